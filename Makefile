@@ -1,0 +1,49 @@
+# smartarrays: the two contracts and their parts.
+#   make demo   build in release mode and run the main job on built-in data
+#   make test   install what is missing, build, and run every test in every language
+# Each language or subsystem adds its own setup and test targets in mk/<name>.mk
+# (appending to SETUP_TARGETS and TEST_TARGETS), so this file stays short.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+CARGO ?= cargo
+RELEASE_BIN := target/release/smartarrays
+DEMO_DIR ?= demo-output
+
+SETUP_TARGETS :=
+TEST_TARGETS :=
+DEMO_TARGETS :=
+
+include $(sort $(wildcard mk/*.mk))
+
+.PHONY: all build demo test setup setup-rust lint test-rust demo-core
+all: build
+
+setup-rust:
+	@command -v $(CARGO) >/dev/null || { echo "error: cargo (Rust 1.89 or newer) is required; install it with rustup" >&2; exit 1; }
+	@$(CARGO) fmt --version >/dev/null 2>&1 || { echo "error: rustfmt is missing: rustup component add rustfmt" >&2; exit 1; }
+	@$(CARGO) clippy --version >/dev/null 2>&1 || { echo "error: clippy is missing: rustup component add clippy" >&2; exit 1; }
+
+setup: setup-rust $(SETUP_TARGETS)
+
+build: setup-rust
+	$(CARGO) build --release --workspace
+
+lint: setup-rust
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+test-rust: setup-rust
+	$(CARGO) test --workspace
+
+test: setup lint test-rust $(TEST_TARGETS)
+	@echo "make test: every suite passed"
+
+demo-core: build
+	@mkdir -p $(DEMO_DIR)
+	$(RELEASE_BIN) info
+	$(RELEASE_BIN) bench aggregate --elements 50000000 --warmups 2 --repetitions 5 \
+		--csv $(DEMO_DIR)/aggregate.csv --plot $(DEMO_DIR)/aggregate.svg --plot $(DEMO_DIR)/aggregate.png
+
+demo: demo-core $(DEMO_TARGETS)
+	@echo "demo: results in $(DEMO_DIR)/"

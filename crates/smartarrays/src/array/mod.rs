@@ -1,0 +1,13 @@
+//! The smart array layer: [`SmartArray`] (unsigned, bit-packed, placed), its read-only
+//! [`ArrayView`] with iterators and chunk visitors, and the typed wrappers [`SignedArray`]
+//! (zigzag) and [`F64Array`] (uncompressed floating point).
+
+mod float;
+mod signed;
+mod smart_array;
+mod view;
+
+pub use float::F64Array;
+pub use signed::{zigzag_decode, zigzag_encode, SignedArray};
+pub use smart_array::{ArrayOptions, Bits, SmartArray, PARALLEL_BATCH};
+pub use view::{ArrayView, Iter, VISIT_CHUNK};

@@ -1,0 +1,436 @@
+//! `SmartArray`: unsigned 64-bit values, bit-packed at a chosen width, in memory placed by a
+//! [`Placement`] (one region, or one replica per node), built and scanned in parallel by a
+//! [`Runtime`].
+
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+use super::view::{ArrayView, Iter};
+use crate::codec;
+use crate::error::{Error, Result};
+use crate::memory::{self, HugePages, Placement, PlacementReport, Region};
+use crate::runtime::{self, Part, Runtime, Worker};
+
+/// Bit width of an array: fixed, or the fewest bits that hold the largest value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Bits {
+    /// Pick the minimal width from the data.
+    #[default]
+    Auto,
+    /// Exactly this many bits (1..=64); values that do not fit are refused.
+    Exactly(u32),
+}
+
+/// How to build an array: placement, width, huge pages and the runtime that builds and scans it.
+///
+/// # Example
+/// ```
+/// use smartarrays::{ArrayOptions, Placement, SmartArray};
+/// let options = ArrayOptions::new().placement(Placement::Interleaved(vec![])).bits(12);
+/// let array = SmartArray::from_slice(&[1, 2, 4000], &options).unwrap();
+/// assert_eq!(array.bits(), 12);
+/// assert_eq!(array.get(2).unwrap(), 4000);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct ArrayOptions {
+    /// Where the memory goes (default: OS default).
+    pub placement: Placement,
+    /// Bit width (default: automatic).
+    pub bits: Bits,
+    /// Transparent huge pages (default: automatic for large arrays).
+    pub huge_pages: HugePages,
+    /// Runtime used to build and scan (default: [`Runtime::global`]).
+    pub runtime: Option<Arc<Runtime>>,
+}
+
+impl ArrayOptions {
+    /// Default options: OS default placement, automatic width.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the placement.
+    pub fn placement(mut self, placement: Placement) -> Self {
+        self.placement = placement;
+        self
+    }
+
+    /// Sets an exact bit width.
+    pub fn bits(mut self, bits: u32) -> Self {
+        self.bits = Bits::Exactly(bits);
+        self
+    }
+
+    /// Sets the width rule.
+    pub fn width(mut self, bits: Bits) -> Self {
+        self.bits = bits;
+        self
+    }
+
+    /// Sets the huge page policy.
+    pub fn huge_pages(mut self, huge_pages: HugePages) -> Self {
+        self.huge_pages = huge_pages;
+        self
+    }
+
+    /// Uses this runtime to build and scan.
+    pub fn runtime(mut self, runtime: Arc<Runtime>) -> Self {
+        self.runtime = Some(runtime);
+        self
+    }
+
+    fn resolve_runtime(&self) -> Result<Arc<Runtime>> {
+        match &self.runtime {
+            Some(runtime) => Ok(Arc::clone(runtime)),
+            None => Runtime::global(),
+        }
+    }
+}
+
+/// Values per batch when building or scanning in parallel (a multiple of the 64-value chunk).
+pub const PARALLEL_BATCH: usize = 1 << 16;
+
+/// An array of unsigned integers stored in `bits` bits each, placed on NUMA nodes.
+///
+/// Reads (`get`, `unpack`, scans) take `&self` and are safe from any number of threads; each
+/// reader uses the replica of the node it runs on. Writes (`set`) take `&mut self`, so they
+/// cannot race with reads or each other (the paper's arrays are likewise not synchronised); a
+/// write goes to every replica.
+///
+/// # Example
+/// ```
+/// use smartarrays::{ArrayOptions, Placement, SmartArray};
+/// let values: Vec<u64> = (0..1000).map(|i| i * 3).collect();
+/// let mut array = SmartArray::from_slice(&values, &ArrayOptions::new().placement(Placement::Replicated)).unwrap();
+/// assert_eq!(array.bits(), 12); // 2997 needs 12 bits
+/// assert_eq!(array.sum(), values.iter().sum::<u64>());
+/// array.set(5, 7).unwrap();
+/// assert_eq!(array.get(5).unwrap(), 7);
+/// assert!(array.set(5, 1 << 12).is_err()); // does not fit: refused, nothing written
+/// ```
+pub struct SmartArray {
+    len: usize,
+    bits: u32,
+    placement: Placement,
+    regions: Vec<Region>,
+    region_nodes: Vec<Option<usize>>,
+    simulated: bool,
+    runtime: Arc<Runtime>,
+}
+
+impl std::fmt::Debug for SmartArray {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SmartArray")
+            .field("len", &self.len)
+            .field("bits", &self.bits)
+            .field("placement", &self.placement)
+            .field("replicas", &self.regions.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SmartArray {
+    /// Builds an array from a slice. With [`Bits::Auto`] the width is the fewest bits that hold
+    /// the largest value; with an exact width, a value that does not fit is an
+    /// [`Error::ValueTooWide`] naming the first such index.
+    pub fn from_slice(values: &[u64], options: &ArrayOptions) -> Result<SmartArray> {
+        SmartArray::from_fn(values.len(), options, |i| values[i])
+    }
+
+    /// Builds an array from an iterator (collected first, since the width and length must be
+    /// known before packing).
+    pub fn from_iter_with(values: impl IntoIterator<Item = u64>, options: &ArrayOptions) -> Result<SmartArray> {
+        let collected: Vec<u64> = values.into_iter().collect();
+        SmartArray::from_slice(&collected, options)
+    }
+
+    /// An array of `len` zeros at `bits` bits.
+    pub fn zeroed(len: usize, bits: u32, options: &ArrayOptions) -> Result<SmartArray> {
+        SmartArray::from_fn(len, &options.clone().bits(bits), |_| 0)
+    }
+
+    /// Builds an array whose value `i` is `value(i)`, in parallel: every replica is written by
+    /// the workers of its own node, so pages are touched where they belong. `value` must be a
+    /// pure function (it is called once per index and replica, and once more for
+    /// [`Bits::Auto`]). On error nothing is returned and all memory is freed.
+    pub fn from_fn(len: usize, options: &ArrayOptions, value: impl Fn(usize) -> u64 + Sync) -> Result<SmartArray> {
+        let runtime = options.resolve_runtime()?;
+        let bits = match options.bits {
+            Bits::Exactly(bits) => codec::check_bits(bits)?,
+            Bits::Auto => {
+                let largest = runtime.map_reduce(0..len, PARALLEL_BATCH, || 0u64, |m, _, r| r.map(&value).fold(m, u64::max), u64::max);
+                codec::bits_needed(largest)
+            }
+        };
+        let words = codec::storage_words(len, bits).ok_or(Error::AllocationFailed {
+            bytes: u64::MAX,
+            reason: format!("{len} values of {bits} bits overflow the address space"),
+        })?;
+        let topology = Arc::clone(runtime.topology());
+        let allocation = memory::allocate(&topology, &options.placement, words, options.huge_pages)?;
+        let mut array = SmartArray {
+            len,
+            bits,
+            placement: options.placement.clone(),
+            regions: allocation.regions,
+            region_nodes: allocation.nodes,
+            simulated: allocation.simulated,
+            runtime,
+        };
+        array.fill(&value)?;
+        Ok(array)
+    }
+
+    /// Packs `value(i)` into every replica in parallel, checking widths.
+    fn fill(&mut self, value: &(impl Fn(usize) -> u64 + Sync)) -> Result<()> {
+        let (len, bits) = (self.len, self.bits);
+        let words_per_batch = PARALLEL_BATCH / 64 * bits as usize;
+        let parts: Vec<Part> = self.region_nodes.iter().map(|&node| Part { node, range: 0..len }).collect();
+        let pieces: Vec<Vec<Mutex<&mut [u64]>>> =
+            self.regions.iter_mut().map(|region| region.words_mut().chunks_mut(words_per_batch).map(Mutex::new).collect()).collect();
+        let max = codec::max_value(bits);
+        let runtime = Arc::clone(&self.runtime);
+        let first_misfit = runtime.run_parts(
+            &parts,
+            PARALLEL_BATCH,
+            false,
+            || None::<(usize, u64)>,
+            |misfit, _worker, part, batch| {
+                let mut widest = 0u64;
+                let values = batch.clone().map(|i| {
+                    let v = value(i);
+                    widest |= v;
+                    v & max
+                });
+                if let Ok(mut piece) = pieces[part][batch.start / PARALLEL_BATCH].lock() {
+                    codec::pack_into(&mut piece, bits, values);
+                }
+                if widest > max {
+                    let index = batch.clone().find(|&i| value(i) > max).unwrap_or(batch.start);
+                    let found = (index, value(index));
+                    return Some(misfit.map_or(found, |m: (usize, u64)| if m.0 < found.0 { m } else { found }));
+                }
+                misfit
+            },
+            |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+                (a, b) => a.or(b),
+            },
+        );
+        match first_misfit {
+            Some((index, value)) => Err(Error::ValueTooWide { index, value, bits, max }),
+            None => Ok(()),
+        }
+    }
+
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the array has no values.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bits per value.
+    pub fn bits(&self) -> u32 {
+        self.bits
+    }
+
+    /// The placement the array was built with.
+    pub fn placement(&self) -> &Placement {
+        &self.placement
+    }
+
+    /// Number of copies (1 unless replicated).
+    pub fn replica_count(&self) -> usize {
+        self.regions.len()
+    }
+
+    /// The node each replica is bound to (`None` for OS default and interleaved arrays).
+    pub fn replica_nodes(&self) -> &[Option<usize>] {
+        &self.region_nodes
+    }
+
+    /// The runtime that builds and scans this array.
+    pub fn runtime(&self) -> &Arc<Runtime> {
+        &self.runtime
+    }
+
+    /// Bytes of memory the array occupies (all replicas, whole pages).
+    pub fn memory_bytes(&self) -> usize {
+        self.regions.iter().map(Region::mapped_bytes).sum()
+    }
+
+    /// Bytes the values would take densely packed in one copy: `ceil(len * bits / 8)`.
+    pub fn packed_bytes(&self) -> usize {
+        (self.len * self.bits as usize).div_ceil(8)
+    }
+
+    /// The replica the calling thread should read: the one on its node (the runtime worker's
+    /// node, or the node of the CPU it runs on), else the first.
+    pub fn local_replica_index(&self) -> usize {
+        if self.regions.len() == 1 {
+            return 0;
+        }
+        let node = runtime::current_worker_node().or_else(|| self.runtime.topology().current_node());
+        self.replica_index_for_node(node)
+    }
+
+    fn replica_index_for_node(&self, node: Option<usize>) -> usize {
+        node.and_then(|n| self.region_nodes.iter().position(|&r| r == Some(n))).unwrap_or(0)
+    }
+
+    /// A view of replica `index`.
+    ///
+    /// # Panics
+    /// If `index >= replica_count()`.
+    pub fn replica(&self, index: usize) -> ArrayView<'_> {
+        ArrayView::new(self.regions[index].words(), self.len, self.bits)
+    }
+
+    /// A view of the replica local to the calling thread.
+    pub fn local(&self) -> ArrayView<'_> {
+        self.replica(self.local_replica_index())
+    }
+
+    /// The view a runtime worker should read.
+    pub fn for_worker(&self, worker: &Worker) -> ArrayView<'_> {
+        self.replica(self.replica_index_for_node(Some(worker.node)))
+    }
+
+    /// Value `index`, or [`Error::IndexOutOfRange`].
+    #[inline]
+    pub fn get(&self, index: usize) -> Result<u64> {
+        self.local().get(index)
+    }
+
+    /// Sets value `index` in every replica. Refuses values wider than the array
+    /// ([`Error::ValueTooWide`]) and indices past the end; on error nothing is written.
+    pub fn set(&mut self, index: usize, value: u64) -> Result<()> {
+        if index >= self.len {
+            return Err(Error::IndexOutOfRange { index, len: self.len });
+        }
+        let max = codec::max_value(self.bits);
+        if value > max {
+            return Err(Error::ValueTooWide { index, value, bits: self.bits, max });
+        }
+        for region in &mut self.regions {
+            codec::set(region.words_mut(), self.bits, index, value);
+        }
+        Ok(())
+    }
+
+    /// Decodes values `start..start + out.len()` into `out`.
+    pub fn unpack(&self, start: usize, out: &mut [u64]) -> Result<()> {
+        self.local().unpack(start, out)
+    }
+
+    /// Visits `range` in decoded chunks; see [`ArrayView::for_each_chunk`].
+    pub fn for_each_chunk(&self, range: Range<usize>, visit: impl FnMut(usize, &[u64])) -> Result<()> {
+        self.local().for_each_chunk(range, visit)
+    }
+
+    /// Forward iterator over the values (of the local replica).
+    pub fn iter(&self) -> Iter<'_> {
+        self.local().iter()
+    }
+
+    /// All values, decoded.
+    pub fn to_vec(&self) -> Vec<u64> {
+        self.local().to_vec()
+    }
+
+    /// Wrapping sum of all values, on the calling thread.
+    pub fn sum(&self) -> u64 {
+        codec::sum_range(self.local().packed_words(), self.bits, 0, self.len)
+    }
+
+    /// Wrapping sum of all values, in parallel on the array's runtime (each worker reads its
+    /// node's replica, with the fused unpack-and-sum kernel).
+    pub fn par_sum(&self) -> u64 {
+        self.runtime.map_reduce(
+            0..self.len,
+            PARALLEL_BATCH,
+            || 0u64,
+            |sum, worker, range| {
+                sum.wrapping_add(codec::sum_range(self.for_worker(worker).packed_words(), self.bits, range.start, range.end))
+            },
+            u64::wrapping_add,
+        )
+    }
+
+    /// Parallel map-reduce over decoded chunks (paper §7): each worker folds the chunks of the
+    /// batches it claims, read from its own node's replica.
+    pub fn par_map_reduce<T: Send>(
+        &self,
+        identity: impl Fn() -> T + Sync,
+        fold: impl Fn(T, usize, &[u64]) -> T + Sync,
+        combine: impl Fn(T, T) -> T,
+    ) -> T {
+        self.runtime.map_reduce(
+            0..self.len,
+            PARALLEL_BATCH,
+            &identity,
+            |accumulator, worker, range| {
+                let mut accumulator = Some(accumulator);
+                let view = self.for_worker(worker);
+                let visited = view.for_each_chunk(range, |first, values| {
+                    accumulator = accumulator.take().map(|a| fold(a, first, values));
+                });
+                debug_assert!(visited.is_ok());
+                accumulator.unwrap_or_else(&identity)
+            },
+            combine,
+        )
+    }
+
+    /// Smallest value (`None` when empty), in parallel.
+    pub fn par_min(&self) -> Option<u64> {
+        self.par_map_reduce(
+            || None,
+            |m: Option<u64>, _, values| values.iter().copied().min().map(|v| m.map_or(v, |m| m.min(v))).or(m),
+            |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+        )
+    }
+
+    /// Largest value (`None` when empty), in parallel.
+    pub fn par_max(&self) -> Option<u64> {
+        self.par_map_reduce(
+            || None,
+            |m: Option<u64>, _, values| values.iter().copied().max().map(|v| m.map_or(v, |m| m.max(v))).or(m),
+            |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            },
+        )
+    }
+
+    /// Where the array's pages are, read back from the kernel.
+    pub fn placement_report(&self) -> Result<PlacementReport> {
+        let regions = self
+            .regions
+            .iter()
+            .zip(&self.region_nodes)
+            .map(|(region, &node)| memory::region_report(region, node))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(PlacementReport {
+            placement: self.placement.to_string(),
+            page_size: crate::sys::page_size(),
+            regions,
+            simulated: self.simulated,
+        })
+    }
+
+    /// The node of every page of replica `index` (`None` for pages not present).
+    pub fn page_nodes(&self, index: usize) -> Result<Vec<Option<usize>>> {
+        let region = self.regions.get(index).ok_or(Error::IndexOutOfRange { index, len: self.regions.len() })?;
+        memory::region_page_nodes(region)
+    }
+}

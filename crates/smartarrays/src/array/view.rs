@@ -1,0 +1,165 @@
+//! `ArrayView`: a read-only view of one replica of a [`super::SmartArray`], with checked random
+//! access, chunk decoding, the bounded chunk visitor and the forward iterator. Every scan in the
+//! library goes through `for_each_chunk` or the range kernels, so no caller pays a per-element
+//! call or branch for decoding.
+
+use std::ops::Range;
+
+use crate::codec;
+use crate::error::{Error, Result};
+
+/// Values decoded per chunk handed to a [`ArrayView::for_each_chunk`] visitor (8 KiB, fits L1).
+pub const VISIT_CHUNK: usize = 1024;
+
+/// A read-only view of one replica: its packed words, length and bit width.
+#[derive(Clone, Copy, Debug)]
+pub struct ArrayView<'a> {
+    words: &'a [u64],
+    len: usize,
+    bits: u32,
+}
+
+impl<'a> ArrayView<'a> {
+    pub(crate) fn new(words: &'a [u64], len: usize, bits: u32) -> Self {
+        debug_assert!(codec::storage_words(len, bits).is_some_and(|w| w <= words.len()));
+        ArrayView { words, len, bits }
+    }
+
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the view has no values.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bits per value.
+    pub fn bits(&self) -> u32 {
+        self.bits
+    }
+
+    /// The packed words (data followed by padding).
+    pub fn packed_words(&self) -> &'a [u64] {
+        self.words
+    }
+
+    /// Value `index`, or [`Error::IndexOutOfRange`].
+    #[inline]
+    pub fn get(&self, index: usize) -> Result<u64> {
+        if index >= self.len {
+            return Err(Error::IndexOutOfRange { index, len: self.len });
+        }
+        Ok(codec::get(self.words, self.bits, index))
+    }
+
+    /// Value `index`.
+    ///
+    /// # Panics
+    /// If `index >= len`.
+    #[inline]
+    pub fn value(&self, index: usize) -> u64 {
+        assert!(index < self.len, "index {index} is out of range for an array of length {}", self.len);
+        codec::get(self.words, self.bits, index)
+    }
+
+    fn check_range(&self, range: &Range<usize>) -> Result<()> {
+        if range.start > range.end || range.end > self.len {
+            return Err(Error::RangeOutOfBounds { start: range.start, end: range.end, len: self.len });
+        }
+        Ok(())
+    }
+
+    /// Decodes values `start..start + out.len()` into `out`.
+    pub fn unpack(&self, start: usize, out: &mut [u64]) -> Result<()> {
+        self.check_range(&(start..start.saturating_add(out.len())))?;
+        codec::unpack_range(self.words, self.bits, start, out);
+        Ok(())
+    }
+
+    /// Wrapping sum of the values in `range`.
+    pub fn sum_range(&self, range: Range<usize>) -> Result<u64> {
+        self.check_range(&range)?;
+        Ok(codec::sum_range(self.words, self.bits, range.start, range.end))
+    }
+
+    /// Calls `visit(first_index, values)` for consecutive chunks of decoded values covering
+    /// `range` (at most [`VISIT_CHUNK`] values each). 64-bit arrays are visited in place, without
+    /// copying; other widths are decoded into a stack buffer first.
+    pub fn for_each_chunk(&self, range: Range<usize>, mut visit: impl FnMut(usize, &[u64])) -> Result<()> {
+        self.check_range(&range)?;
+        if self.bits == 64 {
+            let mut start = range.start;
+            for piece in self.words[range.clone()].chunks(VISIT_CHUNK) {
+                visit(start, piece);
+                start += piece.len();
+            }
+            return Ok(());
+        }
+        let mut buffer = [0u64; VISIT_CHUNK];
+        let mut start = range.start;
+        while start < range.end {
+            let count = (range.end - start).min(VISIT_CHUNK);
+            let out = &mut buffer[..count];
+            codec::unpack_range(self.words, self.bits, start, out);
+            visit(start, out);
+            start += count;
+        }
+        Ok(())
+    }
+
+    /// A forward iterator over all values.
+    pub fn iter(&self) -> Iter<'a> {
+        Iter { view: *self, next: 0, buffer: [0; ITER_BUFFER], buffered: 0..0 }
+    }
+
+    /// All values decoded into a vector.
+    pub fn to_vec(&self) -> Vec<u64> {
+        let mut out = vec![0u64; self.len];
+        codec::unpack_range(self.words, self.bits, 0, &mut out);
+        out
+    }
+}
+
+const ITER_BUFFER: usize = 256;
+
+/// Forward iterator over an array's values; decodes [`ITER_BUFFER`] values at a time.
+#[derive(Clone, Debug)]
+pub struct Iter<'a> {
+    view: ArrayView<'a>,
+    next: usize,
+    buffer: [u64; ITER_BUFFER],
+    buffered: Range<usize>,
+}
+
+impl Iterator for Iter<'_> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        if self.next >= self.view.len {
+            return None;
+        }
+        if !self.buffered.contains(&self.next) {
+            let count = (self.view.len - self.next).min(ITER_BUFFER);
+            codec::unpack_range(self.view.words, self.view.bits, self.next, &mut self.buffer[..count]);
+            self.buffered = self.next..self.next + count;
+        }
+        let value = self.buffer[self.next - self.buffered.start];
+        self.next += 1;
+        Some(value)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.view.len - self.next.min(self.view.len);
+        (left, Some(left))
+    }
+
+    fn nth(&mut self, n: usize) -> Option<u64> {
+        self.next = self.next.saturating_add(n);
+        self.next()
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}

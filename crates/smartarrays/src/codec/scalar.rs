@@ -1,0 +1,159 @@
+//! Portable scalar kernels: random `get`/`set`, the streaming packer, and reference decoders
+//! used for heads and tails of ranges and on CPUs without the SIMD kernels.
+
+use super::max_value;
+
+/// Reads value `index` from words packed at `bits` bits.
+///
+/// # Panics
+/// If `index` lies outside the words (the array layer checks indices first).
+#[inline]
+pub fn get(words: &[u64], bits: u32, index: usize) -> u64 {
+    let bit = index * bits as usize;
+    let word = bit / 64;
+    let shift = (bit % 64) as u32;
+    let pair = &words[word..word + 2];
+    let low = pair[0] >> shift;
+    // `<< 1 << (63 - shift)` is a shift by `64 - shift` that yields 0 when `shift` is 0.
+    let high = (pair[1] << 1) << (63 - shift);
+    (low | high) & max_value(bits)
+}
+
+/// Writes `value` (already checked to fit) at `index`.
+///
+/// # Panics
+/// If `index` lies outside the words.
+#[inline]
+pub fn set(words: &mut [u64], bits: u32, index: usize, value: u64) {
+    let mask = max_value(bits);
+    debug_assert!(value <= mask);
+    let bit = index * bits as usize;
+    let word = bit / 64;
+    let shift = (bit % 64) as u32;
+    words[word] = (words[word] & !(mask << shift)) | (value << shift);
+    if shift + bits > 64 {
+        let spill = 64 - shift;
+        words[word + 1] = (words[word + 1] & !(mask >> spill)) | (value >> spill);
+    }
+}
+
+/// Packs `values` (each already checked to fit in `bits`) into `words`, starting at the first
+/// bit of `words[0]`. The caller passes words that begin on a chunk boundary; the last partially
+/// filled word is overwritten whole. Returns the number of words written.
+pub fn pack_into(words: &mut [u64], bits: u32, values: impl IntoIterator<Item = u64>) -> usize {
+    let mut accumulator = 0u64;
+    let mut filled = 0u32;
+    let mut out = 0;
+    for value in values {
+        accumulator |= value << filled;
+        filled += bits;
+        if filled >= 64 {
+            words[out] = accumulator;
+            out += 1;
+            filled -= 64;
+            accumulator = if filled > 0 { value >> (bits - filled) } else { 0 };
+        }
+    }
+    if filled > 0 {
+        words[out] = accumulator;
+        out += 1;
+    }
+    out
+}
+
+/// Decodes values `start..start + out.len()` one by one (reference and head/tail path).
+pub fn unpack_each(words: &[u64], bits: u32, start: usize, out: &mut [u64]) {
+    for (offset, slot) in out.iter_mut().enumerate() {
+        *slot = get(words, bits, start + offset);
+    }
+}
+
+/// Sums values `start..end` one by one, wrapping.
+pub fn sum_each(words: &[u64], bits: u32, start: usize, end: usize) -> u64 {
+    (start..end).fold(0u64, |sum, index| sum.wrapping_add(get(words, bits, index)))
+}
+
+/// Decodes whole 64-value chunks with the width known at compile time, so every shift and mask
+/// is a constant (the paper's unrolled unpack). `words` starts at a chunk; `out.len()` is a
+/// multiple of 64.
+fn unpack_chunks_const<const B: u32>(words: &[u64], out: &mut [u64]) {
+    let mask = max_value(B);
+    for (chunk_words, chunk_out) in words.chunks_exact(B as usize).zip(out.chunks_exact_mut(64)) {
+        for (j, slot) in chunk_out.iter_mut().enumerate() {
+            let bit = j * B as usize;
+            let word = bit / 64;
+            let shift = bit % 64;
+            let mut value = chunk_words[word] >> shift;
+            if shift + B as usize > 64 {
+                value |= chunk_words[word + 1] << (64 - shift);
+            }
+            *slot = value & mask;
+        }
+    }
+}
+
+/// A decoder of whole chunks for one width.
+type ChunkDecoder = fn(&[u64], &mut [u64]);
+
+macro_rules! chunk_table {
+    ($($b:literal)*) => {
+        [$(unpack_chunks_const::<$b> as ChunkDecoder,)*]
+    };
+}
+
+/// Per-width chunk decoders, index `bits - 1`.
+static CHUNK_DECODERS: [ChunkDecoder; 64] = chunk_table!(
+    1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
+    33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64
+);
+
+/// Decodes `out.len()` values from chunk `first_chunk` on; `out.len()` must be a multiple of 64.
+pub fn unpack_chunks(words: &[u64], bits: u32, first_chunk: usize, out: &mut [u64]) {
+    debug_assert_eq!(out.len() % 64, 0);
+    let begin = first_chunk * bits as usize;
+    let end = begin + out.len() / 64 * bits as usize;
+    CHUNK_DECODERS[bits as usize - 1](&words[begin..end], out);
+}
+
+/// Sums whole chunks with the compile-time decoders, through a small stack buffer.
+pub fn sum_chunks(words: &[u64], bits: u32, first_chunk: usize, chunks: usize) -> u64 {
+    let mut buffer = [0u64; 512];
+    let mut sum = 0u64;
+    let mut chunk = first_chunk;
+    let end = first_chunk + chunks;
+    while chunk < end {
+        let count = (end - chunk).min(buffer.len() / 64);
+        let out = &mut buffer[..count * 64];
+        unpack_chunks(words, bits, chunk, out);
+        sum = out.iter().fold(sum, |s, &v| s.wrapping_add(v));
+        chunk += count;
+    }
+    sum
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::storage_words;
+
+    #[test]
+    fn pack_get_set_agree_at_every_width() {
+        for bits in 1..=64 {
+            let len = 200;
+            let values: Vec<u64> = (0..len as u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) & max_value(bits)).collect();
+            let mut words = vec![0u64; storage_words(len, bits).unwrap()];
+            pack_into(&mut words, bits, values.iter().copied());
+            for (i, &v) in values.iter().enumerate() {
+                assert_eq!(get(&words, bits, i), v, "bits {bits} index {i}");
+            }
+            let mut decoded = vec![0u64; 192];
+            unpack_chunks(&words, bits, 0, &mut decoded);
+            assert_eq!(&decoded[..], &values[..192]);
+            set(&mut words, bits, 77, max_value(bits));
+            assert_eq!(get(&words, bits, 77), max_value(bits));
+            assert_eq!(get(&words, bits, 76), values[76]);
+            assert_eq!(get(&words, bits, 78), values[78]);
+            assert_eq!(sum_chunks(&words, bits, 1, 2), sum_each(&words, bits, 64, 192));
+        }
+    }
+}

@@ -1,0 +1,361 @@
+//! x86-64 SIMD kernels for the bit-packing codec: AVX-512 (F + BW + VBMI) and AVX2.
+//!
+//! Every group of 8 values (or 16 values) at `b` bits starts on a byte boundary, so one group is
+//! decoded by loading the bytes that hold it, moving each value's bytes into its own lane with a
+//! byte permute (`vpermb`; `vpshufb` per 128-bit half on AVX2), shifting every lane right by its
+//! bit offset and masking. The permute indices and shift counts depend only on `b`, so they are
+//! computed once per call and the loop body is the same for every width. Values that straddle
+//! a 64-bit lane (widths above 56 bits) take a second permute for their ninth byte.
+//!
+//! All functions are `unsafe` only because they need CPU features; [`super::dispatch`] calls
+//! them after detecting the features. Bounds are asserted before any raw load or store.
+
+use std::arch::x86_64::*;
+
+use super::max_value;
+
+/// Byte permute indices, shift counts and mask for decoding 8 values into u64 lanes.
+struct Lanes64 {
+    low_index: [u8; 64],
+    high_index: [u8; 64],
+    low_shift: [u64; 8],
+    high_shift: [u64; 8],
+}
+
+fn lanes64(bits: u32) -> Lanes64 {
+    let mut lanes = Lanes64 { low_index: [0; 64], high_index: [0; 64], low_shift: [0; 8], high_shift: [0; 8] };
+    for j in 0..8 {
+        let bit = j * bits as usize;
+        let first_byte = bit / 8;
+        for k in 0..8 {
+            lanes.low_index[8 * j + k] = ((first_byte + k) & 63) as u8;
+            lanes.high_index[8 * j + k] = ((first_byte + 8) & 63) as u8;
+        }
+        lanes.low_shift[j] = (bit % 8) as u64;
+        lanes.high_shift[j] = 64 - (bit % 8) as u64;
+    }
+    lanes
+}
+
+/// Byte permute indices and shift counts for decoding 16 values into u32 lanes.
+struct Lanes32 {
+    low_index: [u8; 64],
+    high_index: [u8; 64],
+    low_shift: [u32; 16],
+    high_shift: [u32; 16],
+}
+
+fn lanes32(bits: u32) -> Lanes32 {
+    let mut lanes = Lanes32 { low_index: [0; 64], high_index: [0; 64], low_shift: [0; 16], high_shift: [0; 16] };
+    for j in 0..16 {
+        let bit = j * bits as usize;
+        let first_byte = bit / 8;
+        for k in 0..4 {
+            lanes.low_index[4 * j + k] = ((first_byte + k) & 63) as u8;
+            lanes.high_index[4 * j + k] = ((first_byte + 4) & 63) as u8;
+        }
+        lanes.low_shift[j] = (bit % 8) as u32;
+        lanes.high_shift[j] = 32 - (bit % 8) as u32;
+    }
+    lanes
+}
+
+/// The AVX-512 kernels' vectors, loaded from the tables.
+struct Avx512Constants {
+    low_index: __m512i,
+    high_index: __m512i,
+    low_shift: __m512i,
+    high_shift: __m512i,
+    mask: __m512i,
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn constants64(bits: u32) -> Avx512Constants {
+    let lanes = lanes64(bits);
+    // SAFETY: each table is exactly 64 bytes and `loadu` has no alignment requirement.
+    unsafe {
+        Avx512Constants {
+            low_index: _mm512_loadu_si512(lanes.low_index.as_ptr().cast()),
+            high_index: _mm512_loadu_si512(lanes.high_index.as_ptr().cast()),
+            low_shift: _mm512_loadu_si512(lanes.low_shift.as_ptr().cast()),
+            high_shift: _mm512_loadu_si512(lanes.high_shift.as_ptr().cast()),
+            mask: _mm512_set1_epi64(max_value(bits) as i64),
+        }
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn constants32(bits: u32) -> Avx512Constants {
+    let lanes = lanes32(bits);
+    // SAFETY: each table is exactly 64 bytes and `loadu` has no alignment requirement.
+    unsafe {
+        Avx512Constants {
+            low_index: _mm512_loadu_si512(lanes.low_index.as_ptr().cast()),
+            high_index: _mm512_loadu_si512(lanes.high_index.as_ptr().cast()),
+            low_shift: _mm512_loadu_si512(lanes.low_shift.as_ptr().cast()),
+            high_shift: _mm512_loadu_si512(lanes.high_shift.as_ptr().cast()),
+            mask: _mm512_set1_epi32(max_value(bits) as i32),
+        }
+    }
+}
+
+/// Decodes the 8 values whose bytes start at `pointer` into u64 lanes.
+macro_rules! decode8 {
+    ($pointer:expr, $c:expr, $straddle:expr) => {{
+        let data = _mm512_loadu_si512($pointer.cast());
+        let mut value = _mm512_srlv_epi64(_mm512_permutexvar_epi8($c.low_index, data), $c.low_shift);
+        if $straddle {
+            value = _mm512_or_si512(value, _mm512_sllv_epi64(_mm512_permutexvar_epi8($c.high_index, data), $c.high_shift));
+        }
+        _mm512_and_si512(value, $c.mask)
+    }};
+}
+
+/// Decodes the 16 values whose bytes start at `pointer` into u32 lanes.
+macro_rules! decode16 {
+    ($pointer:expr, $c:expr, $straddle:expr) => {{
+        let data = _mm512_loadu_si512($pointer.cast());
+        let mut value = _mm512_srlv_epi32(_mm512_permutexvar_epi8($c.low_index, data), $c.low_shift);
+        if $straddle {
+            value = _mm512_or_si512(value, _mm512_sllv_epi32(_mm512_permutexvar_epi8($c.high_index, data), $c.high_shift));
+        }
+        _mm512_and_si512(value, $c.mask)
+    }};
+}
+
+/// Checks that a 64-byte load at the start of each of `groups` groups of `group_bytes` bytes,
+/// from group `first` on, stays inside `bytes`.
+fn assert_readable(bytes: &[u8], group_bytes: usize, first: usize, groups: usize) {
+    assert!(groups == 0 || (first + groups - 1) * group_bytes + 64 <= bytes.len(), "kernel would read past the padded storage");
+}
+
+/// Sum of 8-value groups `first..first + groups` (u64 lanes), for 1 <= bits <= 63.
+///
+/// # Safety
+/// The CPU must support AVX-512 F, BW and VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub unsafe fn sum_groups8_avx512(bytes: &[u8], bits: u32, first: usize, groups: usize) -> u64 {
+    let stride = bits as usize;
+    assert_readable(bytes, stride, first, groups);
+    let c = constants64(bits);
+    let straddle = bits > 56;
+    let mut sums = [_mm512_setzero_si512(); 4];
+    let base = bytes.as_ptr();
+    let mut group = first;
+    let end = first + groups;
+    // SAFETY: `assert_readable` proved that a 64-byte load at the start of every group below
+    // `end` stays inside `bytes`; `loadu` needs no alignment.
+    unsafe {
+        while group + 4 <= end {
+            let pointer = base.add(group * stride);
+            sums[0] = _mm512_add_epi64(sums[0], decode8!(pointer, c, straddle));
+            sums[1] = _mm512_add_epi64(sums[1], decode8!(pointer.add(stride), c, straddle));
+            sums[2] = _mm512_add_epi64(sums[2], decode8!(pointer.add(2 * stride), c, straddle));
+            sums[3] = _mm512_add_epi64(sums[3], decode8!(pointer.add(3 * stride), c, straddle));
+            group += 4;
+        }
+        while group < end {
+            sums[0] = _mm512_add_epi64(sums[0], decode8!(base.add(group * stride), c, straddle));
+            group += 1;
+        }
+    }
+    let total = _mm512_add_epi64(_mm512_add_epi64(sums[0], sums[1]), _mm512_add_epi64(sums[2], sums[3]));
+    _mm512_reduce_add_epi64(total) as u64
+}
+
+/// Sum of 16-value groups `first..first + groups` (u32 lanes), for 1 <= bits <= 32.
+///
+/// # Safety
+/// The CPU must support AVX-512 F, BW and VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub unsafe fn sum_groups16_avx512(bytes: &[u8], bits: u32, first: usize, groups: usize) -> u64 {
+    let stride = 2 * bits as usize;
+    assert_readable(bytes, stride, first, groups);
+    let c = constants32(bits);
+    let straddle = bits > 25;
+    let low_half = _mm512_set1_epi64(0xFFFF_FFFF);
+    let mut sums = [_mm512_setzero_si512(); 4];
+    let base = bytes.as_ptr();
+    let mut group = first;
+    let end = first + groups;
+    macro_rules! accumulate {
+        ($sum:expr, $value:expr) => {{
+            let value = $value;
+            $sum = _mm512_add_epi64($sum, _mm512_and_si512(value, low_half));
+            $sum = _mm512_add_epi64($sum, _mm512_srli_epi64::<32>(value));
+        }};
+    }
+    // SAFETY: `assert_readable` proved that a 64-byte load at the start of every group below
+    // `end` stays inside `bytes`; `loadu` needs no alignment.
+    unsafe {
+        while group + 4 <= end {
+            let pointer = base.add(group * stride);
+            accumulate!(sums[0], decode16!(pointer, c, straddle));
+            accumulate!(sums[1], decode16!(pointer.add(stride), c, straddle));
+            accumulate!(sums[2], decode16!(pointer.add(2 * stride), c, straddle));
+            accumulate!(sums[3], decode16!(pointer.add(3 * stride), c, straddle));
+            group += 4;
+        }
+        while group < end {
+            accumulate!(sums[0], decode16!(base.add(group * stride), c, straddle));
+            group += 1;
+        }
+    }
+    let total = _mm512_add_epi64(_mm512_add_epi64(sums[0], sums[1]), _mm512_add_epi64(sums[2], sums[3]));
+    _mm512_reduce_add_epi64(total) as u64
+}
+
+/// Decodes 8-value groups `first..` into `out` (whose length is a multiple of 8), 1 <= bits <= 63.
+///
+/// # Safety
+/// The CPU must support AVX-512 F, BW and VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub unsafe fn unpack_groups8_avx512(bytes: &[u8], bits: u32, first: usize, out: &mut [u64]) {
+    let stride = bits as usize;
+    let groups = out.len() / 8;
+    assert_eq!(out.len() % 8, 0);
+    assert_readable(bytes, stride, first, groups);
+    let c = constants64(bits);
+    let straddle = bits > 56;
+    let base = bytes.as_ptr();
+    let target = out.as_mut_ptr();
+    for g in 0..groups {
+        // SAFETY: the load is in bounds by `assert_readable`; the store writes out[8g..8g+8],
+        // inside `out` because g < out.len() / 8.
+        unsafe {
+            let value = decode8!(base.add((first + g) * stride), c, straddle);
+            _mm512_storeu_si512(target.add(8 * g).cast(), value);
+        }
+    }
+}
+
+/// Decodes 16-value groups `first..` into `out` (length a multiple of 16), 1 <= bits <= 32.
+///
+/// # Safety
+/// The CPU must support AVX-512 F, BW and VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub unsafe fn unpack_groups16_avx512(bytes: &[u8], bits: u32, first: usize, out: &mut [u64]) {
+    let stride = 2 * bits as usize;
+    let groups = out.len() / 16;
+    assert_eq!(out.len() % 16, 0);
+    assert_readable(bytes, stride, first, groups);
+    let c = constants32(bits);
+    let straddle = bits > 25;
+    let base = bytes.as_ptr();
+    let target = out.as_mut_ptr();
+    for g in 0..groups {
+        // SAFETY: the load is in bounds by `assert_readable`; the two stores write
+        // out[16g..16g+16], inside `out` because g < out.len() / 16.
+        unsafe {
+            let value = decode16!(base.add((first + g) * stride), c, straddle);
+            _mm512_storeu_si512(target.add(16 * g).cast(), _mm512_cvtepu32_epi64(_mm512_castsi512_si256(value)));
+            _mm512_storeu_si512(target.add(16 * g + 8).cast(), _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(value)));
+        }
+    }
+}
+
+/// Shuffle indices and shifts for the AVX2 kernel (8 values as two vectors of 4 u64 lanes).
+struct Avx2Tables {
+    /// Byte offsets (from the group start) of the 16-byte loads for values 0, 2, 4 and 6.
+    load_offset: [usize; 4],
+    shuffle: [[u8; 32]; 2],
+    shift: [[u64; 4]; 2],
+}
+
+fn avx2_tables(bits: u32) -> Avx2Tables {
+    let byte_of = |j: usize| j * bits as usize / 8;
+    let mut tables = Avx2Tables { load_offset: [0; 4], shuffle: [[0; 32]; 2], shift: [[0; 4]; 2] };
+    for pair in 0..4 {
+        let j = 2 * pair;
+        tables.load_offset[pair] = byte_of(j);
+        let half = pair % 2;
+        let vector = pair / 2;
+        for k in 0..8 {
+            tables.shuffle[vector][16 * half + k] = k as u8;
+            tables.shuffle[vector][16 * half + 8 + k] = (byte_of(j + 1) - byte_of(j) + k) as u8;
+        }
+        tables.shift[vector][2 * half] = (j * bits as usize % 8) as u64;
+        tables.shift[vector][2 * half + 1] = ((j + 1) * bits as usize % 8) as u64;
+    }
+    tables
+}
+
+/// Decodes one 8-value group with AVX2 into two vectors of 4 values.
+macro_rules! decode8_avx2 {
+    ($pointer:expr, $t:expr, $shuffle:expr, $shift:expr, $mask:expr) => {{
+        let p = $pointer;
+        let first = _mm256_loadu2_m128i(p.add($t.load_offset[1]).cast(), p.add($t.load_offset[0]).cast());
+        let second = _mm256_loadu2_m128i(p.add($t.load_offset[3]).cast(), p.add($t.load_offset[2]).cast());
+        let first = _mm256_and_si256(_mm256_srlv_epi64(_mm256_shuffle_epi8(first, $shuffle[0]), $shift[0]), $mask);
+        let second = _mm256_and_si256(_mm256_srlv_epi64(_mm256_shuffle_epi8(second, $shuffle[1]), $shift[1]), $mask);
+        (first, second)
+    }};
+}
+
+#[target_feature(enable = "avx2")]
+fn avx2_vectors(t: &Avx2Tables) -> ([__m256i; 2], [__m256i; 2]) {
+    // SAFETY: each table row is exactly 32 bytes; `loadu` has no alignment requirement.
+    unsafe {
+        (
+            [_mm256_loadu_si256(t.shuffle[0].as_ptr().cast()), _mm256_loadu_si256(t.shuffle[1].as_ptr().cast())],
+            [_mm256_loadu_si256(t.shift[0].as_ptr().cast()), _mm256_loadu_si256(t.shift[1].as_ptr().cast())],
+        )
+    }
+}
+
+/// Sum of 8-value groups with AVX2, for 1 <= bits <= 56.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub unsafe fn sum_groups8_avx2(bytes: &[u8], bits: u32, first: usize, groups: usize) -> u64 {
+    assert!(bits <= 56);
+    let stride = bits as usize;
+    assert_readable(bytes, stride, first, groups);
+    let t = avx2_tables(bits);
+    let (shuffle, shift) = avx2_vectors(&t);
+    let mask = _mm256_set1_epi64x(max_value(bits) as i64);
+    let mut sum_a = _mm256_setzero_si256();
+    let mut sum_b = _mm256_setzero_si256();
+    let base = bytes.as_ptr();
+    for group in first..first + groups {
+        // SAFETY: every 16-byte load starts at most `stride` bytes into the group, so it ends
+        // before the group start + 64, which `assert_readable` proved in bounds.
+        unsafe {
+            let (a, b) = decode8_avx2!(base.add(group * stride), t, shuffle, shift, mask);
+            sum_a = _mm256_add_epi64(sum_a, a);
+            sum_b = _mm256_add_epi64(sum_b, b);
+        }
+    }
+    let mut lanes = [0u64; 4];
+    // SAFETY: `lanes` is 32 bytes, the size of one vector.
+    unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), _mm256_add_epi64(sum_a, sum_b)) };
+    lanes.iter().fold(0u64, |s, &v| s.wrapping_add(v))
+}
+
+/// Decodes 8-value groups with AVX2 into `out` (length a multiple of 8), 1 <= bits <= 56.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub unsafe fn unpack_groups8_avx2(bytes: &[u8], bits: u32, first: usize, out: &mut [u64]) {
+    assert!(bits <= 56);
+    assert_eq!(out.len() % 8, 0);
+    let stride = bits as usize;
+    let groups = out.len() / 8;
+    assert_readable(bytes, stride, first, groups);
+    let t = avx2_tables(bits);
+    let (shuffle, shift) = avx2_vectors(&t);
+    let mask = _mm256_set1_epi64x(max_value(bits) as i64);
+    let base = bytes.as_ptr();
+    let target = out.as_mut_ptr();
+    for g in 0..groups {
+        // SAFETY: loads as in `sum_groups8_avx2`; the stores write out[8g..8g+8], in bounds
+        // because g < out.len() / 8.
+        unsafe {
+            let (a, b) = decode8_avx2!(base.add((first + g) * stride), t, shuffle, shift, mask);
+            _mm256_storeu_si256(target.add(8 * g).cast(), a);
+            _mm256_storeu_si256(target.add(8 * g + 4).cast(), b);
+        }
+    }
+}

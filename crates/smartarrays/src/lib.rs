@@ -1,0 +1,44 @@
+//! # smartarrays
+//!
+//! Arrays that choose how they use the machine: where their memory lives on a multi-socket
+//! (NUMA) server, and how many bits each value takes, behind one interface. Based on
+//! Psaroudakis et al., "Analytics with Smart Arrays: Adaptive and Efficient Language-Independent
+//! Data", EuroSys 2018.
+//!
+//! Layers, lowest first (each module's header says what it owns):
+//! - [`sys`]: the only code that calls the kernel (mmap, mbind, move_pages, affinity);
+//! - [`topology`]: NUMA nodes, their CPUs and memory;
+//! - [`memory`]: page-aligned regions, placements, placement reports;
+//! - [`codec`]: bit packing at 1..=64 bits with run-time-dispatched SIMD kernels;
+//! - [`array`]: [`SmartArray`], [`SignedArray`], [`F64Array`] and their views;
+//! - [`runtime`]: pinned, node-grouped workers running batched parallel loops;
+//! - [`workloads`]: the paper's jobs (aggregation), with their baselines.
+//!
+//! # Example
+//! ```
+//! use smartarrays::{ArrayOptions, Placement, SmartArray};
+//!
+//! let values: Vec<u64> = (0..10_000).map(|i| i % 1000).collect();
+//! let array = SmartArray::from_slice(&values, &ArrayOptions::new().placement(Placement::Interleaved(vec![]))).unwrap();
+//! assert_eq!(array.bits(), 10); // 999 fits in 10 bits
+//! assert_eq!(array.par_sum(), values.iter().sum::<u64>());
+//! let mut total = 0;
+//! array.for_each_chunk(0..array.len(), |_first, chunk| total += chunk.iter().sum::<u64>()).unwrap();
+//! assert_eq!(total, array.par_sum());
+//! println!("{}", array.placement_report().unwrap());
+//! ```
+
+pub mod array;
+pub mod codec;
+pub mod error;
+pub mod memory;
+pub mod runtime;
+pub mod sys;
+pub mod topology;
+pub mod workloads;
+
+pub use array::{ArrayOptions, ArrayView, Bits, F64Array, SignedArray, SmartArray};
+pub use error::{Error, Result};
+pub use memory::{HugePages, Placement, PlacementReport};
+pub use runtime::{Runtime, RuntimeOptions, Worker};
+pub use topology::{Node, Topology, TopologySource};

@@ -1,0 +1,11 @@
+//! Memory placement layer: owned page-aligned regions ([`Region`]), placements and their
+//! allocation on NUMA nodes ([`Placement`], [`allocate`]), and reports of where pages really are
+//! ([`PlacementReport`]).
+
+mod placement;
+mod region;
+mod report;
+
+pub use placement::{allocate, current_free_memory, Allocation, HugePages, Placement, HUGE_PAGE_THRESHOLD};
+pub use region::Region;
+pub use report::{region_page_nodes, region_report, PlacementReport, RegionReport};

@@ -1,0 +1,334 @@
+//! Parallel runtime (the paper's Callisto-RTS, §4.4): a pool of worker threads pinned to CPUs and
+//! grouped by NUMA node, which runs loops over index ranges in dynamically claimed batches.
+//!
+//! The range of a loop is split into one contiguous part per node (in proportion to the node's
+//! workers); each part has a shared cursor from which that node's workers claim batches, and a
+//! worker whose part is exhausted steals batches from the other nodes' parts. Each worker knows
+//! its node, so arrays hand it the replica on that node. The pool is a rayon thread pool whose
+//! start handler pins each thread; loops run through rayon's `broadcast`, so closures may borrow
+//! from the caller's stack.
+
+use std::cell::Cell;
+use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::error::{Error, Result};
+use crate::sys;
+use crate::topology::{Topology, TopologySource};
+
+/// Environment variable that sets the number of workers of [`Runtime::global`].
+pub const THREADS_ENV: &str = "SMARTARRAYS_THREADS";
+
+/// One worker thread of a [`Runtime`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Worker {
+    /// Position in the pool, 0-based; workers of one node have consecutive indices.
+    pub index: usize,
+    /// The node this worker belongs to.
+    pub node: usize,
+    /// The CPU it is pinned to (`None` when pinning was off or failed).
+    pub cpu: Option<usize>,
+}
+
+/// Settings for [`Runtime::new`].
+#[derive(Clone, Debug, Default)]
+pub struct RuntimeOptions {
+    /// Number of workers; `None` means one per CPU of the topology.
+    pub threads: Option<usize>,
+    /// Topology to follow; `None` means [`Topology::current`].
+    pub topology: Option<Arc<Topology>>,
+    /// Do not pin workers to CPUs (they still belong to a node for replica selection).
+    pub no_pinning: bool,
+}
+
+/// A pool of node-aware workers that runs parallel loops.
+///
+/// # Example
+/// ```
+/// use smartarrays::{Runtime, RuntimeOptions};
+/// let runtime = Runtime::new(RuntimeOptions { threads: Some(3), ..Default::default() }).unwrap();
+/// let total = runtime.map_reduce(0..1000, 64, || 0u64, |sum, _worker, range| sum + range.map(|i| i as u64).sum::<u64>(), |a, b| a + b);
+/// assert_eq!(total, 999 * 1000 / 2);
+/// ```
+pub struct Runtime {
+    pool: rayon::ThreadPool,
+    workers: Vec<Worker>,
+    topology: Arc<Topology>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime").field("workers", &self.workers).finish_non_exhaustive()
+    }
+}
+
+thread_local! {
+    static CURRENT_WORKER: Cell<Option<(usize, usize)>> = const { Cell::new(None) };
+}
+
+/// The node of the calling thread when it is a runtime worker (set when the worker starts).
+pub fn current_worker_node() -> Option<usize> {
+    CURRENT_WORKER.with(|w| w.get().map(|(_, node)| node))
+}
+
+impl Runtime {
+    /// Starts a pool. Workers are spread round-robin over the nodes that have CPUs (so a pool
+    /// smaller than the machine still uses every node), then numbered node by node; each is
+    /// pinned to its own CPU of that node (CPUs are reused when there are more workers than
+    /// CPUs). Described topologies are never pinned, since their CPUs may not exist.
+    pub fn new(options: RuntimeOptions) -> Result<Runtime> {
+        let topology = match options.topology {
+            Some(topology) => topology,
+            None => Topology::current()?,
+        };
+        let allowed = sys::allowed_cpus().unwrap_or_default();
+        let described = topology.source() == TopologySource::Described;
+        let node_cpus: Vec<(usize, Vec<usize>)> = topology
+            .nodes()
+            .iter()
+            .map(|n| (n.id, n.cpus.iter().copied().filter(|c| described || allowed.is_empty() || allowed.contains(c)).collect::<Vec<_>>()))
+            .filter(|(_, cpus)| !cpus.is_empty())
+            .collect();
+        if node_cpus.is_empty() {
+            return Err(Error::InvalidRuntime("no node of the topology has a CPU this process may use".into()));
+        }
+        let total_cpus: usize = node_cpus.iter().map(|(_, c)| c.len()).sum();
+        let threads = options.threads.unwrap_or(total_cpus);
+        if threads == 0 {
+            return Err(Error::InvalidRuntime("the thread count must be at least 1".into()));
+        }
+        let mut used = vec![0usize; node_cpus.len()];
+        let mut assignment: Vec<(usize, usize)> = (0..threads)
+            .map(|i| {
+                let slot = i % node_cpus.len();
+                let (node, cpus) = &node_cpus[slot];
+                let cpu = cpus[used[slot] % cpus.len()];
+                used[slot] += 1;
+                (*node, cpu)
+            })
+            .collect();
+        assignment.sort_by_key(|&(node, _)| node);
+        let pin = !options.no_pinning && !described;
+        let pinned: Arc<Mutex<Vec<bool>>> = Arc::new(Mutex::new(vec![false; threads]));
+        let start_assignment = assignment.clone();
+        let start_pinned = Arc::clone(&pinned);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("smartarrays-worker-{i}"))
+            .start_handler(move |index| {
+                let (node, cpu) = start_assignment[index];
+                let ok = pin && sys::pin_current_thread(cpu).is_ok();
+                if let Ok(mut flags) = start_pinned.lock() {
+                    flags[index] = ok;
+                }
+                CURRENT_WORKER.with(|w| w.set(Some((index, node))));
+            })
+            .build()
+            .map_err(|e| Error::InvalidRuntime(e.to_string()))?;
+        // Every worker has run its start handler once it has taken part in a broadcast.
+        pool.broadcast(|_| ());
+        let flags = pinned.lock().map(|f| f.clone()).unwrap_or_default();
+        let workers = assignment
+            .iter()
+            .enumerate()
+            .map(|(index, &(node, cpu))| Worker { index, node, cpu: flags.get(index).copied().unwrap_or(false).then_some(cpu) })
+            .collect();
+        Ok(Runtime { pool, workers, topology })
+    }
+
+    /// A runtime with `threads` workers on the current topology.
+    pub fn with_threads(threads: usize) -> Result<Runtime> {
+        Runtime::new(RuntimeOptions { threads: Some(threads), ..RuntimeOptions::default() })
+    }
+
+    /// The process-wide default runtime: one worker per CPU (or `SMARTARRAYS_THREADS`), on
+    /// [`Topology::current`]. Created on first use.
+    pub fn global() -> Result<Arc<Runtime>> {
+        static GLOBAL: OnceLock<std::result::Result<Arc<Runtime>, Error>> = OnceLock::new();
+        GLOBAL
+            .get_or_init(|| {
+                let threads = match std::env::var(THREADS_ENV) {
+                    Ok(text) => Some(
+                        text.trim()
+                            .parse::<usize>()
+                            .map_err(|_| Error::InvalidRuntime(format!("{THREADS_ENV}={text:?} is not a number")))?,
+                    ),
+                    Err(_) => None,
+                };
+                Runtime::new(RuntimeOptions { threads, ..RuntimeOptions::default() }).map(Arc::new)
+            })
+            .clone()
+    }
+
+    /// Number of workers.
+    pub fn threads(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// The workers, grouped by node.
+    pub fn workers(&self) -> &[Worker] {
+        &self.workers
+    }
+
+    /// The topology the workers follow.
+    pub fn topology(&self) -> &Arc<Topology> {
+        &self.topology
+    }
+
+    /// Runs `task` once on every worker and returns the results in worker order.
+    pub fn on_each_worker<R: Send>(&self, task: impl Fn(&Worker) -> R + Sync) -> Vec<R> {
+        self.pool.broadcast(|context| task(&self.workers[context.index()]))
+    }
+
+    /// Calls `body(worker, batch)` for consecutive batches of at most `batch` indices covering
+    /// `range` exactly once, in parallel. Batch boundaries are `range.start + k * batch`.
+    pub fn for_each_batch(&self, range: Range<usize>, batch: usize, body: impl Fn(&Worker, Range<usize>) + Sync) {
+        self.map_reduce(range, batch, || (), |(), worker, batch| body(worker, batch), |(), ()| ());
+    }
+
+    /// Parallel map-reduce over `range` in batches: each worker folds the batches it claims into
+    /// its own accumulator (started by `identity`), and the accumulators are combined in worker
+    /// order with `combine`.
+    pub fn map_reduce<T: Send>(
+        &self,
+        range: Range<usize>,
+        batch: usize,
+        identity: impl Fn() -> T + Sync,
+        fold: impl Fn(T, &Worker, Range<usize>) -> T + Sync,
+        combine: impl Fn(T, T) -> T,
+    ) -> T {
+        let batch = batch.max(1);
+        let parts = self.split_by_node(range, batch);
+        self.run_parts(&parts, batch, true, identity, |acc, worker, _part, batch| fold(acc, worker, batch), combine)
+    }
+
+    /// Splits `range` into one part per node that has workers, sized by its worker count, with
+    /// boundaries rounded to multiples of `batch` from the range start.
+    fn split_by_node(&self, range: Range<usize>, batch: usize) -> Vec<Part> {
+        let len = range.end.saturating_sub(range.start);
+        let mut counts: Vec<(usize, usize)> = Vec::new();
+        for worker in &self.workers {
+            match counts.last_mut() {
+                Some((node, count)) if *node == worker.node => *count += 1,
+                _ => counts.push((worker.node, 1)),
+            }
+        }
+        let mut parts = Vec::with_capacity(counts.len());
+        let mut start = range.start;
+        let mut workers_before = 0;
+        for (position, &(node, count)) in counts.iter().enumerate() {
+            workers_before += count;
+            let end = if position + 1 == counts.len() {
+                range.end
+            } else {
+                let share = (len as u128 * workers_before as u128 / self.workers.len() as u128) as usize;
+                (range.start + share.next_multiple_of(batch)).min(range.end).max(start)
+            };
+            parts.push(Part { node: Some(node), range: start..end });
+            start = end;
+        }
+        parts
+    }
+
+    /// Runs `fold` over every batch of every part. Workers first claim batches of parts on their
+    /// own node; with `steal`, they then help with other parts (parts with no node, or whose
+    /// node has no worker, are open to all). Batch boundaries are `part.start + k * batch`.
+    pub(crate) fn run_parts<T: Send>(
+        &self,
+        parts: &[Part],
+        batch: usize,
+        steal: bool,
+        identity: impl Fn() -> T + Sync,
+        fold: impl Fn(T, &Worker, usize, Range<usize>) -> T + Sync,
+        combine: impl Fn(T, T) -> T,
+    ) -> T {
+        let batch = batch.max(1);
+        let cursors: Vec<AtomicUsize> = parts.iter().map(|p| AtomicUsize::new(p.range.start)).collect();
+        let orphan: Vec<bool> = parts.iter().map(|p| p.node.is_none_or(|n| !self.workers.iter().any(|w| w.node == n))).collect();
+        let results = self.on_each_worker(|worker| {
+            let mut accumulator = identity();
+            let own = parts.iter().position(|p| p.node == Some(worker.node)).unwrap_or(0);
+            for offset in 0..parts.len() {
+                let index = (own + offset) % parts.len();
+                let part = &parts[index];
+                let mine = part.node == Some(worker.node);
+                if !(mine || steal || orphan[index]) {
+                    continue;
+                }
+                loop {
+                    let start = cursors[index].fetch_add(batch, Ordering::Relaxed);
+                    if start >= part.range.end {
+                        break;
+                    }
+                    accumulator = fold(accumulator, worker, index, start..(start + batch).min(part.range.end));
+                }
+            }
+            accumulator
+        });
+        results.into_iter().reduce(combine).unwrap_or_else(identity)
+    }
+}
+
+/// A share of a parallel loop, preferably run by the workers of `node`.
+#[derive(Clone, Debug)]
+pub(crate) struct Part {
+    pub node: Option<usize>,
+    pub range: Range<usize>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicU8;
+
+    fn visits(runtime: &Runtime, range: Range<usize>, batch: usize) -> Vec<u8> {
+        let seen: Vec<AtomicU8> = (0..range.end).map(|_| AtomicU8::new(0)).collect();
+        runtime.for_each_batch(range, batch, |_, r| {
+            for i in r {
+                seen[i].fetch_add(1, Ordering::Relaxed);
+            }
+        });
+        seen.into_iter().map(AtomicU8::into_inner).collect()
+    }
+
+    #[test]
+    fn every_index_is_visited_once_for_odd_sizes_and_thread_counts() {
+        for threads in [1, 2, 3, 5, 7] {
+            let runtime = Runtime::with_threads(threads).unwrap();
+            for (len, batch) in [(0, 1), (1, 64), (63, 64), (65, 64), (1023, 7), (1025, 64), (100_003, 1000)] {
+                let seen = visits(&runtime, 0..len, batch);
+                assert!(seen.iter().all(|&c| c == 1), "threads {threads} len {len} batch {batch}");
+            }
+            let seen = visits(&runtime, 10..500, 33);
+            assert!(seen[..10].iter().all(|&c| c == 0) && seen[10..].iter().all(|&c| c == 1));
+        }
+    }
+
+    #[test]
+    fn described_multi_node_machines_split_work_over_nodes() {
+        let topology = Arc::new(Topology::uniform(3, 2, 1 << 30).unwrap());
+        let runtime = Runtime::new(RuntimeOptions { threads: Some(5), topology: Some(topology), no_pinning: false }).unwrap();
+        let nodes: Vec<usize> = runtime.workers().iter().map(|w| w.node).collect();
+        assert_eq!(nodes, vec![0, 0, 1, 1, 2]);
+        assert!(runtime.workers().iter().all(|w| w.cpu.is_none()));
+        let on_node = runtime.on_each_worker(|w| (w.node, current_worker_node()));
+        assert!(on_node.iter().all(|(node, current)| Some(*node) == *current));
+        let seen = visits(&runtime, 0..10_001, 64);
+        assert!(seen.iter().all(|&c| c == 1));
+        let sum = runtime.map_reduce(0..10_001, 100, || 0u64, |s, _, r| s + r.map(|i| i as u64).sum::<u64>(), |a, b| a + b);
+        assert_eq!(sum, 10_000 * 10_001 / 2);
+    }
+
+    #[test]
+    fn zero_threads_is_an_error_and_workers_are_pinned_here() {
+        assert!(matches!(Runtime::with_threads(0), Err(Error::InvalidRuntime(_))));
+        let runtime = Runtime::with_threads(2).unwrap();
+        let cpus = runtime.on_each_worker(|w| (w.cpu, sys::current_cpu()));
+        for (pinned, actual) in cpus {
+            if let Some(cpu) = pinned {
+                assert_eq!(Some(cpu), actual);
+            }
+        }
+    }
+}

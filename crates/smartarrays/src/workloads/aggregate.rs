@@ -1,0 +1,156 @@
+//! The aggregation job of the paper (§5.1): two arrays `a1`, `a2` with
+//! `a[i] = (i + r) & (2^bits - 1)` for a pseudo-random `r` in {0, 1, 2}, summed in parallel as
+//! `sum += a1[i] + a2[i]`; plus the same job over plain `Vec<u64>` / `Vec<u32>` as the baseline.
+
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+use crate::array::{ArrayOptions, SmartArray, PARALLEL_BATCH};
+use crate::codec;
+use crate::error::Result;
+use crate::runtime::Runtime;
+
+/// The job's value at index `i` of array `which` (0 or 1): deterministic for a `seed`, so every
+/// layout and the baselines see identical data.
+#[inline]
+pub fn value(seed: u64, which: u64, index: usize, bits: u32) -> u64 {
+    let noise = mix(seed ^ which.wrapping_mul(0xA24B_AED4_963E_E407) ^ index as u64) % 3;
+    (index as u64).wrapping_add(noise) & codec::max_value(bits)
+}
+
+/// SplitMix64 finaliser: a fast, well-distributed hash of a 64-bit value.
+#[inline]
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The two input arrays of the job.
+#[derive(Debug)]
+pub struct AggregateInput {
+    /// First array.
+    pub a1: SmartArray,
+    /// Second array.
+    pub a2: SmartArray,
+}
+
+impl AggregateInput {
+    /// Generates both arrays with `len` values at `bits` bits and the given options (the width
+    /// in `options` is replaced by `bits`).
+    pub fn generate(len: usize, bits: u32, seed: u64, options: &ArrayOptions) -> Result<AggregateInput> {
+        let options = options.clone().bits(bits);
+        let a1 = SmartArray::from_fn(len, &options, |i| value(seed, 0, i, bits))?;
+        let a2 = SmartArray::from_fn(len, &options, |i| value(seed, 1, i, bits))?;
+        Ok(AggregateInput { a1, a2 })
+    }
+
+    /// `sum(a1[i] + a2[i])` over all `i`, wrapping, in parallel on the arrays' runtime: each
+    /// worker claims batches and runs the fused unpack-and-sum kernel on its node's replicas.
+    pub fn parallel_sum(&self) -> u64 {
+        let runtime = Arc::clone(self.a1.runtime());
+        let bits = self.a1.bits();
+        runtime.map_reduce(
+            0..self.a1.len(),
+            PARALLEL_BATCH,
+            || 0u64,
+            |sum, worker, range: Range<usize>| {
+                let first = codec::sum_range(self.a1.for_worker(worker).packed_words(), bits, range.start, range.end);
+                let second = codec::sum_range(self.a2.for_worker(worker).packed_words(), bits, range.start, range.end);
+                sum.wrapping_add(first).wrapping_add(second)
+            },
+            u64::wrapping_add,
+        )
+    }
+
+    /// Bytes of memory both arrays occupy.
+    pub fn memory_bytes(&self) -> usize {
+        self.a1.memory_bytes() + self.a2.memory_bytes()
+    }
+}
+
+/// The job over plain vectors of `T` (`u64`, or `u32` for widths up to 32): the baseline.
+#[derive(Debug)]
+pub struct RawInput<T> {
+    /// First vector.
+    pub a1: Vec<T>,
+    /// Second vector.
+    pub a2: Vec<T>,
+}
+
+impl<T: Copy + Default + Into<u64> + Send + Sync + TryFrom<u64>> RawInput<T> {
+    /// Generates the same values as [`AggregateInput::generate`] into plain vectors, in parallel.
+    /// Returns `None` when a value does not fit in `T`.
+    pub fn generate(runtime: &Runtime, len: usize, bits: u32, seed: u64) -> Option<RawInput<T>> {
+        let build = |which: u64| -> Option<Vec<T>> {
+            let mut values = vec![T::default(); len];
+            let pieces: Vec<Mutex<&mut [T]>> = values.chunks_mut(PARALLEL_BATCH).map(Mutex::new).collect();
+            let fits = runtime.map_reduce(
+                0..len,
+                PARALLEL_BATCH,
+                || true,
+                |fits, _, range| {
+                    let Ok(mut piece) = pieces[range.start / PARALLEL_BATCH].lock() else { return false };
+                    let mut all = fits;
+                    for (slot, i) in piece.iter_mut().zip(range) {
+                        match T::try_from(value(seed, which, i, bits)) {
+                            Ok(v) => *slot = v,
+                            Err(_) => all = false,
+                        }
+                    }
+                    all
+                },
+                |a, b| a && b,
+            );
+            drop(pieces);
+            fits.then_some(values)
+        };
+        Some(RawInput { a1: build(0)?, a2: build(1)? })
+    }
+
+    /// `sum(a1[i] + a2[i])`, wrapping, in parallel with the same batches as the smart array job.
+    pub fn parallel_sum(&self, runtime: &Runtime) -> u64 {
+        runtime.map_reduce(
+            0..self.a1.len(),
+            PARALLEL_BATCH,
+            || 0u64,
+            |sum, _, range| {
+                let (first, second) = (&self.a1[range.clone()], &self.a2[range]);
+                first.iter().zip(second).fold(sum, |s, (&x, &y)| s.wrapping_add(x.into()).wrapping_add(y.into()))
+            },
+            u64::wrapping_add,
+        )
+    }
+
+    /// Bytes both vectors occupy.
+    pub fn memory_bytes(&self) -> usize {
+        (self.a1.len() + self.a2.len()) * std::mem::size_of::<T>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::Placement;
+
+    #[test]
+    fn smart_and_raw_jobs_agree_at_every_paper_width_and_placement() {
+        let runtime = Arc::new(Runtime::with_threads(3).unwrap());
+        for bits in [10, 31, 32, 33, 50, 63, 64] {
+            let raw = RawInput::<u64>::generate(&runtime, 100_003, bits, 7).unwrap();
+            let expected = raw.parallel_sum(&runtime);
+            let sequential = (0..100_003).fold(0u64, |s, i| s.wrapping_add(value(7, 0, i, bits)).wrapping_add(value(7, 1, i, bits)));
+            assert_eq!(expected, sequential);
+            if bits <= 32 {
+                let narrow = RawInput::<u32>::generate(&runtime, 100_003, bits, 7).unwrap();
+                assert_eq!(narrow.parallel_sum(&runtime), expected);
+            }
+            for placement in Placement::all(runtime.topology()) {
+                let options = ArrayOptions::new().placement(placement).runtime(Arc::clone(&runtime));
+                let input = AggregateInput::generate(100_003, bits, 7, &options).unwrap();
+                assert_eq!(input.parallel_sum(), expected, "bits {bits}");
+            }
+        }
+    }
+}
