@@ -80,12 +80,7 @@ pub fn sum_range_with(level: KernelLevel, words: &[u64], bits: u32, start: usize
     }
     let level = level.min(cpu_level());
     let bytes: &[u8] = bytemuck::cast_slice(words);
-    let group = match level {
-        KernelLevel::Avx512 if bits <= 32 => 16,
-        KernelLevel::Avx512 => 8,
-        KernelLevel::Avx2 if bits <= 56 => 8,
-        _ => 64,
-    };
+    let group = group_size(level, bits);
     let body_start = start.next_multiple_of(group).min(end);
     let body_end = (end / group * group).max(body_start);
     let mut sum = scalar::sum_each(words, bits, start, body_start);
@@ -94,6 +89,11 @@ pub fn sum_range_with(level: KernelLevel, words: &[u64], bits: u32, start: usize
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the level was clamped to the CPU's features above.
         (KernelLevel::Avx512, 16) => unsafe { super::x86::sum_groups16_avx512(bytes, bits, first, groups) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the level was clamped to the CPU's features above, and VBMI2 is checked here.
+        (KernelLevel::Avx512, 8) if bits > 56 && has_vbmi2() => unsafe {
+            super::x86::sum_groups8_straddling_vbmi2(bytes, bits, first, groups)
+        },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the level was clamped to the CPU's features above.
         (KernelLevel::Avx512, 8) => unsafe { super::x86::sum_groups8_avx512(bytes, bits, first, groups) },
@@ -122,12 +122,7 @@ pub fn unpack_range_with(level: KernelLevel, words: &[u64], bits: u32, start: us
         _ => {}
     }
     let level = level.min(cpu_level());
-    let group = match level {
-        KernelLevel::Avx512 if bits <= 32 => 16,
-        KernelLevel::Avx512 => 8,
-        KernelLevel::Avx2 if bits <= 56 => 8,
-        _ => 64,
-    };
+    let group = group_size(level, bits);
     let body_start = start.next_multiple_of(group).min(end);
     let body_end = (end / group * group).max(body_start);
     let (head, rest) = out.split_at_mut(body_start - start);
@@ -149,6 +144,33 @@ pub fn unpack_range_with(level: KernelLevel, words: &[u64], bits: u32, start: us
     scalar::unpack_each(words, bits, body_end, tail);
 }
 
+/// Values per kernel step: 16 for the u32-lane AVX-512 kernels, 8 for the u64-lane SIMD
+/// kernels, 64 (one chunk) for the scalar decoders.
+fn group_size(level: KernelLevel, bits: u32) -> usize {
+    match level {
+        #[cfg(target_arch = "x86_64")]
+        KernelLevel::Avx512 if bits <= super::x86::U32_LANE_MAX_BITS => 16,
+        KernelLevel::Avx512 => 8,
+        KernelLevel::Avx2 if bits <= 56 => 8,
+        _ => 64,
+    }
+}
+
+/// Whether the CPU has AVX-512 VBMI2 (funnel shifts), used for widths above 56 bits.
+fn has_vbmi2() -> bool {
+    static VBMI2: OnceLock<bool> = OnceLock::new();
+    *VBMI2.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::arch::is_x86_feature_detected!("avx512vbmi2")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    })
+}
+
 fn widen<T: Copy + Into<u64>>(source: &[T], out: &mut [u64]) {
     for (slot, &value) in out.iter_mut().zip(source) {
         *slot = value.into();
@@ -159,6 +181,20 @@ fn widen<T: Copy + Into<u64>>(source: &[T], out: &mut [u64]) {
 mod tests {
     use super::*;
     use crate::codec::{max_value, pack_into, storage_words};
+
+    #[test]
+    fn long_runs_of_maximum_values_do_not_overflow_narrow_lanes() {
+        for bits in 1..=64u32 {
+            let len = 40_000 + 13;
+            let mut words = vec![0u64; storage_words(len, bits).unwrap()];
+            pack_into(&mut words, bits, std::iter::repeat_n(max_value(bits), len));
+            let expected = (0..len).fold(0u64, |s, _| s.wrapping_add(max_value(bits)));
+            for level in KernelLevel::supported() {
+                assert_eq!(sum_range_with(level, &words, bits, 0, len), expected, "bits {bits} {level:?}");
+                assert_eq!(sum_range_with(level, &words, bits, 5, len), expected.wrapping_sub(5u64.wrapping_mul(max_value(bits))));
+            }
+        }
+    }
 
     #[test]
     fn every_level_agrees_with_get_at_every_width_and_alignment() {

@@ -79,16 +79,19 @@ pub fn sum_each(words: &[u64], bits: u32, start: usize, end: usize) -> u64 {
 fn unpack_chunks_const<const B: u32>(words: &[u64], out: &mut [u64]) {
     let mask = max_value(B);
     for (chunk_words, chunk_out) in words.chunks_exact(B as usize).zip(out.chunks_exact_mut(64)) {
-        for (j, slot) in chunk_out.iter_mut().enumerate() {
-            let bit = j * B as usize;
-            let word = bit / 64;
-            let shift = bit % 64;
-            let mut value = chunk_words[word] >> shift;
-            if shift + B as usize > 64 {
-                value |= chunk_words[word + 1] << (64 - shift);
+        let chunk_out: &mut [u64; 64] = chunk_out.try_into().expect("chunks of 64");
+        seq_macro::seq!(J in 0..64 {
+            {
+                // Constants after monomorphisation: J is a literal and B a const parameter.
+                let bit = J * B as usize;
+                let (word, shift) = (bit / 64, bit % 64);
+                let mut value = chunk_words[word] >> shift;
+                if shift + B as usize > 64 {
+                    value |= chunk_words[word + 1] << ((64 - shift) % 64);
+                }
+                chunk_out[J] = value & mask;
             }
-            *slot = value & mask;
-        }
+        });
     }
 }
 

@@ -40,22 +40,18 @@ fn lanes64(bits: u32) -> Lanes64 {
 /// Byte permute indices and shift counts for decoding 16 values into u32 lanes.
 struct Lanes32 {
     low_index: [u8; 64],
-    high_index: [u8; 64],
     low_shift: [u32; 16],
-    high_shift: [u32; 16],
 }
 
 fn lanes32(bits: u32) -> Lanes32 {
-    let mut lanes = Lanes32 { low_index: [0; 64], high_index: [0; 64], low_shift: [0; 16], high_shift: [0; 16] };
+    let mut lanes = Lanes32 { low_index: [0; 64], low_shift: [0; 16] };
     for j in 0..16 {
         let bit = j * bits as usize;
         let first_byte = bit / 8;
         for k in 0..4 {
             lanes.low_index[4 * j + k] = ((first_byte + k) & 63) as u8;
-            lanes.high_index[4 * j + k] = ((first_byte + 4) & 63) as u8;
         }
         lanes.low_shift[j] = (bit % 8) as u32;
-        lanes.high_shift[j] = 32 - (bit % 8) as u32;
     }
     lanes
 }
@@ -91,15 +87,16 @@ fn constants32(bits: u32) -> Avx512Constants {
     unsafe {
         Avx512Constants {
             low_index: _mm512_loadu_si512(lanes.low_index.as_ptr().cast()),
-            high_index: _mm512_loadu_si512(lanes.high_index.as_ptr().cast()),
+            high_index: _mm512_setzero_si512(),
             low_shift: _mm512_loadu_si512(lanes.low_shift.as_ptr().cast()),
-            high_shift: _mm512_loadu_si512(lanes.high_shift.as_ptr().cast()),
+            high_shift: _mm512_setzero_si512(),
             mask: _mm512_set1_epi32(max_value(bits) as i32),
         }
     }
 }
 
-/// Decodes the 8 values whose bytes start at `pointer` into u64 lanes.
+/// Decodes the 8 values whose bytes start at `pointer` into u64 lanes. Values wider than 56
+/// bits may need a ninth byte: `$straddle` adds it with two shifts and an OR.
 macro_rules! decode8 {
     ($pointer:expr, $c:expr, $straddle:expr) => {{
         let data = _mm512_loadu_si512($pointer.cast());
@@ -111,17 +108,28 @@ macro_rules! decode8 {
     }};
 }
 
-/// Decodes the 16 values whose bytes start at `pointer` into u32 lanes.
-macro_rules! decode16 {
-    ($pointer:expr, $c:expr, $straddle:expr) => {{
+/// As `decode8!` for straddling widths, with one VBMI2 funnel shift (`vpshrdvq`) joining each
+/// lane's eight low bytes and its ninth byte.
+macro_rules! decode8_funnel {
+    ($pointer:expr, $c:expr) => {{
         let data = _mm512_loadu_si512($pointer.cast());
-        let mut value = _mm512_srlv_epi32(_mm512_permutexvar_epi8($c.low_index, data), $c.low_shift);
-        if $straddle {
-            value = _mm512_or_si512(value, _mm512_sllv_epi32(_mm512_permutexvar_epi8($c.high_index, data), $c.high_shift));
-        }
-        _mm512_and_si512(value, $c.mask)
+        let low = _mm512_permutexvar_epi8($c.low_index, data);
+        let high = _mm512_permutexvar_epi8($c.high_index, data);
+        _mm512_and_si512(_mm512_shrdv_epi64(low, high, $c.low_shift), $c.mask)
     }};
 }
+
+/// Decodes the 16 values whose bytes start at `pointer` into u32 lanes (widths up to 25 bits,
+/// so a value and its bit offset fit in the lane's four bytes).
+macro_rules! decode16 {
+    ($pointer:expr, $c:expr) => {{
+        let data = _mm512_loadu_si512($pointer.cast());
+        _mm512_and_si512(_mm512_srlv_epi32(_mm512_permutexvar_epi8($c.low_index, data), $c.low_shift), $c.mask)
+    }};
+}
+
+/// Widest value for the u32-lane kernels.
+pub const U32_LANE_MAX_BITS: u32 = 25;
 
 /// Checks that a 64-byte load at the start of each of `groups` groups of `group_bytes` bytes,
 /// from group `first` on, stays inside `bytes`.
@@ -163,46 +171,82 @@ pub unsafe fn sum_groups8_avx512(bytes: &[u8], bits: u32, first: usize, groups: 
     _mm512_reduce_add_epi64(total) as u64
 }
 
-/// Sum of 16-value groups `first..first + groups` (u32 lanes), for 1 <= bits <= 32.
+/// [`sum_groups8_avx512`] for widths 57..=63 with the VBMI2 funnel shift.
 ///
 /// # Safety
-/// The CPU must support AVX-512 F, BW and VBMI.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-pub unsafe fn sum_groups16_avx512(bytes: &[u8], bits: u32, first: usize, groups: usize) -> u64 {
-    let stride = 2 * bits as usize;
+/// The CPU must support AVX-512 F, BW, VBMI and VBMI2.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
+pub unsafe fn sum_groups8_straddling_vbmi2(bytes: &[u8], bits: u32, first: usize, groups: usize) -> u64 {
+    let stride = bits as usize;
     assert_readable(bytes, stride, first, groups);
-    let c = constants32(bits);
-    let straddle = bits > 25;
-    let low_half = _mm512_set1_epi64(0xFFFF_FFFF);
+    let c = constants64(bits);
     let mut sums = [_mm512_setzero_si512(); 4];
     let base = bytes.as_ptr();
     let mut group = first;
     let end = first + groups;
-    macro_rules! accumulate {
-        ($sum:expr, $value:expr) => {{
-            let value = $value;
-            $sum = _mm512_add_epi64($sum, _mm512_and_si512(value, low_half));
-            $sum = _mm512_add_epi64($sum, _mm512_srli_epi64::<32>(value));
-        }};
-    }
-    // SAFETY: `assert_readable` proved that a 64-byte load at the start of every group below
-    // `end` stays inside `bytes`; `loadu` needs no alignment.
+    // SAFETY: as in `sum_groups8_avx512`.
     unsafe {
         while group + 4 <= end {
             let pointer = base.add(group * stride);
-            accumulate!(sums[0], decode16!(pointer, c, straddle));
-            accumulate!(sums[1], decode16!(pointer.add(stride), c, straddle));
-            accumulate!(sums[2], decode16!(pointer.add(2 * stride), c, straddle));
-            accumulate!(sums[3], decode16!(pointer.add(3 * stride), c, straddle));
+            sums[0] = _mm512_add_epi64(sums[0], decode8_funnel!(pointer, c));
+            sums[1] = _mm512_add_epi64(sums[1], decode8_funnel!(pointer.add(stride), c));
+            sums[2] = _mm512_add_epi64(sums[2], decode8_funnel!(pointer.add(2 * stride), c));
+            sums[3] = _mm512_add_epi64(sums[3], decode8_funnel!(pointer.add(3 * stride), c));
             group += 4;
         }
         while group < end {
-            accumulate!(sums[0], decode16!(base.add(group * stride), c, straddle));
+            sums[0] = _mm512_add_epi64(sums[0], decode8_funnel!(base.add(group * stride), c));
             group += 1;
         }
     }
     let total = _mm512_add_epi64(_mm512_add_epi64(sums[0], sums[1]), _mm512_add_epi64(sums[2], sums[3]));
     _mm512_reduce_add_epi64(total) as u64
+}
+
+/// Sum of 16-value groups `first..first + groups` (u32 lanes), for 1 <= bits <= 25. Lanes add
+/// in 32 bits for as many groups as cannot overflow, then widen into 64-bit sums.
+///
+/// # Safety
+/// The CPU must support AVX-512 F, BW and VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub unsafe fn sum_groups16_avx512(bytes: &[u8], bits: u32, first: usize, groups: usize) -> u64 {
+    assert!(bits <= U32_LANE_MAX_BITS);
+    let stride = 2 * bits as usize;
+    assert_readable(bytes, stride, first, groups);
+    let c = constants32(bits);
+    let low_half = _mm512_set1_epi64(0xFFFF_FFFF);
+    // A 32-bit lane holds the sum of 2^(32 - bits) values below 2^bits. Blocks give each of the
+    // four accumulators at most half that in whole steps plus at most 3 leftover groups.
+    let safe_additions = ((1usize << (32 - bits)) / 2).min(1 << 12);
+    let mut wide = _mm512_setzero_si512();
+    let base = bytes.as_ptr();
+    let mut group = first;
+    let end = first + groups;
+    while group < end {
+        let block_end = end.min(group + 4 * safe_additions);
+        let mut narrow = [_mm512_setzero_si512(); 4];
+        // SAFETY: `assert_readable` proved that a 64-byte load at the start of every group below
+        // `end` stays inside `bytes`; `loadu` needs no alignment.
+        unsafe {
+            while group + 4 <= block_end {
+                let pointer = base.add(group * stride);
+                narrow[0] = _mm512_add_epi32(narrow[0], decode16!(pointer, c));
+                narrow[1] = _mm512_add_epi32(narrow[1], decode16!(pointer.add(stride), c));
+                narrow[2] = _mm512_add_epi32(narrow[2], decode16!(pointer.add(2 * stride), c));
+                narrow[3] = _mm512_add_epi32(narrow[3], decode16!(pointer.add(3 * stride), c));
+                group += 4;
+            }
+            while group < block_end {
+                narrow[0] = _mm512_add_epi32(narrow[0], decode16!(base.add(group * stride), c));
+                group += 1;
+            }
+        }
+        for lanes in narrow {
+            wide = _mm512_add_epi64(wide, _mm512_and_si512(lanes, low_half));
+            wide = _mm512_add_epi64(wide, _mm512_srli_epi64::<32>(lanes));
+        }
+    }
+    _mm512_reduce_add_epi64(wide) as u64
 }
 
 /// Decodes 8-value groups `first..` into `out` (whose length is a multiple of 8), 1 <= bits <= 63.
@@ -229,25 +273,25 @@ pub unsafe fn unpack_groups8_avx512(bytes: &[u8], bits: u32, first: usize, out: 
     }
 }
 
-/// Decodes 16-value groups `first..` into `out` (length a multiple of 16), 1 <= bits <= 32.
+/// Decodes 16-value groups `first..` into `out` (length a multiple of 16), 1 <= bits <= 25.
 ///
 /// # Safety
 /// The CPU must support AVX-512 F, BW and VBMI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub unsafe fn unpack_groups16_avx512(bytes: &[u8], bits: u32, first: usize, out: &mut [u64]) {
+    assert!(bits <= U32_LANE_MAX_BITS);
     let stride = 2 * bits as usize;
     let groups = out.len() / 16;
     assert_eq!(out.len() % 16, 0);
     assert_readable(bytes, stride, first, groups);
     let c = constants32(bits);
-    let straddle = bits > 25;
     let base = bytes.as_ptr();
     let target = out.as_mut_ptr();
     for g in 0..groups {
         // SAFETY: the load is in bounds by `assert_readable`; the two stores write
         // out[16g..16g+16], inside `out` because g < out.len() / 16.
         unsafe {
-            let value = decode16!(base.add((first + g) * stride), c, straddle);
+            let value = decode16!(base.add((first + g) * stride), c);
             _mm512_storeu_si512(target.add(16 * g).cast(), _mm512_cvtepu32_epi64(_mm512_castsi512_si256(value)));
             _mm512_storeu_si512(target.add(16 * g + 8).cast(), _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(value)));
         }

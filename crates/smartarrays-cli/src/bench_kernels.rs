@@ -1,0 +1,178 @@
+//! `smartarrays bench kernels`: single-threaded fused unpack-and-sum throughput of the codec's
+//! kernels against the fastlanes crate (its `unpack!` macro with a summing body, built the same
+//! portable way as this binary), per width, for a cache-resident and a memory-sized input.
+
+use std::hint::black_box;
+
+use fastlanes::{unpack, BitPacking, FastLanes};
+use serde_json::json;
+use smartarrays::codec::{self, KernelLevel};
+
+use crate::measure::time;
+use crate::output::{Format, Table};
+use crate::CliResult;
+
+#[derive(clap::Args)]
+pub struct KernelArgs {
+    /// Values in the cache-resident input (rounded up to 1024).
+    #[arg(long, default_value_t = 32 * 1024)]
+    cache_values: usize,
+    /// Values in the memory-sized input (rounded up to 1024).
+    #[arg(long, default_value_t = 32 * 1024 * 1024)]
+    memory_values: usize,
+    /// Measured runs per configuration (the median is reported).
+    #[arg(long, default_value_t = 9)]
+    repetitions: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+}
+
+/// Deterministic values below 2^bits, spread over the whole range.
+fn values(count: usize, bits: u32) -> Vec<u64> {
+    let mut state = 0x2545_F491_4F6C_DD1Du64 ^ bits as u64;
+    (0..count)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state & codec::max_value(bits)
+        })
+        .collect()
+}
+
+fn fastlanes_sum_u64<const W: usize, const B: usize>(packed: &[u64]) -> u64 {
+    let mut sum = 0u64;
+    for block in packed.chunks_exact(B) {
+        for lane in 0..<u64 as FastLanes>::LANES {
+            unpack!(u64, W, block, lane, |$_index, $value| { sum = sum.wrapping_add($value) });
+        }
+    }
+    sum
+}
+
+fn fastlanes_sum_u32<const W: usize, const B: usize>(packed: &[u32]) -> u64 {
+    let mut sum = 0u64;
+    for block in packed.chunks_exact(B) {
+        for lane in 0..<u32 as FastLanes>::LANES {
+            unpack!(u32, W, block, lane, |$_index, $value| { sum = sum.wrapping_add($value as u64) });
+        }
+    }
+    sum
+}
+
+fn fastlanes_pack_u64<const W: usize, const B: usize>(input: &[u64]) -> Vec<u64> {
+    let mut packed = vec![0u64; input.len() / 1024 * B];
+    for (block, out) in input.chunks_exact(1024).zip(packed.chunks_exact_mut(B)) {
+        let block: &[u64; 1024] = block.try_into().expect("1024 values");
+        let out: &mut [u64; B] = out.try_into().expect("B words");
+        u64::pack::<W, B>(block, out);
+    }
+    packed
+}
+
+fn fastlanes_pack_u32<const W: usize, const B: usize>(input: &[u64]) -> Vec<u32> {
+    let narrow: Vec<u32> = input.iter().map(|&v| v as u32).collect();
+    let mut packed = vec![0u32; input.len() / 1024 * B];
+    for (block, out) in narrow.chunks_exact(1024).zip(packed.chunks_exact_mut(B)) {
+        let block: &[u32; 1024] = block.try_into().expect("1024 values");
+        let out: &mut [u32; B] = out.try_into().expect("B words");
+        u32::pack::<W, B>(block, out);
+    }
+    packed
+}
+
+/// A fastlanes baseline for one width: packs the input and returns a summing closure.
+type Baseline = Box<dyn Fn() -> u64>;
+
+fn fastlanes_baseline(kind: &str, bits: u32, input: &[u64]) -> Option<Baseline> {
+    macro_rules! u64_case {
+        ($w:literal) => {{
+            let packed = fastlanes_pack_u64::<$w, { 16 * $w }>(input);
+            Some(Box::new(move || fastlanes_sum_u64::<$w, { 16 * $w }>(black_box(&packed))) as Baseline)
+        }};
+    }
+    macro_rules! u32_case {
+        ($w:literal) => {{
+            let packed = fastlanes_pack_u32::<$w, { 32 * $w }>(input);
+            Some(Box::new(move || fastlanes_sum_u32::<$w, { 32 * $w }>(black_box(&packed))) as Baseline)
+        }};
+    }
+    match (kind, bits) {
+        ("u64", 10) => u64_case!(10),
+        ("u64", 31) => u64_case!(31),
+        ("u64", 33) => u64_case!(33),
+        ("u64", 50) => u64_case!(50),
+        ("u64", 63) => u64_case!(63),
+        ("u32", 10) => u32_case!(10),
+        ("u32", 26) => u32_case!(26),
+        ("u32", 31) => u32_case!(31),
+        _ => None,
+    }
+}
+
+pub fn run(args: &KernelArgs) -> CliResult {
+    let cases = [("u64", 10), ("u64", 31), ("u64", 33), ("u64", 50), ("u64", 63), ("u32", 10), ("u32", 26), ("u32", 31)];
+    let level = codec::detected_level();
+    eprintln!("kernels: single thread, smartarrays kernel {} (portable build, run-time dispatch)", level.name());
+    let mut table = Table::new(vec![
+        "type",
+        "bits",
+        "values",
+        "smartarrays_G_per_s",
+        "scalar_G_per_s",
+        "fastlanes_G_per_s",
+        "vs_fastlanes",
+        "raw_u64_G_per_s",
+    ]);
+    for (size_name, requested) in [("cache", args.cache_values), ("memory", args.memory_values)] {
+        let count = requested.next_multiple_of(1024);
+        // Repeat small inputs so each timed run lasts long enough to measure.
+        let rounds = (64 * 1024 * 1024 / count).max(1);
+        let raw = values(count, 64);
+        let (raw_time, _) = time(2, args.repetitions, || {
+            (0..rounds).fold(0u64, |s, _| s.wrapping_add(black_box(&raw).iter().fold(0u64, |a, &v| a.wrapping_add(v))))
+        });
+        let raw_rate = (count * rounds) as f64 / raw_time.median().as_secs_f64() / 1e9;
+        drop(raw);
+        for (kind, bits) in cases {
+            let input = values(count, bits);
+            let expected = input.iter().fold(0u64, |s, &v| s.wrapping_add(v));
+            let mut words = vec![0u64; codec::storage_words(count, bits).ok_or("size overflow")?];
+            codec::pack_into(&mut words, bits, input.iter().copied());
+            let baseline = fastlanes_baseline(kind, bits, &input).ok_or("no fastlanes case")?;
+            let rate = |seconds: f64| (count * rounds) as f64 / seconds / 1e9;
+            let (ours, sum) = time(2, args.repetitions, || {
+                (0..rounds).fold(0u64, |s, _| s.wrapping_add(codec::sum_range_with(level, black_box(&words), bits, 0, count)))
+            });
+            let (scalar, scalar_sum) = time(1, args.repetitions.min(5), || {
+                (0..rounds).fold(0u64, |s, _| s.wrapping_add(codec::sum_range_with(KernelLevel::Scalar, black_box(&words), bits, 0, count)))
+            });
+            let (theirs, their_sum) = time(2, args.repetitions, || (0..rounds).fold(0u64, |s, _| s.wrapping_add(baseline())));
+            // Every timed run sums the input `rounds` times.
+            let repeated = (0..rounds).fold(0u64, |s, _| s.wrapping_add(expected));
+            if sum != repeated || scalar_sum != repeated || their_sum != repeated {
+                return Err(format!("kernel sums disagree at {kind} {bits} bits").into());
+            }
+            let (ours_rate, scalar_rate, their_rate) =
+                (rate(ours.median().as_secs_f64()), rate(scalar.median().as_secs_f64()), rate(theirs.median().as_secs_f64()));
+            table.push(
+                vec![
+                    kind.to_string(),
+                    bits.to_string(),
+                    format!("{count} ({size_name})"),
+                    format!("{ours_rate:.2}"),
+                    format!("{scalar_rate:.2}"),
+                    format!("{their_rate:.2}"),
+                    format!("{:.2}", ours_rate / their_rate),
+                    format!("{raw_rate:.2}"),
+                ],
+                json!({"type": kind, "bits": bits, "values": count, "input": size_name, "smartarrays_values_per_s": ours_rate * 1e9,
+                       "scalar_values_per_s": scalar_rate * 1e9, "fastlanes_values_per_s": their_rate * 1e9,
+                       "ratio_vs_fastlanes": ours_rate / their_rate, "raw_u64_values_per_s": raw_rate * 1e9, "kernel": level.name()}),
+            );
+        }
+    }
+    print!("{}", table.render(args.format));
+    Ok(())
+}
