@@ -16,7 +16,7 @@ DEMO_TARGETS :=
 
 include $(sort $(wildcard mk/*.mk))
 
-.PHONY: all build demo test setup setup-rust lint test-rust demo-core
+.PHONY: all build demo test setup setup-rust setup-fonts lint test-rust demo-core
 all: build
 
 setup-rust:
@@ -24,7 +24,12 @@ setup-rust:
 	@$(CARGO) fmt --version >/dev/null 2>&1 || { echo "error: rustfmt is missing: rustup component add rustfmt" >&2; exit 1; }
 	@$(CARGO) clippy --version >/dev/null 2>&1 || { echo "error: clippy is missing: rustup component add clippy" >&2; exit 1; }
 
-setup: setup-rust $(SETUP_TARGETS)
+# Plots need a TrueType font for their text.
+FONT := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+setup-fonts:
+	@test -f $(FONT) || { echo "installing fonts-dejavu-core (plot text)"; apt-get update -qq && apt-get install -y -qq fonts-dejavu-core >/dev/null; }
+
+setup: setup-rust setup-fonts $(SETUP_TARGETS)
 
 build: setup-rust
 	$(CARGO) build --release --workspace
@@ -39,7 +44,7 @@ test-rust: setup-rust
 test: setup lint test-rust $(TEST_TARGETS)
 	@echo "make test: every suite passed"
 
-demo-core: build
+demo-core: build setup-fonts
 	@mkdir -p $(DEMO_DIR)
 	$(RELEASE_BIN) info
 	$(RELEASE_BIN) bench aggregate --elements 50000000 --warmups 2 --repetitions 5 \

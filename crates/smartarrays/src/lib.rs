@@ -42,3 +42,8 @@ pub use error::{Error, Result};
 pub use memory::{HugePages, Placement, PlacementReport};
 pub use runtime::{Runtime, RuntimeOptions, Worker};
 pub use topology::{Node, Topology, TopologySource};
+
+/// The README's examples, compiled and run as doctests so they stay true.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -102,7 +102,8 @@ fn automatic_width_is_minimal_and_exact_width_refuses_misfits() {
         assert_eq!(array.bits(), bits);
         assert_eq!(array.get(1).unwrap(), max);
         if bits < 64 {
-            let error = SmartArray::from_slice(&[1, 2, max + 1, max + 2], &ArrayOptions::new().bits(bits).runtime(runtime())).unwrap_err();
+            let error =
+                SmartArray::from_slice(&[0, max, max + 1, max + 2], &ArrayOptions::new().bits(bits).runtime(runtime())).unwrap_err();
             assert_eq!(error, Error::ValueTooWide { index: 2, value: max + 1, bits, max });
             assert!(error.to_string().contains(&format!("does not fit in {bits} bits")));
         }
@@ -145,7 +146,8 @@ fn ranges_and_buffers_are_checked() {
     assert!(matches!(array.unpack(95, &mut out), Err(Error::RangeOutOfBounds { start: 95, end: 105, len: 100 })));
     assert!(array.unpack(90, &mut out).is_ok());
     assert!(matches!(array.local().sum_range(50..101), Err(Error::RangeOutOfBounds { .. })));
-    assert!(array.for_each_chunk(10..5, |_, _| {}).is_err());
+    let (start, end) = (10, 5);
+    assert!(array.for_each_chunk(start..end, |_, _| {}).is_err());
     assert!(matches!(
         SmartArray::from_slice(&[1], &ArrayOptions::new().width(Bits::Exactly(0)).runtime(runtime())),
         Err(Error::InvalidBitWidth(0))
@@ -268,5 +270,27 @@ proptest! {
         for replica in 0..array.replica_count() {
             prop_assert_eq!(array.replica(replica).iter().collect::<Vec<_>>(), model.clone());
         }
+    }
+}
+
+#[test]
+fn many_threads_read_one_array_at_once() {
+    for runtime in [runtime(), two_node_runtime()] {
+        let expected = reference(100_003, 27, 5);
+        let options = ArrayOptions::new().placement(Placement::Replicated).bits(27).runtime(runtime);
+        let array = SmartArray::from_slice(&expected, &options).unwrap();
+        let total = expected.iter().fold(0u64, |s, &v| s.wrapping_add(v));
+        std::thread::scope(|scope| {
+            for reader in 0..9 {
+                let (array, expected) = (&array, &expected);
+                scope.spawn(move || {
+                    for i in (reader..expected.len()).step_by(97) {
+                        assert_eq!(array.get(i).unwrap(), expected[i]);
+                    }
+                    assert_eq!(array.sum(), total);
+                    assert_eq!(array.par_sum(), total);
+                });
+            }
+        });
     }
 }

@@ -95,6 +95,36 @@ impl F64Array {
         self.bits.placement_report()
     }
 
+    /// Rewrites the values in place, in parallel: `body(accumulator, worker, range, values)` gets
+    /// each batch `range` of the array (boundaries at multiples of `batch`) exactly once, with
+    /// its current values to overwrite; replicas are brought up to date afterwards. The
+    /// accumulators of the workers are combined with `combine` (e.g. a sum of changes).
+    ///
+    /// # Example
+    /// ```
+    /// use smartarrays::{ArrayOptions, F64Array};
+    /// let mut ranks = F64Array::from_fn(1000, &ArrayOptions::new(), |i| i as f64).unwrap();
+    /// let change = ranks.par_update(64, || 0.0, |change, _worker, _range, values| {
+    ///     values.iter_mut().fold(change, |c, v| { *v += 1.0; c + 1.0 })
+    /// }, |a, b| a + b);
+    /// assert_eq!(change, 1000.0);
+    /// assert_eq!(ranks.get(999).unwrap(), 1000.0);
+    /// ```
+    pub fn par_update<T: Send>(
+        &mut self,
+        batch: usize,
+        identity: impl Fn() -> T + Sync,
+        body: impl Fn(T, &crate::runtime::Worker, std::ops::Range<usize>, &mut [f64]) -> T + Sync,
+        combine: impl Fn(T, T) -> T,
+    ) -> T {
+        self.bits.par_update_words(
+            batch,
+            identity,
+            |a, worker, range, words| body(a, worker, range, bytemuck::cast_slice_mut(words)),
+            combine,
+        )
+    }
+
     /// The underlying 64-bit array.
     pub fn raw(&self) -> &SmartArray {
         &self.bits

@@ -434,3 +434,156 @@ impl SmartArray {
         memory::region_page_nodes(region)
     }
 }
+
+/// Batch-wise construction and in-place rewriting (added for graph analytics: CSR arrays are
+/// produced a range at a time, and PageRank rewrites its rank arrays every iteration).
+impl SmartArray {
+    /// Builds an array whose values `range` are written by `produce(range, out)` into a buffer
+    /// of `range.len()` decoded values, in parallel batches of [`PARALLEL_BATCH`] (each replica
+    /// is packed by the workers of its node). Like [`SmartArray::from_fn`], `produce` must be
+    /// pure: it runs once per batch and replica, and once more for [`Bits::Auto`]. A value that
+    /// does not fit an exact width is an [`Error::ValueTooWide`]; on error nothing is returned.
+    ///
+    /// # Example
+    /// ```
+    /// use smartarrays::{ArrayOptions, SmartArray};
+    /// let array = SmartArray::from_batches(1000, &ArrayOptions::new(), |range, out| {
+    ///     for (slot, i) in out.iter_mut().zip(range) {
+    ///         *slot = i as u64 * 2;
+    ///     }
+    /// })
+    /// .unwrap();
+    /// assert_eq!(array.bits(), 11);
+    /// assert_eq!(array.get(999).unwrap(), 1998);
+    /// ```
+    pub fn from_batches(len: usize, options: &ArrayOptions, produce: impl Fn(Range<usize>, &mut [u64]) + Sync) -> Result<SmartArray> {
+        let runtime = options.resolve_runtime()?;
+        let bits = match options.bits {
+            Bits::Exactly(bits) => codec::check_bits(bits)?,
+            Bits::Auto => {
+                let (largest, _) = runtime.map_reduce(
+                    0..len,
+                    PARALLEL_BATCH,
+                    || (0u64, Vec::new()),
+                    |(largest, mut buffer): (u64, Vec<u64>), _, range| {
+                        buffer.resize(range.len(), 0);
+                        produce(range, &mut buffer);
+                        (buffer.iter().copied().fold(largest, u64::max), buffer)
+                    },
+                    |a, b| (a.0.max(b.0), Vec::new()),
+                );
+                codec::bits_needed(largest)
+            }
+        };
+        let words = codec::storage_words(len, bits).ok_or(Error::AllocationFailed {
+            bytes: u64::MAX,
+            reason: format!("{len} values of {bits} bits overflow the address space"),
+        })?;
+        let topology = Arc::clone(runtime.topology());
+        let allocation = memory::allocate(&topology, &options.placement, words, options.huge_pages)?;
+        let mut array = SmartArray {
+            len,
+            bits,
+            placement: options.placement.clone(),
+            regions: allocation.regions,
+            region_nodes: allocation.nodes,
+            simulated: allocation.simulated,
+            runtime,
+        };
+        array.fill_batches(&produce)?;
+        Ok(array)
+    }
+
+    fn fill_batches(&mut self, produce: &(impl Fn(Range<usize>, &mut [u64]) + Sync)) -> Result<()> {
+        let (len, bits) = (self.len, self.bits);
+        let words_per_batch = PARALLEL_BATCH / 64 * bits as usize;
+        let parts: Vec<Part> = self.region_nodes.iter().map(|&node| Part { node, range: 0..len }).collect();
+        let pieces: Vec<Vec<Mutex<&mut [u64]>>> =
+            self.regions.iter_mut().map(|region| region.words_mut().chunks_mut(words_per_batch).map(Mutex::new).collect()).collect();
+        let max = codec::max_value(bits);
+        let runtime = Arc::clone(&self.runtime);
+        let (first_misfit, _) = runtime.run_parts(
+            &parts,
+            PARALLEL_BATCH,
+            false,
+            || (None::<(usize, u64)>, Vec::new()),
+            |(misfit, mut buffer): (Option<(usize, u64)>, Vec<u64>), _worker, part, batch| {
+                buffer.resize(batch.len(), 0);
+                produce(batch.clone(), &mut buffer);
+                let widest = buffer.iter().fold(0u64, |w, &v| w | v);
+                if let Ok(mut piece) = pieces[part][batch.start / PARALLEL_BATCH].lock() {
+                    codec::pack_into(&mut piece, bits, buffer.iter().map(|&v| v & max));
+                }
+                if widest > max {
+                    let offset = buffer.iter().position(|&v| v > max).unwrap_or(0);
+                    let found = (batch.start + offset, buffer[offset]);
+                    return (Some(misfit.map_or(found, |m: (usize, u64)| if m.0 < found.0 { m } else { found })), buffer);
+                }
+                (misfit, buffer)
+            },
+            |a, b| {
+                let misfit = match (a.0, b.0) {
+                    (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+                    (a, b) => a.or(b),
+                };
+                (misfit, Vec::new())
+            },
+        );
+        match first_misfit {
+            Some((index, value)) => Err(Error::ValueTooWide { index, value, bits, max }),
+            None => Ok(()),
+        }
+    }
+
+    /// Rewrites a 64-bit array in place, in parallel: `body(accumulator, worker, range, words)`
+    /// gets the batches `range` (boundaries at multiples of `batch`) of the first replica as
+    /// mutable words, exactly once each; the other replicas are then copied from the first by
+    /// their own node's workers. Returns the combined accumulators.
+    ///
+    /// # Panics
+    /// If the array is not 64 bits wide (words are values only at 64 bits).
+    pub(crate) fn par_update_words<T: Send>(
+        &mut self,
+        batch: usize,
+        identity: impl Fn() -> T + Sync,
+        body: impl Fn(T, &Worker, Range<usize>, &mut [u64]) -> T + Sync,
+        combine: impl Fn(T, T) -> T,
+    ) -> T {
+        assert_eq!(self.bits, 64, "in-place batch updates need a 64-bit array");
+        let (len, batch) = (self.len, batch.max(1));
+        let runtime = Arc::clone(&self.runtime);
+        let (first, rest) = self.regions.split_first_mut().expect("an array has at least one region");
+        let result = {
+            let pieces: Vec<Mutex<&mut [u64]>> = first.words_mut()[..len].chunks_mut(batch).map(Mutex::new).collect();
+            runtime.map_reduce(
+                0..len,
+                batch,
+                &identity,
+                |accumulator, worker, range| match pieces[range.start / batch].lock() {
+                    Ok(mut piece) => body(accumulator, worker, range, &mut piece),
+                    Err(_) => accumulator,
+                },
+                combine,
+            )
+        };
+        if !rest.is_empty() {
+            let source = &first.words()[..len];
+            let parts: Vec<Part> = self.region_nodes[1..].iter().map(|&node| Part { node, range: 0..len }).collect();
+            let pieces: Vec<Vec<Mutex<&mut [u64]>>> =
+                rest.iter_mut().map(|region| region.words_mut()[..len].chunks_mut(PARALLEL_BATCH).map(Mutex::new).collect()).collect();
+            runtime.run_parts(
+                &parts,
+                PARALLEL_BATCH,
+                false,
+                || (),
+                |(), _, part, range| {
+                    if let Ok(mut piece) = pieces[part][range.start / PARALLEL_BATCH].lock() {
+                        piece.copy_from_slice(&source[range]);
+                    }
+                },
+                |(), ()| (),
+            );
+        }
+        result
+    }
+}

@@ -76,6 +76,7 @@ pub fn sum_each(words: &[u64], bits: u32, start: usize, end: usize) -> u64 {
 /// Decodes whole 64-value chunks with the width known at compile time, so every shift and mask
 /// is a constant (the paper's unrolled unpack). `words` starts at a chunk; `out.len()` is a
 /// multiple of 64.
+#[allow(clippy::erasing_op, clippy::identity_op)] // the unrolled `J * B` includes `0 * B` and `1 * B`
 fn unpack_chunks_const<const B: u32>(words: &[u64], out: &mut [u64]) {
     let mask = max_value(B);
     for (chunk_words, chunk_out) in words.chunks_exact(B as usize).zip(out.chunks_exact_mut(64)) {

@@ -76,7 +76,9 @@ impl Runtime {
     /// Starts a pool. Workers are spread round-robin over the nodes that have CPUs (so a pool
     /// smaller than the machine still uses every node), then numbered node by node; each is
     /// pinned to its own CPU of that node (CPUs are reused when there are more workers than
-    /// CPUs). Described topologies are never pinned, since their CPUs may not exist.
+    /// CPUs). Only CPUs in the calling thread's affinity mask are used, so a runtime started under
+    /// `numactl --cpunodebind`, `taskset` or a narrowed `sched_setaffinity` stays on those CPUs
+    /// and nodes. Described topologies are never pinned, since their CPUs may not exist.
     pub fn new(options: RuntimeOptions) -> Result<Runtime> {
         let topology = match options.topology {
             Some(topology) => topology,
