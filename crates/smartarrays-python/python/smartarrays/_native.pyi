@@ -1,0 +1,196 @@
+# Type stubs of the native module smartarrays._native (implemented in Rust, src/*.rs).
+from collections.abc import Iterable, Iterator
+from typing import Any, Literal, TypedDict, final, overload
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+__all__ = [
+    "SmartArray",
+    "SmartArrayIterator",
+    "SmartTable",
+    "array",
+    "zeros",
+    "table",
+    "topology",
+    "set_threads",
+    "get_threads",
+    "kernel_level",
+    "__version__",
+]
+
+_Values = npt.ArrayLike | Iterable[int] | bytes | bytearray | memoryview | SmartArray
+_Bits = int | Literal["auto"] | None
+
+class _NodeInfo(TypedDict):
+    id: int
+    cpus: list[int]
+    memory_total: int
+    memory_free: int
+    distances: list[int]
+
+class _TopologyInfo(TypedDict):
+    source: Literal["discovered", "described"]
+    cpu_count: int
+    nodes: list[_NodeInfo]
+
+class _RegionReport(TypedDict):
+    intended_node: int | None
+    policy: str
+    policy_nodes: list[int]
+    pages: int
+    pages_by_node: dict[int, int]
+    pages_not_present: int
+
+class _PlacementReport(TypedDict):
+    placement: str
+    page_size: int
+    simulated: bool
+    regions: list[_RegionReport]
+    text: str
+
+@final
+class SmartArray:
+    """Unsigned integers bit-packed at ``bits`` bits each, in NUMA-placed memory.
+
+    >>> import smartarrays as sa
+    >>> a = sa.array([5, 0, 7], bits=3)
+    >>> a[0], a[-1], a.sum(), a.bits
+    (5, 7, 12, 3)
+    """
+
+    def __new__(
+        cls, values: _Values, placement: str = "interleaved", bits: _Bits = "auto", threads: int | None = None
+    ) -> SmartArray: ...
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, key: int, /) -> int: ...
+    @overload
+    def __getitem__(self, key: slice | npt.NDArray[Any] | list[int], /) -> npt.NDArray[np.uint64]: ...
+    def __setitem__(self, index: int, value: int, /) -> None:
+        """Writes one value into every replica; ValueError if it does not fit in ``bits``."""
+    def __iter__(self) -> SmartArrayIterator: ...
+    def __array__(self, dtype: npt.DTypeLike | None = None, copy: bool | None = None) -> npt.NDArray[Any]: ...
+    def to_numpy(self) -> npt.NDArray[np.uint64]:
+        """All values decoded into a new numpy uint64 array.
+
+        >>> import smartarrays as sa
+        >>> sa.array([1, 2, 3]).to_numpy()
+        array([1, 2, 3], dtype=uint64)
+        """
+    def tolist(self) -> list[int]: ...
+    def sum(self, threads: int | None = None) -> int:
+        """Sum modulo 2**64 (like numpy's uint64 sum).
+
+        ``threads=None`` runs on the array's runtime in parallel, ``threads=1`` on the calling
+        thread only, ``threads=n`` on a runtime of n workers.
+
+        >>> import smartarrays as sa
+        >>> sa.array(range(101)).sum(threads=1)
+        5050
+        """
+    def min(self, threads: int | None = None) -> int:
+        """Smallest value; ValueError when empty."""
+    def max(self, threads: int | None = None) -> int:
+        """Largest value; ValueError when empty."""
+    def minmax(self, threads: int | None = None) -> tuple[int, int]:
+        """``(min, max)`` in one scan; ValueError when empty."""
+    def mean(self, threads: int | None = None) -> float:
+        """Mean from the exact 128-bit sum; ValueError when empty."""
+    def count_nonzero(self, threads: int | None = None) -> int: ...
+    @property
+    def placement(self) -> str:
+        """``os``, ``node:N``, ``interleaved``, ``interleaved:N,M`` or ``replicated``."""
+    @property
+    def bits(self) -> int:
+        """Bits per value, 1 to 64."""
+    @property
+    def nbytes(self) -> int:
+        """Bytes of one densely packed copy: ``ceil(len * bits / 8)``."""
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes really mapped: every replica, whole pages, padding."""
+    @property
+    def replicas(self) -> int: ...
+    @property
+    def threads(self) -> int:
+        """Workers of the runtime that builds and scans this array."""
+    @property
+    def shape(self) -> tuple[int]: ...
+    @property
+    def ndim(self) -> Literal[1]: ...
+    @property
+    def dtype(self) -> np.dtype[np.uint64]: ...
+    def placement_report(self) -> _PlacementReport:
+        """Where the pages are, read back from the kernel.
+
+        >>> import smartarrays as sa
+        >>> sa.array(range(10_000), placement="os").placement_report()["placement"]
+        'os'
+        """
+    def __arrow_c_schema__(self) -> object: ...
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]: ...
+    def __arrow_c_stream__(self, requested_schema: object | None = None, *, chunk_values: int = 0) -> object:
+        """A C stream of uint64 chunks of ``chunk_values`` values (0: 2**20), decoded lazily.
+
+        >>> import smartarrays as sa, pyarrow as pa
+        >>> pa.chunked_array(sa.array([1, 2, 3], bits=2)).to_pylist()
+        [1, 2, 3]
+        """
+    def __reduce__(self) -> tuple[Any, ...]: ...
+
+@final
+class SmartArrayIterator(Iterator[int]):
+    def __iter__(self) -> SmartArrayIterator: ...
+    def __next__(self) -> int: ...
+
+def array(values: _Values, placement: str = "interleaved", bits: _Bits = "auto", threads: int | None = None) -> SmartArray:
+    """Builds a smart array.
+
+    ``values``: a numpy array or any one-dimensional buffer of integers (read in place, no
+    copy), or any iterable of non-negative ints. ``placement``: ``"os"``, ``"node:N"``,
+    ``"interleaved"``, ``"interleaved:N,M"`` or ``"replicated"``. ``bits``: ``"auto"`` (fewest
+    bits that hold the largest value) or 1..64 (ValueError naming the first value that does
+    not fit). ``threads``: workers that build and, by default, scan it.
+
+    >>> import numpy as np, smartarrays as sa
+    >>> sa.array(np.array([3, 9], dtype=np.uint32)).bits
+    4
+    >>> sa.array([1 << 40], bits=33)
+    Traceback (most recent call last):
+    ...
+    ValueError: value 1099511627776 at index 0 does not fit in 33 bits (largest allowed is 8589934591)
+    """
+
+@final
+class SmartTable:
+    """Equally long smart arrays exported together as an Arrow table (one uint64 column each).
+
+    >>> import smartarrays as sa, pyarrow as pa
+    >>> t = sa.table({"id": sa.array(range(3)), "score": sa.array([7, 8, 9], bits=33)})
+    >>> pa.table(t).to_pydict()
+    {'id': [0, 1, 2], 'score': [7, 8, 9]}
+    >>> t.columns, len(t), t["score"].bits
+    (['id', 'score'], 3, 33)
+    """
+
+    def __len__(self) -> int: ...
+    @property
+    def columns(self) -> list[str]: ...
+    def __getitem__(self, name: str, /) -> SmartArray: ...
+    def __arrow_c_schema__(self) -> object: ...
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object: ...
+
+def table(columns: dict[str, SmartArray], chunk_values: int = 0) -> SmartTable:
+    """Several smart arrays of one length as an Arrow table; batches of ``chunk_values`` rows.
+
+    The arrays stay shared with the table (and cannot be written) while it exists.
+    """
+
+def zeros(length: int, bits: int, placement: str = "interleaved", threads: int | None = None) -> SmartArray: ...
+def topology() -> _TopologyInfo: ...
+def set_threads(threads: int | None) -> None:
+    """Worker count for arrays built from now on (None: one per CPU, or SMARTARRAYS_THREADS)."""
+def get_threads() -> int: ...
+def kernel_level() -> Literal["scalar", "avx2", "avx512"]: ...

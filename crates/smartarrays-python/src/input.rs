@@ -1,0 +1,140 @@
+//! Turning Python arguments into core types: `placement=` and `bits=` values, and the values of
+//! a new array from a buffer (read in place), anything numpy can convert, or any iterable of
+//! Python integers (checked one by one, with the index of the first bad value in the error).
+
+use pyo3::buffer::PyUntypedBuffer;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyInt, PyString};
+use smartarrays::{ArrayOptions, Bits, Placement, SmartArray};
+
+use crate::buffer::{Column, Element, Kind, Typed};
+use crate::errors::to_py;
+
+/// Parses `placement=`: `"os"`, `"node:N"`, `"interleaved"`, `"interleaved:N,M"`, `"replicated"`.
+pub fn placement(text: &str) -> PyResult<Placement> {
+    text.parse::<Placement>().map_err(to_py)
+}
+
+/// Parses `bits=`: `"auto"`, `None` or an integer width 1..=64.
+pub fn bits(value: Option<&Bound<'_, PyAny>>) -> PyResult<Bits> {
+    let Some(value) = value.filter(|v| !v.is_none()) else {
+        return Ok(Bits::Auto);
+    };
+    if let Ok(text) = value.cast::<PyString>() {
+        let text = text.to_cow()?;
+        return if text.trim().eq_ignore_ascii_case("auto") {
+            Ok(Bits::Auto)
+        } else {
+            Err(PyValueError::new_err(format!("bits={text:?} is invalid: use \"auto\" or a width from 1 to 64")))
+        };
+    }
+    let width: i128 =
+        value.extract().map_err(|_| PyTypeError::new_err(format!("bits must be \"auto\" or an integer, not {}", type_name(value))))?;
+    match u32::try_from(width) {
+        Ok(width) => smartarrays::codec::check_bits(width).map(Bits::Exactly).map_err(to_py),
+        Err(_) => Err(PyValueError::new_err(format!("bit width {width} is invalid: it must be between 1 and 64"))),
+    }
+}
+
+fn type_name(value: &Bound<'_, PyAny>) -> String {
+    value.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into())
+}
+
+/// Why building from a buffer failed (decided without the GIL, reported with it).
+enum BuildError {
+    Core(smartarrays::Error),
+    Negative { index: usize, value: i64 },
+}
+
+impl From<BuildError> for PyErr {
+    fn from(error: BuildError) -> PyErr {
+        match error {
+            BuildError::Core(error) => to_py(error),
+            BuildError::Negative { index, value } => PyValueError::new_err(format!(
+                "value {value} at index {index} is negative: smart arrays hold unsigned integers (0 to 2**64-1)"
+            )),
+        }
+    }
+}
+
+/// Builds an array from `values` with `options`.
+pub fn build(py: Python<'_>, values: &Bound<'_, PyAny>, options: &ArrayOptions) -> PyResult<SmartArray> {
+    if let Ok(view) = PyUntypedBuffer::get(values) {
+        return from_buffer(py, &view, options);
+    }
+    if values.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(format!("expected a sequence, numpy array or buffer of integers, got {}", type_name(values))));
+    }
+    if values.hasattr("__array__")? {
+        let numpy = py.import("numpy")?;
+        let converted = numpy.call_method1("asarray", (values,))?;
+        let ndim: usize = converted.getattr("ndim")?.extract()?;
+        if ndim != 1 {
+            return Err(PyValueError::new_err(format!("expected one-dimensional values, got an array of {ndim} dimensions")));
+        }
+        let view = PyUntypedBuffer::get(&converted)?;
+        return from_buffer(py, &view, options);
+    }
+    let collected = collect_ints(values)?;
+    py.detach(|| SmartArray::from_slice(&collected, options)).map_err(to_py)
+}
+
+fn from_buffer(py: Python<'_>, view: &PyUntypedBuffer, options: &ArrayOptions) -> PyResult<SmartArray> {
+    let column = Column::new(view)?;
+    let built = py.detach(|| match column.kind() {
+        Kind::Unsigned(8) => match column.as_u64_slice() {
+            Some(slice) => SmartArray::from_slice(slice, options).map_err(BuildError::Core),
+            None => unsigned(column.typed::<u64>(), column.len(), options),
+        },
+        Kind::Unsigned(4) => unsigned(column.typed::<u32>(), column.len(), options),
+        Kind::Unsigned(2) => unsigned(column.typed::<u16>(), column.len(), options),
+        Kind::Unsigned(_) => unsigned(column.typed::<u8>(), column.len(), options),
+        Kind::Signed(8) => signed(column.typed::<i64>(), column.len(), options),
+        Kind::Signed(4) => signed(column.typed::<i32>(), column.len(), options),
+        Kind::Signed(2) => signed(column.typed::<i16>(), column.len(), options),
+        Kind::Signed(_) => signed(column.typed::<i8>(), column.len(), options),
+    });
+    Ok(built?)
+}
+
+fn unsigned<T: Element + Into<u64>>(values: Typed<'_, T>, len: usize, options: &ArrayOptions) -> Result<SmartArray, BuildError> {
+    SmartArray::from_fn(len, options, |i| values.get(i).into()).map_err(BuildError::Core)
+}
+
+fn signed<T: Element + Into<i64>>(values: Typed<'_, T>, len: usize, options: &ArrayOptions) -> Result<SmartArray, BuildError> {
+    if let Some(index) = (0..len).find(|&i| values.get(i).into() < 0) {
+        return Err(BuildError::Negative { index, value: values.get(index).into() });
+    }
+    SmartArray::from_fn(len, options, |i| values.get(i).into() as u64).map_err(BuildError::Core)
+}
+
+/// Collects any iterable of Python integers, naming the first element that is not one.
+fn collect_ints(values: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
+    let iterator = values
+        .try_iter()
+        .map_err(|_| PyTypeError::new_err(format!("expected a sequence, numpy array or buffer of integers, got {}", type_name(values))))?;
+    let mut collected = Vec::with_capacity(values.len().unwrap_or(0));
+    for (index, item) in iterator.enumerate() {
+        let item = item?;
+        match item.extract::<u64>() {
+            Ok(value) => collected.push(value),
+            Err(_) => return Err(bad_element(index, &item)),
+        }
+    }
+    Ok(collected)
+}
+
+fn bad_element(index: usize, item: &Bound<'_, PyAny>) -> PyErr {
+    match item.extract::<i128>() {
+        Ok(value) if value < 0 => {
+            PyValueError::new_err(format!("value {value} at index {index} is negative: smart arrays hold unsigned integers (0 to 2**64-1)"))
+        }
+        Ok(value) => PyValueError::new_err(format!("value {value} at index {index} does not fit in 64 bits")),
+        Err(_) if item.is_instance_of::<PyInt>() => PyValueError::new_err(format!(
+            "value {item} at index {index} is outside 0 to 2**64-1",
+            item = item.str().map(|s| s.to_string()).unwrap_or_default()
+        )),
+        Err(_) => PyTypeError::new_err(format!("element {index} is {}, not an integer", type_name(item))),
+    }
+}

@@ -1,0 +1,111 @@
+//! Python binding of smart arrays: the native module `smartarrays._native`, re-exported by the
+//! pure-Python package `smartarrays` (see `python/smartarrays/__init__.py`).
+//!
+//! The binding is thin: it parses Python arguments, hands them to the Rust core
+//! ([`smartarrays::SmartArray`] and its runtime, the same core the C ABI wraps), releases the GIL
+//! while the core works, and maps core errors to Python exceptions. Modules:
+//! - [`smart_array`]: the `SmartArray` class (indexing, slicing, reductions, properties);
+//! - [`input`]: Python values to core arrays (buffers read in place, sequences, numpy);
+//! - [`buffer`]: the only `unsafe` code: raw reads of Python buffers, writes into new numpy arrays;
+//! - [`arrow`]: the Arrow PyCapsule interface (`__arrow_c_array__`, `__arrow_c_stream__`);
+//! - [`table`]: several arrays exported together as an Arrow table (`smartarrays.table`);
+//! - [`runtime`]: default and per-call worker counts;
+//! - [`info`]: topology and placement reports as dicts;
+//! - [`errors`]: core errors to Python exceptions.
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+pub mod arrow;
+pub mod buffer;
+pub mod errors;
+pub mod info;
+pub mod input;
+pub mod runtime;
+pub mod smart_array;
+pub mod table;
+
+use crate::errors::IntoPy;
+use crate::smart_array::{build_array, PySmartArray, SmartArrayIterator};
+
+/// array(values, placement="interleaved", bits="auto", threads=None) -> SmartArray
+///
+/// Builds a smart array from a numpy array, any buffer of integers (read in place, without a
+/// copy), or any iterable of non-negative Python ints.
+#[pyfunction]
+#[pyo3(
+    signature = (values, placement = "interleaved", bits = None, threads = None),
+    text_signature = "(values, placement='interleaved', bits='auto', threads=None)"
+)]
+fn array(
+    py: Python<'_>,
+    values: &Bound<'_, PyAny>,
+    placement: &str,
+    bits: Option<&Bound<'_, PyAny>>,
+    threads: Option<i64>,
+) -> PyResult<PySmartArray> {
+    build_array(py, values, placement, bits, threads)
+}
+
+/// zeros(length, bits, placement="interleaved", threads=None) -> SmartArray
+///
+/// An array of `length` zeros stored at `bits` bits each (values up to 2**bits - 1 can then be
+/// written with `a[i] = v`).
+#[pyfunction]
+#[pyo3(signature = (length, bits, placement = "interleaved", threads = None))]
+fn zeros(py: Python<'_>, length: usize, bits: &Bound<'_, PyAny>, placement: &str, threads: Option<i64>) -> PyResult<PySmartArray> {
+    let bits = match input::bits(Some(bits))? {
+        smartarrays::Bits::Exactly(bits) => bits,
+        smartarrays::Bits::Auto => return Err(pyo3::exceptions::PyValueError::new_err("zeros() needs an exact bit width, not \"auto\"")),
+    };
+    let options = smartarrays::ArrayOptions::new()
+        .placement(input::placement(placement)?)
+        .runtime(runtime::resolve(runtime::check_threads(threads)?)?);
+    let built = py.detach(|| smartarrays::SmartArray::zeroed(length, bits, &options)).py_err()?;
+    Ok(PySmartArray::new(built))
+}
+
+/// topology() -> dict: the NUMA nodes the runtime follows (CPUs, memory, distances).
+#[pyfunction]
+fn topology(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let topology = smartarrays::Topology::current().py_err()?;
+    info::topology_dict(py, &topology)
+}
+
+/// set_threads(threads) -> None: worker count of the runtime used by arrays built from now on
+/// (None: the default, one worker per CPU or the SMARTARRAYS_THREADS environment variable).
+#[pyfunction]
+#[pyo3(signature = (threads))]
+fn set_threads(py: Python<'_>, threads: Option<i64>) -> PyResult<()> {
+    let threads = runtime::check_threads(threads)?;
+    py.detach(|| runtime::set_default_threads(threads))
+}
+
+/// get_threads() -> int: worker count of the runtime new arrays use.
+#[pyfunction]
+fn get_threads(py: Python<'_>) -> PyResult<usize> {
+    py.detach(|| runtime::resolve(None)).map(|r| r.threads())
+}
+
+/// kernel_level() -> str: the SIMD kernels the core decodes with (scalar, avx2 or avx512).
+#[pyfunction]
+fn kernel_level() -> &'static str {
+    smartarrays::codec::detected_level().name()
+}
+
+#[pymodule]
+#[pyo3(name = "_native")]
+fn native(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_class::<PySmartArray>()?;
+    module.add_class::<SmartArrayIterator>()?;
+    module.add_class::<table::SmartTable>()?;
+    module.add_function(wrap_pyfunction!(table::table, module)?)?;
+    module.add_function(wrap_pyfunction!(array, module)?)?;
+    module.add_function(wrap_pyfunction!(zeros, module)?)?;
+    module.add_function(wrap_pyfunction!(topology, module)?)?;
+    module.add_function(wrap_pyfunction!(set_threads, module)?)?;
+    module.add_function(wrap_pyfunction!(get_threads, module)?)?;
+    module.add_function(wrap_pyfunction!(kernel_level, module)?)?;
+    module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

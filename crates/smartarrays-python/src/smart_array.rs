@@ -1,0 +1,496 @@
+//! The Python class `smartarrays.SmartArray`: a thin wrapper of the core's [`SmartArray`] that
+//! translates indexing, slicing, iteration, reductions and properties into core calls, releasing
+//! the GIL for every scan. Reductions run on the array's runtime (parallel), on the calling
+//! thread (`threads=1`) or on a runtime of `threads` workers.
+
+use std::sync::{Arc, PoisonError, RwLock};
+
+use pyo3::exceptions::{PyBufferError, PyIndexError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyInt, PySlice, PyTuple};
+use smartarrays::array::PARALLEL_BATCH;
+use smartarrays::{codec, ArrayOptions, Runtime, SmartArray};
+
+use crate::buffer::new_numpy_u64;
+use crate::errors::IntoPy;
+use crate::{arrow, info, input, runtime};
+
+/// Builds a SmartArray from Python arguments (shared by `smartarrays.array` and the class
+/// constructor).
+pub fn build_array(
+    py: Python<'_>,
+    values: &Bound<'_, PyAny>,
+    placement: &str,
+    bits: Option<&Bound<'_, PyAny>>,
+    threads: Option<i64>,
+) -> PyResult<PySmartArray> {
+    let options = ArrayOptions::new()
+        .placement(input::placement(placement)?)
+        .width(input::bits(bits)?)
+        .runtime(runtime::resolve(runtime::check_threads(threads)?)?);
+    if let Ok(other) = values.cast::<PySmartArray>() {
+        let source = other.get().shared();
+        let array = py.detach(|| SmartArray::from_slice(&source.to_vec(), &options)).py_err()?;
+        return Ok(PySmartArray::new(array));
+    }
+    input::build(py, values, &options).map(PySmartArray::new)
+}
+
+/// What `__reduce__` returns: the constructor and its arguments (values, placement, bits).
+type Reduced<'py> = (Bound<'py, PyAny>, (Bound<'py, PyAny>, String, u32));
+
+/// Which threads run a reduction.
+enum Workers {
+    /// The array's own runtime, in parallel.
+    Array,
+    /// The calling thread only.
+    Calling,
+    /// A runtime of a chosen size.
+    Pool(Arc<Runtime>),
+}
+
+impl Workers {
+    fn from_threads(threads: Option<i64>) -> PyResult<Workers> {
+        Ok(match runtime::check_threads(threads)? {
+            None => Workers::Array,
+            Some(1) => Workers::Calling,
+            Some(n) => Workers::Pool(runtime::with_threads(n)?),
+        })
+    }
+}
+
+/// Folds decoded chunks of the whole array with the chosen workers.
+fn fold_chunks<T: Send>(
+    array: &SmartArray,
+    workers: &Workers,
+    identity: impl Fn() -> T + Sync,
+    fold: impl Fn(T, &[u64]) -> T + Sync,
+    combine: impl Fn(T, T) -> T,
+) -> T {
+    let fold_range = |accumulator: T, view: smartarrays::ArrayView<'_>, range: std::ops::Range<usize>| {
+        let mut accumulator = Some(accumulator);
+        let visited = view.for_each_chunk(range, |_, values| accumulator = accumulator.take().map(|a| fold(a, values)));
+        debug_assert!(visited.is_ok());
+        accumulator.unwrap_or_else(&identity)
+    };
+    match workers {
+        Workers::Array => array.par_map_reduce(&identity, |a, _, values| fold(a, values), combine),
+        Workers::Calling => fold_range(identity(), array.local(), 0..array.len()),
+        Workers::Pool(pool) => pool.map_reduce(
+            0..array.len(),
+            PARALLEL_BATCH,
+            &identity,
+            |a, worker, range| fold_range(a, array.for_worker(worker), range),
+            combine,
+        ),
+    }
+}
+
+fn min_max(a: Option<(u64, u64)>, b: Option<(u64, u64)>) -> Option<(u64, u64)> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.max(b.1))),
+        (a, b) => a.or(b),
+    }
+}
+
+/// A smart array: unsigned integers bit-packed at `bits` bits each, in memory placed on NUMA
+/// nodes by `placement`, all in the Rust core.
+///
+/// Build one with `smartarrays.array(values, placement="interleaved", bits="auto")`.
+///
+/// >>> import smartarrays, numpy as np
+/// >>> a = smartarrays.array(np.arange(1000, dtype=np.uint64), bits="auto")
+/// >>> len(a), a.bits, a[-1], a.sum()
+/// (1000, 10, 999, 499500)
+/// >>> a[10:13]
+/// array([10, 11, 12], dtype=uint64)
+#[pyclass(name = "SmartArray", module = "smartarrays", frozen)]
+pub struct PySmartArray {
+    inner: RwLock<Arc<SmartArray>>,
+}
+
+impl PySmartArray {
+    /// Wraps a core array.
+    pub fn new(array: SmartArray) -> Self {
+        PySmartArray { inner: RwLock::new(Arc::new(array)) }
+    }
+
+    /// A shared handle to the core array (scans use it with the GIL released).
+    pub fn shared(&self) -> Arc<SmartArray> {
+        Arc::clone(&self.inner.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn normalize(len: usize, index: isize) -> PyResult<usize> {
+        let resolved = if index < 0 { index.checked_add(len as isize) } else { Some(index) };
+        match resolved {
+            Some(i) if i >= 0 && (i as usize) < len => Ok(i as usize),
+            _ => Err(PyIndexError::new_err(format!("index {index} is out of range for an array of length {len}"))),
+        }
+    }
+
+    fn take<'py>(py: Python<'py>, array: Arc<SmartArray>, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let numpy = py.import("numpy")?;
+        let mut indices = numpy.call_method1("asarray", (key,))?;
+        let kind: String = indices.getattr("dtype")?.getattr("kind")?.extract()?;
+        let ndim: usize = indices.getattr("ndim")?.extract()?;
+        if ndim != 1 {
+            return Err(PyIndexError::new_err(format!("index arrays must be one-dimensional, got {ndim} dimensions")));
+        }
+        let len = array.len();
+        match kind.as_str() {
+            "b" => {
+                let mask_len = indices.len()?;
+                if mask_len != len {
+                    return Err(PyIndexError::new_err(format!("boolean index of length {mask_len} does not match the array length {len}")));
+                }
+                indices = numpy.call_method1("flatnonzero", (indices,))?;
+            }
+            "i" | "u" => {}
+            _ if indices.len()? == 0 => {}
+            _ => return Err(PyIndexError::new_err("only integers, slices and integer or boolean arrays are valid indices")),
+        }
+        let positions: Vec<i128> = indices.call_method0("tolist")?.extract()?;
+        let mut resolved = Vec::with_capacity(positions.len());
+        for &position in &positions {
+            let index = if position < 0 { position + len as i128 } else { position };
+            if index < 0 || index >= len as i128 {
+                return Err(PyIndexError::new_err(format!("index {position} is out of range for an array of length {len}")));
+            }
+            resolved.push(index as usize);
+        }
+        new_numpy_u64(py, resolved.len(), |out| {
+            let view = array.local();
+            for (slot, &index) in out.iter_mut().zip(&resolved) {
+                *slot = view.value(index);
+            }
+        })
+    }
+}
+
+#[pymethods]
+impl PySmartArray {
+    /// SmartArray(values, placement="interleaved", bits="auto", threads=None): same as
+    /// `smartarrays.array`.
+    #[new]
+    #[pyo3(
+        signature = (values, placement = "interleaved", bits = None, threads = None),
+        text_signature = "(values, placement='interleaved', bits='auto', threads=None)"
+    )]
+    fn py_new(
+        py: Python<'_>,
+        values: &Bound<'_, PyAny>,
+        placement: &str,
+        bits: Option<&Bound<'_, PyAny>>,
+        threads: Option<i64>,
+    ) -> PyResult<PySmartArray> {
+        build_array(py, values, placement, bits, threads)
+    }
+
+    fn __len__(&self) -> usize {
+        self.shared().len()
+    }
+
+    /// `a[i]` is an int (negative indices count from the end); `a[start:stop:step]` and
+    /// `a[index_array]` are new numpy uint64 arrays.
+    fn __getitem__<'py>(&self, py: Python<'py>, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let array = self.shared();
+        let len = array.len();
+        if let Ok(slice) = key.cast::<PySlice>() {
+            let range = slice.indices(len as isize)?;
+            let (start, step, count) = (range.start, range.step, range.slicelength);
+            return new_numpy_u64(py, count, |out| {
+                if step == 1 {
+                    let unpacked = array.unpack(start as usize, out);
+                    debug_assert!(unpacked.is_ok());
+                } else {
+                    let view = array.local();
+                    for (k, slot) in out.iter_mut().enumerate() {
+                        *slot = view.value((start + k as isize * step) as usize);
+                    }
+                }
+            });
+        }
+        if key.is_instance_of::<PyInt>() || (key.hasattr("__index__")? && !key.hasattr("__len__")?) {
+            let index: isize =
+                key.extract().map_err(|_| PyIndexError::new_err(format!("index {key} is out of range for an array of length {len}")))?;
+            let value = array.get(Self::normalize(len, index)?).py_err()?;
+            return Ok(value.into_pyobject(py)?.into_any());
+        }
+        if key.is_instance_of::<PyTuple>() {
+            return Err(PyIndexError::new_err("smart arrays are one-dimensional: use a single index or slice"));
+        }
+        Self::take(py, array, key)
+    }
+
+    /// `a[i] = value` writes one value into every replica; a value wider than the array's
+    /// bits raises ValueError and writes nothing.
+    fn __setitem__(&self, index: isize, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let value: u64 = value.extract().map_err(|_| match value.extract::<i128>() {
+            Ok(v) => PyValueError::new_err(format!("value {v} is outside 0 to 2**64-1: smart arrays hold unsigned integers")),
+            Err(_) => PyTypeError::new_err("smart array values must be integers"),
+        })?;
+        let mut guard = self.inner.write().unwrap_or_else(PoisonError::into_inner);
+        let len = guard.len();
+        let index = Self::normalize(len, index)?;
+        let array = Arc::get_mut(&mut guard).ok_or_else(|| {
+            PyBufferError::new_err("the array cannot be changed while it is shared (by an Arrow export or a scan in another thread)")
+        })?;
+        array.set(index, value).py_err()
+    }
+
+    fn __iter__(slf: Bound<'_, Self>) -> SmartArrayIterator {
+        SmartArrayIterator { array: slf.unbind(), next: 0, buffer: Vec::new(), buffer_start: 0 }
+    }
+
+    fn __repr__(&self) -> String {
+        let array = self.shared();
+        let len = array.len();
+        let shown: Vec<String> = if len <= 8 {
+            array.iter().map(|v| v.to_string()).collect()
+        } else {
+            let head = (0..3).map(|i| array.local().value(i).to_string());
+            let tail = (len - 3..len).map(|i| array.local().value(i).to_string());
+            head.chain(std::iter::once("...".to_string())).chain(tail).collect()
+        };
+        format!("SmartArray([{}], len={len}, bits={}, placement='{}')", shown.join(", "), array.bits(), array.placement())
+    }
+
+    /// numpy conversion (`numpy.asarray(a)`): always a decoded copy.
+    #[pyo3(signature = (dtype = None, copy = None))]
+    fn __array__<'py>(&self, py: Python<'py>, dtype: Option<&Bound<'py, PyAny>>, copy: Option<bool>) -> PyResult<Bound<'py, PyAny>> {
+        if copy == Some(false) {
+            return Err(PyValueError::new_err("a smart array is bit-packed: converting it to numpy always makes a decoded copy"));
+        }
+        let decoded = self.to_numpy(py)?;
+        match dtype {
+            Some(dtype) if !dtype.is_none() => decoded.call_method1("astype", (dtype,)),
+            _ => Ok(decoded),
+        }
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        let array = self.shared();
+        let constructor = py.import("smartarrays")?.getattr("array")?;
+        Ok((constructor, (self.to_numpy(py)?, array.placement().to_string(), array.bits())))
+    }
+
+    /// All values decoded into a new numpy uint64 array.
+    fn to_numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let array = self.shared();
+        new_numpy_u64(py, array.len(), |out| {
+            let unpacked = array.unpack(0, out);
+            debug_assert!(unpacked.is_ok());
+        })
+    }
+
+    /// All values as a list of Python ints.
+    fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.to_numpy(py)?.call_method0("tolist")
+    }
+
+    /// Sum of all values, modulo 2**64 (like numpy's uint64 sum). `threads=None` runs on the
+    /// array's runtime in parallel, `threads=1` on the calling thread, `threads=n` on n workers.
+    #[pyo3(signature = (threads = None))]
+    fn sum(&self, py: Python<'_>, threads: Option<i64>) -> PyResult<u64> {
+        let workers = Workers::from_threads(threads)?;
+        let array = self.shared();
+        Ok(py.detach(|| match &workers {
+            Workers::Array => array.par_sum(),
+            Workers::Calling => array.sum(),
+            Workers::Pool(pool) => pool.map_reduce(
+                0..array.len(),
+                PARALLEL_BATCH,
+                || 0u64,
+                |sum, worker, range| {
+                    let words = array.for_worker(worker).packed_words();
+                    sum.wrapping_add(codec::sum_range(words, array.bits(), range.start, range.end))
+                },
+                u64::wrapping_add,
+            ),
+        }))
+    }
+
+    /// Smallest value; ValueError when the array is empty.
+    #[pyo3(signature = (threads = None))]
+    fn min(&self, py: Python<'_>, threads: Option<i64>) -> PyResult<u64> {
+        self.min_max(py, threads, "min").map(|(min, _)| min)
+    }
+
+    /// Largest value; ValueError when the array is empty.
+    #[pyo3(signature = (threads = None))]
+    fn max(&self, py: Python<'_>, threads: Option<i64>) -> PyResult<u64> {
+        self.min_max(py, threads, "max").map(|(_, max)| max)
+    }
+
+    /// `(min, max)` in one scan; ValueError when the array is empty.
+    #[pyo3(signature = (threads = None))]
+    fn minmax(&self, py: Python<'_>, threads: Option<i64>) -> PyResult<(u64, u64)> {
+        self.min_max(py, threads, "minmax")
+    }
+
+    /// Arithmetic mean as a float, computed from the exact (128-bit) sum; ValueError when empty.
+    #[pyo3(signature = (threads = None))]
+    fn mean(&self, py: Python<'_>, threads: Option<i64>) -> PyResult<f64> {
+        let workers = Workers::from_threads(threads)?;
+        let array = self.shared();
+        if array.is_empty() {
+            return Err(PyValueError::new_err("mean() of an empty smart array"));
+        }
+        let total = py.detach(|| {
+            fold_chunks(&array, &workers, || 0u128, |acc, values| acc + values.iter().map(|&v| u128::from(v)).sum::<u128>(), |a, b| a + b)
+        });
+        Ok(total as f64 / array.len() as f64)
+    }
+
+    /// Number of values that are not zero.
+    #[pyo3(signature = (threads = None))]
+    fn count_nonzero(&self, py: Python<'_>, threads: Option<i64>) -> PyResult<usize> {
+        let workers = Workers::from_threads(threads)?;
+        let array = self.shared();
+        Ok(py.detach(|| {
+            fold_chunks(&array, &workers, || 0usize, |acc, values| acc + values.iter().filter(|&&v| v != 0).count(), |a, b| a + b)
+        }))
+    }
+
+    /// The placement the array was built with: `os`, `node:N`, `interleaved[:N,M]` or
+    /// `replicated`.
+    #[getter]
+    fn placement(&self) -> String {
+        self.shared().placement().to_string()
+    }
+
+    /// Bits per value (1..64).
+    #[getter]
+    fn bits(&self) -> u32 {
+        self.shared().bits()
+    }
+
+    /// Bytes the values take densely packed in one copy: `ceil(len * bits / 8)`.
+    #[getter]
+    fn nbytes(&self) -> usize {
+        self.shared().packed_bytes()
+    }
+
+    /// Bytes of memory the array really occupies: every replica, whole pages.
+    #[getter]
+    fn memory_bytes(&self) -> usize {
+        self.shared().memory_bytes()
+    }
+
+    /// Number of copies (one per NUMA node when replicated, else 1).
+    #[getter]
+    fn replicas(&self) -> usize {
+        self.shared().replica_count()
+    }
+
+    /// Worker threads of the runtime that builds and scans the array.
+    #[getter]
+    fn threads(&self) -> usize {
+        self.shared().runtime().threads()
+    }
+
+    /// `(len,)`, as for a one-dimensional numpy array.
+    #[getter]
+    fn shape(&self) -> (usize,) {
+        (self.shared().len(),)
+    }
+
+    /// Always 1.
+    #[getter]
+    fn ndim(&self) -> usize {
+        1
+    }
+
+    /// `numpy.dtype("uint64")`: the type values decode to.
+    #[getter]
+    fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        py.import("numpy")?.getattr("dtype")?.call1(("uint64",))
+    }
+
+    /// Where the array's pages are, read back from the kernel, as a dict (see the stub file).
+    fn placement_report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let array = self.shared();
+        let report = py.detach(|| array.placement_report()).py_err()?;
+        info::report_dict(py, &report)
+    }
+
+    /// Arrow PyCapsule interface: the schema (uint64, not nullable).
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        arrow::schema_capsule(py)
+    }
+
+    /// Arrow PyCapsule interface: `(schema, array)` capsules of the decoded values.
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_array__<'py>(&self, py: Python<'py>, requested_schema: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyTuple>> {
+        let _ = requested_schema;
+        arrow::array_capsules(py, self.shared())
+    }
+
+    /// Arrow PyCapsule interface: a stream of uint64 chunks of `chunk_values` values (0: 2**20),
+    /// decoded as the consumer pulls them.
+    #[pyo3(signature = (requested_schema = None, *, chunk_values = 0))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<&Bound<'py, PyAny>>,
+        chunk_values: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let _ = requested_schema;
+        arrow::stream_capsule(py, self.shared(), chunk_values)
+    }
+}
+
+impl PySmartArray {
+    fn min_max(&self, py: Python<'_>, threads: Option<i64>, what: &str) -> PyResult<(u64, u64)> {
+        let workers = Workers::from_threads(threads)?;
+        let array = self.shared();
+        let found = py.detach(|| {
+            fold_chunks(
+                &array,
+                &workers,
+                || None,
+                |acc, values| {
+                    let chunk =
+                        values.iter().fold(None, |m: Option<(u64, u64)>, &v| Some(m.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v)))));
+                    min_max(acc, chunk)
+                },
+                min_max,
+            )
+        });
+        found.ok_or_else(|| PyValueError::new_err(format!("{what}() of an empty smart array")))
+    }
+}
+
+/// Iterator over a smart array's values. It decodes 1024 values at a time and shares the array
+/// only while decoding, so the loop body may write to the array (a write to a value of the
+/// current block of 1024 that is still ahead is seen from the next block on).
+#[pyclass(name = "SmartArrayIterator", module = "smartarrays")]
+pub struct SmartArrayIterator {
+    array: Py<PySmartArray>,
+    next: usize,
+    buffer: Vec<u64>,
+    buffer_start: usize,
+}
+
+#[pymethods]
+impl SmartArrayIterator {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self) -> Option<u64> {
+        if self.next >= self.buffer_start + self.buffer.len() {
+            let array = self.array.get().shared();
+            if self.next >= array.len() {
+                return None;
+            }
+            let count = (array.len() - self.next).min(smartarrays::array::VISIT_CHUNK);
+            self.buffer.resize(count, 0);
+            array.unpack(self.next, &mut self.buffer).ok()?;
+            self.buffer_start = self.next;
+        }
+        let value = self.buffer[self.next - self.buffer_start];
+        self.next += 1;
+        Some(value)
+    }
+}

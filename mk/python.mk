@@ -1,0 +1,53 @@
+# Python binding (crates/smartarrays-python): the `smartarrays` package, one abi3 wheel built by
+# maturin (PyO3), installed into the repository's .venv and tested with pytest + hypothesis.
+#   make setup-python   create .venv (python3 -m venv) if missing; pip-install the build and
+#                       test requirements (maturin, numpy, pytest, hypothesis, pyarrow, polars,
+#                       duckdb) when crates/smartarrays-python/requirements-dev.txt changed
+#   make build-python   build the release wheel into target/wheels-python and install it
+#   make test-python    build-python, then run the pytest suite
+#   make bench-python   single-threaded sum: numpy vs smartarrays (64 and 33 bits), 100M values
+#                       (PY_BENCH_ELEMENTS=N for fewer)
+
+PYTHON ?= python3
+PY_VENV := .venv
+PY := $(PY_VENV)/bin/python
+PY_CRATE := crates/smartarrays-python
+PY_WHEELS := target/wheels-python
+PY_SETUP_STAMP := $(PY_VENV)/.smartarrays-python-requirements
+PY_BENCH_ELEMENTS ?= 100000000
+PY_DEMO_ELEMENTS ?= 20000000
+DEMO_DIR ?= demo-output
+
+SETUP_TARGETS += setup-python
+TEST_TARGETS += test-python
+DEMO_TARGETS += demo-python
+
+.PHONY: setup-python build-python test-python bench-python demo-python
+
+setup-python: $(PY_SETUP_STAMP)
+
+# The stamp is newer than the requirements once they are installed, so a second run does nothing.
+$(PY_SETUP_STAMP): $(PY_CRATE)/requirements-dev.txt
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) (3.11 or newer) is required for the Python binding" >&2; exit 1; }
+	@test -x $(PY) || { echo "setup-python: creating $(PY_VENV)"; $(PYTHON) -m venv $(PY_VENV); }
+	@echo "setup-python: installing $(PY_CRATE)/requirements-dev.txt into $(PY_VENV)"
+	@$(PY) -m pip install --quiet --disable-pip-version-check -r $(PY_CRATE)/requirements-dev.txt
+	@touch $@
+
+build-python: setup-python setup-rust
+	@rm -f $(PY_WHEELS)/smartarrays-*.whl
+	@echo "build-python: maturin build --release ($(PY_CRATE))"
+	@VIRTUAL_ENV="$(CURDIR)/$(PY_VENV)" PATH="$(CURDIR)/$(PY_VENV)/bin:$$PATH" \
+		maturin build --release --quiet --manifest-path $(PY_CRATE)/Cargo.toml --interpreter $(PY) --out $(PY_WHEELS)
+	@$(PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(PY_WHEELS)/smartarrays-*.whl
+
+test-python: build-python
+	@echo "test-python: pytest $(PY_CRATE)/tests"
+	@cd $(PY_CRATE) && $(CURDIR)/$(PY) -m pytest -q -p no:cacheprovider tests
+
+bench-python: build-python
+	$(PY) $(PY_CRATE)/bench/sum_bench.py --elements $(PY_BENCH_ELEMENTS)
+
+demo-python: build-python
+	@mkdir -p $(DEMO_DIR)
+	$(PY) $(PY_CRATE)/bench/sum_bench.py --elements $(PY_DEMO_ELEMENTS) | tee $(DEMO_DIR)/python-sum.txt
