@@ -1,0 +1,517 @@
+// SmartArray: the Java face of a native smart array (unsigned 64-bit values at 1..64 bits, with
+// a NUMA placement). Owns one C handle; every operation is a downcall into libsmartarrays, so
+// the codec, placement and runtime stay implemented once, in Rust. Lifetime: explicit close()
+// (try-with-resources), safe to repeat, with a Cleaner as the fallback for forgotten arrays.
+package org.smartarrays;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
+import java.util.Objects;
+import java.util.OptionalLong;
+
+/**
+ * An array of unsigned 64-bit integers stored in {@link #bits()} bits each, in native memory
+ * placed on NUMA nodes by a {@link Placement}. Values are Java {@code long}s read as unsigned:
+ * a 64-bit value above {@link Long#MAX_VALUE} comes back negative (use
+ * {@link Long#toUnsignedString(long)} and {@link Long#compareUnsigned(long, long)}).
+ *
+ * <pre>{@code
+ * try (SmartArray array = SmartArray.of(new long[] {3, 1, 4, 1, 5}, Placement.interleaved(), SmartArray.AUTO_BITS)) {
+ *     assert array.bits() == 3;          // 5 fits in 3 bits
+ *     assert array.get(2) == 4;
+ *     assert array.sum() == 14;
+ *     try (ChunkCursor cursor = array.cursor()) {
+ *         while (cursor.next()) {
+ *             for (int i = 0; i < cursor.count(); i++) {
+ *                 long value = cursor.value(i);  // decoded 2048 values per native call
+ *             }
+ *         }
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Thread safety: reads ({@code get}, sums, cursors, segments) may run on any number of threads
+ * at once; {@link #set(long, long)} must not run at the same time as any other call on the same
+ * array. {@link #close()} fails with {@link IllegalStateException} while another thread is inside
+ * a native call on the array, and every use after close fails with {@link IllegalStateException}
+ * instead of touching freed memory.
+ */
+@SuppressWarnings("restricted") // handles and raw values get their size and lifetime from the C ABI's contract
+public final class SmartArray implements AutoCloseable {
+    /** Width argument that asks for the fewest bits that hold the largest value. */
+    public static final int AUTO_BITS = 0;
+
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    /** Per-thread 16-byte slot for the C functions' out-arguments. */
+    private static final ThreadLocal<MemorySegment> SCRATCH = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(16, 8));
+
+    /** The native handle, scoped to {@link #arena}: once the arena is closed it can no longer be passed to C. */
+    private final MemorySegment handle;
+
+    private final Arena arena;
+    private final Release release;
+    private final Cleaner.Cleanable cleanable;
+    private final long length;
+    private final int bits;
+    private final Placement placement;
+
+    private SmartArray(MemorySegment raw) {
+        this.arena = Arena.ofShared();
+        this.handle = raw.reinterpret(arena, null);
+        this.release = new Release(arena, raw);
+        this.cleanable = CLEANER.register(this, release);
+        try {
+            MemorySegment slot = SCRATCH.get();
+            Native.check((int) Native.ARRAY_LEN.invokeExact(handle, slot));
+            this.length = slot.get(JAVA_LONG, 0);
+            Native.check((int) Native.ARRAY_BITS.invokeExact(handle, slot));
+            this.bits = slot.get(JAVA_INT, 0);
+            Native.check((int) Native.ARRAY_PLACEMENT.invokeExact(handle, slot));
+            this.placement = Placement.parse(Native.takeString(slot));
+        } catch (Throwable t) {
+            cleanable.clean();
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * Builds an array from values, at the fewest bits that hold the largest, with the OS default placement.
+     *
+     * @param values the values (read as unsigned; copied)
+     * @return the new array
+     */
+    public static SmartArray of(long... values) {
+        return of(values, Placement.osDefault(), AUTO_BITS);
+    }
+
+    /**
+     * Builds an array from a copy of {@code values}.
+     *
+     * @param values the values (read as unsigned)
+     * @param placement where the memory goes
+     * @param bits the width, 1..64, or {@link #AUTO_BITS}
+     * @return the new array
+     * @throws SmartArrayException when a value does not fit the width ({@code VALUE_TOO_WIDE}, naming the
+     *     first such index), the width or placement is invalid, or memory runs out
+     */
+    public static SmartArray of(long[] values, Placement placement, int bits) {
+        Objects.requireNonNull(values, "values");
+        try (Arena temporary = Arena.ofConfined()) {
+            MemorySegment copy = temporary.allocate(JAVA_LONG, Math.max(1, values.length));
+            MemorySegment.copy(values, 0, copy, JAVA_LONG, 0, values.length);
+            return of(copy.asSlice(0, (long) values.length * Long.BYTES), placement, bits);
+        }
+    }
+
+    /**
+     * Builds an array from the 64-bit values in a native segment, without an extra copy on the Java side.
+     *
+     * @param values a native segment holding {@code byteSize() / 8} values in native byte order
+     * @param placement where the memory goes
+     * @param bits the width, 1..64, or {@link #AUTO_BITS}
+     * @return the new array
+     * @throws IllegalArgumentException when the segment is on the Java heap or not a whole number of values
+     * @throws SmartArrayException as for {@link #of(long[], Placement, int)}
+     */
+    public static SmartArray of(MemorySegment values, Placement placement, int bits) {
+        Objects.requireNonNull(values, "values");
+        Objects.requireNonNull(placement, "placement");
+        if (!values.isNative()) {
+            throw new IllegalArgumentException("values must be a native segment; use of(long[], ...) for Java arrays");
+        }
+        if (values.byteSize() % Long.BYTES != 0) {
+            throw new IllegalArgumentException("values must hold whole 8-byte values, got " + values.byteSize() + " bytes");
+        }
+        try (Arena temporary = Arena.ofConfined()) {
+            MemorySegment out = temporary.allocate(ADDRESS);
+            int status = (int) Native.ARRAY_FROM_U64.invokeExact(values, values.byteSize() / Long.BYTES,
+                    temporary.allocateFrom(placement.toString()), bits, out);
+            Native.check(status);
+            return new SmartArray(out.get(ADDRESS, 0));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * An array of {@code length} zeros.
+     *
+     * @param length the number of values
+     * @param placement where the memory goes
+     * @param bits the width, 1..64 ({@link #AUTO_BITS} gives 1 bit)
+     * @return the new array
+     * @throws SmartArrayException for an invalid width or placement, or when memory runs out
+     */
+    public static SmartArray zeros(long length, Placement placement, int bits) {
+        Objects.requireNonNull(placement, "placement");
+        if (length < 0) {
+            throw new IllegalArgumentException("length must not be negative, got " + length);
+        }
+        try (Arena temporary = Arena.ofConfined()) {
+            MemorySegment out = temporary.allocate(ADDRESS);
+            Native.check((int) Native.ARRAY_NEW.invokeExact(length, temporary.allocateFrom(placement.toString()), bits, out));
+            return new SmartArray(out.get(ADDRESS, 0));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** @return the number of values */
+    public long length() {
+        return length;
+    }
+
+    /** @return the bits each value takes, 1..64 */
+    public int bits() {
+        return bits;
+    }
+
+    /** @return whether values are stored uncompressed (64 bits), so {@link #segment()} works */
+    public boolean isUncompressed() {
+        return bits == 64;
+    }
+
+    /** @return the placement the array was built with */
+    public Placement placement() {
+        return placement;
+    }
+
+    /**
+     * Value {@code index} (one native call; for scans use {@link #cursor()} or {@link #segment()}).
+     *
+     * @param index 0-based index
+     * @return the value, as an unsigned 64-bit pattern
+     * @throws SmartArrayException {@code INDEX_OUT_OF_RANGE} past the end
+     */
+    public long get(long index) {
+        try {
+            MemorySegment slot = SCRATCH.get();
+            int status = (int) Native.ARRAY_GET.invokeExact(handle, index, slot);
+            if (status != 0) {
+                throw Native.failure(status);
+            }
+            return slot.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * Sets value {@code index} (in every replica). Must not run at the same time as another call on this array.
+     *
+     * @param index 0-based index
+     * @param value the value, read as unsigned
+     * @throws SmartArrayException {@code INDEX_OUT_OF_RANGE}, {@code VALUE_TOO_WIDE} (nothing is written), or
+     *     {@code BUSY} while an Arrow export shares the array
+     */
+    public void set(long index, long value) {
+        try {
+            Native.check((int) Native.ARRAY_SET.invokeExact(handle, index, value));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * Wrapping (mod 2<sup>64</sup>) sum of all values, in parallel on the library's runtime workers.
+     *
+     * @return the sum, as an unsigned 64-bit pattern
+     */
+    public long sum() {
+        return reduce(Native.ARRAY_SUM).orElseThrow();
+    }
+
+    /**
+     * Wrapping sum of the values at {@code start..end} (end exclusive), on the calling thread only.
+     *
+     * @param start first index
+     * @param end index after the last
+     * @return the sum, as an unsigned 64-bit pattern
+     * @throws SmartArrayException {@code RANGE_OUT_OF_BOUNDS} for a reversed range or one past the end
+     */
+    public long sumRange(long start, long end) {
+        try {
+            MemorySegment slot = SCRATCH.get();
+            Native.check((int) Native.ARRAY_SUM_RANGE.invokeExact(handle, start, end, slot));
+            return slot.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** @return the smallest value (unsigned order), or empty for an empty array; computed in parallel */
+    public OptionalLong min() {
+        return reduce(Native.ARRAY_MIN);
+    }
+
+    /** @return the largest value (unsigned order), or empty for an empty array; computed in parallel */
+    public OptionalLong max() {
+        return reduce(Native.ARRAY_MAX);
+    }
+
+    private OptionalLong reduce(java.lang.invoke.MethodHandle function) {
+        try {
+            MemorySegment slot = SCRATCH.get();
+            int status = (int) function.invokeExact(handle, slot);
+            if (status == SmartArrayException.Status.EMPTY_ARRAY.ordinal()) {
+                return OptionalLong.empty();
+            }
+            Native.check(status);
+            return OptionalLong.of(slot.get(JAVA_LONG, 0));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * Decodes values {@code start .. start + count} into {@code destination[offset .. offset + count]}.
+     *
+     * @param start index of the first value
+     * @param destination Java array to fill
+     * @param offset first position written in {@code destination}
+     * @param count number of values
+     * @throws SmartArrayException {@code RANGE_OUT_OF_BOUNDS} when the range reaches past the end
+     */
+    public void unpack(long start, long[] destination, int offset, int count) {
+        Objects.checkFromIndexSize(offset, count, destination.length);
+        MemorySegment target = MemorySegment.ofArray(destination);
+        try {
+            int done = 0;
+            do {
+                int step = Math.min(count - done, Native.HEAP_UNPACK_VALUES);
+                MemorySegment piece = target.asSlice((long) (offset + done) * Long.BYTES, (long) step * Long.BYTES);
+                Native.check((int) Native.ARRAY_UNPACK_HEAP.invokeExact(handle, start + done, piece, (long) step));
+                done += step;
+            } while (done < count);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * @return all values, decoded into a new Java array
+     * @throws IllegalStateException when the array has more values than a Java array can hold
+     */
+    public long[] toArray() {
+        if (length > Integer.MAX_VALUE - 8) {
+            throw new IllegalStateException(length + " values do not fit in a Java array; use cursor() instead");
+        }
+        long[] values = new long[(int) length];
+        unpack(0, values, 0, values.length);
+        return values;
+    }
+
+    /** @return a cursor over all values, {@value ChunkCursor#DEFAULT_CHUNK_VALUES} per chunk */
+    public ChunkCursor cursor() {
+        return new ChunkCursor(this, 0, length, ChunkCursor.DEFAULT_CHUNK_VALUES);
+    }
+
+    /**
+     * A cursor over values {@code start..end} (end exclusive).
+     *
+     * @param start first index
+     * @param end index after the last
+     * @param chunkValues values per chunk, at least {@value ChunkCursor#MIN_CHUNK_VALUES}
+     * @return the cursor, before its first chunk
+     */
+    public ChunkCursor cursor(long start, long end, int chunkValues) {
+        return new ChunkCursor(this, start, end, chunkValues);
+    }
+
+    /**
+     * A read-only segment over the values of an uncompressed (64-bit) array, in place: no copy and no
+     * native call per read (the array's copy on the calling thread's node, for replicated arrays). It is
+     * valid until the array is closed; reading it afterwards throws {@link IllegalStateException}.
+     *
+     * @return {@code length() * 8} bytes, one {@code long} per value in native byte order
+     * @throws SmartArrayException {@code NOT_UNCOMPRESSED} for arrays of fewer than 64 bits
+     */
+    public MemorySegment segment() {
+        try {
+            MemorySegment slot = SCRATCH.get();
+            Native.check((int) Native.ARRAY_RAW_VALUES.invokeExact(handle, slot));
+            return slot.get(ADDRESS, 0).reinterpret(length * Long.BYTES, arena, null).asReadOnly();
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** @return the number of copies of the data (the node count when replicated, else 1) */
+    public long replicaCount() {
+        return sizeQuery(Native.ARRAY_REPLICA_COUNT);
+    }
+
+    /** @return bytes of memory the array occupies (all replicas, whole pages) */
+    public long memoryBytes() {
+        return sizeQuery(Native.ARRAY_MEMORY_BYTES);
+    }
+
+    /** @return bytes the values take densely packed in one copy, {@code ceil(length * bits / 8)} */
+    public long packedBytes() {
+        return sizeQuery(Native.ARRAY_PACKED_BYTES);
+    }
+
+    private long sizeQuery(java.lang.invoke.MethodHandle function) {
+        try {
+            MemorySegment slot = SCRATCH.get();
+            Native.check((int) function.invokeExact(handle, slot));
+            return slot.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** @return where the array's pages are, read back from the kernel, as readable lines */
+    public String placementReport() {
+        return stringQuery(Native.ARRAY_PLACEMENT_REPORT_TEXT);
+    }
+
+    /** @return the placement report as JSON text (see {@code sa_array_placement_report_json}) */
+    public String placementReportJson() {
+        return stringQuery(Native.ARRAY_PLACEMENT_REPORT_JSON);
+    }
+
+    private String stringQuery(java.lang.invoke.MethodHandle function) {
+        try {
+            MemorySegment slot = SCRATCH.get();
+            Native.check((int) function.invokeExact(handle, slot));
+            return Native.takeString(slot);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** The handle, for cursors of this array (scoped: unusable once the array is closed). */
+    MemorySegment handle() {
+        return handle;
+    }
+
+    /** @return whether {@link #close()} has run (or the cleaner has freed the array) */
+    public boolean isClosed() {
+        return !arena.scope().isAlive();
+    }
+
+    /**
+     * Frees the native array. Repeated calls do nothing. Afterwards every method that reads the
+     * array, and every segment from {@link #segment()}, throws {@link IllegalStateException}.
+     *
+     * @throws IllegalStateException when another thread is inside a native call on this array (it stays open)
+     */
+    @Override
+    public void close() {
+        release.closeScope();
+        cleanable.clean();
+    }
+
+    @Override
+    public String toString() {
+        return "SmartArray[length=" + length + ", bits=" + bits + ", placement=" + placement + (isClosed() ? ", closed]" : "]");
+    }
+
+    /** @return the native library's version ("MAJOR.MINOR.PATCH") */
+    public static String libraryVersion() {
+        try {
+            return Native.cString((MemorySegment) Native.VERSION.invokeExact());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * Sets the number of worker threads for arrays created from now on (building, {@link #sum()},
+     * {@link #min()}, {@link #max()}); 0 restores the default (one per CPU, or {@code SMARTARRAYS_THREADS}).
+     *
+     * @param threads worker count, or 0
+     */
+    public static void setRuntimeThreads(int threads) {
+        if (threads < 0) {
+            throw new IllegalArgumentException("the thread count must not be negative, got " + threads);
+        }
+        try {
+            Native.check((int) Native.RUNTIME_SET_THREADS.invokeExact((long) threads));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** @return the number of worker threads arrays created now will use */
+    public static long runtimeThreads() {
+        try {
+            MemorySegment slot = SCRATCH.get();
+            Native.check((int) Native.RUNTIME_THREADS.invokeExact(slot));
+            return slot.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** @return the machine's NUMA topology (nodes, CPUs, memory, distances) as JSON text */
+    public static String topologyJson() {
+        try {
+            MemorySegment slot = SCRATCH.get();
+            Native.check((int) Native.TOPOLOGY_JSON.invokeExact(slot));
+            return Native.takeString(slot);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * Frees the native array exactly once, from {@link #close()} or from the cleaner. It must not refer
+     * to the SmartArray, or the array could never become unreachable.
+     */
+    private static final class Release implements Runnable {
+        private final Arena arena;
+        private final MemorySegment raw;
+
+        Release(Arena arena, MemorySegment raw) {
+            this.arena = arena;
+            this.raw = raw;
+        }
+
+        /** Closes the handle's scope; throws IllegalStateException while a native call holds it. */
+        synchronized void closeScope() {
+            if (arena.scope().isAlive()) {
+                arena.close();
+            }
+        }
+
+        @Override
+        public void run() {
+            try {
+                closeScope();
+            } catch (IllegalStateException inUse) {
+                // Only reachable from the cleaner if a call raced with unreachability: leaking is safe, freeing is not.
+                return;
+            }
+            try {
+                Native.ARRAY_FREE.invokeExact(raw);
+            } catch (Throwable t) {
+                throw Native.rethrow(t);
+            }
+        }
+    }
+}
