@@ -435,12 +435,15 @@ impl SmartArray {
     }
 }
 
+/// Values produced and packed per step of [`SmartArray::from_batches`] (32 KiB of decoded values).
+const FILL_STEP: usize = 4096;
+
 /// Batch-wise construction and in-place rewriting (added for graph analytics: CSR arrays are
 /// produced a range at a time, and PageRank rewrites its rank arrays every iteration).
 impl SmartArray {
     /// Builds an array whose values `range` are written by `produce(range, out)` into a buffer
-    /// of `range.len()` decoded values, in parallel batches of [`PARALLEL_BATCH`] (each replica
-    /// is packed by the workers of its node). Like [`SmartArray::from_fn`], `produce` must be
+    /// of `range.len()` decoded values, for consecutive ranges of at most 4096 values (starting
+    /// at multiples of 4096), in parallel (each replica is packed by the workers of its node). Like [`SmartArray::from_fn`], `produce` must be
     /// pure: it runs once per batch and replica, and once more for [`Bits::Auto`]. A value that
     /// does not fit an exact width is an [`Error::ValueTooWide`]; on error nothing is returned.
     ///
@@ -465,10 +468,14 @@ impl SmartArray {
                     0..len,
                     PARALLEL_BATCH,
                     || (0u64, Vec::new()),
-                    |(largest, mut buffer): (u64, Vec<u64>), _, range| {
-                        buffer.resize(range.len(), 0);
-                        produce(range, &mut buffer);
-                        (buffer.iter().copied().fold(largest, u64::max), buffer)
+                    |(mut largest, mut buffer): (u64, Vec<u64>), _, range| {
+                        for start in range.clone().step_by(FILL_STEP) {
+                            let end = (start + FILL_STEP).min(range.end);
+                            buffer.resize(end - start, 0);
+                            produce(start..end, &mut buffer);
+                            largest = buffer.iter().copied().fold(largest, u64::max);
+                        }
+                        (largest, buffer)
                     },
                     |a, b| (a.0.max(b.0), Vec::new()),
                 );
@@ -507,17 +514,42 @@ impl SmartArray {
             PARALLEL_BATCH,
             false,
             || (None::<(usize, u64)>, Vec::new()),
-            |(misfit, mut buffer): (Option<(usize, u64)>, Vec<u64>), _worker, part, batch| {
-                buffer.resize(batch.len(), 0);
-                produce(batch.clone(), &mut buffer);
-                let widest = buffer.iter().fold(0u64, |w, &v| w | v);
-                if let Ok(mut piece) = pieces[part][batch.start / PARALLEL_BATCH].lock() {
-                    codec::pack_into(&mut piece, bits, buffer.iter().map(|&v| v & max));
-                }
-                if widest > max {
-                    let offset = buffer.iter().position(|&v| v > max).unwrap_or(0);
-                    let found = (batch.start + offset, buffer[offset]);
-                    return (Some(misfit.map_or(found, |m: (usize, u64)| if m.0 < found.0 { m } else { found })), buffer);
+            |(mut misfit, mut buffer): (Option<(usize, u64)>, Vec<u64>), _worker, part, batch| {
+                let Ok(mut piece) = pieces[part][batch.start / PARALLEL_BATCH].lock() else { return (misfit, buffer) };
+                // Produced and packed in L1-sized steps of FILL_STEP values (whole words at any
+                // width, since FILL_STEP is a multiple of 64).
+                let mut start = batch.start;
+                while start < batch.end && misfit.is_none() {
+                    let end = (start + FILL_STEP).min(batch.end);
+                    buffer.resize(end - start, 0);
+                    produce(start..end, &mut buffer);
+                    let first_word = (start - batch.start) / 64 * bits as usize;
+                    let words = &mut piece[first_word..];
+                    let widest = match bits {
+                        // Whole-word widths are stored as plain little-endian integers.
+                        64 => {
+                            words[..buffer.len()].copy_from_slice(&buffer);
+                            buffer.iter().fold(0u64, |w, &v| w | v)
+                        }
+                        32 => {
+                            let narrow: &mut [u32] = bytemuck::cast_slice_mut(words);
+                            let mut widest = 0u64;
+                            for (slot, &value) in narrow.iter_mut().zip(&buffer) {
+                                widest |= value;
+                                *slot = value as u32;
+                            }
+                            widest
+                        }
+                        _ => {
+                            codec::pack_into(words, bits, buffer.iter().map(|&v| v & max));
+                            buffer.iter().fold(0u64, |w, &v| w | v)
+                        }
+                    };
+                    if widest > max {
+                        let offset = buffer.iter().position(|&v| v > max).unwrap_or(0);
+                        misfit = Some((start + offset, buffer[offset]));
+                    }
+                    start = end;
                 }
                 (misfit, buffer)
             },

@@ -36,7 +36,13 @@ impl KernelLevel {
     }
 }
 
+/// The best level this CPU supports, detected once.
 fn cpu_level() -> KernelLevel {
+    static BEST: OnceLock<KernelLevel> = OnceLock::new();
+    *BEST.get_or_init(detect_cpu_level)
+}
+
+fn detect_cpu_level() -> KernelLevel {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512f")
@@ -122,7 +128,11 @@ pub fn unpack_range_with(level: KernelLevel, words: &[u64], bits: u32, start: us
         _ => {}
     }
     let level = level.min(cpu_level());
-    let group = group_size(level, bits);
+    // Decoding into a buffer favours u64 lanes at every width (no widening of u32 lanes).
+    let group = match group_size(level, bits) {
+        16 => 8,
+        other => other,
+    };
     let body_start = start.next_multiple_of(group).min(end);
     let body_end = (end / group * group).max(body_start);
     let (head, rest) = out.split_at_mut(body_start - start);
@@ -130,9 +140,6 @@ pub fn unpack_range_with(level: KernelLevel, words: &[u64], bits: u32, start: us
     scalar::unpack_each(words, bits, start, head);
     let first = body_start / group;
     match (level, group) {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the level was clamped to the CPU's features above.
-        (KernelLevel::Avx512, 16) => unsafe { super::x86::unpack_groups16_avx512(bytes, bits, first, body) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the level was clamped to the CPU's features above.
         (KernelLevel::Avx512, 8) => unsafe { super::x86::unpack_groups8_avx512(bytes, bits, first, body) },

@@ -22,6 +22,12 @@ struct Lanes64 {
     high_shift: [u64; 8],
 }
 
+/// The tables of every width, built once per process (a kernel call then only loads them).
+fn tables64(bits: u32) -> &'static Lanes64 {
+    static TABLES: std::sync::OnceLock<Vec<Lanes64>> = std::sync::OnceLock::new();
+    &TABLES.get_or_init(|| (0..=64).map(lanes64).collect())[bits as usize]
+}
+
 fn lanes64(bits: u32) -> Lanes64 {
     let mut lanes = Lanes64 { low_index: [0; 64], high_index: [0; 64], low_shift: [0; 8], high_shift: [0; 8] };
     for j in 0..8 {
@@ -41,6 +47,12 @@ fn lanes64(bits: u32) -> Lanes64 {
 struct Lanes32 {
     low_index: [u8; 64],
     low_shift: [u32; 16],
+}
+
+/// The u32-lane tables of every width up to [`U32_LANE_MAX_BITS`], built once per process.
+fn tables32(bits: u32) -> &'static Lanes32 {
+    static TABLES: std::sync::OnceLock<Vec<Lanes32>> = std::sync::OnceLock::new();
+    &TABLES.get_or_init(|| (0..=U32_LANE_MAX_BITS).map(lanes32).collect())[bits as usize]
 }
 
 fn lanes32(bits: u32) -> Lanes32 {
@@ -67,7 +79,7 @@ struct Avx512Constants {
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 fn constants64(bits: u32) -> Avx512Constants {
-    let lanes = lanes64(bits);
+    let lanes = tables64(bits);
     // SAFETY: each table is exactly 64 bytes and `loadu` has no alignment requirement.
     unsafe {
         Avx512Constants {
@@ -82,7 +94,7 @@ fn constants64(bits: u32) -> Avx512Constants {
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 fn constants32(bits: u32) -> Avx512Constants {
-    let lanes = lanes32(bits);
+    let lanes = tables32(bits);
     // SAFETY: each table is exactly 64 bytes and `loadu` has no alignment requirement.
     unsafe {
         Avx512Constants {
@@ -263,37 +275,23 @@ pub unsafe fn unpack_groups8_avx512(bytes: &[u8], bits: u32, first: usize, out: 
     let straddle = bits > 56;
     let base = bytes.as_ptr();
     let target = out.as_mut_ptr();
-    for g in 0..groups {
-        // SAFETY: the load is in bounds by `assert_readable`; the store writes out[8g..8g+8],
-        // inside `out` because g < out.len() / 8.
-        unsafe {
-            let value = decode8!(base.add((first + g) * stride), c, straddle);
-            _mm512_storeu_si512(target.add(8 * g).cast(), value);
+    let mut g = 0;
+    // SAFETY: every load is in bounds by `assert_readable`; the stores write out[8g..8g+8] (and
+    // the next three groups in the unrolled loop), inside `out` because g < out.len() / 8.
+    unsafe {
+        while g + 4 <= groups {
+            let pointer = base.add((first + g) * stride);
+            let (a, b) = (decode8!(pointer, c, straddle), decode8!(pointer.add(stride), c, straddle));
+            let (d, e) = (decode8!(pointer.add(2 * stride), c, straddle), decode8!(pointer.add(3 * stride), c, straddle));
+            _mm512_storeu_si512(target.add(8 * g).cast(), a);
+            _mm512_storeu_si512(target.add(8 * g + 8).cast(), b);
+            _mm512_storeu_si512(target.add(8 * g + 16).cast(), d);
+            _mm512_storeu_si512(target.add(8 * g + 24).cast(), e);
+            g += 4;
         }
-    }
-}
-
-/// Decodes 16-value groups `first..` into `out` (length a multiple of 16), 1 <= bits <= 25.
-///
-/// # Safety
-/// The CPU must support AVX-512 F, BW and VBMI.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-pub unsafe fn unpack_groups16_avx512(bytes: &[u8], bits: u32, first: usize, out: &mut [u64]) {
-    assert!(bits <= U32_LANE_MAX_BITS);
-    let stride = 2 * bits as usize;
-    let groups = out.len() / 16;
-    assert_eq!(out.len() % 16, 0);
-    assert_readable(bytes, stride, first, groups);
-    let c = constants32(bits);
-    let base = bytes.as_ptr();
-    let target = out.as_mut_ptr();
-    for g in 0..groups {
-        // SAFETY: the load is in bounds by `assert_readable`; the two stores write
-        // out[16g..16g+16], inside `out` because g < out.len() / 16.
-        unsafe {
-            let value = decode16!(base.add((first + g) * stride), c);
-            _mm512_storeu_si512(target.add(16 * g).cast(), _mm512_cvtepu32_epi64(_mm512_castsi512_si256(value)));
-            _mm512_storeu_si512(target.add(16 * g + 8).cast(), _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(value)));
+        while g < groups {
+            _mm512_storeu_si512(target.add(8 * g).cast(), decode8!(base.add((first + g) * stride), c, straddle));
+            g += 1;
         }
     }
 }
@@ -304,6 +302,12 @@ struct Avx2Tables {
     load_offset: [usize; 4],
     shuffle: [[u8; 32]; 2],
     shift: [[u64; 4]; 2],
+}
+
+/// The AVX2 tables of every width up to 56 bits, built once per process.
+fn cached_avx2_tables(bits: u32) -> &'static Avx2Tables {
+    static TABLES: std::sync::OnceLock<Vec<Avx2Tables>> = std::sync::OnceLock::new();
+    &TABLES.get_or_init(|| (0..=56).map(avx2_tables).collect())[bits as usize]
 }
 
 fn avx2_tables(bits: u32) -> Avx2Tables {
@@ -356,8 +360,8 @@ pub unsafe fn sum_groups8_avx2(bytes: &[u8], bits: u32, first: usize, groups: us
     assert!(bits <= 56);
     let stride = bits as usize;
     assert_readable(bytes, stride, first, groups);
-    let t = avx2_tables(bits);
-    let (shuffle, shift) = avx2_vectors(&t);
+    let t = cached_avx2_tables(bits);
+    let (shuffle, shift) = avx2_vectors(t);
     let mask = _mm256_set1_epi64x(max_value(bits) as i64);
     let mut sum_a = _mm256_setzero_si256();
     let mut sum_b = _mm256_setzero_si256();
@@ -388,8 +392,8 @@ pub unsafe fn unpack_groups8_avx2(bytes: &[u8], bits: u32, first: usize, out: &m
     let stride = bits as usize;
     let groups = out.len() / 8;
     assert_readable(bytes, stride, first, groups);
-    let t = avx2_tables(bits);
-    let (shuffle, shift) = avx2_vectors(&t);
+    let t = cached_avx2_tables(bits);
+    let (shuffle, shift) = avx2_vectors(t);
     let mask = _mm256_set1_epi64x(max_value(bits) as i64);
     let base = bytes.as_ptr();
     let target = out.as_mut_ptr();
