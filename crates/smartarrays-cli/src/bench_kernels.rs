@@ -20,6 +20,9 @@ pub struct KernelArgs {
     /// Values in the memory-sized input (rounded up to 1024).
     #[arg(long, default_value_t = 32 * 1024 * 1024)]
     memory_values: usize,
+    /// Values decoded per timed run (small inputs are summed repeatedly to reach it).
+    #[arg(long, default_value_t = 64 << 20)]
+    values_per_run: usize,
     /// Measured runs per configuration (the median is reported).
     #[arg(long, default_value_t = 9)]
     repetitions: usize,
@@ -128,7 +131,7 @@ pub fn run(args: &KernelArgs) -> CliResult {
     for (size_name, requested) in [("cache", args.cache_values), ("memory", args.memory_values)] {
         let count = requested.next_multiple_of(1024);
         // Repeat small inputs so each timed run lasts long enough to measure.
-        let rounds = (64 * 1024 * 1024 / count).max(1);
+        let rounds = (args.values_per_run / count).max(1);
         let raw = values(count, 64);
         let (raw_time, _) = time(2, args.repetitions, || {
             (0..rounds).fold(0u64, |s, _| s.wrapping_add(black_box(&raw).iter().fold(0u64, |a, &v| a.wrapping_add(v))))

@@ -1,0 +1,109 @@
+//! End-to-end checks of the `smartarrays` binary: it runs, its outputs parse, and bad input gives
+//! a clear message and a non-zero exit status.
+
+use std::process::Command;
+
+fn smartarrays(arguments: &[&str]) -> (bool, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_smartarrays")).args(arguments).output().expect("the binary runs");
+    (output.status.success(), String::from_utf8_lossy(&output.stdout).into_owned(), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+#[test]
+fn info_prints_the_topology_as_a_table_and_as_json() {
+    let (ok, out, _) = smartarrays(&["info"]);
+    assert!(ok);
+    assert!(out.contains("NUMA node(s)") && out.contains("codec kernels"), "{out}");
+    let (ok, out, _) = smartarrays(&["info", "--format", "json"]);
+    assert!(ok);
+    let value: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(!value["topology"]["nodes"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn the_aggregation_benchmark_writes_rows_csv_json_and_plots() {
+    let directory = std::env::temp_dir().join(format!("smartarrays-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let csv = directory.join("rows.csv");
+    let svg = directory.join("plot.svg");
+    let (ok, out, err) = smartarrays(&[
+        "bench",
+        "aggregate",
+        "--elements",
+        "10001",
+        "--warmups",
+        "1",
+        "--repetitions",
+        "2",
+        "--bits",
+        "10,33,64",
+        "--threads",
+        "3",
+        "--format",
+        "json",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    // Per width: raw u64, (raw u32 at 10 bits), and four placements.
+    assert_eq!(rows.len(), 3 * 5 + 1);
+    assert!(rows.iter().all(|r| r["median_ms"].as_f64().unwrap() > 0.0 && r["memory_bytes"].as_u64().unwrap() > 0));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(text.starts_with("bits,placement,median_ms"));
+    assert_eq!(text.lines().count(), rows.len() + 1);
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
+    std::fs::remove_dir_all(&directory).unwrap();
+}
+
+#[test]
+fn the_placement_command_reads_pages_back() {
+    let (ok, out, err) = smartarrays(&["placement", "--placement", "node:0", "--elements", "100000", "--format", "json"]);
+    assert!(ok, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let region = &report["regions"][0];
+    assert_eq!(region["intended_node"], 0);
+    assert_eq!(
+        region["pages_by_node"]["0"].as_u64().unwrap() as usize + region["pages_not_present"].as_u64().unwrap() as usize,
+        region["pages"].as_u64().unwrap() as usize
+    );
+}
+
+#[test]
+fn bad_input_is_reported_clearly() {
+    let (ok, _, err) = smartarrays(&["placement", "--placement", "node:99"]);
+    assert!(!ok);
+    assert!(err.contains("NUMA node 99 does not exist"), "{err}");
+    let (ok, _, err) = smartarrays(&["placement", "--placement", "mirrored"]);
+    assert!(!ok);
+    assert!(err.contains("invalid placement"), "{err}");
+    let (ok, _, err) = smartarrays(&["bench", "aggregate", "--bits", "65", "--elements", "10"]);
+    assert!(!ok);
+    assert!(err.contains("bit width 65 is invalid"), "{err}");
+}
+
+#[test]
+fn kernel_and_random_get_benchmarks_run_small() {
+    let (ok, out, err) = smartarrays(&[
+        "bench",
+        "kernels",
+        "--cache-values",
+        "2048",
+        "--memory-values",
+        "4096",
+        "--values-per-run",
+        "4096",
+        "--repetitions",
+        "1",
+        "--format",
+        "csv",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(out.lines().count(), 1 + 16);
+    let (ok, out, err) =
+        smartarrays(&["bench", "random-get", "--elements", "5000", "--reads", "1000", "--repetitions", "1", "--bits", "7,64"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("ratio"));
+}

@@ -1,0 +1,53 @@
+//! # smartarrays-graph
+//!
+//! Graph analytics on smart arrays (the paper's §5.2 use case): graphs in compressed sparse
+//! row form whose arrays — `begin`/`edge`, and `rbegin`/`redge` for directed graphs — are
+//! [`smartarrays::SmartArray`]s, each with its own placement and bit width, so the paper's
+//! variants U (uncompressed), V (offsets and properties compressed) and V+E (edges too) are one
+//! option away.
+//!
+//! - [`EdgeList`], [`build`]: parallel CSR construction (duplicates and self-loops kept or
+//!   dropped, see [`GraphOptions`]).
+//! - [`io`]: SNAP edge lists, Matrix Market coordinate files, and the checksummed binary format
+//!   (documented in [`io::binary`]).
+//! - [`generate`]: seeded uniform random graphs and Graph500 Kronecker (R-MAT) graphs.
+//! - Algorithms: [`degree_centrality`], [`pagerank`], [`bfs`], [`connected_components`].
+//! - [`PlainGraph`]: the same algorithms on plain vectors, the benchmarks' baseline.
+//!
+//! # Example
+//! ```
+//! use smartarrays_graph::{build, generate, pagerank, GraphOptions, PageRankOptions, Variant};
+//! let edges = generate::uniform(1000, 8, 42, true).unwrap();
+//! let graph = build(edges, &GraphOptions::variant(Variant::VE)).unwrap();
+//! assert_eq!(graph.edge().bits(), 10); // ids below 1000
+//! let result = pagerank(&graph, &PageRankOptions::default(), |_| {}).unwrap();
+//! assert!(result.summary.converged);
+//! let total: f64 = result.ranks.to_vec().iter().sum();
+//! assert!((total - 1.0).abs() < 1e-9);
+//! println!("{}", graph.memory_report());
+//! ```
+
+mod access;
+pub mod algo;
+pub mod bench;
+mod build;
+mod edges;
+mod error;
+pub mod generate;
+mod graph;
+pub mod io;
+mod options;
+mod plain;
+mod progress;
+
+pub use algo::bfs::{bfs, BfsResult};
+pub use algo::components::{connected_components, ComponentSummary, Components};
+pub use algo::degree::degree_centrality;
+pub use algo::pagerank::{pagerank, Dangling, Iteration, PageRankOptions, PageRankResult, PageRankSummary};
+pub use build::build;
+pub use edges::EdgeList;
+pub use error::{GraphError, Result};
+pub use graph::{ArrayMemory, Csr, Graph, MemoryReport, VariantMemory};
+pub use options::{ArrayClass, GraphOptions, Keep, Variant, Width};
+pub use plain::PlainGraph;
+pub use progress::Progress;

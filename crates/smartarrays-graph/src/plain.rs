@@ -1,0 +1,170 @@
+//! The baseline of the benchmarks: a plain Rust CSR (`Vec<u64>` offsets, `Vec<u32>` ids, `Vec`
+//! properties) running the same kernels on the same runtime, so that smart arrays are compared
+//! with ordinary vectors in the same run. Also the parallel batch writer for plain slices.
+
+use std::ops::Range;
+use std::sync::Mutex;
+
+use smartarrays::{Runtime, Worker};
+
+use crate::access::{with_window, Targets};
+use crate::algo::pagerank::{self, PageRankOptions, PageRankSummary, RankState};
+use crate::error::{GraphError, Result};
+use crate::Graph;
+
+/// Calls `body(accumulator, worker, range, &mut data[range])` for every batch of `data`
+/// (boundaries at multiples of `batch`) exactly once, in parallel on `runtime`.
+pub(crate) fn par_update_slice<T: Send, A: Send>(
+    runtime: &Runtime,
+    data: &mut [T],
+    batch: usize,
+    identity: impl Fn() -> A + Sync,
+    body: impl Fn(A, &Worker, Range<usize>, &mut [T]) -> A + Sync,
+    combine: impl Fn(A, A) -> A,
+) -> A {
+    let batch = batch.max(1);
+    let len = data.len();
+    let pieces: Vec<Mutex<&mut [T]>> = data.chunks_mut(batch).map(Mutex::new).collect();
+    runtime.map_reduce(
+        0..len,
+        batch,
+        identity,
+        |accumulator, worker, range| match pieces[range.start / batch].lock() {
+            Ok(mut piece) => body(accumulator, worker, range, &mut piece),
+            Err(_) => accumulator,
+        },
+        combine,
+    )
+}
+
+/// A CSR graph in plain vectors.
+#[derive(Clone, Debug)]
+pub struct PlainGraph {
+    vertices: usize,
+    directed: bool,
+    out_offsets: Vec<u64>,
+    out_targets: Vec<u32>,
+    in_offsets: Vec<u64>,
+    in_targets: Vec<u32>,
+    out_degrees: Vec<u32>,
+}
+
+impl PlainGraph {
+    /// Copies a graph into plain vectors (vertex ids must fit in 32 bits).
+    pub fn from_graph(graph: &Graph) -> Result<PlainGraph> {
+        if graph.vertices() as u64 > u32::MAX as u64 + 1 {
+            return Err(GraphError::InvalidArgument("the plain baseline holds 32-bit vertex ids only".into()));
+        }
+        let narrow = |array: &smartarrays::SmartArray| array.iter().map(|v| v as u32).collect::<Vec<u32>>();
+        let out_offsets = graph.begin().to_vec();
+        let out_degrees = out_offsets.windows(2).map(|w| (w[1] - w[0]) as u32).collect();
+        let (in_offsets, in_targets) =
+            if graph.is_directed() { (graph.rbegin().to_vec(), narrow(graph.redge())) } else { (Vec::new(), Vec::new()) };
+        Ok(PlainGraph {
+            vertices: graph.vertices(),
+            directed: graph.is_directed(),
+            out_offsets,
+            out_targets: narrow(graph.edge()),
+            in_offsets,
+            in_targets,
+            out_degrees,
+        })
+    }
+
+    /// Number of vertices.
+    pub fn vertices(&self) -> usize {
+        self.vertices
+    }
+
+    /// Bytes of the graph's vectors (offsets and ids, both directions).
+    pub fn graph_bytes(&self) -> usize {
+        (self.out_offsets.len() + self.in_offsets.len()) * 8 + (self.out_targets.len() + self.in_targets.len()) * 4
+    }
+
+    fn incoming(&self) -> (&[u64], &[u32]) {
+        if self.directed {
+            (&self.in_offsets, &self.in_targets)
+        } else {
+            (&self.out_offsets, &self.out_targets)
+        }
+    }
+
+    /// Degree centrality (out + in, or the degree when undirected) into a `Vec<u32>`.
+    pub fn degree_centrality(&self, runtime: &Runtime) -> Vec<u32> {
+        let mut out = vec![0u32; self.vertices];
+        let (out_offsets, in_offsets) = (&self.out_offsets, &self.incoming().0);
+        let directed = self.directed;
+        par_update_slice(
+            runtime,
+            &mut out,
+            crate::algo::degree::DEGREE_BATCH,
+            || (),
+            |(), _, range, values| {
+                let forward = &out_offsets[range.start..range.end + 1];
+                if directed {
+                    let reverse = &in_offsets[range.start..range.end + 1];
+                    for (i, value) in values.iter_mut().enumerate() {
+                        *value = ((forward[i + 1] - forward[i]) + (reverse[i + 1] - reverse[i])) as u32;
+                    }
+                } else {
+                    for (i, value) in values.iter_mut().enumerate() {
+                        *value = (forward[i + 1] - forward[i]) as u32;
+                    }
+                }
+            },
+            |(), ()| (),
+        );
+        out
+    }
+
+    /// PageRank with the same kernels as [`crate::pagerank`]; returns the ranks and summary.
+    pub fn pagerank(&self, options: &PageRankOptions, runtime: &Runtime) -> Result<(Vec<f64>, PageRankSummary)> {
+        options.check()?;
+        let n = self.vertices;
+        let mut state = PlainRanks { graph: self, runtime, ranks: vec![1.0 / n.max(1) as f64; n], contributions: vec![0.0; n] };
+        let summary = pagerank::iterate(&mut state, n, options, &mut |_| {});
+        Ok((state.ranks, summary))
+    }
+}
+
+struct PlainRanks<'g> {
+    graph: &'g PlainGraph,
+    runtime: &'g Runtime,
+    ranks: Vec<f64>,
+    contributions: Vec<f64>,
+}
+
+impl RankState for PlainRanks<'_> {
+    fn spread(&mut self) -> f64 {
+        let (ranks, degrees) = (&self.ranks, &self.graph.out_degrees);
+        par_update_slice(
+            self.runtime,
+            &mut self.contributions,
+            pagerank::BATCH,
+            || 0.0,
+            |dangling, _, range, out| dangling + pagerank::contributions(&degrees[range.clone()], &ranks[range], out),
+            |a, b| a + b,
+        )
+    }
+
+    fn pull(&mut self, base: f64, damping: f64) -> f64 {
+        let contributions = &self.contributions;
+        let (offsets, targets) = self.graph.incoming();
+        par_update_slice(
+            self.runtime,
+            &mut self.ranks,
+            pagerank::BATCH,
+            || (0.0, Vec::new()),
+            |(change, mut buffer), _, range, values| {
+                let offsets = &offsets[range.start..range.end + 1];
+                let limit = offsets[offsets.len() - 1] as usize;
+                let delta = with_window!(Targets::U32(targets), &mut buffer, limit, |window| {
+                    pagerank::pull(&mut window, offsets, contributions, values, base, damping)
+                });
+                (change + delta, buffer)
+            },
+            |a, b| (a.0 + b.0, Vec::new()),
+        )
+        .0
+    }
+}

@@ -1,0 +1,230 @@
+//! Loaders and writers: SNAP edge lists and Matrix Market files (valid inputs, and errors that
+//! name the file, line and problem), the binary format (round trips at every variant, width
+//! changes on reload, and damaged, truncated or inconsistent files refused), and format
+//! detection.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use smartarrays::{Placement, Runtime};
+use smartarrays_graph::io::{
+    self, detect_format, load_binary, load_graph, parse_binary, parse_edge_list, parse_matrix_market, save_binary, save_graph, Format,
+    TextOptions,
+};
+use smartarrays_graph::{build, generate, EdgeList, Graph, GraphError, GraphOptions, Keep, Variant};
+use xxhash_rust::xxh3::xxh3_64;
+
+fn runtime() -> Arc<Runtime> {
+    Arc::new(Runtime::with_threads(2).unwrap())
+}
+
+fn parse_error(result: Result<EdgeList, GraphError>) -> (u64, String) {
+    match result {
+        Err(GraphError::Parse { file, line, problem }) => {
+            assert_eq!(file, Path::new("input.txt"));
+            (line, problem)
+        }
+        other => panic!("expected a parse error, got {other:?}"),
+    }
+}
+
+#[test]
+fn snap_edge_lists_parse_with_comments_weights_and_declared_nodes() {
+    let text = b"# Directed graph\n# Nodes: 10 Edges: 3\n% also a comment\n\n0\t1\n  2 3 0.5\r\n4 4\n";
+    let edges = parse_edge_list(text, Path::new("input.txt"), true, &runtime()).unwrap();
+    assert_eq!(edges.iter().collect::<Vec<_>>(), vec![(0, 1), (2, 3), (4, 4)]);
+    assert_eq!(edges.vertices(), 10);
+    let no_newline = parse_edge_list(b"5 6", Path::new("input.txt"), true, &runtime()).unwrap();
+    assert_eq!((no_newline.len(), no_newline.vertices()), (1, 7));
+    assert!(parse_edge_list(b"", Path::new("input.txt"), true, &runtime()).unwrap().is_empty());
+}
+
+#[test]
+fn snap_errors_name_the_line_and_problem_even_in_late_chunks() {
+    let cases: [(&[u8], u64, &str); 5] = [
+        (b"0 1\n1 x\n", 2, "not an unsigned integer"),
+        (b"0 1\n# c\n\n-3 1\n", 4, "negative"),
+        (b"7\n", 1, "missing target"),
+        (b"0 1 abc\n", 1, "unexpected"),
+        (b"99999999999999999999999 1\n", 1, "larger than"),
+    ];
+    for (text, line, problem) in cases {
+        let (got_line, got_problem) = parse_error(parse_edge_list(text, Path::new("input.txt"), true, &runtime()));
+        assert_eq!(got_line, line, "{got_problem}");
+        assert!(got_problem.contains(problem), "{got_problem}");
+    }
+    // A big file, parsed in many chunks, with the error far down.
+    let mut big = String::new();
+    for i in 0..400_000 {
+        big.push_str(&format!("{i} {}\n", i + 1));
+    }
+    big.push_str("1 2 3 oops\n");
+    let (line, _) = parse_error(parse_edge_list(big.as_bytes(), Path::new("input.txt"), true, &runtime()));
+    assert_eq!(line, 400_001);
+}
+
+#[test]
+fn matrix_market_files_parse_and_errors_are_precise() {
+    let general = b"%%MatrixMarket matrix coordinate real general\n% comment\n3 4 3\n1 2 0.5\n3 4 1e3\n2 2 -1\n";
+    let edges = parse_matrix_market(general, Path::new("input.txt"), &runtime()).unwrap();
+    assert!(edges.is_directed());
+    assert_eq!(edges.iter().collect::<Vec<_>>(), vec![(0, 1), (2, 3), (1, 1)]);
+    assert_eq!(edges.vertices(), 4);
+    let symmetric = b"%%MatrixMarket matrix coordinate pattern symmetric\n5 5 2\n2 1\n5 3\n";
+    let edges = parse_matrix_market(symmetric, Path::new("input.txt"), &runtime()).unwrap();
+    assert!(!edges.is_directed());
+    let graph = build(edges, &GraphOptions::default()).unwrap();
+    assert_eq!((graph.vertices(), graph.edges()), (5, 2));
+    assert_eq!(graph.out_neighbors(2).unwrap(), vec![4]);
+    let cases: [(&[u8], u64, &str); 8] = [
+        (b"", 1, "empty"),
+        (b"hello\n", 1, "banner"),
+        (b"%%MatrixMarket matrix array real general\n2 2\n", 1, "coordinate"),
+        (b"%%MatrixMarket matrix coordinate pattern general\n", 2, "size line"),
+        (b"%%MatrixMarket matrix coordinate pattern general\n2 2 1\n3 1\n", 3, "outside"),
+        (b"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1\n", 3, "numeric value"),
+        (b"%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 1\n", 4, "declares 2 entries"),
+        (b"%%MatrixMarket matrix coordinate pattern unknown\n", 1, "symmetry"),
+    ];
+    for (text, line, problem) in cases {
+        let (got_line, got_problem) = parse_error(parse_matrix_market(text, Path::new("input.txt"), &runtime()));
+        assert_eq!(got_line, line, "{got_problem}");
+        assert!(got_problem.contains(problem), "{got_problem}");
+    }
+}
+
+fn same_graph(a: &Graph, b: &Graph) {
+    assert_eq!((a.vertices(), a.edges(), a.is_directed(), a.self_loops()), (b.vertices(), b.edges(), b.is_directed(), b.self_loops()));
+    for ((_, x), (_, y)) in a.arrays().iter().zip(b.arrays()) {
+        assert_eq!(x.to_vec(), y.to_vec());
+    }
+}
+
+#[test]
+fn binary_round_trips_every_variant_and_changes_widths_on_reload() {
+    let folder = tempfile::tempdir().unwrap();
+    for directed in [true, false] {
+        for variant in Variant::ALL {
+            let edges = generate::kronecker(9, 8, 3, directed).unwrap();
+            let graph = build(edges, &GraphOptions::variant(variant).self_loops(Keep::Keep)).unwrap();
+            let path = folder.path().join(format!("{directed}-{variant}.sag"));
+            save_binary(&graph, &path).unwrap();
+            for reload in Variant::ALL {
+                let options = GraphOptions::variant(reload).placement(Placement::Interleaved(vec![]));
+                let loaded = load_binary(&path, &options).unwrap();
+                same_graph(&graph, &loaded);
+                let expected = build(generate::kronecker(9, 8, 3, directed).unwrap(), &GraphOptions::variant(reload)).unwrap();
+                assert_eq!(loaded.edge().bits(), expected.edge().bits());
+                assert_eq!(loaded.begin().bits(), expected.begin().bits());
+            }
+            let auto = load_graph(&path, Format::Auto, &TextOptions::default(), &GraphOptions::default()).unwrap();
+            same_graph(&graph, &auto);
+        }
+    }
+    let empty = build(EdgeList::new(false), &GraphOptions::default()).unwrap();
+    let path = folder.path().join("empty.sag");
+    save_binary(&empty, &path).unwrap();
+    same_graph(&empty, &load_binary(&path, &GraphOptions::default()).unwrap());
+}
+
+fn format_problem(result: Result<Graph, GraphError>) -> String {
+    match result {
+        Err(GraphError::Format { problem, .. }) => problem,
+        other => panic!("expected a format error, got {other:?}"),
+    }
+}
+
+fn rechecksum(bytes: &mut [u8]) {
+    let count = u32::from_le_bytes(bytes[32..36].try_into().unwrap()) as usize;
+    for i in 0..count {
+        let at = 40 + 48 * i;
+        let offset = u64::from_le_bytes(bytes[at + 16..at + 24].try_into().unwrap()) as usize;
+        let size = u64::from_le_bytes(bytes[at + 24..at + 32].try_into().unwrap()) as usize;
+        let sum = xxh3_64(&bytes[offset..offset + size]);
+        bytes[at + 32..at + 40].copy_from_slice(&sum.to_le_bytes());
+    }
+    let end = 40 + 48 * count;
+    let sum = xxh3_64(&bytes[..end]);
+    bytes[end..end + 8].copy_from_slice(&sum.to_le_bytes());
+}
+
+#[test]
+fn damaged_truncated_and_inconsistent_binary_files_are_refused() {
+    let graph = build(generate::kronecker(8, 8, 1, true).unwrap(), &GraphOptions::variant(Variant::VE).duplicates(Keep::Drop)).unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("g.sag");
+    save_binary(&graph, &path).unwrap();
+    let good = std::fs::read(&path).unwrap();
+    let options = GraphOptions::default();
+    let name = Path::new("g.sag");
+    assert!(parse_binary(&good, name, &options).is_ok());
+    // Unaligned input is copied first, not refused.
+    let mut shifted = vec![0u8];
+    shifted.extend_from_slice(&good);
+    assert!(parse_binary(&shifted[1..], name, &options).is_ok());
+
+    assert!(format_problem(parse_binary(b"not a graph", name, &options)).contains("magic"));
+    assert!(format_problem(parse_binary(&good[..100], name, &options)).contains("header"));
+    assert!(format_problem(parse_binary(&good[..good.len() - 100], name, &options)).contains("outside"));
+    let mut version = good.clone();
+    version[8] = 2;
+    assert!(format_problem(parse_binary(&version, name, &options)).contains("version 2"));
+    let mut damaged = good.clone();
+    let last = damaged.len() - 80;
+    damaged[last] ^= 0x10;
+    assert!(format_problem(parse_binary(&damaged, name, &options)).contains("checksum"));
+    let mut header = good.clone();
+    header[20] ^= 1;
+    assert!(format_problem(parse_binary(&header, name, &options)).contains("header checksum"));
+
+    // Consistent checksums over inconsistent contents: caught by the structural checks.
+    let begin_data = u64::from_le_bytes(good[40 + 16..40 + 24].try_into().unwrap()) as usize;
+    let mut decreasing = good.clone();
+    decreasing[begin_data + 5] = 0xFF;
+    rechecksum(&mut decreasing);
+    let problem = format_problem(parse_binary(&decreasing, name, &options));
+    assert!(problem.contains("begin"), "{problem}");
+    let mut vertices = good.clone();
+    vertices[16..24].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    rechecksum(&mut vertices);
+    assert!(format_problem(parse_binary(&vertices, name, &options)).contains("offsets for"));
+    let mut width = good.clone();
+    width[40 + 48 + 4..40 + 48 + 8].copy_from_slice(&65u32.to_le_bytes());
+    rechecksum(&mut width);
+    assert!(format_problem(parse_binary(&width, name, &options)).contains("bit width"));
+    assert!(matches!(load_binary(&folder.path().join("missing.sag"), &options), Err(GraphError::Io { .. })));
+}
+
+#[test]
+fn text_writers_round_trip_through_the_loaders_and_formats_are_detected() {
+    let folder = tempfile::tempdir().unwrap();
+    for directed in [true, false] {
+        let options = GraphOptions::variant(Variant::V).duplicates(Keep::Drop);
+        let graph = build(generate::uniform(300, 4, 2, directed).unwrap(), &options).unwrap();
+        for (file, format) in [("g.el", Format::EdgeList), ("g.mtx", Format::MatrixMarket), ("g.sag", Format::Binary)] {
+            let path = folder.path().join(file);
+            save_graph(&graph, &path, Format::Auto).unwrap();
+            let text = TextOptions { undirected: !directed, vertices: Some(300) };
+            let loaded = load_graph(&path, Format::Auto, &text, &options).unwrap();
+            same_graph(&graph, &loaded);
+            let head = std::fs::read(&path).unwrap();
+            assert_eq!(
+                detect_format(Path::new("x"), &head[..head.len().min(64)]),
+                if format == Format::EdgeList { Format::EdgeList } else { format }
+            );
+        }
+    }
+    let path = folder.path().join("bad.el");
+    std::fs::write(&path, "0 1\n2 three\n").unwrap();
+    let error = load_graph(&path, Format::Auto, &TextOptions::default(), &GraphOptions::default()).unwrap_err();
+    assert_eq!(error.to_string(), format!("{}:2: target vertex id \"three\" is not an unsigned integer", path.display()));
+    let edges = io::read_edges(
+        &folder.path().join("g.el"),
+        Format::Auto,
+        &TextOptions { undirected: true, vertices: Some(1000) },
+        &GraphOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(edges.vertices(), 1000);
+    assert!(!edges.is_directed());
+}

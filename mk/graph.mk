@@ -1,0 +1,54 @@
+# Graph analytics (crates/smartarrays-graph, `smartarrays graph ...`).
+#   make setup-graph   create .venv if missing and pip-install networkx + scipy (the test references)
+#   make test-graph    cargo tests of the graph crate, the networkx comparison through the CLI,
+#                      and a short randomized fuzz run of the three loaders
+#   make demo-graph    PageRank on a generated Kronecker graph (scale 20, ~16 M edges), V+E variant
+#   make bench-graph   the benchmarks at scale 22 against a plain Rust CSR (a few minutes)
+#   make fuzz-graph    a long fuzz run (GRAPH_FUZZ_SECONDS, default 300)
+
+GRAPH_PYTHON ?= python3
+GRAPH_VENV := .venv
+GRAPH_PY := $(GRAPH_VENV)/bin/python
+GRAPH_STAMP := $(GRAPH_VENV)/.smartarrays-graph-requirements
+GRAPH_TARGET_DIR = $(if $(CARGO_TARGET_DIR),$(CARGO_TARGET_DIR),$(CURDIR)/target)
+GRAPH_BIN = $(GRAPH_TARGET_DIR)/release/smartarrays
+GRAPH_FUZZ_SECONDS ?= 300
+DEMO_DIR ?= demo-output
+
+SETUP_TARGETS += setup-graph
+TEST_TARGETS += test-graph
+DEMO_TARGETS += demo-graph
+
+.PHONY: setup-graph test-graph demo-graph bench-graph fuzz-graph graph-cli
+
+setup-graph: $(GRAPH_STAMP)
+
+$(GRAPH_STAMP): mk/graph.mk
+	@command -v $(GRAPH_PYTHON) >/dev/null || { echo "error: $(GRAPH_PYTHON) is required for the networkx comparison" >&2; exit 1; }
+	@test -x $(GRAPH_PY) || { echo "setup-graph: creating $(GRAPH_VENV)"; $(GRAPH_PYTHON) -m venv $(GRAPH_VENV); }
+	@echo "setup-graph: installing networkx and scipy into $(GRAPH_VENV)"
+	@$(GRAPH_PY) -m pip install --quiet --disable-pip-version-check "networkx>=3.2" "scipy>=1.11"
+	@touch $@
+
+graph-cli: setup-rust
+	@$(CARGO) build --quiet --release -p smartarrays-cli
+
+test-graph: setup-graph graph-cli
+	@echo "test-graph: cargo tests of smartarrays-graph"
+	@$(CARGO) test --quiet -p smartarrays-graph
+	@echo "test-graph: networkx comparison"
+	@$(GRAPH_PY) crates/smartarrays-graph/scripts/compare_networkx.py $(GRAPH_BIN)
+	@echo "test-graph: 20 s fuzz run of the loaders"
+	@$(CARGO) run --quiet --release -p smartarrays-graph --example fuzz_loaders -- 20 $$RANDOM
+
+demo-graph: graph-cli
+	@mkdir -p $(DEMO_DIR)
+	$(GRAPH_BIN) graph generate --kind kronecker --scale 20 --seed 1 --duplicates drop --self-loops drop --variant v+e -o $(DEMO_DIR)/kron20.sag
+	$(GRAPH_BIN) graph stats $(DEMO_DIR)/kron20.sag --variant v+e
+	$(GRAPH_BIN) graph pagerank $(DEMO_DIR)/kron20.sag --variant v+e --top 5 --output $(DEMO_DIR)/kron20-pagerank.txt
+
+bench-graph: graph-cli
+	$(GRAPH_BIN) graph bench --scale 22 --threads 1,2 --repetitions 3 --json $(DEMO_DIR)/graph-bench.json
+
+fuzz-graph:
+	$(CARGO) run --release -p smartarrays-graph --example fuzz_loaders -- $(GRAPH_FUZZ_SECONDS)
