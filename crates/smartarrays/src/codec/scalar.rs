@@ -10,6 +10,13 @@ use super::max_value;
 #[inline]
 pub fn get(words: &[u64], bits: u32, index: usize) -> u64 {
     let bit = index * bits as usize;
+    if bits <= 56 {
+        // One unaligned 8-byte load covers the value and its bit offset (at most 7 + 56 bits).
+        let bytes: &[u8] = bytemuck::cast_slice(words);
+        let start = bit / 8;
+        let window: [u8; 8] = bytes[start..start + 8].try_into().expect("an 8-byte window");
+        return (u64::from_le_bytes(window) >> (bit % 8)) & max_value(bits);
+    }
     let word = bit / 64;
     let shift = (bit % 64) as u32;
     let pair = &words[word..word + 2];

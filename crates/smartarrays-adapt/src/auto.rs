@@ -1,0 +1,245 @@
+//! "Auto" placement and compression for the core's arrays. The core's [`Placement`] and
+//! [`smartarrays::Bits`] stay as they are (the core never sees an unresolved "auto"): an
+//! [`AutoOptions`] says which parts to choose and the workload's characteristics, and
+//! [`Advisor::resolve`] turns it into ordinary [`ArrayOptions`] plus the [`Choice`] that explains
+//! it. [`Advisor::build`] does both and builds the array.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use smartarrays::{ArrayOptions, Placement, Runtime, SmartArray};
+
+use crate::decide::{Advisor, Choice};
+use crate::error::{AdaptError, Result};
+use crate::profile::{natural_bits, ArrayProfile, ArraySpec, Source, WorkloadProfile};
+
+/// Placement: chosen by the advisor, or fixed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PlacementRule {
+    /// Let the advisor choose (the paper's `Placement::Auto`).
+    #[default]
+    Auto,
+    /// Use this placement.
+    Fixed(Placement),
+}
+
+/// Width: chosen by the advisor, or fixed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Compression {
+    /// Let the advisor choose between the natural and the minimal width (`Compression::Auto`).
+    #[default]
+    Auto,
+    /// The natural width (32 bits when the values fit, else 64).
+    Uncompressed,
+    /// The fewest bits that hold the largest value.
+    Minimal,
+    /// Exactly this many bits.
+    Exactly(u32),
+}
+
+/// What the programmer knows about how the array will be used (the paper's software
+/// characteristics).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Characteristics {
+    /// Only read after being built.
+    pub read_only: bool,
+    /// Accesses per element over the array's lifetime (e.g. 15 for 15 full scans).
+    pub accesses_per_element: f64,
+    /// Share of the accesses at random positions (0..=1).
+    pub random_share: f64,
+    /// Building replicas is hidden behind loading the data.
+    pub init_hidden: bool,
+}
+
+impl Default for Characteristics {
+    fn default() -> Self {
+        Characteristics { read_only: true, accesses_per_element: 10.0, random_share: 0.0, init_hidden: false }
+    }
+}
+
+/// Options for an array whose placement and/or width the advisor picks.
+///
+/// # Example
+/// ```
+/// use smartarrays_adapt::{Advisor, AutoOptions, CostProfile, MachineDescription};
+/// // Decide for the paper's 18-core machine (the array itself is built on this machine).
+/// let advisor = Advisor::new(MachineDescription::paper_18core(), CostProfile::for_preset("paper-18core").unwrap());
+/// // 500 M values below 2^40 (natural width 64), scanned 10 times: compression pays there.
+/// let (options, choice) = advisor.resolve(500_000_000, (1 << 40) - 1, &AutoOptions::default()).unwrap();
+/// assert_eq!(options.bits, smartarrays::Bits::Exactly(40));
+/// println!("{}", choice.unwrap().summary());
+/// // A small array is compute-bound in the model: it stays at its natural width.
+/// let values: Vec<u64> = (0..100_000).map(|i| i % 5000).collect();
+/// let (array, _) = advisor.build(&values, &AutoOptions::default()).unwrap();
+/// assert_eq!(array.bits(), 32);
+/// assert_eq!(array.to_vec(), values);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct AutoOptions {
+    /// Placement rule.
+    pub placement: PlacementRule,
+    /// Width rule.
+    pub compression: Compression,
+    /// How the array will be used.
+    pub characteristics: Characteristics,
+    /// Runtime that builds the array (default: the core's global runtime).
+    pub runtime: Option<Arc<Runtime>>,
+}
+
+impl Advisor {
+    /// Turns `auto` into core array options for `len` values whose largest is `largest`, with the
+    /// choice behind it (`None` when nothing was left to choose). A chosen placement that names
+    /// nodes this machine does not have (when deciding for a described machine) is mapped to
+    /// the same kind on this machine: single node 0, interleaved over all nodes, replicated.
+    pub fn resolve(&self, len: usize, largest: u64, auto: &AutoOptions) -> Result<(ArrayOptions, Option<Choice>)> {
+        let c = &auto.characteristics;
+        if !((0.0..=1.0).contains(&c.random_share) && c.accesses_per_element >= 0.0 && c.accesses_per_element.is_finite()) {
+            return Err(AdaptError::InvalidInput(format!(
+                "characteristics: random share {} must be in 0..=1 and accesses per element {} at least 0",
+                c.random_share, c.accesses_per_element
+            )));
+        }
+        let minimal = smartarrays::codec::bits_needed(largest);
+        let natural = natural_bits(minimal);
+        let fixed_bits = match auto.compression {
+            Compression::Auto => None,
+            Compression::Uncompressed => Some(natural),
+            Compression::Minimal => Some(minimal),
+            Compression::Exactly(bits) => Some(smartarrays::codec::check_bits(bits)?),
+        };
+        let mut options = ArrayOptions::new();
+        if let Some(runtime) = &auto.runtime {
+            options = options.runtime(Arc::clone(runtime));
+        }
+        if let (PlacementRule::Fixed(placement), Some(bits)) = (&auto.placement, fixed_bits) {
+            return Ok((options.placement(placement.clone()).bits(bits), None));
+        }
+        let profile = self.characteristics_profile(len, minimal, c)?;
+        let mut choice = self.choose(&profile)?;
+        if let PlacementRule::Fixed(placement) = &auto.placement {
+            // Only the width is open: compare the two widths at the fixed placement.
+            let uncompressed = self.estimate_configuration(&profile, placement, false)?;
+            let compressed = self.estimate_configuration(&profile, placement, true)?;
+            choice.chosen = if compressed.estimate.seconds < uncompressed.estimate.seconds { compressed } else { uncompressed };
+            choice.notes.push(format!("placement fixed to {placement} by the caller; only the width was chosen"));
+        }
+        if let Some(bits) = fixed_bits {
+            // Only the placement is open: take the diagram's candidate for that compression.
+            let compressed = bits < natural;
+            let candidate =
+                if compressed { choice.compressed.clone().unwrap_or(choice.uncompressed.clone()) } else { choice.uncompressed.clone() };
+            choice.chosen = candidate;
+            choice.notes.push(format!("width fixed to {bits} bits by the caller; only the placement was chosen"));
+        }
+        let bits = fixed_bits.unwrap_or(choice.chosen.widths[0]);
+        let placement = self.local_placement(&choice.chosen.placement);
+        Ok((options.placement(placement).bits(bits), Some(choice)))
+    }
+
+    /// Resolves `auto` for `values` and builds the array.
+    pub fn build(&self, values: &[u64], auto: &AutoOptions) -> Result<(SmartArray, Option<Choice>)> {
+        let largest = values.iter().copied().max().unwrap_or(0);
+        let (options, choice) = self.resolve(values.len(), largest, auto)?;
+        Ok((SmartArray::from_slice(values, &options)?, choice))
+    }
+
+    /// A one-array modelled profile from stated characteristics: each run reads every value once
+    /// (the random share at random positions), for `accesses_per_element` runs.
+    pub fn characteristics_profile(&self, len: usize, minimal_bits: u32, c: &Characteristics) -> Result<WorkloadProfile> {
+        let spec = ArraySpec { read_only: c.read_only, ..ArraySpec::read_only("array", len.max(1) as u64, minimal_bits) };
+        let reads = len.max(1) as f64;
+        let array = ArrayProfile {
+            spec,
+            sequential_reads: reads * (1.0 - c.random_share),
+            random_reads: reads * c.random_share,
+            writes: 0.0,
+            access_source: Source::UserGiven,
+        };
+        let mut profile =
+            WorkloadProfile::modelled("array", &self.machine, &self.costs, vec![array], 0.0, c.accesses_per_element.max(1e-9))?;
+        profile.init_hidden = c.init_hidden;
+        Ok(profile)
+    }
+
+    /// The chosen placement as this machine can apply it.
+    fn local_placement(&self, chosen: &Placement) -> Placement {
+        let here = smartarrays::Topology::current().map(|t| t.node_ids()).unwrap_or_else(|_| vec![0]);
+        match chosen {
+            Placement::SingleNode(node) if !here.contains(node) => Placement::SingleNode(here[0]),
+            Placement::Interleaved(nodes) if nodes.iter().any(|n| !here.contains(n)) => Placement::Interleaved(Vec::new()),
+            other => other.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{CostProfile, MachineDescription};
+    use smartarrays::Bits;
+
+    fn advisor(name: &str) -> Advisor {
+        Advisor::new(MachineDescription::preset(name).unwrap(), CostProfile::for_preset(name).unwrap())
+    }
+
+    #[test]
+    fn auto_resolves_to_plain_core_options_following_the_papers_machines() {
+        let large = 500_000_000;
+        // 8-core machine: read-only scans with many passes -> replicated; 33-bit data stays at 64 bits.
+        let (options, choice) = advisor("paper-8core").resolve(large, (1 << 33) - 1, &AutoOptions::default()).unwrap();
+        assert_eq!(options.placement, Placement::Replicated);
+        assert_eq!(options.bits, Bits::Exactly(64));
+        assert!(choice.is_some());
+        // 18-core machine: compression pays.
+        let (options, _) = advisor("paper-18core").resolve(large, (1 << 33) - 1, &AutoOptions::default()).unwrap();
+        assert_eq!(options.bits, Bits::Exactly(33));
+        // Written data is never replicated.
+        let written =
+            AutoOptions { characteristics: Characteristics { read_only: false, ..Characteristics::default() }, ..AutoOptions::default() };
+        let (options, _) = advisor("paper-8core").resolve(large, (1 << 33) - 1, &written).unwrap();
+        assert_ne!(options.placement, Placement::Replicated);
+    }
+
+    #[test]
+    fn fixed_parts_are_kept_and_only_the_rest_is_chosen() {
+        let a = advisor("paper-18core");
+        let fixed_width = AutoOptions { compression: Compression::Exactly(40), ..AutoOptions::default() };
+        let (options, choice) = a.resolve(1000, 1000, &fixed_width).unwrap();
+        assert_eq!(options.bits, Bits::Exactly(40));
+        assert!(choice.unwrap().notes.iter().any(|n| n.contains("width fixed")));
+        let fixed_placement = AutoOptions { placement: PlacementRule::Fixed(Placement::OsDefault), ..AutoOptions::default() };
+        let (options, choice) = a.resolve(1_000_000, 1000, &fixed_placement).unwrap();
+        assert_eq!(options.placement, Placement::OsDefault);
+        assert!(choice.unwrap().notes.iter().any(|n| n.contains("placement fixed")));
+        let both = AutoOptions {
+            placement: PlacementRule::Fixed(Placement::Replicated),
+            compression: Compression::Uncompressed,
+            ..AutoOptions::default()
+        };
+        let (options, choice) = a.resolve(10, 1000, &both).unwrap();
+        assert_eq!((options.placement, options.bits, choice.is_none()), (Placement::Replicated, Bits::Exactly(32), true));
+    }
+
+    #[test]
+    fn bad_characteristics_and_widths_are_refused() {
+        let a = advisor("paper-8core");
+        let bad =
+            AutoOptions { characteristics: Characteristics { random_share: 1.5, ..Characteristics::default() }, ..AutoOptions::default() };
+        assert!(matches!(a.resolve(10, 10, &bad), Err(AdaptError::InvalidInput(_))));
+        let bad = AutoOptions { compression: Compression::Exactly(65), ..AutoOptions::default() };
+        assert!(matches!(a.resolve(10, 10, &bad), Err(AdaptError::Core(smartarrays::Error::InvalidBitWidth(65)))));
+    }
+
+    #[test]
+    fn built_arrays_hold_the_values_at_every_edge_length() {
+        let a = advisor("paper-18core");
+        for len in [0usize, 1, 63, 64, 65, 1023, 1025] {
+            let values: Vec<u64> = (0..len as u64).map(|i| i * 7919 % 100_003).collect();
+            let (array, _) = a.build(&values, &AutoOptions::default()).unwrap();
+            assert_eq!(array.to_vec(), values, "len {len}");
+        }
+        let wide = vec![u64::MAX, 0, 1];
+        let (array, _) = a.build(&wide, &AutoOptions::default()).unwrap();
+        assert_eq!((array.bits(), array.to_vec()), (64, wide));
+    }
+}
