@@ -10,6 +10,7 @@ use super::max_value;
 #[inline]
 pub fn get(words: &[u64], bits: u32, index: usize) -> u64 {
     let bit = index * bits as usize;
+    // The storage's padding words keep both windows below inside the slice.
     if bits <= 56 {
         // One unaligned 8-byte load covers the value and its bit offset (at most 7 + 56 bits).
         let bytes: &[u8] = bytemuck::cast_slice(words);
@@ -17,13 +18,11 @@ pub fn get(words: &[u64], bits: u32, index: usize) -> u64 {
         let window: [u8; 8] = bytes[start..start + 8].try_into().expect("an 8-byte window");
         return (u64::from_le_bytes(window) >> (bit % 8)) & max_value(bits);
     }
-    let word = bit / 64;
-    let shift = (bit % 64) as u32;
-    let pair = &words[word..word + 2];
-    let low = pair[0] >> shift;
-    // `<< 1 << (63 - shift)` is a shift by `64 - shift` that yields 0 when `shift` is 0.
-    let high = (pair[1] << 1) << (63 - shift);
-    (low | high) & max_value(bits)
+    // Wider values may reach a ninth byte: one unaligned 16-byte load, shifted as a u128.
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    let start = bit / 8;
+    let window: [u8; 16] = bytes[start..start + 16].try_into().expect("a 16-byte window");
+    (u128::from_le_bytes(window) >> (bit % 8)) as u64 & max_value(bits)
 }
 
 /// Writes `value` (already checked to fit) at `index`.
