@@ -164,13 +164,19 @@ impl SmartArray {
                 codec::bits_needed(largest)
             }
         };
+        let mut array = SmartArray::allocate(len, bits, options, runtime)?;
+        array.fill(&value)?;
+        Ok(array)
+    }
+
+    /// Maps zeroed, placed storage for `len` values of `bits` bits (not yet written).
+    fn allocate(len: usize, bits: u32, options: &ArrayOptions, runtime: Arc<Runtime>) -> Result<SmartArray> {
         let words = codec::storage_words(len, bits).ok_or(Error::AllocationFailed {
             bytes: u64::MAX,
             reason: format!("{len} values of {bits} bits overflow the address space"),
         })?;
-        let topology = Arc::clone(runtime.topology());
-        let allocation = memory::allocate(&topology, &options.placement, words, options.huge_pages)?;
-        let mut array = SmartArray {
+        let allocation = memory::allocate(runtime.topology(), &options.placement, words, options.huge_pages)?;
+        Ok(SmartArray {
             len,
             bits,
             placement: options.placement.clone(),
@@ -178,9 +184,7 @@ impl SmartArray {
             region_nodes: allocation.nodes,
             simulated: allocation.simulated,
             runtime,
-        };
-        array.fill(&value)?;
-        Ok(array)
+        })
     }
 
     /// Packs `value(i)` into every replica in parallel, checking widths.
@@ -482,21 +486,7 @@ impl SmartArray {
                 codec::bits_needed(largest)
             }
         };
-        let words = codec::storage_words(len, bits).ok_or(Error::AllocationFailed {
-            bytes: u64::MAX,
-            reason: format!("{len} values of {bits} bits overflow the address space"),
-        })?;
-        let topology = Arc::clone(runtime.topology());
-        let allocation = memory::allocate(&topology, &options.placement, words, options.huge_pages)?;
-        let mut array = SmartArray {
-            len,
-            bits,
-            placement: options.placement.clone(),
-            regions: allocation.regions,
-            region_nodes: allocation.nodes,
-            simulated: allocation.simulated,
-            runtime,
-        };
+        let mut array = SmartArray::allocate(len, bits, options, runtime)?;
         array.fill_batches(&produce)?;
         Ok(array)
     }
