@@ -1,13 +1,17 @@
-//! "Auto" placement and compression for the core's arrays. The core's [`Placement`] and
-//! [`smartarrays::Bits`] stay as they are (the core never sees an unresolved "auto"): an
-//! [`AutoOptions`] says which parts to choose and the workload's characteristics, and
-//! [`Advisor::resolve`] turns it into ordinary [`ArrayOptions`] plus the [`Choice`] that explains
-//! it. [`Advisor::build`] does both and builds the array.
+//! "Auto" placement and compression. Two ways in:
+//! - through the core: [`install`] (or [`install_for_this_machine`]) makes an [`Advisor`] the
+//!   process-wide resolver of [`Placement::Auto`] and [`Compression::Auto`] in ordinary
+//!   [`ArrayOptions`]; every array built with them then asks it, and
+//!   [`SmartArray::advice`] says what was chosen and why;
+//! - directly: an [`AutoOptions`] says which parts to choose and the workload's
+//!   characteristics, and [`Advisor::resolve`] turns it into ordinary [`ArrayOptions`] plus the
+//!   [`Choice`] that explains it. [`Advisor::build`] does both and builds the array.
 
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use smartarrays::{ArrayOptions, Placement, Runtime, SmartArray};
+use smartarrays::array::{Advice, Advise, AutoRequest};
+use smartarrays::{ArrayOptions, Bits, Placement, Runtime, SmartArray};
 
 use crate::decide::{Advisor, Choice};
 use crate::error::{AdaptError, Result};
@@ -23,39 +27,13 @@ pub enum PlacementRule {
     Fixed(Placement),
 }
 
-/// Width: chosen by the advisor, or fixed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Compression {
-    /// Let the advisor choose between the natural and the minimal width (`Compression::Auto`).
-    #[default]
-    Auto,
-    /// The natural width (32 bits when the values fit, else 64).
-    Uncompressed,
-    /// The fewest bits that hold the largest value.
-    Minimal,
-    /// Exactly this many bits.
-    Exactly(u32),
-}
+/// Width rule: the core's [`smartarrays::Compression`] (`Auto`, `Uncompressed`, `Minimal`,
+/// `Exactly(bits)`), re-exported here.
+pub use smartarrays::Compression;
 
 /// What the programmer knows about how the array will be used (the paper's software
-/// characteristics).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Characteristics {
-    /// Only read after being built.
-    pub read_only: bool,
-    /// Accesses per element over the array's lifetime (e.g. 15 for 15 full scans).
-    pub accesses_per_element: f64,
-    /// Share of the accesses at random positions (0..=1).
-    pub random_share: f64,
-    /// Building replicas is hidden behind loading the data.
-    pub init_hidden: bool,
-}
-
-impl Default for Characteristics {
-    fn default() -> Self {
-        Characteristics { read_only: true, accesses_per_element: 10.0, random_share: 0.0, init_hidden: false }
-    }
-}
+/// characteristics): the core's [`smartarrays::Usage`] under the paper's name.
+pub type Characteristics = smartarrays::Usage;
 
 /// Options for an array whose placement and/or width the advisor picks.
 ///
@@ -172,6 +150,74 @@ impl Advisor {
     }
 }
 
+impl Advise for Advisor {
+    /// Resolves the core's "auto" options with [`Advisor::resolve`] (parts the caller fixed stay
+    /// fixed) and explains the choice in plain words.
+    fn advise(&self, request: &AutoRequest, runtime: &Runtime) -> smartarrays::Result<Advice> {
+        let auto = AutoOptions {
+            placement: if request.placement == Placement::Auto {
+                PlacementRule::Auto
+            } else {
+                PlacementRule::Fixed(request.placement.clone())
+            },
+            compression: request.compression,
+            characteristics: request.usage.clone(),
+            runtime: None,
+        };
+        let unresolved = |e: AdaptError| smartarrays::Error::AutoUnresolved(e.to_string());
+        let (options, choice) = self.resolve(request.len, request.largest, &auto).map_err(unresolved)?;
+        let bits = match options.bits {
+            Bits::Exactly(bits) => bits,
+            other => return Err(smartarrays::Error::AutoUnresolved(format!("the advisor left the width as {other:?}"))),
+        };
+        let explanation = match choice {
+            Some(choice) => format!("{choice}  note: the array is built by {} worker(s) here", runtime.threads()),
+            None => "nothing left to choose: placement and width were both given".to_string(),
+        };
+        Ok(Advice { placement: options.placement, bits, explanation })
+    }
+}
+
+/// Makes `advisor` the process-wide resolver of [`Placement::Auto`] and [`Compression::Auto`]
+/// for every array built from now on (replacing any earlier one).
+///
+/// # Example
+/// ```
+/// use smartarrays::{ArrayOptions, Compression, Placement, SmartArray, Usage};
+/// use smartarrays_adapt::{Advisor, CostProfile, MachineDescription};
+/// // Decide as for the paper's 18-core machine (the array itself is built on this one).
+/// smartarrays_adapt::install(Advisor::new(MachineDescription::paper_18core(), CostProfile::for_preset("paper-18core").unwrap()));
+/// let values: Vec<u64> = (0..200_000).map(|i| i % 1000).collect();
+/// let options = ArrayOptions::new()
+///     .placement(Placement::Auto)
+///     .compression(Compression::Auto)
+///     .usage(Usage { accesses_per_element: 20.0, ..Usage::default() });
+/// let array = SmartArray::from_slice(&values, &options).unwrap();
+/// assert_ne!(*array.placement(), Placement::Auto); // a concrete placement was chosen
+/// assert!(array.bits() == 10 || array.bits() == 32); // minimal or natural width
+/// println!("{}", array.advice().unwrap().explanation);
+/// assert_eq!(array.to_vec(), values);
+/// smartarrays::array::uninstall_advisor();
+/// ```
+pub fn install(advisor: Advisor) {
+    smartarrays::array::install_advisor(Arc::new(advisor));
+}
+
+/// Installs an advisor for this machine: its description and array costs come from the cache
+/// (see [`crate::machine::cache_dir`]) or are measured now with the quick settings (a few
+/// seconds, once per machine), and are cached for later runs. Returns whether the figures were
+/// measured now.
+pub fn install_for_this_machine() -> Result<bool> {
+    let (machine, costs, machine_cached, costs_cached) = crate::mlc::this_machine(
+        &crate::machine::cache_dir(),
+        false,
+        &crate::mlc::MlcSettings::quick(),
+        &crate::costs::CostSettings::quick(),
+    )?;
+    install(Advisor::new(machine, costs));
+    Ok(!(machine_cached && costs_cached))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,5 +287,43 @@ mod tests {
         let wide = vec![u64::MAX, 0, 1];
         let (array, _) = a.build(&wide, &AutoOptions::default()).unwrap();
         assert_eq!((array.bits(), array.to_vec()), (64, wide));
+    }
+
+    #[test]
+    fn the_core_hook_gives_the_same_choice_as_resolve() {
+        use smartarrays::array::{Advise, AutoRequest};
+        let runtime = Runtime::global().unwrap();
+        for (name, largest, fixed) in [
+            ("paper-8core", (1u64 << 33) - 1, None),
+            ("paper-18core", (1 << 33) - 1, None),
+            ("paper-18core", 999, Some(Placement::SingleNode(0))),
+        ] {
+            let advisor = advisor(name);
+            let request = AutoRequest {
+                len: 500_000_000,
+                largest,
+                placement: fixed.clone().unwrap_or(Placement::Auto),
+                compression: Compression::Auto,
+                usage: Characteristics::default(),
+            };
+            let advice = advisor.advise(&request, &runtime).unwrap();
+            let rule = fixed.map_or(PlacementRule::Auto, PlacementRule::Fixed);
+            let (options, choice) =
+                advisor.resolve(request.len, largest, &AutoOptions { placement: rule, ..AutoOptions::default() }).unwrap();
+            assert_eq!(advice.placement, options.placement, "{name}");
+            assert_eq!(Bits::Exactly(advice.bits), options.bits, "{name}");
+            assert!(advice.explanation.contains(&choice.unwrap().summary()), "{}", advice.explanation);
+        }
+        // Nothing left to choose: said so.
+        let request = AutoRequest {
+            len: 10,
+            largest: 5,
+            placement: Placement::OsDefault,
+            compression: Compression::Exactly(8),
+            usage: Characteristics::default(),
+        };
+        let advice = advisor("paper-8core").advise(&request, &runtime).unwrap();
+        assert_eq!((advice.placement, advice.bits), (Placement::OsDefault, 8));
+        assert!(advice.explanation.contains("nothing left to choose"));
     }
 }

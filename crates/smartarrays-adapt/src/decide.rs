@@ -483,7 +483,8 @@ impl Advisor {
                     .map(|(a, &bits)| {
                         let size = a.bytes_at(bits);
                         match (a.spec.adaptable, placement) {
-                            (false, _) | (true, Placement::Interleaved(_) | Placement::OsDefault) => size / n,
+                            // Auto never reaches here (candidates are concrete); count it as spread out.
+                            (false, _) | (true, Placement::Interleaved(_) | Placement::OsDefault | Placement::Auto) => size / n,
                             (true, Placement::Replicated) => size,
                             (true, Placement::SingleNode(k)) => {
                                 if *k == node {
@@ -1023,7 +1024,7 @@ impl Advisor {
                 .map(|(a, (placement, bits))| {
                     let size = a.bytes_at(*bits);
                     match placement {
-                        Placement::Interleaved(_) | Placement::OsDefault => size / n,
+                        Placement::Interleaved(_) | Placement::OsDefault | Placement::Auto => size / n,
                         Placement::Replicated => size,
                         Placement::SingleNode(k) => {
                             if *k == node.id {

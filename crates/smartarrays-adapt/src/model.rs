@@ -147,6 +147,7 @@ pub fn share(machine: &MachineDescription, placement: &Placement, reader: usize,
             }
         }
         Placement::Replicated => f64::from(u8::from(reader == memory)),
+        Placement::Auto => return Err(AdaptError::InvalidInput("placement auto has no traffic shares: resolve it first".into())),
     })
 }
 

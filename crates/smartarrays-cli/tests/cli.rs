@@ -72,6 +72,23 @@ fn the_placement_command_reads_pages_back() {
 }
 
 #[test]
+fn the_placement_command_lets_the_advisor_choose_and_says_why() {
+    let cache = std::env::temp_dir().join(format!("smartarrays-cli-auto-{}", std::process::id()));
+    let output = Command::new(env!("CARGO_BIN_EXE_smartarrays"))
+        .args(["placement", "--placement", "auto", "--elements", "100000", "--bits", "20", "--reads-per-element", "30"])
+        .env("SMARTARRAYS_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    let (out, err) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "{err}");
+    assert!(err.contains("measured this machine"), "first run measures: {err}");
+    assert!(out.contains("placement auto -> ") && out.contains("step 1a") && out.contains("step 2"), "{out}");
+    assert!(out.contains("100000 values at 20 bits"), "{out}");
+    assert!(!out.contains("placement auto\n"), "the report shows the chosen placement: {out}");
+    std::fs::remove_dir_all(&cache).ok();
+}
+
+#[test]
 fn bad_input_is_reported_clearly() {
     let (ok, _, err) = smartarrays(&["placement", "--placement", "node:99"]);
     assert!(!ok);

@@ -56,7 +56,7 @@ fn array(
 fn zeros(py: Python<'_>, length: usize, bits: &Bound<'_, PyAny>, placement: &str, threads: Option<i64>) -> PyResult<PySmartArray> {
     let bits = match input::bits(Some(bits))? {
         smartarrays::Bits::Exactly(bits) => bits,
-        smartarrays::Bits::Auto => return Err(pyo3::exceptions::PyValueError::new_err("zeros() needs an exact bit width, not \"auto\"")),
+        _ => return Err(pyo3::exceptions::PyValueError::new_err("zeros() needs an exact bit width, not \"auto\"")),
     };
     let options = smartarrays::ArrayOptions::new()
         .placement(input::placement(placement)?)

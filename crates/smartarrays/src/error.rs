@@ -46,6 +46,13 @@ pub enum Error {
         /// Capacity given.
         given: usize,
     },
+    /// "Auto" placement or compression could not be resolved (no advisor installed, or its
+    /// answer was unusable).
+    #[error("cannot resolve auto configuration: {0}")]
+    AutoUnresolved(String),
+    /// A compression name that is not `auto`, `uncompressed`, `minimal` or a width.
+    #[error("unknown compression {0:?}: expected auto, uncompressed, minimal or a bit width 1..64")]
+    InvalidCompression(String),
     /// A bit width outside 1..=64.
     #[error("bit width {0} is invalid: it must be between 1 and 64")]
     InvalidBitWidth(u32),

@@ -1,12 +1,15 @@
 //! The smart array layer: [`SmartArray`] (unsigned, bit-packed, placed), its read-only
 //! [`ArrayView`] with iterators and chunk visitors, and the typed wrappers [`SignedArray`]
-//! (zigzag) and [`F64Array`] (uncompressed floating point).
+//! (zigzag) and [`F64Array`] (uncompressed floating point), and the "auto" options hook
+//! ([`Compression::Auto`], [`Placement::Auto`](crate::Placement::Auto), [`install_advisor`]).
 
+mod auto;
 mod float;
 mod signed;
 mod smart_array;
 mod view;
 
+pub use auto::{install_advisor, installed_advisor, natural_bits, uninstall_advisor, Advice, Advise, AutoRequest, Compression, Usage};
 pub use float::F64Array;
 pub use signed::{zigzag_decode, zigzag_encode, SignedArray};
 pub use smart_array::{ArrayOptions, Bits, SmartArray, PARALLEL_BATCH};

@@ -7,20 +7,51 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
+pub use super::auto::Advice;
+use super::auto::{self, AutoRequest, Compression, Usage};
 use super::view::{ArrayView, Iter};
 use crate::codec;
 use crate::error::{Error, Result};
 use crate::memory::{self, HugePages, Placement, PlacementReport, Region};
 use crate::runtime::{self, Part, Runtime, Worker};
 
-/// Bit width of an array: fixed, or the fewest bits that hold the largest value.
+/// Bit width rule of an array: fixed, or derived from the data when the array is built.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Bits {
-    /// Pick the minimal width from the data.
+    /// The minimal width: the fewest bits that hold the largest value
+    /// ([`Compression::Minimal`]).
     #[default]
     Auto,
     /// Exactly this many bits (1..=64); values that do not fit are refused.
     Exactly(u32),
+    /// The natural width: 32 bits when every value fits, else 64 ([`Compression::Uncompressed`]).
+    Natural,
+    /// Chosen by the installed advisor between the natural and the minimal width
+    /// ([`Compression::Auto`]; see [`install_advisor`](crate::array::install_advisor)).
+    Advised,
+}
+
+impl Bits {
+    /// The same rule in the adaptivity layer's words.
+    pub fn compression(self) -> Compression {
+        match self {
+            Bits::Auto => Compression::Minimal,
+            Bits::Exactly(bits) => Compression::Exactly(bits),
+            Bits::Natural => Compression::Uncompressed,
+            Bits::Advised => Compression::Auto,
+        }
+    }
+}
+
+impl From<Compression> for Bits {
+    fn from(compression: Compression) -> Bits {
+        match compression {
+            Compression::Auto => Bits::Advised,
+            Compression::Uncompressed => Bits::Natural,
+            Compression::Minimal => Bits::Auto,
+            Compression::Exactly(bits) => Bits::Exactly(bits),
+        }
+    }
 }
 
 /// How to build an array: placement, width, huge pages and the runtime that builds and scans it.
@@ -43,6 +74,8 @@ pub struct ArrayOptions {
     pub huge_pages: HugePages,
     /// Runtime used to build and scan (default: [`Runtime::global`]).
     pub runtime: Option<Arc<Runtime>>,
+    /// How the array will be used; read by the advisor when placement or width is "auto".
+    pub usage: Usage,
 }
 
 impl ArrayOptions {
@@ -69,6 +102,19 @@ impl ArrayOptions {
         self
     }
 
+    /// Sets the width rule in the adaptivity layer's words; [`Compression::Auto`] lets the
+    /// installed advisor choose (see [`install_advisor`](crate::array::install_advisor)).
+    pub fn compression(mut self, compression: Compression) -> Self {
+        self.bits = compression.into();
+        self
+    }
+
+    /// States how the array will be used (read by the advisor for "auto" options).
+    pub fn usage(mut self, usage: Usage) -> Self {
+        self.usage = usage;
+        self
+    }
+
     /// Sets the huge page policy.
     pub fn huge_pages(mut self, huge_pages: HugePages) -> Self {
         self.huge_pages = huge_pages;
@@ -87,6 +133,45 @@ impl ArrayOptions {
             None => Runtime::global(),
         }
     }
+}
+
+/// The width, placement and advice for building `len` values with `options`: exact widths are
+/// checked, derived ones computed from `largest()` (called at most once), and "auto" parts
+/// resolved by the installed advisor (parts the caller fixed stay as given).
+fn configure(
+    len: usize,
+    options: &ArrayOptions,
+    runtime: &Arc<Runtime>,
+    largest: impl FnOnce() -> u64,
+) -> Result<(u32, Placement, Option<Arc<Advice>>)> {
+    let needs_auto = options.placement == Placement::Auto || options.bits == Bits::Advised;
+    if let Bits::Exactly(bits) = options.bits {
+        codec::check_bits(bits)?;
+        if !needs_auto {
+            return Ok((bits, options.placement.clone(), None));
+        }
+    }
+    let largest = largest();
+    let fixed_bits = match options.bits {
+        Bits::Exactly(bits) => Some(bits),
+        Bits::Auto => Some(codec::bits_needed(largest)),
+        Bits::Natural => Some(auto::natural_bits(largest)),
+        Bits::Advised => None,
+    };
+    if !needs_auto {
+        return Ok((fixed_bits.unwrap_or(64), options.placement.clone(), None));
+    }
+    let request = AutoRequest {
+        len,
+        largest,
+        placement: options.placement.clone(),
+        compression: options.bits.compression(),
+        usage: options.usage.clone(),
+    };
+    let advice = auto::resolve(&request, runtime)?;
+    let bits = fixed_bits.unwrap_or(advice.bits);
+    let placement = if options.placement == Placement::Auto { advice.placement.clone() } else { options.placement.clone() };
+    Ok((bits, placement, Some(Arc::new(advice))))
 }
 
 /// Values per batch when building or scanning in parallel (a multiple of the 64-value chunk).
@@ -118,6 +203,7 @@ pub struct SmartArray {
     region_nodes: Vec<Option<usize>>,
     simulated: bool,
     runtime: Arc<Runtime>,
+    advice: Option<Arc<Advice>>,
 }
 
 impl std::fmt::Debug for SmartArray {
@@ -157,33 +243,30 @@ impl SmartArray {
     /// [`Bits::Auto`]). On error nothing is returned and all memory is freed.
     pub fn from_fn(len: usize, options: &ArrayOptions, value: impl Fn(usize) -> u64 + Sync) -> Result<SmartArray> {
         let runtime = options.resolve_runtime()?;
-        let bits = match options.bits {
-            Bits::Exactly(bits) => codec::check_bits(bits)?,
-            Bits::Auto => {
-                let largest = runtime.map_reduce(0..len, PARALLEL_BATCH, || 0u64, |m, _, r| r.map(&value).fold(m, u64::max), u64::max);
-                codec::bits_needed(largest)
-            }
-        };
-        let mut array = SmartArray::allocate(len, bits, options, runtime)?;
+        let largest = || runtime.map_reduce(0..len, PARALLEL_BATCH, || 0u64, |m, _, r| r.map(&value).fold(m, u64::max), u64::max);
+        let (bits, placement, advice) = configure(len, options, &runtime, largest)?;
+        let mut array = SmartArray::allocate(len, bits, &placement, options, runtime)?;
+        array.advice = advice;
         array.fill(&value)?;
         Ok(array)
     }
 
     /// Maps zeroed, placed storage for `len` values of `bits` bits (not yet written).
-    fn allocate(len: usize, bits: u32, options: &ArrayOptions, runtime: Arc<Runtime>) -> Result<SmartArray> {
+    fn allocate(len: usize, bits: u32, placement: &Placement, options: &ArrayOptions, runtime: Arc<Runtime>) -> Result<SmartArray> {
         let words = codec::storage_words(len, bits).ok_or(Error::AllocationFailed {
             bytes: u64::MAX,
             reason: format!("{len} values of {bits} bits overflow the address space"),
         })?;
-        let allocation = memory::allocate(runtime.topology(), &options.placement, words, options.huge_pages)?;
+        let allocation = memory::allocate(runtime.topology(), placement, words, options.huge_pages)?;
         Ok(SmartArray {
             len,
             bits,
-            placement: options.placement.clone(),
+            placement: placement.clone(),
             regions: allocation.regions,
             region_nodes: allocation.nodes,
             simulated: allocation.simulated,
             runtime,
+            advice: None,
         })
     }
 
@@ -244,9 +327,15 @@ impl SmartArray {
         self.bits
     }
 
-    /// The placement the array was built with.
+    /// The placement the array was built with (the chosen one when it was built with
+    /// [`Placement::Auto`]).
     pub fn placement(&self) -> &Placement {
         &self.placement
+    }
+
+    /// The advisor's decision and its reasoning, when the array was built with "auto" options.
+    pub fn advice(&self) -> Option<&Advice> {
+        self.advice.as_deref()
     }
 
     /// Number of copies (1 unless replicated).
@@ -465,10 +554,9 @@ impl SmartArray {
     /// ```
     pub fn from_batches(len: usize, options: &ArrayOptions, produce: impl Fn(Range<usize>, &mut [u64]) + Sync) -> Result<SmartArray> {
         let runtime = options.resolve_runtime()?;
-        let bits = match options.bits {
-            Bits::Exactly(bits) => codec::check_bits(bits)?,
-            Bits::Auto => {
-                let (largest, _) = runtime.map_reduce(
+        let largest = || {
+            runtime
+                .map_reduce(
                     0..len,
                     PARALLEL_BATCH,
                     || (0u64, Vec::new()),
@@ -482,16 +570,17 @@ impl SmartArray {
                         (largest, buffer)
                     },
                     |a, b| (a.0.max(b.0), Vec::new()),
-                );
-                codec::bits_needed(largest)
-            }
+                )
+                .0
         };
-        let mut array = SmartArray::allocate(len, bits, options, runtime)?;
+        let (bits, placement, advice) = configure(len, options, &runtime, largest)?;
+        let mut array = SmartArray::allocate(len, bits, &placement, options, runtime)?;
+        array.advice = advice;
         array.fill_batches(&produce)?;
         Ok(array)
     }
 
-    fn fill_batches(&mut self, produce: &(impl Fn(Range<usize>, &mut [u64]) + Sync)) -> Result<()> {
+    pub(crate) fn fill_batches(&mut self, produce: &(impl Fn(Range<usize>, &mut [u64]) + Sync)) -> Result<()> {
         let (len, bits) = (self.len, self.bits);
         let words_per_batch = PARALLEL_BATCH / 64 * bits as usize;
         let parts: Vec<Part> = self.region_nodes.iter().map(|&node| Part { node, range: 0..len }).collect();

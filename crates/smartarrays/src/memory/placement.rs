@@ -25,6 +25,10 @@ pub enum Placement {
     /// One full copy per node; each reader uses the copy of the node it runs on, and every
     /// write goes to all copies.
     Replicated,
+    /// Chosen when the array is built, by the installed advisor (paper §6; see
+    /// [`install_advisor`](crate::array::install_advisor)). An array never keeps this
+    /// placement: [`SmartArray::placement`](crate::SmartArray::placement) reports the choice.
+    Auto,
 }
 
 impl Placement {
@@ -41,6 +45,7 @@ impl Placement {
             Placement::SingleNode(_) => "single",
             Placement::Interleaved(_) => "interleaved",
             Placement::Replicated => "replicated",
+            Placement::Auto => "auto",
         }
     }
 }
@@ -55,6 +60,7 @@ impl fmt::Display for Placement {
                 write!(f, "interleaved:{}", nodes.iter().map(usize::to_string).collect::<Vec<_>>().join(","))
             }
             Placement::Replicated => write!(f, "replicated"),
+            Placement::Auto => write!(f, "auto"),
         }
     }
 }
@@ -63,7 +69,7 @@ impl FromStr for Placement {
     type Err = Error;
 
     /// Parses `os` (or `default`), `node:N` (or `single:N`, and `single` for node 0),
-    /// `interleaved`, `interleaved:N,M,...`, `replicated`.
+    /// `interleaved`, `interleaved:N,M,...`, `replicated`, `auto`.
     fn from_str(text: &str) -> Result<Placement> {
         let bad = || Error::InvalidPlacement(text.to_string());
         let lower = text.trim().to_ascii_lowercase();
@@ -80,6 +86,7 @@ impl FromStr for Placement {
             ("interleaved" | "interleave", None) => Ok(Placement::Interleaved(Vec::new())),
             ("interleaved" | "interleave", Some(list)) => nodes(list).map(Placement::Interleaved),
             ("replicated" | "replicate", None) => Ok(Placement::Replicated),
+            ("auto", None) => Ok(Placement::Auto),
             _ => Err(bad()),
         }
     }
@@ -159,6 +166,12 @@ pub fn allocate(topology: &Topology, placement: &Placement, words: usize, huge_p
                 allocation.regions.push(Region::map(words, policy, advice)?);
                 allocation.nodes.push(Some(node));
             }
+        }
+        Placement::Auto => {
+            return Err(Error::AutoUnresolved(
+                "placement auto reached the allocator unresolved; build arrays through SmartArray, which asks the installed advisor"
+                    .to_string(),
+            ))
         }
     }
     Ok(allocation)
