@@ -10,7 +10,7 @@
 # Environment: N (values, default 100000000), REPETITIONS (timed runs per variant, default 5),
 #   LANGUAGES (subset, default "rust cpp python java"), JAVA_HOME (a JDK 25; else /usr/lib/jvm/*25* is used),
 #   CARGO_TARGET_DIR, SMARTARRAYS_LIBRARY (path of libsmartarrays.so), BENCH_PYTHON (default .venv/bin/python),
-#   CXX (default g++).
+#   CXX (default g++), JAVA_BENCH_OPTS (extra JVM options for the Java part, e.g. JIT flags; default none).
 # A language whose part is missing or does not build is skipped with a message, not a failure.
 set -euo pipefail
 
@@ -131,7 +131,8 @@ run_java() {
     fi
     # The long[] and the arrays need about 2.5 GiB at N = 100M; the heap gets the long[] plus room.
     local heap_mib=$((N * 8 / 1048576 + 512))
-    collect java "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -Xms${heap_mib}m -Xmx${heap_mib}m -XX:+UseParallelGC \
+    # shellcheck disable=SC2086 # JAVA_BENCH_OPTS is a list of options
+    collect java "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -Xms${heap_mib}m -Xmx${heap_mib}m -XX:+UseParallelGC ${JAVA_BENCH_OPTS:-} \
         -Dsmartarrays.library="$LIBRARY" -cp bindings/java/target/classes:bindings/java/target/test-classes \
         org.smartarrays.bench.SumBench --n "$N" --repetitions "$REPETITIONS"
 }

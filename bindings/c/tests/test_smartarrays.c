@@ -107,6 +107,15 @@ static void check_array(const SaArray *array, const uint64_t *expected, size_t l
         CHECK(memcmp(out, expected + 2, (len - 3) * sizeof *out) == 0, "%s: partial unpack differs", where);
     }
     CHECK_STATUS(sa_array_unpack(array, 0, out, len + 1), SA_STATUS_RANGE_OUT_OF_BOUNDS);
+    /* The prefetching variant decodes the same values, chunk by chunk, whatever the distance. */
+    memset(out, 0, (len + 1) * sizeof *out);
+    for (size_t first = 0; first < len; first += 1000) {
+        size_t count = len - first < 1000 ? len - first : 1000;
+        CHECK_OK(sa_array_unpack_ahead(array, first, out + first, count, 2000));
+    }
+    CHECK(len == 0 || memcmp(out, expected, len * sizeof *out) == 0, "%s: unpack_ahead differs", where);
+    CHECK_OK(sa_array_unpack_ahead(array, len, out, 0, SIZE_MAX));
+    CHECK_STATUS(sa_array_unpack_ahead(array, 0, out, len + 1, 0), SA_STATUS_RANGE_OUT_OF_BOUNDS);
 
     uint64_t got = 0;
     CHECK_OK(sa_array_sum(array, &got));
@@ -257,6 +266,8 @@ static void test_errors(void) {
     CHECK_STATUS(sa_array_sum(NULL, &v), SA_STATUS_NULL_POINTER);
     CHECK_STATUS(sa_array_sum(array, NULL), SA_STATUS_NULL_POINTER);
     CHECK_STATUS(sa_array_unpack(array, 0, NULL, 2), SA_STATUS_NULL_POINTER);
+    CHECK_STATUS(sa_array_unpack_ahead(array, 0, NULL, 2, 2), SA_STATUS_NULL_POINTER);
+    CHECK_STATUS(sa_array_unpack_ahead(NULL, 0, &v, 1, 2), SA_STATUS_NULL_POINTER);
     CHECK_STATUS(sa_array_for_each_chunk(array, 0, 4, NULL, NULL), SA_STATUS_NULL_POINTER);
     CHECK_STATUS(sa_array_placement(array, NULL), SA_STATUS_NULL_POINTER);
     CHECK_STATUS(sa_array_placement_report_json(NULL, &text), SA_STATUS_NULL_POINTER);
@@ -265,6 +276,7 @@ static void test_errors(void) {
     CHECK_STATUS(sa_array_sum_range(array, 3, 2, &v), SA_STATUS_RANGE_OUT_OF_BOUNDS);
     CHECK(strcmp(sa_last_error_message(), "range 3..2 is out of bounds for an array of length 4") == 0, "%s", sa_last_error_message());
     CHECK_STATUS(sa_array_unpack(array, SIZE_MAX, &v, 1), SA_STATUS_RANGE_OUT_OF_BOUNDS);
+    CHECK_STATUS(sa_array_unpack_ahead(array, SIZE_MAX, &v, 1, SIZE_MAX), SA_STATUS_RANGE_OUT_OF_BOUNDS);
     CHECK_STATUS(sa_array_for_each_chunk(array, 2, 5, collect, NULL), SA_STATUS_RANGE_OUT_OF_BOUNDS);
     sa_array_free(array);
     sa_array_free(NULL);

@@ -363,6 +363,30 @@ SaStatus sa_array_set(SaArray *array, size_t index, uint64_t value);
 SaStatus sa_array_unpack(const SaArray *array, size_t start, uint64_t *out, size_t count);
 
 /**
+ * Decodes values `start .. start + count` into `out[0..count]` exactly like `sa_array_unpack`,
+ * then asks the CPU to start loading into its caches, without waiting, the packed memory of the
+ * `count` values that begin `ahead` values after `start` (cut at the array's end). Made for a
+ * caller that walks an array chunk by chunk and works on each decoded chunk before asking for the
+ * next (a binding's cursor): with `ahead` a multiple of `count` (two chunks measured best), that
+ * memory arrives while the caller works, and later calls decode from cache instead of waiting for
+ * main memory. `ahead` is only a hint: any value decodes the same values; 0 prefetches nothing.
+ *
+ * Errors as for `sa_array_unpack` (nothing is written or prefetched when the range is out of
+ * bounds). `out` may be NULL when `count` is 0. Ownership: `out` stays the caller's; the library
+ * keeps nothing after the call.
+ *
+ * Thread safety: may run at the same time as other calls that take a `const` handle.
+ *
+ * # Safety
+ * `array` must be NULL or a live handle; `out` must be valid for writing `count` values.
+ */
+SaStatus sa_array_unpack_ahead(const SaArray *array,
+                               size_t start,
+                               uint64_t *out,
+                               size_t count,
+                               size_t ahead);
+
+/**
  * Calls `visit(user_data, first_index, values, count)` for consecutive chunks (at most 1024
  * values each) covering indices `start .. end`, on the calling thread, in order. 64-bit arrays
  * are visited in place; other widths are decoded into a buffer first.

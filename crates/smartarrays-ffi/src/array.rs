@@ -8,6 +8,7 @@ use std::sync::Arc;
 use smartarrays::array::VISIT_CHUNK;
 use smartarrays::{ArrayOptions, Bits, Placement, SmartArray};
 
+use crate::prefetch;
 use crate::ptr;
 use crate::status::{guard, FfiError, FfiResult, SaStatus};
 use crate::system::current_runtime;
@@ -288,6 +289,39 @@ pub unsafe extern "C" fn sa_array_unpack(array: *const SaArray, start: usize, ou
         // SAFETY: forwarded from the caller.
         let out = unsafe { ptr::slice_mut(out, count, "out") }?;
         Ok(array.unpack(start, out)?)
+    })
+}
+
+/// Decodes values `start .. start + count` into `out[0..count]` exactly like `sa_array_unpack`,
+/// then asks the CPU to start loading into its caches, without waiting, the packed memory of the
+/// `count` values that begin `ahead` values after `start` (cut at the array's end). Made for a
+/// caller that walks an array chunk by chunk and works on each decoded chunk before asking for the
+/// next (a binding's cursor): with `ahead` a multiple of `count` (two chunks measured best), that
+/// memory arrives while the caller works, and later calls decode from cache instead of waiting for
+/// main memory. `ahead` is only a hint: any value decodes the same values; 0 prefetches nothing.
+///
+/// Errors as for `sa_array_unpack` (nothing is written or prefetched when the range is out of
+/// bounds). `out` may be NULL when `count` is 0. Ownership: `out` stays the caller's; the library
+/// keeps nothing after the call.
+///
+/// Thread safety: may run at the same time as other calls that take a `const` handle.
+///
+/// # Safety
+/// `array` must be NULL or a live handle; `out` must be valid for writing `count` values.
+#[no_mangle]
+pub unsafe extern "C" fn sa_array_unpack_ahead(array: *const SaArray, start: usize, out: *mut u64, count: usize, ahead: usize) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let array = unsafe { borrow(array) }?;
+        // SAFETY: forwarded from the caller.
+        let out = unsafe { ptr::slice_mut(out, count, "out") }?;
+        let view = array.local();
+        view.unpack(start, out)?;
+        if ahead > 0 {
+            let from = start.saturating_add(ahead).min(view.len());
+            prefetch::packed_values(view.packed_words(), view.bits(), from..from.saturating_add(count).min(view.len()));
+        }
+        Ok(())
     })
 }
 

@@ -140,6 +140,10 @@ mod abi {
             // SAFETY: live handle; `out` is a live mutable slice of `out.len()` values.
             unsafe { sa_array_unpack(self.0, start, out.as_mut_ptr(), out.len()) }
         }
+        pub fn unpack_ahead(&self, start: usize, out: &mut [u64], ahead: usize) -> SaStatus {
+            // SAFETY: live handle; `out` is a live mutable slice of `out.len()` values.
+            unsafe { sa_array_unpack_ahead(self.0, start, out.as_mut_ptr(), out.len(), ahead) }
+        }
         pub fn sum_range(&self, start: usize, end: usize) -> Result<u64, SaStatus> {
             let mut out = 0;
             // SAFETY: live handle, local out slot.
@@ -365,6 +369,8 @@ mod abi {
                 ("set array", sa_array_set(std::ptr::null_mut(), 0, 1)),
                 ("unpack array", sa_array_unpack(null, 0, buffer.as_mut_ptr(), 2)),
                 ("unpack out", sa_array_unpack(live, 0, std::ptr::null_mut(), 2)),
+                ("unpack_ahead array", sa_array_unpack_ahead(null, 0, buffer.as_mut_ptr(), 2, 2)),
+                ("unpack_ahead out", sa_array_unpack_ahead(live, 0, std::ptr::null_mut(), 2, 2)),
                 ("chunks array", sa_array_for_each_chunk(null, 0, 0, None, std::ptr::null_mut())),
                 ("chunks visitor", sa_array_for_each_chunk(live, 0, 1, None, std::ptr::null_mut())),
                 ("sum array", sa_array_sum(null, &mut u)),
@@ -506,6 +512,36 @@ fn every_width_round_trips_at_edge_lengths() {
             let values = values_for(len, bits);
             let array = from_u64(&values, Some("os"), bits).unwrap();
             check_against(&array, &values, bits, "os");
+        }
+    }
+}
+
+/// `sa_array_unpack_ahead` decodes exactly what `sa_array_unpack` does, chunk by chunk, at every
+/// width and edge length, whatever the prefetch distance; bad ranges write nothing.
+#[test]
+fn unpack_ahead_walks_match_the_reference() {
+    for bits in 1..=64 {
+        for len in LENGTHS.into_iter().chain([1023, 1024, 1025, 2049]) {
+            let values = values_for(len, bits);
+            let array = from_u64(&values, Some("os"), bits).unwrap();
+            for (chunk, ahead) in [(1usize, 0usize), (7, 7), (1024, 2048), (1000, usize::MAX), (4096, 1)] {
+                let mut walked = Vec::with_capacity(len);
+                let mut buffer = vec![0u64; chunk];
+                let mut start = 0;
+                while start < len {
+                    let count = chunk.min(len - start);
+                    assert_eq!(array.unpack_ahead(start, &mut buffer[..count], ahead), SaStatus::Ok, "bits {bits} len {len} start {start}");
+                    walked.extend_from_slice(&buffer[..count]);
+                    start += count;
+                }
+                assert_eq!(walked, values, "bits {bits} len {len} chunk {chunk} ahead {ahead}");
+            }
+            let mut sentinel = vec![7u64; 2];
+            assert_eq!(array.unpack_ahead(len, &mut sentinel[..0], 5), SaStatus::Ok, "an empty range at the end is fine");
+            assert_eq!(array.unpack_ahead(len.saturating_sub(1), &mut sentinel, 5), SaStatus::RangeOutOfBounds);
+            assert_eq!(array.unpack_ahead(usize::MAX, &mut sentinel[..1], usize::MAX), SaStatus::RangeOutOfBounds);
+            assert_eq!(sentinel, [7, 7], "a refused range writes nothing");
+            assert!(last_error().contains("out of bounds"), "{}", last_error());
         }
     }
 }

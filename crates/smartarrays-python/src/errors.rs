@@ -19,6 +19,7 @@ pub fn to_py(error: Error) -> PyErr {
         | Error::UnknownNode { .. }
         | Error::InvalidTopology(_)
         | Error::InvalidPlacement(_)
+        | Error::InvalidCompression(_)
         | Error::InvalidRuntime(_) => PyValueError::new_err(message),
         _ => PyRuntimeError::new_err(message),
     }

@@ -16,6 +16,44 @@ pub fn placement(text: &str) -> PyResult<Placement> {
     text.parse::<Placement>().map_err(to_py)
 }
 
+/// The width rule from `bits=` and `compression=` (at most one of them may be given).
+/// `compression=` takes `"auto"` (the advisor chooses), `"uncompressed"` (32 or 64 bits),
+/// `"minimal"` or an integer width.
+pub fn width(bits: Option<&Bound<'_, PyAny>>, compression: Option<&Bound<'_, PyAny>>) -> PyResult<Bits> {
+    let Some(compression) = compression.filter(|c| !c.is_none()) else {
+        return self::bits(bits);
+    };
+    if bits.is_some_and(|b| !b.is_none()) {
+        return Err(PyValueError::new_err("give bits= or compression=, not both"));
+    }
+    if let Ok(text) = compression.cast::<PyString>() {
+        let text = text.to_cow()?;
+        return text.parse::<smartarrays::Compression>().map(Bits::from).map_err(to_py);
+    }
+    if compression.cast::<PyInt>().is_ok() {
+        return self::bits(Some(compression));
+    }
+    Err(PyTypeError::new_err(format!(
+        "compression must be \"auto\", \"uncompressed\", \"minimal\" or a width 1..64, not {}",
+        type_name(compression)
+    )))
+}
+
+/// Installs the advisor for this machine once per process (measured on first use, then read
+/// from the cache; see `smartarrays_adapt::install_for_this_machine`).
+pub fn ensure_advisor(py: Python<'_>) -> PyResult<()> {
+    static INSTALLED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    let outcome = py.detach(|| {
+        INSTALLED.get_or_init(|| {
+            if smartarrays::array::installed_advisor().is_some() {
+                return Ok(());
+            }
+            smartarrays_adapt::install_for_this_machine().map(|_| ()).map_err(|e| e.to_string())
+        })
+    });
+    outcome.clone().map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("could not set up the advisor for this machine: {e}")))
+}
+
 /// Parses `bits=`: `"auto"`, `None` or an integer width 1..=64.
 pub fn bits(value: Option<&Bound<'_, PyAny>>) -> PyResult<Bits> {
     let Some(value) = value.filter(|v| !v.is_none()) else {

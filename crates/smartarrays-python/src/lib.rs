@@ -28,14 +28,15 @@ pub mod table;
 use crate::errors::IntoPy;
 use crate::smart_array::{build_array, PySmartArray, SmartArrayIterator};
 
-/// array(values, placement="interleaved", bits="auto", threads=None) -> SmartArray
+/// array(values, placement="interleaved", bits="auto", threads=None, compression=None) -> SmartArray
 ///
 /// Builds a smart array from a numpy array, any buffer of integers (read in place, without a
-/// copy), or any iterable of non-negative Python ints.
+/// copy), or any iterable of non-negative Python ints. `placement="auto"` and
+/// `compression="auto"` let the advisor for this machine choose (see `SmartArray.advice`).
 #[pyfunction]
 #[pyo3(
-    signature = (values, placement = "interleaved", bits = None, threads = None),
-    text_signature = "(values, placement='interleaved', bits='auto', threads=None)"
+    signature = (values, placement = "interleaved", bits = None, threads = None, compression = None),
+    text_signature = "(values, placement='interleaved', bits='auto', threads=None, compression=None)"
 )]
 fn array(
     py: Python<'_>,
@@ -43,8 +44,9 @@ fn array(
     placement: &str,
     bits: Option<&Bound<'_, PyAny>>,
     threads: Option<i64>,
+    compression: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PySmartArray> {
-    build_array(py, values, placement, bits, threads)
+    build_array(py, values, placement, bits, threads, compression)
 }
 
 /// zeros(length, bits, placement="interleaved", threads=None) -> SmartArray

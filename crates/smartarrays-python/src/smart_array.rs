@@ -23,11 +23,14 @@ pub fn build_array(
     placement: &str,
     bits: Option<&Bound<'_, PyAny>>,
     threads: Option<i64>,
+    compression: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PySmartArray> {
-    let options = ArrayOptions::new()
-        .placement(input::placement(placement)?)
-        .width(input::bits(bits)?)
-        .runtime(runtime::resolve(runtime::check_threads(threads)?)?);
+    let placement = input::placement(placement)?;
+    let width = input::width(bits, compression)?;
+    if placement == smartarrays::Placement::Auto || width == smartarrays::Bits::Advised {
+        input::ensure_advisor(py)?;
+    }
+    let options = ArrayOptions::new().placement(placement).width(width).runtime(runtime::resolve(runtime::check_threads(threads)?)?);
     if let Ok(other) = values.cast::<PySmartArray>() {
         let source = other.get().shared();
         let array = py.detach(|| SmartArray::from_slice(&source.to_vec(), &options)).py_err()?;
@@ -173,8 +176,8 @@ impl PySmartArray {
     /// `smartarrays.array`.
     #[new]
     #[pyo3(
-        signature = (values, placement = "interleaved", bits = None, threads = None),
-        text_signature = "(values, placement='interleaved', bits='auto', threads=None)"
+        signature = (values, placement = "interleaved", bits = None, threads = None, compression = None),
+        text_signature = "(values, placement='interleaved', bits='auto', threads=None, compression=None)"
     )]
     fn py_new(
         py: Python<'_>,
@@ -182,8 +185,9 @@ impl PySmartArray {
         placement: &str,
         bits: Option<&Bound<'_, PyAny>>,
         threads: Option<i64>,
+        compression: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PySmartArray> {
-        build_array(py, values, placement, bits, threads)
+        build_array(py, values, placement, bits, threads, compression)
     }
 
     fn __len__(&self) -> usize {
@@ -353,10 +357,17 @@ impl PySmartArray {
     }
 
     /// The placement the array was built with: `os`, `node:N`, `interleaved[:N,M]` or
-    /// `replicated`.
+    /// `replicated` (for `placement="auto"`, the one the advisor chose).
     #[getter]
     fn placement(&self) -> String {
         self.shared().placement().to_string()
+    }
+
+    /// The advisor's reasoning when the array was built with `placement="auto"` or
+    /// `compression="auto"`, else None.
+    #[getter]
+    fn advice(&self) -> Option<String> {
+        self.shared().advice().map(|advice| advice.explanation.clone())
     }
 
     /// Bits per value (1..64).

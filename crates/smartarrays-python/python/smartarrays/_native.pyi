@@ -22,6 +22,7 @@ __all__ = [
 
 _Values = npt.ArrayLike | Iterable[int] | bytes | bytearray | memoryview | SmartArray
 _Bits = int | Literal["auto"] | None
+_Compression = int | Literal["auto", "uncompressed", "minimal"] | None
 
 class _NodeInfo(TypedDict):
     id: int
@@ -61,7 +62,12 @@ class SmartArray:
     """
 
     def __new__(
-        cls, values: _Values, placement: str = "interleaved", bits: _Bits = "auto", threads: int | None = None
+        cls,
+        values: _Values,
+        placement: str = "interleaved",
+        bits: _Bits = "auto",
+        threads: int | None = None,
+        compression: _Compression = None,
     ) -> SmartArray: ...
     def __len__(self) -> int: ...
     @overload
@@ -101,7 +107,12 @@ class SmartArray:
     def count_nonzero(self, threads: int | None = None) -> int: ...
     @property
     def placement(self) -> str:
-        """``os``, ``node:N``, ``interleaved``, ``interleaved:N,M`` or ``replicated``."""
+        """``os``, ``node:N``, ``interleaved``, ``interleaved:N,M`` or ``replicated`` (for
+        ``placement="auto"``, the one the advisor chose)."""
+    @property
+    def advice(self) -> str | None:
+        """The advisor's reasoning, in plain words with its numbers, when the array was built
+        with ``placement="auto"`` or ``compression="auto"``; else None."""
     @property
     def bits(self) -> int:
         """Bits per value, 1 to 64."""
@@ -145,7 +156,13 @@ class SmartArrayIterator(Iterator[int]):
     def __iter__(self) -> SmartArrayIterator: ...
     def __next__(self) -> int: ...
 
-def array(values: _Values, placement: str = "interleaved", bits: _Bits = "auto", threads: int | None = None) -> SmartArray:
+def array(
+    values: _Values,
+    placement: str = "interleaved",
+    bits: _Bits = "auto",
+    threads: int | None = None,
+    compression: _Compression = None,
+) -> SmartArray:
     """Builds a smart array.
 
     ``values``: a numpy array or any one-dimensional buffer of integers (read in place, no
@@ -154,6 +171,11 @@ def array(values: _Values, placement: str = "interleaved", bits: _Bits = "auto",
     bits that hold the largest value) or 1..64 (ValueError naming the first value that does
     not fit). ``threads``: workers that build and, by default, scan it.
 
+    ``placement="auto"`` and ``compression="auto"`` let the advisor for this machine choose
+    (the paper's section 6; the machine is measured once, in about a second, and cached);
+    ``compression`` may also be ``"uncompressed"`` (32 or 64 bits), ``"minimal"`` or a width,
+    instead of ``bits``. ``SmartArray.advice`` tells what was chosen and why.
+
     >>> import numpy as np, smartarrays as sa
     >>> sa.array(np.array([3, 9], dtype=np.uint32)).bits
     4
@@ -161,6 +183,9 @@ def array(values: _Values, placement: str = "interleaved", bits: _Bits = "auto",
     Traceback (most recent call last):
     ...
     ValueError: value 1099511627776 at index 0 does not fit in 33 bits (largest allowed is 8589934591)
+    >>> a = sa.array(range(1000), placement="auto", compression="uncompressed")
+    >>> a.bits, a.placement != "auto", a.advice is not None
+    (32, True, True)
     """
 
 @final

@@ -156,7 +156,9 @@ pub(crate) fn resolve(request: &AutoRequest, runtime: &Runtime) -> Result<Advice
         return Err(Error::AutoUnresolved("the advisor answered with placement auto".to_string()));
     }
     crate::codec::check_bits(advice.bits)?;
-    if advice.bits < crate::codec::bits_needed(request.largest) {
+    // The advisor's width is used only when the width was left to it (a fixed one is checked
+    // against the values while the array is filled).
+    if request.compression == Compression::Auto && advice.bits < crate::codec::bits_needed(request.largest) {
         return Err(Error::AutoUnresolved(format!(
             "the advisor chose {} bits, but the largest value {} needs {}",
             advice.bits,

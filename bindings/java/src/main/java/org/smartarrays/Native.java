@@ -59,11 +59,12 @@ final class Native {
             handle("sa_array_get", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS), SHORT);
     static final MethodHandle ARRAY_SET =
             handle("sa_array_set", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG), SHORT);
-    static final MethodHandle ARRAY_UNPACK =
-            handle("sa_array_unpack", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG), SHORT);
     // Decodes straight into a Java long[]; callers keep each call to HEAP_UNPACK_VALUES values.
     static final MethodHandle ARRAY_UNPACK_HEAP = handle("sa_array_unpack",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG), Linker.Option.critical(true));
+    // Decodes a chunk and prefetches the packed memory of a later one (a cursor's step).
+    static final MethodHandle ARRAY_UNPACK_AHEAD = handle("sa_array_unpack_ahead",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG), SHORT);
     static final MethodHandle ARRAY_SUM = handle("sa_array_sum", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), NORMAL);
     static final MethodHandle ARRAY_SUM_RANGE =
             handle("sa_array_sum_range", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS), NORMAL);

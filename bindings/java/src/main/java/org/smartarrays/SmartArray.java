@@ -29,7 +29,7 @@ import java.util.OptionalLong;
  *     try (ChunkCursor cursor = array.cursor()) {
  *         while (cursor.next()) {
  *             for (int i = 0; i < cursor.count(); i++) {
- *                 long value = cursor.value(i);  // decoded 2048 values per native call
+ *                 long value = cursor.value(i);  // decoded 1024 values per native call
  *             }
  *         }
  *     }

@@ -1,5 +1,6 @@
-// The chunk cursor: chunk boundaries and sizes, partial ranges, the reused decoding buffer, the
-// in-place path of 64-bit arrays, and its errors.
+// The chunk cursor: chunk boundaries and sizes, partial ranges, the reused (cache-line aligned)
+// decoding buffer with its prefetching decode calls at every width, the in-place path of 64-bit
+// arrays, and its errors.
 package org.smartarrays;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -28,6 +29,48 @@ class ChunkCursorTest {
                             bits + " bits, chunk " + chunk + ", range " + range[0] + ".." + range[1]);
                 }
             }
+        }
+    }
+
+    @Test
+    void everyWidthAndEdgeLengthWalksLikeTheReference() {
+        for (int bits = 1; bits <= 64; bits++) {
+            for (int length : new int[] {0, 1, 1023, 1024, 1025, 2049}) {
+                long[] values = Reference.values(length, bits, 977L * bits + length);
+                try (SmartArray array = SmartArray.of(values, Placement.osDefault(), bits)) {
+                    for (int chunk : new int[] {ChunkCursor.DEFAULT_CHUNK_VALUES, 1025, 2048}) {
+                        String what = length + " values at " + bits + " bits, chunk " + chunk;
+                        long[] walked = new long[length];
+                        long total = 0;
+                        int chunks = 0;
+                        try (ChunkCursor cursor = array.cursor(0, length, chunk)) {
+                            while (cursor.next()) {
+                                assertEquals((long) chunks * chunk, cursor.start(), what);
+                                assertEquals(Math.min(chunk, length - chunks * chunk), cursor.count(), what);
+                                for (int i = 0; i < cursor.count(); i++) {
+                                    walked[(int) cursor.start() + i] = cursor.value(i);
+                                }
+                                total += cursor.chunkSum();
+                                chunks++;
+                            }
+                            assertFalse(cursor.next(), what);
+                        }
+                        assertArrayEquals(values, walked, what);
+                        assertEquals(Reference.sum(values), total, what);
+                        assertEquals((length + chunk - 1) / chunk, chunks, what);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void decodingBufferIsCacheLineAligned() {
+        try (SmartArray array = SmartArray.of(Reference.values(3000, 33, 5), Placement.osDefault(), 33);
+                ChunkCursor cursor = array.cursor()) {
+            assertEquals(1024, ChunkCursor.DEFAULT_CHUNK_VALUES);
+            assertTrue(cursor.next());
+            assertEquals(0, cursor.values().address() % 64, "the decoding buffer starts on a cache line");
         }
     }
 
