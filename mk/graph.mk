@@ -4,6 +4,8 @@
 #                      and a short randomized fuzz run of the three loaders
 #   make demo-graph    PageRank on a generated Kronecker graph (scale 20, ~16 M edges), V+E variant
 #   make bench-graph   the benchmarks at scale 22 against a plain Rust CSR (a few minutes)
+#   make bench-graph-reload  the timings only, on a scale-22 graph saved once as .sag and
+#                      reloaded (no generation, build or I/O measurements; about 2.5 minutes)
 #   make fuzz-graph    a long fuzz run (GRAPH_FUZZ_SECONDS, default 300)
 
 GRAPH_PYTHON ?= python3
@@ -19,7 +21,9 @@ SETUP_TARGETS += setup-graph
 TEST_TARGETS += test-graph
 DEMO_TARGETS += demo-graph
 
-.PHONY: setup-graph test-graph demo-graph bench-graph fuzz-graph graph-cli
+GRAPH_BENCH_FILE ?= $(GRAPH_TARGET_DIR)/kron22.sag
+
+.PHONY: setup-graph test-graph demo-graph bench-graph bench-graph-reload fuzz-graph graph-cli
 
 setup-graph: $(GRAPH_STAMP)
 
@@ -49,6 +53,15 @@ demo-graph: graph-cli
 
 bench-graph: graph-cli
 	$(GRAPH_BIN) graph bench --scale 22 --threads 1,2 --repetitions 3 --json $(DEMO_DIR)/graph-bench.json
+
+$(GRAPH_BENCH_FILE):
+	$(MAKE) graph-cli
+	$(GRAPH_BIN) graph generate --kind kronecker --scale 22 --seed 1 --duplicates drop --self-loops drop -o $@ --no-progress
+
+bench-graph-reload: graph-cli $(GRAPH_BENCH_FILE)
+	@mkdir -p $(DEMO_DIR)
+	@uptime
+	$(GRAPH_BIN) graph bench --graph $(GRAPH_BENCH_FILE) --threads 1,2 --repetitions 3 --json $(DEMO_DIR)/graph-bench-reload.json
 
 fuzz-graph:
 	$(CARGO) run --release -p smartarrays-graph --example fuzz_loaders -- $(GRAPH_FUZZ_SECONDS)

@@ -99,6 +99,10 @@ def compare(name, graph, path, extra):
     reference = nx.pagerank(graph, alpha=0.85, tol=1e-15, max_iter=10000, weight=None)
     worst = max(abs(ranks["values"][v] - reference[v]) for v in range(n))
     check(ranks["converged"] and worst < 1e-6, f"{label}: PageRank differs by {worst:.2e}")
+    # f32 contributions (f64 for the tail below 1e-5 of change): as close at a tight tolerance.
+    ranks = cli("pagerank", *base, "--precision", "f32", "--tolerance", "1e-13", "--max-iterations", "10000")
+    worst = max(abs(ranks["values"][v] - reference[v]) for v in range(n))
+    check(ranks["converged"] and worst < 1e-6, f"{label}: PageRank (f32 contributions) differs by {worst:.2e}")
 
     for source in sorted({0, n // 2, n - 1}):
         levels = cli("bfs", *base, "--source", str(source))["values"]

@@ -1,7 +1,8 @@
 //! How kernels read CSR arrays: 64-bit and 32-bit arrays are read in place as `&[u64]` /
 //! `&[u32]` (no copy), other widths are decoded a window at a time with the core's SIMD unpack
 //! kernels. Kernels are generic over [`EdgeWindow`], so each width gets its own compiled loop,
-//! and the plain-vector baseline runs the very same kernels.
+//! and the plain-vector baseline runs the very same kernels. Also the gather of PageRank's pull
+//! ([`gather_sum_ahead`]: `f64` or `f32` values, with software prefetch of upcoming neighbours).
 
 use std::cell::RefCell;
 use std::ops::Range;
@@ -34,7 +35,12 @@ impl AsIndex for u64 {
 pub(crate) trait EdgeWindow {
     type Id: AsIndex;
     /// A non-empty prefix of the ids at positions `s..t` (`s < t`).
-    fn piece(&mut self, s: usize, t: usize) -> &[Self::Id];
+    fn piece(&mut self, s: usize, t: usize) -> &[Self::Id] {
+        self.piece_ahead(s, t).0
+    }
+    /// [`EdgeWindow::piece`], plus the ids from `s` on that are already at hand (at least the
+    /// piece; for prefetching the values of upcoming neighbours).
+    fn piece_ahead(&mut self, s: usize, t: usize) -> (&[Self::Id], &[Self::Id]);
 }
 
 /// Ids read in place.
@@ -45,6 +51,11 @@ impl<T: AsIndex> EdgeWindow for Direct<'_, T> {
     #[inline(always)]
     fn piece(&mut self, s: usize, t: usize) -> &[T] {
         &self.0[s..t]
+    }
+    #[inline(always)]
+    fn piece_ahead(&mut self, s: usize, t: usize) -> (&[T], &[T]) {
+        let ahead = &self.0[s..];
+        (&ahead[..t - s], ahead)
     }
 }
 
@@ -80,28 +91,106 @@ impl EdgeWindow for Decoded<'_, '_> {
     type Id = u64;
     #[inline(always)]
     fn piece(&mut self, s: usize, t: usize) -> &[u64] {
+        self.piece_ahead(s, t).0
+    }
+    #[inline(always)]
+    fn piece_ahead(&mut self, s: usize, t: usize) -> (&[u64], &[u64]) {
         if s < self.start || s >= self.end {
             self.refill(s, t);
         }
-        &self.buffer[s - self.start..t.min(self.end) - self.start]
+        let ahead = &self.buffer[s - self.start..self.end - self.start];
+        (&ahead[..t.min(self.end) - s], ahead)
     }
 }
 
-/// Sum of `values[id]` over `ids`, with four independent accumulators (so consecutive loads
-/// and additions overlap instead of waiting on one another).
+/// A value type PageRank's contributions are stored in (`f64`, or `f32` for half the memory
+/// traffic of the gather); sums are always taken in `f64`.
+pub(crate) trait Contribution: Copy + Default + Send + Sync + bytemuck::Pod {
+    const PRECISION: crate::Precision;
+    fn from_f64(value: f64) -> Self;
+    fn to_f64(self) -> f64;
+}
+
+impl Contribution for f64 {
+    const PRECISION: crate::Precision = crate::Precision::F64;
+    #[inline(always)]
+    fn from_f64(value: f64) -> f64 {
+        value
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self
+    }
+}
+
+impl Contribution for f32 {
+    const PRECISION: crate::Precision = crate::Precision::F32;
+    #[inline(always)]
+    fn from_f64(value: f64) -> f32 {
+        value as f32
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+/// Neighbours ahead of the one being summed whose values are prefetched (far enough to hide a
+/// memory access behind the additions in between, near enough to stay in the L1 cache).
+pub(crate) const PREFETCH_DISTANCE: usize = 64;
+
+/// Asks the CPU to start loading `values[index]` into the cache (a hint: no effect on results,
+/// and an index past the end is harmless, nothing is read).
 #[inline(always)]
-pub(crate) fn gather_sum<I: AsIndex>(ids: &[I], values: &[f64]) -> f64 {
+fn prefetch<C>(values: &[C], index: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let address = values.as_ptr().wrapping_add(index).cast::<i8>();
+        // SAFETY: a prefetch is only a hint; it never faults or reads into the program, whatever
+        // the address (SSE is part of the x86-64 baseline).
+        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(address) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (values, index);
+}
+
+/// Sum of `values[id]` over `ids` (in `f64`, with four independent accumulators), prefetching the value of the id
+/// [`PREFETCH_DISTANCE`] positions further in `ahead` (the ids from `ids[0]` on, `ids` a
+/// prefix of it). Four accumulators let consecutive loads and additions overlap.
+#[inline(always)]
+pub(crate) fn gather_sum_ahead<I: AsIndex, C: Contribution>(ids: &[I], ahead: &[I], values: &[C]) -> f64 {
     let mut partial = [0.0f64; 4];
-    let mut quads = ids.chunks_exact(4);
-    for quad in &mut quads {
-        partial[0] += values[quad[0].at()];
-        partial[1] += values[quad[1].at()];
-        partial[2] += values[quad[2].at()];
-        partial[3] += values[quad[3].at()];
+    let whole = ids.len() / 4 * 4;
+    // Quads whose prefetch targets all lie in `ahead`.
+    let covered = (ahead.len().saturating_sub(PREFETCH_DISTANCE + 3) / 4 * 4).min(whole);
+    let mut j = 0;
+    while j < covered {
+        let next = &ahead[j + PREFETCH_DISTANCE..j + PREFETCH_DISTANCE + 4];
+        for &id in next {
+            prefetch(values, id.at());
+        }
+        let quad = &ids[j..j + 4];
+        partial[0] += values[quad[0].at()].to_f64();
+        partial[1] += values[quad[1].at()].to_f64();
+        partial[2] += values[quad[2].at()].to_f64();
+        partial[3] += values[quad[3].at()].to_f64();
+        j += 4;
+    }
+    while j < whole {
+        let quad = &ids[j..j + 4];
+        partial[0] += values[quad[0].at()].to_f64();
+        partial[1] += values[quad[1].at()].to_f64();
+        partial[2] += values[quad[2].at()].to_f64();
+        partial[3] += values[quad[3].at()].to_f64();
+        j += 4;
     }
     let mut sum = (partial[0] + partial[1]) + (partial[2] + partial[3]);
-    for &id in quads.remainder() {
-        sum += values[id.at()];
+    for (k, &id) in ids[whole..].iter().enumerate() {
+        // Low in-degrees are common: prefetch here too, so every edge issues one prefetch.
+        if let Some(next) = ahead.get(whole + k + PREFETCH_DISTANCE) {
+            prefetch(values, next.at());
+        }
+        sum += values[id.at()].to_f64();
     }
     sum
 }

@@ -14,7 +14,10 @@ use smartarrays::Runtime;
 
 use crate::error::{GraphError, Result};
 use crate::io::{self, Format, TextOptions};
-use crate::{build, degree_centrality, generate, pagerank, Graph, GraphOptions, PageRankOptions, PlainGraph, Variant};
+use crate::{
+    build, degree_centrality, degree_centrality_into, generate, pagerank, Graph, GraphOptions, PageRankOptions, PlainGraph, Precision,
+    Variant,
+};
 
 /// Benchmark settings.
 #[derive(Clone, Debug, Serialize)]
@@ -35,6 +38,15 @@ pub struct BenchConfig {
     pub io: bool,
     /// Folder for the I/O measurement's files.
     pub workdir: PathBuf,
+    /// Load the graph from this binary (`.sag`) file instead of generating it (each layout is
+    /// re-encoded while loading; build and I/O measurements are then skipped, reload times are
+    /// reported instead). Save one with `smartarrays graph generate ... -o FILE.sag`.
+    pub graph: Option<PathBuf>,
+    /// Algorithms to time: `pagerank` (`f64` contributions), `pagerank-f32` (`f32`
+    /// contributions, as GAPBS stores scores), `degree` (default all three).
+    pub algorithms: Vec<String>,
+    /// Degree centrality runs per timed round (each writes into the same output array).
+    pub degree_runs: usize,
 }
 
 impl Default for BenchConfig {
@@ -48,6 +60,9 @@ impl Default for BenchConfig {
             tolerance: 1e-3,
             io: true,
             workdir: std::env::temp_dir(),
+            graph: None,
+            algorithms: vec!["pagerank".into(), "pagerank-f32".into(), "degree".into()],
+            degree_runs: 50,
         }
     }
 }
@@ -63,12 +78,17 @@ pub struct Timing {
     pub threads: usize,
     /// Fastest round's seconds per iteration (per run for degree centrality).
     pub seconds: f64,
+    /// Median round's seconds per iteration.
+    pub median_seconds: f64,
     /// Plain time / this time (1.0 = as fast as the plain CSR).
     pub speed_vs_plain: f64,
     /// This time / U's time at the same thread count.
     pub time_vs_u: f64,
     /// Reverse edges visited per second per thread (PageRank).
     pub edges_per_second_per_core: f64,
+    /// Reverse edges visited per CPU-second the process used (PageRank; all threads, same
+    /// round as `seconds`): the per-core speed with time lost to other processes left out.
+    pub edges_per_cpu_second: f64,
     /// Iterations per run (PageRank).
     pub iterations: usize,
 }
@@ -137,6 +157,18 @@ fn rss_kib() -> Option<(u64, u64)> {
     Some((field("VmRSS:")?, field("VmHWM:")?))
 }
 
+/// CPU seconds used so far by all threads of this process (Linux `/proc/self/task/*/schedstat`;
+/// NaN elsewhere).
+fn cpu_seconds() -> f64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return f64::NAN };
+    let mut nanoseconds = 0u64;
+    for task in tasks.flatten() {
+        let Ok(text) = std::fs::read_to_string(task.path().join("schedstat")) else { return f64::NAN };
+        nanoseconds += text.split_whitespace().next().and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    }
+    nanoseconds as f64 / 1e9
+}
+
 /// Resets the peak resident memory counter (Linux `clear_refs` 5).
 fn reset_peak() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
@@ -166,38 +198,60 @@ fn probe(threads: usize) -> f64 {
 pub fn run_benchmarks(config: &BenchConfig) -> Result<BenchReport> {
     let max_threads = config.threads.iter().copied().max().unwrap_or(1).max(1);
     let build_runtime = Arc::new(Runtime::with_threads(max_threads)?);
-    eprintln!("generating Kronecker scale {} edge factor {} (seed {})...", config.scale, config.edge_factor, config.seed);
-    let started = Instant::now();
-    let edges =
-        generate::rmat_with(config.scale, config.edge_factor, generate::RmatParameters::GRAPH500, config.seed, true, &build_runtime)?;
-    let generate_seconds = started.elapsed().as_secs_f64();
-    let generated_edges = edges.len();
-    let millions = generated_edges as f64 / 1e6;
-
+    for algorithm in &config.algorithms {
+        if !["pagerank", "pagerank-f32", "degree"].contains(&algorithm.as_str()) {
+            return Err(GraphError::InvalidArgument(format!("algorithm {algorithm:?}: expected pagerank, pagerank-f32 or degree")));
+        }
+    }
     let mut graphs: Vec<(Variant, Graph)> = Vec::new();
     let mut build_seconds = Vec::new();
     let (mut peak_ratio, mut peak_with_input_ratio) = (None, None);
-    for variant in Variant::ALL {
-        let options =
-            GraphOptions::variant(variant).duplicates(crate::Keep::Drop).self_loops(crate::Keep::Drop).runtime(Arc::clone(&build_runtime));
-        let input = edges.clone();
-        let list_bytes = input.memory_bytes() as f64;
-        let before = rss_kib();
-        let reset = reset_peak();
-        let started = Instant::now();
-        let graph = build(input, &options)?;
-        let seconds = started.elapsed().as_secs_f64();
-        if variant == Variant::U {
-            if let (Some((rss_before, _)), Some((_, peak)), true) = (before, rss_kib(), reset) {
-                let final_bytes = graph.memory_report().packed_bytes as f64;
-                let extra = (peak.saturating_sub(rss_before) * 1024) as f64;
-                peak_ratio = Some(extra / final_bytes);
-                peak_with_input_ratio = Some((extra + list_bytes) / final_bytes);
-            }
+    let (mut edges, mut generate_seconds, mut generated_edges) = (None, 0.0, 0);
+    if let Some(path) = &config.graph {
+        for variant in Variant::ALL {
+            let options = GraphOptions::variant(variant).runtime(Arc::clone(&build_runtime));
+            let started = Instant::now();
+            let graph = io::load_binary(path, &options)?;
+            let seconds = started.elapsed().as_secs_f64();
+            let millions = graph.edges() as f64 / 1e6;
+            eprintln!("loaded {variant} from {} in {seconds:.2} s", path.display());
+            build_seconds.push((format!("{} (reload)", variant.name()), seconds / millions));
+            generated_edges = graph.edges() as usize;
+            graphs.push((variant, graph));
         }
-        eprintln!("built {variant} in {seconds:.2} s ({:.3} s per million edges)", seconds / millions);
-        build_seconds.push((variant.name().to_string(), seconds / millions));
-        graphs.push((variant, graph));
+    } else {
+        eprintln!("generating Kronecker scale {} edge factor {} (seed {})...", config.scale, config.edge_factor, config.seed);
+        let started = Instant::now();
+        let list =
+            generate::rmat_with(config.scale, config.edge_factor, generate::RmatParameters::GRAPH500, config.seed, true, &build_runtime)?;
+        generate_seconds = started.elapsed().as_secs_f64();
+        generated_edges = list.len();
+        let millions = generated_edges as f64 / 1e6;
+        for variant in Variant::ALL {
+            let options = GraphOptions::variant(variant)
+                .duplicates(crate::Keep::Drop)
+                .self_loops(crate::Keep::Drop)
+                .runtime(Arc::clone(&build_runtime));
+            let input = list.clone();
+            let list_bytes = input.memory_bytes() as f64;
+            let before = rss_kib();
+            let reset = reset_peak();
+            let started = Instant::now();
+            let graph = build(input, &options)?;
+            let seconds = started.elapsed().as_secs_f64();
+            if variant == Variant::U {
+                if let (Some((rss_before, _)), Some((_, peak)), true) = (before, rss_kib(), reset) {
+                    let final_bytes = graph.memory_report().packed_bytes as f64;
+                    let extra = (peak.saturating_sub(rss_before) * 1024) as f64;
+                    peak_ratio = Some(extra / final_bytes);
+                    peak_with_input_ratio = Some((extra + list_bytes) / final_bytes);
+                }
+            }
+            eprintln!("built {variant} in {seconds:.2} s ({:.3} s per million edges)", seconds / millions);
+            build_seconds.push((variant.name().to_string(), seconds / millions));
+            graphs.push((variant, graph));
+        }
+        edges = Some(list);
     }
     let vertices = graphs[0].1.vertices();
     let edge_count = graphs[0].1.edges();
@@ -234,47 +288,80 @@ pub fn run_benchmarks(config: &BenchConfig) -> Result<BenchReport> {
         }
         // Every layout is measured once per round, rounds repeated, so a burst of load from
         // other processes hits all layouts alike; the fastest round of each is reported.
-        for algorithm in ["pagerank", "degree"] {
+        for algorithm in config.algorithms.iter().map(String::as_str) {
             let layouts: Vec<&str> = std::iter::once("plain").chain(graphs.iter().map(|(v, _)| v.name())).collect();
             let mut samples: Vec<Vec<f64>> = vec![Vec::new(); layouts.len()];
+            let mut cpu_samples: Vec<Vec<f64>> = vec![Vec::new(); layouts.len()];
             let mut iterations = vec![0usize; layouts.len()];
+            let options = PageRankOptions {
+                contributions: if algorithm == "pagerank-f32" { Precision::F32 } else { Precision::F64 },
+                ..options.clone()
+            };
+            // Degree centrality writes into output arrays made once (as a program computing it
+            // repeatedly would), so the timing is the kernel's, not the allocator's.
+            let mut plain_degrees = vec![0u32; if algorithm == "degree" { vertices } else { 0 }];
+            let mut degrees: Vec<smartarrays::SmartArray> = Vec::new();
+            if algorithm == "degree" {
+                for (_, graph) in &graphs {
+                    degrees.push(degree_centrality(graph)?);
+                }
+            }
+            let degree_runs = config.degree_runs.max(1);
             for round in 0..=config.repetitions.max(1) {
                 for index in 0..layouts.len() {
-                    let started = Instant::now();
+                    let (started, cpu_started) = (Instant::now(), cpu_seconds());
                     let runs = match (algorithm, index) {
-                        ("pagerank", 0) => plain.pagerank(&options, &runtime)?.1.iterations,
-                        ("pagerank", _) => pagerank(&graphs[index - 1].1, &options, |_| {})?.summary.iterations,
-                        (_, 0) => {
-                            std::hint::black_box(plain.degree_centrality(&runtime));
-                            1
+                        ("degree", 0) => {
+                            for _ in 0..degree_runs {
+                                plain.degree_centrality_into(&runtime, &mut plain_degrees);
+                                std::hint::black_box(&mut plain_degrees);
+                            }
+                            degree_runs
                         }
-                        _ => {
-                            std::hint::black_box(degree_centrality(&graphs[index - 1].1)?);
-                            1
+                        ("degree", _) => {
+                            for _ in 0..degree_runs {
+                                degree_centrality_into(&graphs[index - 1].1, &mut degrees[index - 1])?;
+                                std::hint::black_box(&mut degrees[index - 1]);
+                            }
+                            degree_runs
                         }
+                        (_, 0) => plain.pagerank(&options, &runtime)?.1.iterations,
+                        _ => pagerank(&graphs[index - 1].1, &options, |_| {})?.summary.iterations,
                     };
                     let seconds = started.elapsed().as_secs_f64() / runs.max(1) as f64;
+                    let cpu = (cpu_seconds() - cpu_started) / runs.max(1) as f64;
                     if round > 0 {
                         // Round 0 warms caches and page tables.
                         samples[index].push(seconds);
+                        cpu_samples[index].push(cpu);
                     }
                     iterations[index] = runs;
                 }
             }
+            if algorithm == "degree" {
+                let expected: Vec<u64> = plain_degrees.iter().map(|&d| u64::from(d)).collect();
+                for (array, (variant, _)) in degrees.iter().zip(&graphs) {
+                    if array.to_vec() != expected {
+                        return Err(GraphError::InvalidArgument(format!("degree centrality of {variant} differs from the plain CSR")));
+                    }
+                }
+            }
             for (index, layout) in layouts.iter().enumerate() {
-                let seconds = samples[index].iter().copied().fold(f64::INFINITY, f64::min);
-                eprintln!(
-                    "{algorithm:>9} {layout:>5} {threads} thread(s): {seconds:.4} s per iteration (median {:.4})",
-                    median(samples[index].clone())
-                );
+                let fastest = (0..samples[index].len()).min_by(|&a, &b| samples[index][a].total_cmp(&samples[index][b]));
+                let seconds = fastest.map_or(f64::NAN, |round| samples[index][round]);
+                let cpu = fastest.map_or(f64::NAN, |round| cpu_samples[index][round]);
+                let median_seconds = median(samples[index].clone());
+                eprintln!("{algorithm:>9} {layout:>5} {threads} thread(s): {seconds:.4} s per iteration (median {median_seconds:.4})");
                 timings.push(Timing {
                     layout: layout.to_string(),
                     algorithm: algorithm.into(),
                     threads,
                     seconds,
+                    median_seconds,
                     speed_vs_plain: f64::NAN,
                     time_vs_u: f64::NAN,
-                    edges_per_second_per_core: if algorithm == "pagerank" { entries / seconds / threads as f64 } else { f64::NAN },
+                    edges_per_second_per_core: if algorithm == "degree" { f64::NAN } else { entries / seconds / threads as f64 },
+                    edges_per_cpu_second: if algorithm == "degree" { f64::NAN } else { entries / cpu },
                     iterations: iterations[index],
                 });
             }
@@ -299,7 +386,7 @@ pub fn run_benchmarks(config: &BenchConfig) -> Result<BenchReport> {
     };
 
     let (mut edge_list_load_seconds, mut binary_load_seconds, mut binary_save_seconds) = (None, None, None);
-    if config.io {
+    if let (true, Some(edges)) = (config.io, edges) {
         let text_path = config.workdir.join(format!("smartarrays-bench-kron{}.el", config.scale));
         let binary_path = config.workdir.join(format!("smartarrays-bench-kron{}.sag", config.scale));
         io::write_edges(&edges, &text_path)?;
@@ -345,11 +432,14 @@ pub fn run_benchmarks(config: &BenchConfig) -> Result<BenchReport> {
 
 impl std::fmt::Display for BenchReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(
-            f,
-            "Kronecker scale {} (Graph500 parameters), {} vertices, {} directed edges ({} generated; duplicates and self-loops dropped)",
-            self.config.scale, self.vertices, self.edges, self.generated_edges
-        )?;
+        match &self.config.graph {
+            Some(path) => writeln!(f, "graph {} ({} vertices, {} directed edges)", path.display(), self.vertices, self.edges)?,
+            None => writeln!(
+                f,
+                "Kronecker scale {} (Graph500 parameters), {} vertices, {} directed edges ({} generated; duplicates and self-loops dropped)",
+                self.config.scale, self.vertices, self.edges, self.generated_edges
+            )?,
+        }
         writeln!(f, "\nmemory            graph bytes   B/edge  +PageRank props B/edge  offset bits  id bits")?;
         for m in &self.memory {
             writeln!(
@@ -358,27 +448,37 @@ impl std::fmt::Display for BenchReport {
                 m.layout, m.graph_bytes, m.bytes_per_edge, m.with_properties_bytes_per_edge, m.offset_bits, m.id_bits
             )?;
         }
-        writeln!(f, "\nalgorithm  layout threads  s/iteration  speed vs plain  time vs U  M edges/s/core  iterations")?;
+        writeln!(
+            f,
+            "\nalgorithm     layout threads  s/iteration  (median)  speed vs plain  time vs U  M edges/s/core  M edges/CPU-s  iterations"
+        )?;
         for t in &self.timings {
             writeln!(
                 f,
-                "{:<10} {:<6} {:>7} {:>12.4} {:>14.3} {:>10.3} {:>15.1} {:>11}",
+                "{:<13} {:<6} {:>7} {:>12.4} {:>9.4} {:>14.3} {:>10.3} {:>15.1} {:>14.1} {:>11}",
                 t.algorithm,
                 t.layout,
                 t.threads,
                 t.seconds,
+                t.median_seconds,
                 t.speed_vs_plain,
                 t.time_vs_u,
                 t.edges_per_second_per_core / 1e6,
+                t.edges_per_cpu_second / 1e6,
                 t.iterations
             )?;
         }
         if let Some(p) = self.parallel_efficiency_probe {
             writeln!(f, "\nparallel-efficiency probe (compute-only, 2 threads vs 1): {:.2} (1.00 = second core free)", p)?;
         }
-        writeln!(f, "\ngenerate: {:.2} s", self.generate_seconds)?;
+        if self.config.graph.is_none() {
+            writeln!(f, "\ngenerate: {:.2} s", self.generate_seconds)?;
+        } else {
+            writeln!(f)?;
+        }
         for (layout, seconds) in &self.build_seconds_per_million_edges {
-            writeln!(f, "build {layout}: {seconds:.3} s per million edges")?;
+            let what = if self.config.graph.is_some() { "load" } else { "build" };
+            writeln!(f, "{what} {layout}: {seconds:.3} s per million edges")?;
         }
         if let (Some(extra), Some(with_input)) = (self.build_peak_over_final, self.build_peak_with_input_over_final) {
             writeln!(f, "build U peak memory: {extra:.2}x the final graph beyond the input list ({with_input:.2}x with the list)")?;

@@ -39,6 +39,19 @@ pub enum GraphError {
     /// An argument is out of range (a vertex id, a scale, a tolerance, ...).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// An output array handed to an `_into` function cannot hold the result: wrong length, or
+    /// too few bits for the largest value.
+    #[error("the output array ({len} values of {bits} bits) cannot hold the result ({expected_len} values of up to {needed_bits} bits)")]
+    OutputMismatch {
+        /// Values the result has.
+        expected_len: usize,
+        /// Values the output array has.
+        len: usize,
+        /// Bits the result's largest value needs.
+        needed_bits: u32,
+        /// Bits of the output array.
+        bits: u32,
+    },
     /// A smart array operation failed (allocation, placement, width).
     #[error(transparent)]
     Array(#[from] smartarrays::Error),

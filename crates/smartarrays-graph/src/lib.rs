@@ -11,7 +11,7 @@
 //! - [`io`]: SNAP edge lists, Matrix Market coordinate files, and the checksummed binary format
 //!   (documented in [`io::binary`]).
 //! - [`generate`]: seeded uniform random graphs and Graph500 Kronecker (R-MAT) graphs.
-//! - Algorithms: [`degree_centrality`], [`pagerank`], [`bfs`], [`connected_components`].
+//! - Algorithms: [`degree_centrality`] (and [`degree_centrality_into`], in place), [`pagerank`], [`bfs`], [`connected_components`].
 //! - [`PlainGraph`]: the same algorithms on plain vectors, the benchmarks' baseline.
 //!
 //! # Example
@@ -42,8 +42,8 @@ mod progress;
 
 pub use algo::bfs::{bfs, BfsResult};
 pub use algo::components::{connected_components, ComponentSummary, Components};
-pub use algo::degree::degree_centrality;
-pub use algo::pagerank::{pagerank, Dangling, Iteration, PageRankOptions, PageRankResult, PageRankSummary};
+pub use algo::degree::{degree_centrality, degree_centrality_into};
+pub use algo::pagerank::{pagerank, Dangling, Iteration, PageRankOptions, PageRankResult, PageRankSummary, Precision, F32_CHANGE_FLOOR};
 pub use build::build;
 pub use edges::EdgeList;
 pub use error::{GraphError, Result};

@@ -7,8 +7,8 @@ use std::sync::Mutex;
 
 use smartarrays::{Runtime, Worker};
 
-use crate::access::{with_window, Targets};
-use crate::algo::pagerank::{self, PageRankOptions, PageRankSummary, RankState};
+use crate::access::{with_window, Contribution, Targets};
+use crate::algo::pagerank::{self, PageRankOptions, PageRankSummary, Precision, RankState};
 use crate::error::{GraphError, Result};
 use crate::Graph;
 
@@ -92,49 +92,77 @@ impl PlainGraph {
     /// Degree centrality (out + in, or the degree when undirected) into a `Vec<u32>`.
     pub fn degree_centrality(&self, runtime: &Runtime) -> Vec<u32> {
         let mut out = vec![0u32; self.vertices];
+        self.degree_centrality_into(runtime, &mut out);
+        out
+    }
+
+    /// Degree centrality written into `out` (one value per vertex; a shorter or longer slice
+    /// is written up to the shorter of the two lengths).
+    pub fn degree_centrality_into(&self, runtime: &Runtime, out: &mut [u32]) {
+        let len = out.len().min(self.vertices);
         let (out_offsets, in_offsets) = (&self.out_offsets, &self.incoming().0);
         let directed = self.directed;
         par_update_slice(
             runtime,
-            &mut out,
+            &mut out[..len],
             crate::algo::degree::DEGREE_BATCH,
             || (),
             |(), _, range, values| {
                 let forward = &out_offsets[range.start..range.end + 1];
                 if directed {
                     let reverse = &in_offsets[range.start..range.end + 1];
-                    for (i, value) in values.iter_mut().enumerate() {
-                        *value = ((forward[i + 1] - forward[i]) + (reverse[i + 1] - reverse[i])) as u32;
+                    for ((value, f), r) in values.iter_mut().zip(forward.windows(2)).zip(reverse.windows(2)) {
+                        *value = ((f[1] - f[0]) + (r[1] - r[0])) as u32;
                     }
                 } else {
-                    for (i, value) in values.iter_mut().enumerate() {
-                        *value = (forward[i + 1] - forward[i]) as u32;
+                    for (value, f) in values.iter_mut().zip(forward.windows(2)) {
+                        *value = (f[1] - f[0]) as u32;
                     }
                 }
             },
             |(), ()| (),
         );
-        out
     }
 
-    /// PageRank with the same kernels as [`crate::pagerank`]; returns the ranks and summary.
+    /// PageRank with the same kernels as [`crate::pagerank`] (contributions in the precision
+    /// the options ask for); returns the ranks and summary.
     pub fn pagerank(&self, options: &PageRankOptions, runtime: &Runtime) -> Result<(Vec<f64>, PageRankSummary)> {
         options.check()?;
         let n = self.vertices;
-        let mut state = PlainRanks { graph: self, runtime, ranks: vec![1.0 / n.max(1) as f64; n], contributions: vec![0.0; n] };
-        let summary = pagerank::iterate(&mut state, n, options, &mut |_| {});
-        Ok((state.ranks, summary))
+        let mut summary = pagerank::start_summary(n);
+        let ranks = vec![1.0 / n.max(1) as f64; n];
+        let mut ranks = match options.contributions {
+            Precision::F64 => self.run::<f64>(ranks, options, runtime, &mut summary),
+            Precision::F32 => self.run::<f32>(ranks, options, runtime, &mut summary),
+        };
+        if pagerank::continue_in_f64(options.contributions, &mut summary, options) {
+            ranks = self.run::<f64>(ranks, options, runtime, &mut summary);
+        }
+        Ok((ranks, summary))
+    }
+
+    fn run<C: Contribution>(
+        &self,
+        ranks: Vec<f64>,
+        options: &PageRankOptions,
+        runtime: &Runtime,
+        summary: &mut PageRankSummary,
+    ) -> Vec<f64> {
+        let n = self.vertices;
+        let mut state = PlainRanks::<C> { graph: self, runtime, ranks, contributions: vec![C::default(); n] };
+        pagerank::iterate(&mut state, n, options, C::PRECISION, summary, &mut |_| {});
+        state.ranks
     }
 }
 
-struct PlainRanks<'g> {
+struct PlainRanks<'g, C> {
     graph: &'g PlainGraph,
     runtime: &'g Runtime,
     ranks: Vec<f64>,
-    contributions: Vec<f64>,
+    contributions: Vec<C>,
 }
 
-impl RankState for PlainRanks<'_> {
+impl<C: Contribution> RankState for PlainRanks<'_, C> {
     fn spread(&mut self) -> f64 {
         let (ranks, degrees) = (&self.ranks, &self.graph.out_degrees);
         par_update_slice(
@@ -148,7 +176,7 @@ impl RankState for PlainRanks<'_> {
     }
 
     fn pull(&mut self, base: f64, damping: f64) -> f64 {
-        let contributions = &self.contributions;
+        let contributions = &self.contributions[..];
         let (offsets, targets) = self.graph.incoming();
         par_update_slice(
             self.runtime,

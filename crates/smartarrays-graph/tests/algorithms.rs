@@ -9,8 +9,8 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use smartarrays::{Placement, Runtime, RuntimeOptions, Topology};
 use smartarrays_graph::{
-    bfs, build, connected_components, degree_centrality, generate, pagerank, Dangling, EdgeList, Graph, GraphOptions, Keep,
-    PageRankOptions, PlainGraph, Variant, Width,
+    bfs, build, connected_components, degree_centrality, degree_centrality_into, generate, pagerank, Dangling, EdgeList, Graph, GraphError,
+    GraphOptions, Keep, PageRankOptions, PlainGraph, Precision, Variant, Width,
 };
 
 fn runtimes() -> Vec<Arc<Runtime>> {
@@ -126,6 +126,13 @@ fn check_graph(graph: &Graph, n: usize, pairs: &[[u32; 2]], directed: bool, dupl
     let degrees = degree_centrality(graph).unwrap().to_vec();
     let expected: Vec<u64> = (0..n).map(|v| if directed { (out[v].len() + inc[v].len()) as u64 } else { out[v].len() as u64 }).collect();
     assert_eq!(degrees, expected, "{label} degrees");
+    // In place, into an array that held other values (every replica rewritten).
+    let mut reused = degree_centrality(graph).unwrap();
+    reused.rewrite_batches(|range, out| out.iter_mut().zip(range).for_each(|(slot, i)| *slot = i as u64 % 2)).unwrap();
+    degree_centrality_into(graph, &mut reused).unwrap();
+    for replica in 0..reused.replica_count() {
+        assert_eq!(reused.replica(replica).to_vec(), expected, "{label} degrees in place, replica {replica}");
+    }
 
     let options = PageRankOptions { tolerance: 1e-12, ..PageRankOptions::default() };
     for dangling in [Dangling::Spread, Dangling::Drop] {
@@ -136,6 +143,22 @@ fn check_graph(graph: &Graph, n: usize, pairs: &[[u32; 2]], directed: bool, dupl
         assert!(result.summary.iterations.abs_diff(iterations) <= 1, "{label} iterations {} vs {iterations}", result.summary.iterations);
         for (v, (got, want)) in result.ranks.to_vec().iter().zip(&expected).enumerate() {
             assert!((got - want).abs() < 1e-9, "{label} rank {v}: {got} vs {want}");
+        }
+        // f32 contributions: a tight tolerance is reached (the tail runs in f64) as closely.
+        let single = PageRankOptions { contributions: Precision::F32, ..options.clone() };
+        let result = pagerank(graph, &single, |_| {}).unwrap();
+        assert!(result.summary.converged, "{label} f32: {} iterations, change {:e}", result.summary.iterations, result.summary.change);
+        for (v, (got, want)) in result.ranks.to_vec().iter().zip(&expected).enumerate() {
+            assert!((got - want).abs() < 1e-9, "{label} f32 rank {v}: {got} vs {want}");
+        }
+        // At a loose tolerance it is f32 throughout: same iterations, ranks within 1e-6 of
+        // their value of the f64 run's.
+        let loose = PageRankOptions { tolerance: 1e-4, ..options.clone() };
+        let double = pagerank(graph, &loose, |_| {}).unwrap();
+        let single = pagerank(graph, &PageRankOptions { contributions: Precision::F32, ..loose }, |_| {}).unwrap();
+        assert_eq!(single.summary.iterations, double.summary.iterations, "{label}");
+        for (v, (got, want)) in single.ranks.to_vec().iter().zip(double.ranks.to_vec()).enumerate() {
+            assert!((got - want).abs() <= 1e-6 * want, "{label} f32 rank {v}: {got} vs {want}");
         }
     }
 
@@ -213,12 +236,59 @@ fn plain_baseline_agrees_with_smart_arrays() {
     let runtime = graph.runtime().clone();
     let degrees: Vec<u64> = plain.degree_centrality(&runtime).into_iter().map(u64::from).collect();
     assert_eq!(degrees, degree_centrality(&graph).unwrap().to_vec());
-    let options = PageRankOptions { tolerance: 1e-10, ..Default::default() };
-    let (ranks, summary) = plain.pagerank(&options, &runtime).unwrap();
-    let smart = pagerank(&graph, &options, |_| {}).unwrap();
-    assert_eq!(summary.iterations, smart.summary.iterations);
-    for (a, b) in ranks.iter().zip(smart.ranks.to_vec()) {
-        assert!((a - b).abs() < 1e-12);
+    let mut into = vec![7u32; graph.vertices()];
+    plain.degree_centrality_into(&runtime, &mut into);
+    assert_eq!(into.iter().map(|&d| u64::from(d)).collect::<Vec<_>>(), degrees);
+    for contributions in [Precision::F64, Precision::F32] {
+        let options = PageRankOptions { tolerance: 1e-10, contributions, ..Default::default() };
+        let (ranks, summary) = plain.pagerank(&options, &runtime).unwrap();
+        let smart = pagerank(&graph, &options, |_| {}).unwrap();
+        assert_eq!(summary.iterations, smart.summary.iterations);
+        for (a, b) in ranks.iter().zip(smart.ranks.to_vec()) {
+            assert!((a - b).abs() < 1e-12, "{contributions}: {a} vs {b}");
+        }
+    }
+}
+
+#[test]
+fn degree_centrality_into_refuses_arrays_that_do_not_fit_and_leaves_them_unchanged() {
+    let graph = build(generate::kronecker(8, 8, 5, true).unwrap(), &GraphOptions::default()).unwrap();
+    let largest = graph.max_out_degree() + graph.max_in_degree();
+    let needed = smartarrays::codec::bits_needed(largest);
+    let expected = degree_centrality(&graph).unwrap().to_vec();
+    let n = graph.vertices();
+    for (len, bits) in [(n - 1, 32), (n + 1, 32), (0, 32), (n, needed - 1), (n, 1)] {
+        let options = smartarrays::ArrayOptions::new().bits(bits);
+        let mut out = smartarrays::SmartArray::from_fn(len, &options, |i| i as u64 & 1).unwrap();
+        let error = degree_centrality_into(&graph, &mut out).unwrap_err();
+        assert!(
+            matches!(error, GraphError::OutputMismatch { expected_len, len: l, needed_bits, bits: b }
+                if expected_len == n && l == len && needed_bits == needed && b == bits),
+            "{error}"
+        );
+        assert!(error.to_string().contains("cannot hold"), "{error}");
+        assert_eq!(out.to_vec(), (0..len).map(|i| i as u64 & 1).collect::<Vec<_>>(), "unchanged");
+    }
+    // Exactly the needed width and any wider one (64 bits included) fit.
+    for bits in [needed, needed + 1, 64] {
+        let mut out = smartarrays::SmartArray::from_fn(n, &smartarrays::ArrayOptions::new().bits(bits), |_| 0).unwrap();
+        degree_centrality_into(&graph, &mut out).unwrap();
+        assert_eq!(out.to_vec(), expected, "{bits} bits");
+    }
+}
+
+#[test]
+fn pagerank_precision_parses_and_f32_stays_close_to_f64() {
+    assert_eq!("f32".parse::<Precision>().unwrap(), Precision::F32);
+    assert_eq!("double".parse::<Precision>().unwrap(), Precision::F64);
+    assert!("f16".parse::<Precision>().is_err());
+    let graph = build(generate::kronecker(12, 16, 3, true).unwrap(), &GraphOptions::variant(Variant::VE).duplicates(Keep::Drop)).unwrap();
+    let double = pagerank(&graph, &PageRankOptions { tolerance: 1e-10, ..Default::default() }, |_| {}).unwrap();
+    let single =
+        pagerank(&graph, &PageRankOptions { tolerance: 1e-10, contributions: Precision::F32, ..Default::default() }, |_| {}).unwrap();
+    assert!(single.summary.converged);
+    for (v, (a, b)) in double.ranks.to_vec().iter().zip(single.ranks.to_vec()).enumerate() {
+        assert!((a - b).abs() <= 1e-6 * a, "vertex {v}: {a} vs {b}");
     }
 }
 

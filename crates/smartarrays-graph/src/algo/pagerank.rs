@@ -8,14 +8,23 @@
 //! networkx does, so ranks keep summing to 1), or left out ([`Dangling::Drop`], as some C++
 //! suites do). Iteration stops when the sum of absolute rank changes is below the tolerance, or
 //! after the maximum number of iterations (reported as not converged).
+//!
+//! Ranks, sums and changes are `f64`. The contributions, which the pull gathers in random
+//! order, are `f64` by default or `f32` with [`Precision::F32`] (as GAPBS stores its scores):
+//! half the bytes, so more of them stay in cache, at a relative rounding of 2^-24 per
+//! contribution (ranks then agree with the `f64` ones to about 1e-7 of their value). `f32`
+//! rounding keeps the change from falling much below 1e-7, so once it is under
+//! [`F32_CHANGE_FLOOR`] the remaining iterations (tight tolerances only) use `f64`. The gather
+//! prefetches the contributions of the neighbours a few dozen edges ahead.
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Instant;
 
 use serde::Serialize;
 use smartarrays::{ArrayOptions, F64Array, SmartArray};
 
-use crate::access::{f64_for_worker, gather_sum, values, with_window, EdgeWindow, Targets};
+use crate::access::{f64_for_worker, gather_sum_ahead, values, with_window, Contribution, EdgeWindow, Targets};
 use crate::error::{GraphError, Result};
 use crate::graph::property_bits;
 use crate::Graph;
@@ -33,6 +42,42 @@ pub enum Dangling {
     Drop,
 }
 
+/// How PageRank stores the per-iteration contributions (`rank / out-degree`) it gathers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub enum Precision {
+    /// `f64` (the default; results equal to the plain `f64` formula's).
+    #[default]
+    F64,
+    /// `f32`: half the memory traffic of the gather (GAPBS stores its scores as `f32`); ranks
+    /// and sums stay `f64`. While the change of an iteration is above [`F32_CHANGE_FLOOR`]
+    /// (1e-5) contributions are `f32`, and ranks agree with the `F64` ones to about 1e-7 of
+    /// their value; for a tighter tolerance the remaining iterations use `f64`, so any
+    /// tolerance is reached as with `F64`.
+    F32,
+}
+
+impl std::str::FromStr for Precision {
+    type Err = GraphError;
+
+    /// Parses `f64` (or `double`) and `f32` (or `single`, `float`).
+    fn from_str(text: &str) -> Result<Precision> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "f64" | "double" => Ok(Precision::F64),
+            "f32" | "single" | "float" => Ok(Precision::F32),
+            _ => Err(GraphError::InvalidArgument(format!("precision {text:?}: expected f64 or f32"))),
+        }
+    }
+}
+
+impl std::fmt::Display for Precision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Precision::F64 => "f64",
+            Precision::F32 => "f32",
+        })
+    }
+}
+
 /// PageRank settings.
 #[derive(Clone, Debug, Serialize)]
 pub struct PageRankOptions {
@@ -44,11 +89,13 @@ pub struct PageRankOptions {
     pub max_iterations: usize,
     /// Dangling vertices (default: spread).
     pub dangling: Dangling,
+    /// Precision of the gathered contributions (default: `f64`).
+    pub contributions: Precision,
 }
 
 impl Default for PageRankOptions {
     fn default() -> Self {
-        PageRankOptions { damping: 0.85, tolerance: 1e-3, max_iterations: 1000, dangling: Dangling::Spread }
+        PageRankOptions { damping: 0.85, tolerance: 1e-3, max_iterations: 1000, dangling: Dangling::Spread, contributions: Precision::F64 }
     }
 }
 
@@ -110,21 +157,50 @@ pub(crate) trait RankState {
     fn pull(&mut self, base: f64, damping: f64) -> f64;
 }
 
-/// The iteration loop shared by smart arrays and the plain baseline.
+/// Below this change, [`Precision::F32`] runs go on with `f64` contributions: `f32` rounding
+/// makes the change of an iteration jitter around 1e-7, so tighter tolerances could never be
+/// reached with it (the runs would stop at the maximum iteration count).
+pub const F32_CHANGE_FLOOR: f64 = 1e-5;
+
+/// A summary before the first iteration.
+pub(crate) fn start_summary(n: usize) -> PageRankSummary {
+    let empty = n == 0;
+    PageRankSummary { iterations: 0, converged: empty, change: if empty { 0.0 } else { f64::INFINITY }, history: Vec::new() }
+}
+
+/// Whether a run in `precision` that has reached `summary` must go on with `f64`
+/// contributions (and if so, marks it not converged yet): an `f32` run stops at
+/// [`F32_CHANGE_FLOOR`], and a tighter tolerance is then met in `f64`. (A small `f32` change
+/// alone would not do: `f32` rounding has fixed points of its own, about 1e-7 of a rank away
+/// from the true ones.)
+pub(crate) fn continue_in_f64(precision: Precision, summary: &mut PageRankSummary, options: &PageRankOptions) -> bool {
+    let go_on = precision == Precision::F32
+        && options.tolerance < F32_CHANGE_FLOOR
+        && summary.iterations > 0
+        && summary.iterations < options.max_iterations;
+    if go_on {
+        summary.converged = false;
+    }
+    go_on
+}
+
+/// The iteration loop shared by smart arrays and the plain baseline: goes on from `summary`
+/// until the change falls below the tolerance (or, in `f32`, below [`F32_CHANGE_FLOOR`]) or
+/// the maximum iteration count is reached.
 pub(crate) fn iterate(
     state: &mut impl RankState,
     n: usize,
     options: &PageRankOptions,
+    precision: Precision,
+    summary: &mut PageRankSummary,
     on_iteration: &mut dyn FnMut(&Iteration),
-) -> PageRankSummary {
-    let mut summary = PageRankSummary { iterations: 0, converged: false, change: f64::INFINITY, history: Vec::new() };
-    if n == 0 {
-        summary.converged = true;
-        summary.change = 0.0;
-        return summary;
+) {
+    if summary.converged {
+        return;
     }
     let d = options.damping;
-    for iteration in 1..=options.max_iterations {
+    let threshold = if precision == Precision::F32 { options.tolerance.max(F32_CHANGE_FLOOR) } else { options.tolerance };
+    for iteration in summary.iterations + 1..=options.max_iterations {
         let started = Instant::now();
         let dangling = state.spread();
         let spread = if options.dangling == Dangling::Spread { d * dangling / n as f64 } else { 0.0 };
@@ -134,26 +210,25 @@ pub(crate) fn iterate(
         summary.history.push(step);
         summary.iterations = iteration;
         summary.change = change;
-        if change < options.tolerance {
-            summary.converged = true;
+        summary.converged = change < options.tolerance;
+        if change < threshold {
             break;
         }
     }
-    summary
 }
 
 /// Contributions of a batch: `out[i] = ranks[i] / degree[i]`; returns the rank of the batch's
 /// vertices without out-edges.
 #[inline]
-pub(crate) fn contributions<T: Copy + Into<u64>>(degrees: &[T], ranks: &[f64], out: &mut [f64]) -> f64 {
+pub(crate) fn contributions<T: Copy + Into<u64>, C: Contribution>(degrees: &[T], ranks: &[f64], out: &mut [C]) -> f64 {
     let mut dangling = 0.0;
     for ((slot, &degree), &rank) in out.iter_mut().zip(degrees).zip(ranks) {
         let degree: u64 = degree.into();
         if degree == 0 {
             dangling += rank;
-            *slot = 0.0;
+            *slot = C::default();
         } else {
-            *slot = rank / degree as f64;
+            *slot = C::from_f64(rank / degree as f64);
         }
     }
     dangling
@@ -161,10 +236,10 @@ pub(crate) fn contributions<T: Copy + Into<u64>>(degrees: &[T], ranks: &[f64], o
 
 /// New ranks of a batch: `offsets` are the batch's `rbegin` values (one more than vertices).
 #[inline]
-pub(crate) fn pull<W: EdgeWindow>(
+pub(crate) fn pull<W: EdgeWindow, C: Contribution>(
     window: &mut W,
     offsets: &[u64],
-    contributions: &[f64],
+    contributions: &[C],
     ranks: &mut [f64],
     base: f64,
     damping: f64,
@@ -174,8 +249,8 @@ pub(crate) fn pull<W: EdgeWindow>(
         let (mut s, t) = (offsets[i] as usize, offsets[i + 1] as usize);
         let mut sum = 0.0;
         while s < t {
-            let piece = window.piece(s, t);
-            sum += gather_sum(piece, contributions);
+            let (piece, ahead) = window.piece_ahead(s, t);
+            sum += gather_sum_ahead(piece, ahead, contributions);
             s += piece.len();
         }
         let new = base + damping * sum;
@@ -183,6 +258,11 @@ pub(crate) fn pull<W: EdgeWindow>(
         *rank = new;
     }
     change
+}
+
+/// Words of an `F64Array` holding `n` contributions of type `C` (two `f32` per word).
+pub(crate) fn contribution_words<C: Contribution>(n: usize) -> usize {
+    (n * std::mem::size_of::<C>()).div_ceil(8)
 }
 
 /// PageRank on a graph; `on_iteration` sees every iteration as it ends (for progress).
@@ -214,28 +294,61 @@ pub fn pagerank(graph: &Graph, options: &PageRankOptions, mut on_iteration: impl
             })
         })?;
     let ranks = F64Array::from_fn(n, &array_options, |_| 1.0 / n as f64)?;
-    let contributions = F64Array::from_fn(n, &array_options, |_| 0.0)?;
-    let mut state = SmartRanks { graph, out_degrees: &out_degrees, ranks, contributions };
-    let summary = iterate(&mut state, n, options, &mut on_iteration);
-    let ranks = state.ranks;
+    let mut summary = start_summary(n);
+    let mut ranks = match options.contributions {
+        Precision::F64 => run::<f64>(graph, &out_degrees, ranks, &array_options, options, &mut summary, &mut on_iteration)?,
+        Precision::F32 => run::<f32>(graph, &out_degrees, ranks, &array_options, options, &mut summary, &mut on_iteration)?,
+    };
+    if continue_in_f64(options.contributions, &mut summary, options) {
+        ranks = run::<f64>(graph, &out_degrees, ranks, &array_options, options, &mut summary, &mut on_iteration)?;
+    }
     Ok(PageRankResult { ranks, out_degrees, summary })
 }
 
-struct SmartRanks<'g> {
+/// Iterates with contributions of type `C` from `summary` on; returns the ranks.
+fn run<C: Contribution>(
+    graph: &Graph,
+    out_degrees: &SmartArray,
+    ranks: F64Array,
+    array_options: &ArrayOptions,
+    options: &PageRankOptions,
+    summary: &mut PageRankSummary,
+    on_iteration: &mut dyn FnMut(&Iteration),
+) -> Result<F64Array> {
+    let n = graph.vertices();
+    // Contributions of type C packed into 64-bit words (two f32 per word), placed like the
+    // other vertex properties.
+    let contributions = F64Array::from_fn(contribution_words::<C>(n), array_options, |_| 0.0)?;
+    let mut state = SmartRanks::<C> { graph, out_degrees, ranks, contributions, kind: PhantomData };
+    iterate(&mut state, n, options, C::PRECISION, summary, on_iteration);
+    Ok(state.ranks)
+}
+
+struct SmartRanks<'g, C> {
     graph: &'g Graph,
     out_degrees: &'g SmartArray,
     ranks: F64Array,
     contributions: F64Array,
+    kind: PhantomData<C>,
 }
 
-impl RankState for SmartRanks<'_> {
+/// The contributions of type `C` an `F64Array` of packed words holds for `n` vertices.
+fn contribution_slice<C: Contribution>(words: &[f64], n: usize) -> &[C] {
+    &bytemuck::cast_slice(words)[..n]
+}
+
+impl<C: Contribution> RankState for SmartRanks<'_, C> {
     fn spread(&mut self) -> f64 {
-        let (ranks, degrees) = (&self.ranks, self.out_degrees);
+        let (ranks, degrees, n) = (&self.ranks, self.out_degrees, self.graph.vertices());
+        let per_word = 8 / std::mem::size_of::<C>();
         self.contributions
             .par_update(
-                BATCH,
+                BATCH / per_word,
                 || (0.0, Vec::new()),
-                |(dangling, mut buffer), worker, range, out| {
+                |(dangling, mut buffer), worker, words, out| {
+                    // Word range -> vertex range (the last word may hold one unused f32).
+                    let range = words.start * per_word..(words.end * per_word).min(n);
+                    let out: &mut [C] = &mut bytemuck::cast_slice_mut(out)[..range.len()];
                     let ranks = &f64_for_worker(ranks, worker)[range.clone()];
                     let degrees = values(degrees.for_worker(worker), range, &mut buffer);
                     (dangling + contributions(degrees, ranks, out), buffer)
@@ -246,14 +359,14 @@ impl RankState for SmartRanks<'_> {
     }
 
     fn pull(&mut self, base: f64, damping: f64) -> f64 {
-        let contributions = &self.contributions;
+        let (contributions, n) = (&self.contributions, self.graph.vertices());
         let incoming = self.graph.incoming();
         self.ranks
             .par_update(
                 BATCH,
                 || (0.0, Vec::new(), Vec::new()),
                 |(change, mut offsets_buffer, mut edges_buffer), worker, range, ranks| {
-                    let contributions = f64_for_worker(contributions, worker);
+                    let contributions = contribution_slice::<C>(f64_for_worker(contributions, worker), n);
                     let offsets = values(incoming.offsets().for_worker(worker), range.start..range.end + 1, &mut offsets_buffer);
                     let limit = offsets[offsets.len() - 1] as usize;
                     let targets = Targets::of(incoming.targets().for_worker(worker));

@@ -5,6 +5,7 @@
 
 mod auto;
 mod float;
+mod rewrite;
 mod signed;
 mod smart_array;
 mod view;

@@ -528,15 +528,16 @@ impl SmartArray {
     }
 }
 
-/// Values produced and packed per step of [`SmartArray::from_batches`] (32 KiB of decoded values).
-const FILL_STEP: usize = 4096;
+/// Values produced and packed per step of [`SmartArray::from_batches`] (8 KiB of decoded values,
+/// so the buffer stays in the L1 cache next to what `produce` reads).
+const FILL_STEP: usize = 1024;
 
 /// Batch-wise construction and in-place rewriting (added for graph analytics: CSR arrays are
 /// produced a range at a time, and PageRank rewrites its rank arrays every iteration).
 impl SmartArray {
     /// Builds an array whose values `range` are written by `produce(range, out)` into a buffer
-    /// of `range.len()` decoded values, for consecutive ranges of at most 4096 values (starting
-    /// at multiples of 4096), in parallel (each replica is packed by the workers of its node). Like [`SmartArray::from_fn`], `produce` must be
+    /// of `range.len()` decoded values, for consecutive ranges of at most 1024 values (starting
+    /// at multiples of 1024), in parallel (each replica is packed by the workers of its node). Like [`SmartArray::from_fn`], `produce` must be
     /// pure: it runs once per batch and replica, and once more for [`Bits::Auto`]. A value that
     /// does not fit an exact width is an [`Error::ValueTooWide`]; on error nothing is returned.
     ///
