@@ -621,7 +621,7 @@ impl SmartArray {
                             widest
                         }
                         _ => {
-                            codec::pack_into(words, bits, buffer.iter().map(|&v| v & max));
+                            codec::pack_slice(words, bits, &buffer);
                             buffer.iter().fold(0u64, |w, &v| w | v)
                         }
                     };

@@ -17,7 +17,7 @@ mod scalar;
 mod x86;
 
 pub use dispatch::{detected_level, sum_range, sum_range_with, unpack_range, unpack_range_with, KernelLevel};
-pub use scalar::{get, pack_into, set};
+pub use scalar::{get, pack_into, pack_slice, set};
 
 use crate::error::{Error, Result};
 

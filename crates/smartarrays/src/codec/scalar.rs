@@ -67,6 +67,55 @@ pub fn pack_into(words: &mut [u64], bits: u32, values: impl IntoIterator<Item = 
     out
 }
 
+/// Packs `values` (masked to `bits`) into `words` from the first bit of `words[0]`, like
+/// [`pack_into`], but whole 64-value chunks go through an encoder with the width known at
+/// compile time (every shift a constant), which is several times faster. Returns the number of
+/// words written.
+pub fn pack_slice(words: &mut [u64], bits: u32, values: &[u64]) -> usize {
+    let whole = values.len() / 64 * 64;
+    let chunk_words = whole / 64 * bits as usize;
+    CHUNK_ENCODERS[bits as usize - 1](&values[..whole], &mut words[..chunk_words]);
+    let mask = max_value(bits);
+    chunk_words + pack_into(&mut words[chunk_words..], bits, values[whole..].iter().map(|&v| v & mask))
+}
+
+/// Encodes whole chunks at a compile-time width (the mirror of `unpack_chunks_const`).
+#[allow(clippy::erasing_op, clippy::identity_op)] // the unrolled `J * B` includes `0 * B` and `1 * B`
+fn pack_chunks_const<const B: u32>(values: &[u64], words: &mut [u64]) {
+    let mask = max_value(B);
+    for (chunk_values, chunk_words) in values.chunks_exact(64).zip(words.chunks_exact_mut(B as usize)) {
+        let chunk_values: &[u64; 64] = chunk_values.try_into().expect("chunks of 64");
+        let mut packed = [0u64; 65];
+        seq_macro::seq!(J in 0..64 {
+            {
+                let bit = J * B as usize;
+                let (word, shift) = (bit / 64, bit % 64);
+                let value = chunk_values[J] & mask;
+                packed[word] |= value << shift;
+                if shift + B as usize > 64 {
+                    packed[word + 1] |= value >> ((64 - shift) % 64);
+                }
+            }
+        });
+        chunk_words.copy_from_slice(&packed[..B as usize]);
+    }
+}
+
+/// An encoder of whole chunks for one width.
+type ChunkEncoder = fn(&[u64], &mut [u64]);
+
+macro_rules! encoder_table {
+    ($($b:literal)*) => {
+        [$(pack_chunks_const::<$b> as ChunkEncoder,)*]
+    };
+}
+
+/// Per-width chunk encoders, index `bits - 1`.
+static CHUNK_ENCODERS: [ChunkEncoder; 64] = encoder_table!(
+    1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
+    33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64
+);
+
 /// Decodes values `start..start + out.len()` one by one (reference and head/tail path).
 pub fn unpack_each(words: &[u64], bits: u32, start: usize, out: &mut [u64]) {
     for (offset, slot) in out.iter_mut().enumerate() {
@@ -164,6 +213,25 @@ mod tests {
             assert_eq!(get(&words, bits, 76), values[76]);
             assert_eq!(get(&words, bits, 78), values[78]);
             assert_eq!(sum_chunks(&words, bits, 1, 2), sum_each(&words, bits, 64, 192));
+        }
+    }
+
+    #[test]
+    fn pack_slice_equals_pack_into_at_every_width_and_length() {
+        for bits in 1..=64 {
+            for len in [0usize, 1, 63, 64, 65, 127, 128, 1023, 1024, 1025] {
+                // Values wider than the width too: both must keep only the low `bits` bits.
+                let values: Vec<u64> = (0..len as u64).map(|i| (i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i << 7)).collect();
+                let words = storage_words(len, bits).unwrap();
+                let (mut fast, mut reference) = (vec![u64::MAX; words], vec![u64::MAX; words]);
+                let written = pack_slice(&mut fast, bits, &values);
+                let expected = pack_into(&mut reference, bits, values.iter().map(|&v| v & max_value(bits)));
+                assert_eq!(written, expected, "bits {bits} len {len}");
+                assert_eq!(fast, reference, "bits {bits} len {len}");
+                for (i, &v) in values.iter().enumerate() {
+                    assert_eq!(get(&fast, bits, i), v & max_value(bits));
+                }
+            }
         }
     }
 }
