@@ -18,10 +18,10 @@ impl SmartArray {
     ///
     /// # Errors
     /// A value wider than the array's bits is an [`Error::ValueTooWide`](crate::Error::ValueTooWide)
-    /// naming the lowest such index. The array then keeps its length and width and its replicas
-    /// stay equal, but its contents are a mix: every value below the reported index holds its
-    /// new value, values from there on hold either their old value or the new one cut to the
-    /// width. Check the widest value first (or size the array for it) where that matters.
+    /// naming the lowest such index. The array then keeps its length and width, its replicas
+    /// stay equal, and every value holds its new value cut to the width (the misfits keep only
+    /// their low bits). Check the widest value first (or size the array for it) where that
+    /// matters.
     ///
     /// # Example
     /// ```

@@ -599,7 +599,10 @@ impl SmartArray {
                 // Produced and packed in L1-sized steps of FILL_STEP values (whole words at any
                 // width, since FILL_STEP is a multiple of 64).
                 let mut start = batch.start;
-                while start < batch.end && misfit.is_none() {
+                // Every batch is written in full even after a misfit (values cut to the
+                // width), so the outcome does not depend on which worker saw the misfit first:
+                // replicas stay equal and the lowest misfit is reported.
+                while start < batch.end {
                     let end = (start + FILL_STEP).min(batch.end);
                     buffer.resize(end - start, 0);
                     produce(start..end, &mut buffer);
@@ -627,7 +630,8 @@ impl SmartArray {
                     };
                     if widest > max {
                         let offset = buffer.iter().position(|&v| v > max).unwrap_or(0);
-                        misfit = Some((start + offset, buffer[offset]));
+                        let found = (start + offset, buffer[offset]);
+                        misfit = Some(misfit.map_or(found, |m: (usize, u64)| if m.0 <= found.0 { m } else { found }));
                     }
                     start = end;
                 }
