@@ -7,6 +7,8 @@
 #   make bench-graph-reload  the timings only, on a scale-22 graph saved once as .sag and
 #                      reloaded (no generation, build or I/O measurements; about 2.5 minutes)
 #   make fuzz-graph    a long fuzz run (GRAPH_FUZZ_SECONDS, default 300)
+#   make bench-graph-libraries  PageRank of networkit and igraph (pip-installed into .venv) on the
+#                      same Kronecker graph (GRAPH_LIBRARIES_SCALE, default 22; 2 threads)
 
 GRAPH_PYTHON ?= python3
 GRAPH_VENV := .venv
@@ -23,7 +25,7 @@ DEMO_TARGETS += demo-graph
 
 GRAPH_BENCH_FILE ?= $(GRAPH_TARGET_DIR)/kron22.sag
 
-.PHONY: setup-graph test-graph demo-graph bench-graph bench-graph-reload fuzz-graph graph-cli
+.PHONY: setup-graph test-graph demo-graph bench-graph bench-graph-reload fuzz-graph graph-cli bench-graph-libraries
 
 setup-graph: $(GRAPH_STAMP)
 
@@ -65,3 +67,9 @@ bench-graph-reload: graph-cli $(GRAPH_BENCH_FILE)
 
 fuzz-graph:
 	$(CARGO) run --release -p smartarrays-graph --example fuzz_loaders -- $(GRAPH_FUZZ_SECONDS)
+
+GRAPH_LIBRARIES_SCALE ?= 22
+
+bench-graph-libraries: setup-graph graph-cli
+	@$(GRAPH_PY) -m pip install --quiet --disable-pip-version-check "networkit>=11" "igraph>=0.11"
+	@$(GRAPH_PY) crates/smartarrays-graph/scripts/networkit_pagerank.py $(GRAPH_BIN) --scale $(GRAPH_LIBRARIES_SCALE) --threads 2
