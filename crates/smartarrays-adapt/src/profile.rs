@@ -168,14 +168,7 @@ impl ArraySpec {
     }
 }
 
-/// The uncompressed width for values needing `minimal_bits`: 32 when they fit, else 64.
-pub fn natural_bits(minimal_bits: u32) -> u32 {
-    if minimal_bits <= 32 {
-        32
-    } else {
-        64
-    }
-}
+pub use smartarrays::array::natural_bits;
 
 /// One array of a profile with its measured accesses (totals over the profiled runs).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

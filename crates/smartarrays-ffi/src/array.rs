@@ -6,9 +6,9 @@ use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
 use smartarrays::array::VISIT_CHUNK;
+use smartarrays::memory::prefetch::{self, CacheLevel};
 use smartarrays::{ArrayOptions, Bits, Placement, SmartArray};
 
-use crate::prefetch;
 use crate::ptr;
 use crate::status::{guard, FfiError, FfiResult, SaStatus};
 use crate::system::current_runtime;
@@ -319,7 +319,9 @@ pub unsafe extern "C" fn sa_array_unpack_ahead(array: *const SaArray, start: usi
         view.unpack(start, out)?;
         if ahead > 0 {
             let from = start.saturating_add(ahead).min(view.len());
-            prefetch::packed_values(view.packed_words(), view.bits(), from..from.saturating_add(count).min(view.len()));
+            // L2 rather than L1: a burst of L1 prefetches per chunk measured slower than none, L2
+            // prefetches two chunks ahead measured fastest.
+            prefetch::packed_values(view.packed_words(), view.bits(), from..from.saturating_add(count).min(view.len()), CacheLevel::L2);
         }
         Ok(())
     })

@@ -33,7 +33,6 @@
 pub mod array;
 pub mod arrow;
 pub mod float;
-mod prefetch;
 pub mod ptr;
 pub mod status;
 pub mod system;

@@ -7,6 +7,7 @@
 use std::cell::RefCell;
 use std::ops::Range;
 
+use smartarrays::memory::prefetch::CacheLevel;
 use smartarrays::{ArrayView, F64Array, Worker};
 
 /// Values decoded per window of a bit-compressed neighbour array (16 KiB).
@@ -139,19 +140,11 @@ impl Contribution for f32 {
 /// memory access behind the additions in between, near enough to stay in the L1 cache).
 pub(crate) const PREFETCH_DISTANCE: usize = 64;
 
-/// Asks the CPU to start loading `values[index]` into the cache (a hint: no effect on results,
-/// and an index past the end is harmless, nothing is read).
+/// Asks the CPU to start loading `values[index]` into L1 (a hint: no effect on results, and an
+/// index past the end is harmless).
 #[inline(always)]
 fn prefetch<C>(values: &[C], index: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let address = values.as_ptr().wrapping_add(index).cast::<i8>();
-        // SAFETY: a prefetch is only a hint; it never faults or reads into the program, whatever
-        // the address (SSE is part of the x86-64 baseline).
-        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(address) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (values, index);
+    smartarrays::memory::prefetch::prefetch(values, index, CacheLevel::L1);
 }
 
 /// Sum of `values[id]` over `ids` (in `f64`, with four independent accumulators), prefetching the value of the id

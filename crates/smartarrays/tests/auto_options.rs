@@ -27,7 +27,7 @@ impl Advise for Scripted {
         } else if self.compress {
             minimal
         } else {
-            smartarrays::array::natural_bits(request.largest)
+            smartarrays::array::natural_bits(minimal)
         };
         Ok(Advice { placement: self.placement.clone(), bits, explanation: format!("scripted: {} at {bits} bits", self.placement) })
     }

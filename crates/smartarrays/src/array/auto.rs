@@ -133,9 +133,10 @@ pub fn installed_advisor() -> Option<Arc<dyn Advise>> {
     ADVISOR.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
 }
 
-/// The width rule `Uncompressed` means for data whose largest value is `largest`.
-pub fn natural_bits(largest: u64) -> u32 {
-    if largest <= u64::from(u32::MAX) {
+/// The natural (uncompressed) width of data that needs `minimal_bits`: 32 when the values fit
+/// in 32 bits, else 64. This is what [`Compression::Uncompressed`] stores at.
+pub fn natural_bits(minimal_bits: u32) -> u32 {
+    if minimal_bits <= 32 {
         32
     } else {
         64
@@ -191,8 +192,9 @@ mod tests {
 
     #[test]
     fn natural_width_is_32_or_64() {
-        assert_eq!(natural_bits(0), 32);
-        assert_eq!(natural_bits(u64::from(u32::MAX)), 32);
-        assert_eq!(natural_bits(u64::from(u32::MAX) + 1), 64);
+        let natural_of = |largest: u64| natural_bits(crate::codec::bits_needed(largest));
+        assert_eq!(natural_of(0), 32);
+        assert_eq!(natural_of(u64::from(u32::MAX)), 32);
+        assert_eq!(natural_of(u64::from(u32::MAX) + 1), 64);
     }
 }

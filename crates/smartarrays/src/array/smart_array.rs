@@ -155,11 +155,11 @@ fn configure(
     let fixed_bits = match options.bits {
         Bits::Exactly(bits) => Some(bits),
         Bits::Auto => Some(codec::bits_needed(largest)),
-        Bits::Natural => Some(auto::natural_bits(largest)),
+        Bits::Natural => Some(auto::natural_bits(codec::bits_needed(largest))),
         Bits::Advised => None,
     };
-    if !needs_auto {
-        return Ok((fixed_bits.unwrap_or(64), options.placement.clone(), None));
+    if let (false, Some(bits)) = (needs_auto, fixed_bits) {
+        return Ok((bits, options.placement.clone(), None));
     }
     let request = AutoRequest {
         len,

@@ -1,8 +1,9 @@
 //! Memory placement layer: owned page-aligned regions ([`Region`]), placements and their
 //! allocation on NUMA nodes ([`Placement`], [`allocate`]), and reports of where pages really are
-//! ([`PlacementReport`]).
+//! ([`PlacementReport`]), and cache prefetch hints ([`prefetch`]).
 
 mod placement;
+pub mod prefetch;
 mod region;
 mod report;
 
