@@ -7,9 +7,9 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use smartarrays::{codec, ArrayOptions, SmartArray};
+use smartarrays::codec::{self, Combine};
+use smartarrays::{ArrayOptions, SmartArray};
 
-use crate::access::{values, with_scratch};
 use crate::error::{GraphError, Result};
 use crate::graph::property_bits;
 use crate::Graph;
@@ -26,23 +26,17 @@ fn largest_degree(graph: &Graph) -> u64 {
     }
 }
 
-/// Writes the degrees of the vertices `range` into `out`.
+/// Writes the degrees of the vertices `range` into `out`: differences of neighbouring offsets,
+/// decoded and subtracted in one pass over both directions by the core's kernels (64-bit offsets
+/// are read in place; packed ones need no decode buffer).
 fn produce(graph: &Graph, range: Range<usize>, out: &mut [u64]) {
-    let (begin, rbegin) = (graph.begin(), graph.rbegin());
-    with_scratch(|first, second| {
-        let forward = values(begin.local(), range.start..range.end + 1, first);
-        // Pairs of neighbouring offsets (windows, not indexing, so the loop vectorises).
-        if graph.is_directed() {
-            let reverse = values(rbegin.local(), range.start..range.end + 1, second);
-            for ((slot, f), r) in out.iter_mut().zip(forward.windows(2)).zip(reverse.windows(2)) {
-                *slot = (f[1] - f[0]) + (r[1] - r[0]);
-            }
-        } else {
-            for (slot, f) in out.iter_mut().zip(forward.windows(2)) {
-                *slot = f[1] - f[0];
-            }
-        }
-    })
+    let forward = graph.begin().local();
+    // The range lies inside the graph's vertices, so `range.end` is a valid offset index.
+    let _ = if graph.is_directed() {
+        forward.unpack_paired_differences(graph.rbegin().local(), range.start, out)
+    } else {
+        forward.unpack_differences(range.start, out, Combine::Overwrite)
+    };
 }
 
 /// Degree of every vertex: out + in for a directed graph, the degree for an undirected one

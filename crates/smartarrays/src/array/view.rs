@@ -78,6 +78,54 @@ impl<'a> ArrayView<'a> {
         Ok(())
     }
 
+    /// Differences of neighbouring values from `start` on, decoded in one pass:
+    /// `out[i] = value(start + i + 1) - value(start + i)` (wrapping), or added to `out[i]` with
+    /// [`Combine::Add`](codec::Combine::Add). Reads `out.len() + 1` values, so `start + out.len()`
+    /// must be below the length (else [`Error::RangeOutOfBounds`]); an empty `out` needs only
+    /// `start <= len`. On CSR offsets this gives every vertex's degree without a decode buffer.
+    ///
+    /// # Example
+    /// ```
+    /// use smartarrays::codec::Combine;
+    /// use smartarrays::{ArrayOptions, SmartArray};
+    /// let offsets = SmartArray::from_slice(&[0, 2, 5, 5, 9], &ArrayOptions::new()).unwrap(); // 4 bits
+    /// let mut degrees = [0u64; 4];
+    /// offsets.local().unpack_differences(0, &mut degrees, Combine::Overwrite).unwrap();
+    /// assert_eq!(degrees, [2, 3, 0, 4]);
+    /// offsets.local().unpack_differences(1, &mut degrees[..3], Combine::Add).unwrap();
+    /// assert_eq!(degrees, [5, 3, 4, 4]);
+    /// assert!(offsets.local().unpack_differences(1, &mut degrees, Combine::Overwrite).is_err());
+    /// ```
+    pub fn unpack_differences(&self, start: usize, out: &mut [u64], combine: codec::Combine) -> Result<()> {
+        let last = start.saturating_add(out.len()).saturating_add(usize::from(!out.is_empty()));
+        self.check_range(&(start..last))?;
+        codec::unpack_differences(self.words, self.bits, start, out, combine);
+        Ok(())
+    }
+
+    /// Sums of this array's and `other`'s neighbour differences from `start` on:
+    /// `out[i] = (self[j + 1] - self[j]) + (other[j + 1] - other[j])` with `j = start + i`
+    /// (wrapping), both arrays decoded in one pass (for a directed CSR graph, out-degree plus
+    /// in-degree from the offsets of both directions). Both must hold a value at
+    /// `start + out.len()` (else [`Error::RangeOutOfBounds`]); widths may differ.
+    ///
+    /// # Example
+    /// ```
+    /// use smartarrays::{ArrayOptions, SmartArray};
+    /// let forward = SmartArray::from_slice(&[0, 2, 5, 5], &ArrayOptions::new()).unwrap();
+    /// let reverse = SmartArray::from_slice(&[0, 1, 1, 5], &ArrayOptions::new().bits(64)).unwrap();
+    /// let mut degrees = [0u64; 3];
+    /// forward.local().unpack_paired_differences(reverse.local(), 0, &mut degrees).unwrap();
+    /// assert_eq!(degrees, [3, 3, 4]);
+    /// ```
+    pub fn unpack_paired_differences(&self, other: ArrayView<'_>, start: usize, out: &mut [u64]) -> Result<()> {
+        let last = start.saturating_add(out.len()).saturating_add(usize::from(!out.is_empty()));
+        self.check_range(&(start..last))?;
+        other.check_range(&(start..last))?;
+        codec::unpack_paired_differences((self.words, self.bits), (other.words, other.bits), start, out);
+        Ok(())
+    }
+
     /// Wrapping sum of the values in `range`.
     pub fn sum_range(&self, range: Range<usize>) -> Result<u64> {
         self.check_range(&range)?;

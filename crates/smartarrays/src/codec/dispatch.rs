@@ -1,12 +1,14 @@
-//! Run-time kernel selection and the range entry points (`sum_range`, `unpack_range`) that split
-//! a range into an unaligned head, whole SIMD groups and a tail.
+//! Run-time kernel selection and the entry points that split a range into an unaligned head,
+//! whole SIMD groups and a tail: `sum_range`, `unpack_range`, `unpack_differences` (decode and
+//! subtract neighbours in one pass, e.g. CSR degrees from offsets), `differences` (the same on
+//! plain values) and `pack_slice`.
 //!
 //! The level is detected once per process; `SMARTARRAYS_KERNEL=scalar|avx2|avx512` lowers it
 //! (never raises it above what the CPU has), so every kernel can be tested on one machine.
 
 use std::sync::OnceLock;
 
-use super::scalar;
+use super::{max_value, scalar};
 
 /// Which family of kernels decodes packed data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -45,7 +47,10 @@ fn cpu_level() -> KernelLevel {
 fn detect_cpu_level() -> KernelLevel {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx512f")
+        // The AVX-512 level also runs the AVX2 kernels, so it requires AVX2 too (every AVX-512
+        // CPU has it).
+        if std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512bw")
             && std::arch::is_x86_feature_detected!("avx512vbmi")
         {
@@ -151,6 +156,227 @@ pub fn unpack_range_with(level: KernelLevel, words: &[u64], bits: u32, start: us
     scalar::unpack_each(words, bits, body_end, tail);
 }
 
+/// Packs `values` (masked to `bits`) into `words` from the first bit of `words[0]`, like
+/// [`pack_into`](super::pack_into), but whole 64-value chunks go through a fast encoder: AVX-512
+/// byte permutes for 8..=56 bits where the CPU has them, else an encoder with the width known at
+/// compile time. Returns the number of words written.
+///
+/// # Example
+/// ```
+/// use smartarrays::codec::{get, pack_slice, storage_words};
+/// let values: Vec<u64> = (0..100).collect();
+/// let mut words = vec![0u64; storage_words(values.len(), 7).unwrap()];
+/// assert_eq!(pack_slice(&mut words, 7, &values), 11); // 700 bits
+/// assert_eq!(get(&words, 7, 99), 99);
+/// ```
+pub fn pack_slice(words: &mut [u64], bits: u32, values: &[u64]) -> usize {
+    pack_slice_with(detected_level(), words, bits, values)
+}
+
+/// [`pack_slice`] with an explicit kernel level (clamped to what the CPU supports).
+pub fn pack_slice_with(level: KernelLevel, words: &mut [u64], bits: u32, values: &[u64]) -> usize {
+    let whole = values.len() / 64 * 64;
+    let chunk_words = whole / 64 * bits as usize;
+    match level.min(cpu_level()) {
+        #[cfg(target_arch = "x86_64")]
+        KernelLevel::Avx512 if (super::x86::PACK_MIN_BITS..=super::x86::PACK_MAX_BITS).contains(&bits) => {
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut words[..chunk_words]);
+            // SAFETY: the level was clamped to the CPU's features above.
+            unsafe { super::x86::pack_groups8_avx512(&values[..whole], bits, bytes) }
+        }
+        _ => scalar::pack_chunks(words, bits, &values[..whole]),
+    }
+    let mask = max_value(bits);
+    chunk_words + scalar::pack_into(&mut words[chunk_words..], bits, values[whole..].iter().map(|&v| v & mask))
+}
+
+/// How a kernel's results combine with what its output already holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Combine {
+    /// The output is overwritten.
+    Overwrite,
+    /// Each result is added (wrapping) to the output value in its place.
+    Add,
+}
+
+/// Differences of neighbouring values: `out[i] = values[i + 1] - values[i]` (wrapping), or added
+/// to `out[i]` with [`Combine::Add`], vectorised at the CPU's level. Degrees from CSR offsets.
+///
+/// # Panics
+/// If `values.len() != out.len() + 1`.
+///
+/// # Example
+/// ```
+/// use smartarrays::codec::{differences, Combine};
+/// let offsets = [0u64, 3, 3, 7];
+/// let mut degrees = [0u64; 3];
+/// differences(&offsets, &mut degrees, Combine::Overwrite);
+/// assert_eq!(degrees, [3, 0, 4]);
+/// differences(&offsets, &mut degrees, Combine::Add);
+/// assert_eq!(degrees, [6, 0, 8]);
+/// ```
+pub fn differences<T: Copy + Into<u64>>(values: &[T], out: &mut [u64], combine: Combine) {
+    differences_with(detected_level(), values, out, combine)
+}
+
+/// [`differences`] with an explicit kernel level (clamped to what the CPU supports).
+pub fn differences_with<T: Copy + Into<u64>>(level: KernelLevel, values: &[T], out: &mut [u64], combine: Combine) {
+    let add = combine == Combine::Add;
+    match (level.min(cpu_level()), add) {
+        // 256-bit vectors at both SIMD levels (see `differences_avx2`).
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the level was clamped to the CPU's features; both SIMD levels include AVX2.
+        (KernelLevel::Avx512 | KernelLevel::Avx2, false) => unsafe { super::x86::differences_avx2::<T, false>(values, out) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        (KernelLevel::Avx512 | KernelLevel::Avx2, true) => unsafe { super::x86::differences_avx2::<T, true>(values, out) },
+        (_, false) => scalar::differences::<T, false>(values, out),
+        (_, true) => scalar::differences::<T, true>(values, out),
+    }
+}
+
+/// Decodes values `start..=start + out.len()` and writes the differences of neighbours:
+/// `out[i] = v[start + i + 1] - v[start + i]` (wrapping), or adds them with [`Combine::Add`].
+/// On AVX-512 the decode and the subtraction are one pass over registers; elsewhere values are
+/// decoded a block at a time into a stack buffer. Reads one value past `out`'s range, which must
+/// exist.
+pub fn unpack_differences(words: &[u64], bits: u32, start: usize, out: &mut [u64], combine: Combine) {
+    unpack_differences_with(detected_level(), words, bits, start, out, combine)
+}
+
+/// [`unpack_differences`] with an explicit kernel level (clamped to what the CPU supports).
+pub fn unpack_differences_with(level: KernelLevel, words: &[u64], bits: u32, start: usize, out: &mut [u64], combine: Combine) {
+    let end = start + out.len();
+    match bits {
+        64 => return differences_with(level, &words[start..=end], out, combine),
+        32 => return differences_with(level, &bytemuck::cast_slice::<u64, u32>(words)[start..=end], out, combine),
+        16 => return differences_with(level, &bytemuck::cast_slice::<u64, u16>(words)[start..=end], out, combine),
+        8 => return differences_with(level, &bytemuck::cast_slice::<u64, u8>(words)[start..=end], out, combine),
+        _ => {}
+    }
+    let level = level.min(cpu_level());
+    #[cfg(target_arch = "x86_64")]
+    if level == KernelLevel::Avx512 {
+        let body_start = start.next_multiple_of(8).min(end);
+        let body_end = (end / 8 * 8).max(body_start);
+        let (head, rest) = out.split_at_mut(body_start - start);
+        let (body, tail) = rest.split_at_mut(body_end - body_start);
+        differences_one_by_one(words, bits, start, head, combine);
+        let bytes: &[u8] = bytemuck::cast_slice(words);
+        // SAFETY: the level was clamped to the CPU's features above.
+        unsafe {
+            match combine {
+                Combine::Overwrite => super::x86::unpack_differences_groups8_avx512::<false>(bytes, bits, body_start / 8, body),
+                Combine::Add => super::x86::unpack_differences_groups8_avx512::<true>(bytes, bits, body_start / 8, body),
+            }
+        }
+        return differences_one_by_one(words, bits, body_end, tail, combine);
+    }
+    // Decoded a block at a time (the last value of a block starts the next one).
+    let mut buffer = [0u64; 513];
+    let mut position = start;
+    for piece in out.chunks_mut(buffer.len() - 1) {
+        let values = &mut buffer[..piece.len() + 1];
+        unpack_range_with(level, words, bits, position, values);
+        differences_with(level, values, piece, combine);
+        position += piece.len();
+    }
+}
+
+/// Sums of two sequences' neighbour differences: `out[i] = (a[i + 1] - a[i]) + (b[i + 1] - b[i])`
+/// (wrapping), one vectorised loop over both (out-degree plus in-degree from the offsets of both
+/// directions of a CSR graph).
+///
+/// # Panics
+/// If `a` or `b` is not exactly one longer than `out`.
+///
+/// # Example
+/// ```
+/// use smartarrays::codec::paired_differences;
+/// let (forward, reverse) = ([0u64, 2, 3], [0u32, 1, 4]);
+/// let mut degrees = [0u64; 2];
+/// paired_differences(&forward, &reverse, &mut degrees);
+/// assert_eq!(degrees, [3, 4]);
+/// ```
+pub fn paired_differences<T: Copy + Into<u64>, U: Copy + Into<u64>>(a: &[T], b: &[U], out: &mut [u64]) {
+    paired_differences_with(detected_level(), a, b, out)
+}
+
+/// [`paired_differences`] with an explicit kernel level (clamped to what the CPU supports).
+pub fn paired_differences_with<T: Copy + Into<u64>, U: Copy + Into<u64>>(level: KernelLevel, a: &[T], b: &[U], out: &mut [u64]) {
+    match level.min(cpu_level()) {
+        // 256-bit vectors at both SIMD levels (see `differences_avx2`).
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the level was clamped to the CPU's features; both SIMD levels include AVX2.
+        KernelLevel::Avx512 | KernelLevel::Avx2 => unsafe { super::x86::paired_differences_avx2(a, b, out) },
+        _ => scalar::paired_differences(a, b, out),
+    }
+}
+
+/// [`paired_differences`] of two packed arrays (`(words, bits)` each), over values
+/// `start..=start + out.len()` of both: on AVX-512 both are decoded and subtracted in one pass
+/// over registers; elsewhere a block at a time through stack buffers. Both arrays must hold a
+/// value at `start + out.len()`.
+pub fn unpack_paired_differences(a: (&[u64], u32), b: (&[u64], u32), start: usize, out: &mut [u64]) {
+    unpack_paired_differences_with(detected_level(), a, b, start, out)
+}
+
+/// [`unpack_paired_differences`] with an explicit kernel level (clamped to what the CPU supports).
+pub fn unpack_paired_differences_with(level: KernelLevel, a: (&[u64], u32), b: (&[u64], u32), start: usize, out: &mut [u64]) {
+    let end = start + out.len();
+    let level = level.min(cpu_level());
+    match (a.1, b.1) {
+        (64, 64) => return paired_differences_with(level, &a.0[start..=end], &b.0[start..=end], out),
+        (32, 32) => {
+            let (a32, b32) = (bytemuck::cast_slice::<u64, u32>(a.0), bytemuck::cast_slice::<u64, u32>(b.0));
+            return paired_differences_with(level, &a32[start..=end], &b32[start..=end], out);
+        }
+        _ => {}
+    }
+    #[cfg(target_arch = "x86_64")]
+    if level == KernelLevel::Avx512 && a.1 < 64 && b.1 < 64 {
+        let body_start = start.next_multiple_of(8).min(end);
+        let body_end = (end / 8 * 8).max(body_start);
+        let (head, rest) = out.split_at_mut(body_start - start);
+        let (body, tail) = rest.split_at_mut(body_end - body_start);
+        paired_differences_one_by_one(a, b, start, head);
+        let (bytes_a, bytes_b): (&[u8], &[u8]) = (bytemuck::cast_slice(a.0), bytemuck::cast_slice(b.0));
+        // SAFETY: the level was clamped to the CPU's features above.
+        unsafe { super::x86::unpack_paired_differences_groups8_avx512((bytes_a, a.1), (bytes_b, b.1), body_start / 8, body) };
+        return paired_differences_one_by_one(a, b, body_end, tail);
+    }
+    // Decoded a block at a time (the last value of a block starts the next one).
+    let (mut buffer_a, mut buffer_b) = ([0u64; 257], [0u64; 257]);
+    let mut position = start;
+    for piece in out.chunks_mut(buffer_a.len() - 1) {
+        let (values_a, values_b) = (&mut buffer_a[..piece.len() + 1], &mut buffer_b[..piece.len() + 1]);
+        unpack_range_with(level, a.0, a.1, position, values_a);
+        unpack_range_with(level, b.0, b.1, position, values_b);
+        paired_differences_with(level, values_a, values_b, piece);
+        position += piece.len();
+    }
+}
+
+/// [`paired_differences`] of `out.len()` neighbours from `start` on, each value read with `get`.
+fn paired_differences_one_by_one(a: (&[u64], u32), b: (&[u64], u32), start: usize, out: &mut [u64]) {
+    for (offset, slot) in out.iter_mut().enumerate() {
+        let index = start + offset;
+        let difference_a = scalar::get(a.0, a.1, index + 1).wrapping_sub(scalar::get(a.0, a.1, index));
+        *slot = difference_a.wrapping_add(scalar::get(b.0, b.1, index + 1).wrapping_sub(scalar::get(b.0, b.1, index)));
+    }
+}
+
+/// The differences of `out.len()` neighbours from `start` on, each value read with `get`.
+fn differences_one_by_one(words: &[u64], bits: u32, start: usize, out: &mut [u64], combine: Combine) {
+    for (offset, slot) in out.iter_mut().enumerate() {
+        let difference = scalar::get(words, bits, start + offset + 1).wrapping_sub(scalar::get(words, bits, start + offset));
+        *slot = match combine {
+            Combine::Overwrite => difference,
+            Combine::Add => slot.wrapping_add(difference),
+        };
+    }
+}
+
 /// Values per kernel step: 16 for the u32-lane AVX-512 kernels, 8 for the u64-lane SIMD
 /// kernels, 64 (one chunk) for the scalar decoders.
 fn group_size(level: KernelLevel, bits: u32) -> usize {
@@ -217,6 +443,112 @@ mod tests {
                     let mut out = vec![0u64; end - start];
                     unpack_range_with(level, &words, bits, start, &mut out);
                     assert_eq!(out, &values[start..end], "unpack bits {bits} {level:?} {start}..{end}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pack_slice_equals_pack_into_at_every_level_width_and_length() {
+        for bits in 1..=64 {
+            for len in [0usize, 1, 7, 8, 63, 64, 65, 127, 128, 1023, 1024, 1025, 4096 + 64] {
+                // Values wider than the width too: both must keep only the low `bits` bits.
+                let values: Vec<u64> = (0..len as u64).map(|i| (i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i << 7)).collect();
+                let words = storage_words(len, bits).unwrap();
+                let mut reference = vec![u64::MAX; words];
+                let expected = pack_into(&mut reference, bits, values.iter().map(|&v| v & max_value(bits)));
+                for level in KernelLevel::supported() {
+                    let mut fast = vec![u64::MAX; words];
+                    let written = pack_slice_with(level, &mut fast, bits, &values);
+                    assert_eq!(written, expected, "bits {bits} len {len} {level:?}");
+                    assert_eq!(fast, reference, "bits {bits} len {len} {level:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pack_slice_keeps_the_words_after_its_output() {
+        // The packer writes only its own words, even where a full vector store would reach further.
+        for bits in [8u32, 13, 20, 26, 33, 56] {
+            let values: Vec<u64> = (0..256u64).map(|i| (i * 7919) & max_value(bits)).collect();
+            for level in KernelLevel::supported() {
+                let mut words = vec![0xDEAD_BEEF_u64; 4 * bits as usize + 16];
+                let written = pack_slice_with(level, &mut words, bits, &values);
+                assert_eq!(written, 4 * bits as usize);
+                assert!(words[written..].iter().all(|&w| w == 0xDEAD_BEEF), "bits {bits} {level:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn differences_agree_with_a_plain_loop_at_every_level() {
+        let values: Vec<u64> = (0..1100u64).map(|i| i * i / 3 + (i % 7)).collect();
+        for level in KernelLevel::supported() {
+            for len in [0usize, 1, 7, 8, 9, 63, 64, 65, 1023, 1025] {
+                let expected: Vec<u64> = (0..len).map(|i| values[i + 1].wrapping_sub(values[i])).collect();
+                let mut out = vec![u64::MAX; len];
+                differences_with(level, &values[..=len], &mut out, Combine::Overwrite);
+                assert_eq!(out, expected, "{level:?} len {len}");
+                differences_with(level, &values[..=len], &mut out, Combine::Add);
+                assert_eq!(out, expected.iter().map(|v| v.wrapping_mul(2)).collect::<Vec<_>>(), "{level:?} len {len}");
+                let narrow: Vec<u32> = values[..=len].iter().map(|&v| v as u32).collect();
+                differences_with(level, &narrow, &mut out, Combine::Overwrite);
+                assert_eq!(out, expected, "u32 {level:?} len {len}");
+            }
+            // Decreasing neighbours wrap.
+            let mut out = [0u64; 1];
+            differences_with(level, &[5u64, 3], &mut out, Combine::Overwrite);
+            assert_eq!(out, [u64::MAX - 1]);
+        }
+    }
+
+    #[test]
+    fn unpack_differences_agree_with_get_at_every_level_width_and_alignment() {
+        for bits in 1..=64u32 {
+            let len = 1200;
+            // Random values (differences wrap), and at the widest values too.
+            let values: Vec<u64> = (0..len as u64)
+                .map(|i| if i % 97 == 5 { max_value(bits) } else { (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 5) & max_value(bits) })
+                .collect();
+            let mut words = vec![0u64; storage_words(len, bits).unwrap()];
+            pack_into(&mut words, bits, values.iter().copied());
+            for level in KernelLevel::supported() {
+                for (start, count) in [(0, len - 1), (3, 996), (16, 32), (5, 3), (0, 0), (1198, 1), (64, 1135), (8, 8), (1191, 8)] {
+                    let expected: Vec<u64> = (start..start + count).map(|i| values[i + 1].wrapping_sub(values[i])).collect();
+                    let mut out = vec![7u64; count];
+                    unpack_differences_with(level, &words, bits, start, &mut out, Combine::Overwrite);
+                    assert_eq!(out, expected, "bits {bits} {level:?} {start}+{count}");
+                    unpack_differences_with(level, &words, bits, start, &mut out, Combine::Add);
+                    let doubled: Vec<u64> = expected.iter().map(|v| v.wrapping_mul(2)).collect();
+                    assert_eq!(out, doubled, "add bits {bits} {level:?} {start}+{count}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn paired_differences_agree_with_a_plain_loop_at_every_level_and_width_pair() {
+        let len = 700;
+        for (bits_a, bits_b) in [(64, 64), (32, 32), (26, 26), (1, 63), (63, 1), (64, 20), (33, 57), (8, 16), (56, 64)] {
+            let make = |bits: u32, seed: u64| -> Vec<u64> {
+                (0..len as u64).map(|i| (i.wrapping_add(seed).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7) & max_value(bits)).collect()
+            };
+            let (a, b) = (make(bits_a, 1), make(bits_b, 2));
+            let (mut words_a, mut words_b) =
+                (vec![0u64; storage_words(len, bits_a).unwrap()], vec![0u64; storage_words(len, bits_b).unwrap()]);
+            pack_into(&mut words_a, bits_a, a.iter().copied());
+            pack_into(&mut words_b, bits_b, b.iter().copied());
+            for level in KernelLevel::supported() {
+                for (start, count) in [(0, len - 1), (3, 600), (16, 32), (5, 2), (0, 0), (698, 1), (64, 635)] {
+                    let expected: Vec<u64> =
+                        (start..start + count).map(|i| a[i + 1].wrapping_sub(a[i]).wrapping_add(b[i + 1].wrapping_sub(b[i]))).collect();
+                    let mut out = vec![9u64; count];
+                    unpack_paired_differences_with(level, (&words_a, bits_a), (&words_b, bits_b), start, &mut out);
+                    assert_eq!(out, expected, "bits {bits_a}/{bits_b} {level:?} {start}+{count}");
+                    let mut plain = vec![9u64; count];
+                    paired_differences_with(level, &a[start..=start + count], &b[start..=start + count], &mut plain);
+                    assert_eq!(plain, expected, "slices {level:?} {start}+{count}");
                 }
             }
         }

@@ -16,8 +16,12 @@ mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-pub use dispatch::{detected_level, sum_range, sum_range_with, unpack_range, unpack_range_with, KernelLevel};
-pub use scalar::{get, pack_into, pack_slice, set};
+pub use dispatch::{
+    detected_level, differences, differences_with, pack_slice, pack_slice_with, paired_differences, paired_differences_with, sum_range,
+    sum_range_with, unpack_differences, unpack_differences_with, unpack_paired_differences, unpack_paired_differences_with, unpack_range,
+    unpack_range_with, Combine, KernelLevel,
+};
+pub use scalar::{get, pack_into, set};
 
 use crate::error::{Error, Result};
 

@@ -67,16 +67,11 @@ pub fn pack_into(words: &mut [u64], bits: u32, values: impl IntoIterator<Item = 
     out
 }
 
-/// Packs `values` (masked to `bits`) into `words` from the first bit of `words[0]`, like
-/// [`pack_into`], but whole 64-value chunks go through an encoder with the width known at
-/// compile time (every shift a constant), which is several times faster. Returns the number of
-/// words written.
-pub fn pack_slice(words: &mut [u64], bits: u32, values: &[u64]) -> usize {
-    let whole = values.len() / 64 * 64;
-    let chunk_words = whole / 64 * bits as usize;
-    CHUNK_ENCODERS[bits as usize - 1](&values[..whole], &mut words[..chunk_words]);
-    let mask = max_value(bits);
-    chunk_words + pack_into(&mut words[chunk_words..], bits, values[whole..].iter().map(|&v| v & mask))
+/// Packs whole 64-value chunks (`values.len()` a multiple of 64, each value masked to `bits`)
+/// into `words` with an encoder whose width is known at compile time (every shift a constant).
+pub fn pack_chunks(words: &mut [u64], bits: u32, values: &[u64]) {
+    debug_assert_eq!(values.len() % 64, 0);
+    CHUNK_ENCODERS[bits as usize - 1](values, &mut words[..values.len() / 64 * bits as usize]);
 }
 
 /// Encodes whole chunks at a compile-time width (the mirror of `unpack_chunks_const`).
@@ -115,6 +110,28 @@ static CHUNK_ENCODERS: [ChunkEncoder; 64] = encoder_table!(
     1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
     33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64
 );
+
+/// `out[i] = values[i + 1] - values[i]` (wrapping), or added to `out[i]` when `ADD`;
+/// `values.len() == out.len() + 1`. Written so that it vectorises (the SIMD levels compile it
+/// again with their features enabled).
+#[inline(always)]
+pub fn differences<T: Copy + Into<u64>, const ADD: bool>(values: &[T], out: &mut [u64]) {
+    assert_eq!(values.len(), out.len() + 1, "differences need one value more than outputs");
+    for (slot, pair) in out.iter_mut().zip(values.windows(2)) {
+        let difference = pair[1].into().wrapping_sub(pair[0].into());
+        *slot = if ADD { slot.wrapping_add(difference) } else { difference };
+    }
+}
+
+/// `out[i] = (a[i + 1] - a[i]) + (b[i + 1] - b[i])` (wrapping); both slices are one longer
+/// than `out`. One loop over both, so that it vectorises and streams both inputs at once.
+#[inline(always)]
+pub fn paired_differences<T: Copy + Into<u64>, U: Copy + Into<u64>>(a: &[T], b: &[U], out: &mut [u64]) {
+    assert!(a.len() == out.len() + 1 && b.len() == out.len() + 1, "differences need one value more than outputs");
+    for ((slot, x), y) in out.iter_mut().zip(a.windows(2)).zip(b.windows(2)) {
+        *slot = x[1].into().wrapping_sub(x[0].into()).wrapping_add(y[1].into().wrapping_sub(y[0].into()));
+    }
+}
 
 /// Decodes values `start..start + out.len()` one by one (reference and head/tail path).
 pub fn unpack_each(words: &[u64], bits: u32, start: usize, out: &mut [u64]) {
@@ -213,25 +230,6 @@ mod tests {
             assert_eq!(get(&words, bits, 76), values[76]);
             assert_eq!(get(&words, bits, 78), values[78]);
             assert_eq!(sum_chunks(&words, bits, 1, 2), sum_each(&words, bits, 64, 192));
-        }
-    }
-
-    #[test]
-    fn pack_slice_equals_pack_into_at_every_width_and_length() {
-        for bits in 1..=64 {
-            for len in [0usize, 1, 63, 64, 65, 127, 128, 1023, 1024, 1025] {
-                // Values wider than the width too: both must keep only the low `bits` bits.
-                let values: Vec<u64> = (0..len as u64).map(|i| (i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i << 7)).collect();
-                let words = storage_words(len, bits).unwrap();
-                let (mut fast, mut reference) = (vec![u64::MAX; words], vec![u64::MAX; words]);
-                let written = pack_slice(&mut fast, bits, &values);
-                let expected = pack_into(&mut reference, bits, values.iter().map(|&v| v & max_value(bits)));
-                assert_eq!(written, expected, "bits {bits} len {len}");
-                assert_eq!(fast, reference, "bits {bits} len {len}");
-                for (i, &v) in values.iter().enumerate() {
-                    assert_eq!(get(&fast, bits, i), v & max_value(bits));
-                }
-            }
         }
     }
 }

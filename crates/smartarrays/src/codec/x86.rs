@@ -407,3 +407,179 @@ pub unsafe fn unpack_groups8_avx2(bytes: &[u8], bits: u32, first: usize, out: &m
         }
     }
 }
+
+/// Byte permute indices, zero masks and shifts for packing 8 u64 lanes into one group of
+/// `bits` bytes (8 <= bits <= 56). Each lane is shifted left by its value's bit offset inside
+/// its first byte; then every output byte takes the byte of at most two lanes: the value that
+/// starts in or runs into it (`index[0]`) and the value that starts later in it (`index[1]`).
+struct PackLanes {
+    shift: [u64; 8],
+    index: [[u8; 64]; 2],
+    keep: [u64; 2],
+}
+
+/// The packing tables of every width in 8..=56, built once per process.
+fn pack_tables(bits: u32) -> &'static PackLanes {
+    static TABLES: std::sync::OnceLock<Vec<PackLanes>> = std::sync::OnceLock::new();
+    &TABLES.get_or_init(|| (0..=PACK_MAX_BITS).map(pack_lanes).collect())[bits as usize]
+}
+
+fn pack_lanes(bits: u32) -> PackLanes {
+    let mut lanes = PackLanes { shift: [0; 8], index: [[0; 64]; 2], keep: [0; 2] };
+    if !(PACK_MIN_BITS..=PACK_MAX_BITS).contains(&bits) {
+        return lanes;
+    }
+    let width = bits as usize;
+    for (j, shift) in lanes.shift.iter_mut().enumerate() {
+        *shift = (j * width % 8) as u64;
+    }
+    for byte in 0..width {
+        // The lanes whose bits [j*b, j*b + b) meet the byte's bits [8k, 8k + 8), lowest first.
+        let contributors = (0..8).filter(|&j| j * width < 8 * byte + 8 && j * width + width > 8 * byte);
+        for (slot, j) in contributors.enumerate() {
+            lanes.index[slot][byte] = (8 * j + byte - j * width / 8) as u8;
+            lanes.keep[slot] |= 1 << byte;
+        }
+    }
+    lanes
+}
+
+/// Narrowest width of [`pack_groups8_avx512`] (below 8 bits, a byte holds parts of 3+ values).
+pub const PACK_MIN_BITS: u32 = 8;
+/// Widest width of [`pack_groups8_avx512`] (a value plus its bit offset fits in one lane).
+pub const PACK_MAX_BITS: u32 = 56;
+
+/// Packs `values` (length a multiple of 8; each masked to `bits`) into `out`, 8 values into
+/// each `bits`-byte group, for [`PACK_MIN_BITS`] <= bits <= [`PACK_MAX_BITS`]. Writes exactly
+/// `values.len() / 8 * bits` bytes.
+///
+/// # Safety
+/// The CPU must support AVX-512 F, BW and VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub unsafe fn pack_groups8_avx512(values: &[u64], bits: u32, out: &mut [u8]) {
+    assert!((PACK_MIN_BITS..=PACK_MAX_BITS).contains(&bits));
+    assert_eq!(values.len() % 8, 0);
+    let stride = bits as usize;
+    let groups = values.len() / 8;
+    assert!(out.len() >= groups * stride, "pack kernel would write past its output");
+    let lanes = pack_tables(bits);
+    let mask = _mm512_set1_epi64(max_value(bits) as i64);
+    // SAFETY: each table is exactly 64 bytes and `loadu` has no alignment requirement.
+    let (shift, first, second) = unsafe {
+        (
+            _mm512_loadu_si512(lanes.shift.as_ptr().cast()),
+            _mm512_loadu_si512(lanes.index[0].as_ptr().cast()),
+            _mm512_loadu_si512(lanes.index[1].as_ptr().cast()),
+        )
+    };
+    let (keep_first, keep_second) = (lanes.keep[0], lanes.keep[1]);
+    let group_mask: __mmask64 = (1u64 << stride) - 1;
+    let source = values.as_ptr();
+    let target = out.as_mut_ptr();
+    let full_stores = if out.len() >= 64 { ((out.len() - 64) / stride + 1).min(groups) } else { 0 };
+    for g in 0..groups {
+        // SAFETY: the load reads values[8g..8g+8], inside `values` since g < values.len() / 8.
+        // A full 64-byte store at byte g*stride is used only while it ends inside `out`
+        // (g < full_stores); its bytes past the group are zero and the next groups overwrite
+        // them. The last groups store only their `stride` bytes, which lie inside `out` by the
+        // assertion above.
+        unsafe {
+            let value = _mm512_and_si512(_mm512_loadu_si512(source.add(8 * g).cast()), mask);
+            let shifted = _mm512_sllv_epi64(value, shift);
+            let packed = _mm512_or_si512(
+                _mm512_maskz_permutexvar_epi8(keep_first, first, shifted),
+                _mm512_maskz_permutexvar_epi8(keep_second, second, shifted),
+            );
+            if g < full_stores {
+                _mm512_storeu_si512(target.add(g * stride).cast(), packed);
+            } else {
+                _mm512_mask_storeu_epi8(target.add(g * stride).cast(), group_mask, packed);
+            }
+        }
+    }
+}
+
+/// Decodes the 8-value groups `first..=first + out.len() / 8` and writes the differences of
+/// neighbouring values: `out[i] = v[8 * first + i + 1] - v[8 * first + i]` (wrapping), or adds
+/// them to `out` when `ADD`. `out.len()` is a multiple of 8; one group past it is read for the
+/// last difference. 1 <= bits <= 63.
+///
+/// # Safety
+/// The CPU must support AVX-512 F, BW and VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub unsafe fn unpack_differences_groups8_avx512<const ADD: bool>(bytes: &[u8], bits: u32, first: usize, out: &mut [u64]) {
+    assert_eq!(out.len() % 8, 0);
+    let stride = bits as usize;
+    let groups = out.len() / 8;
+    assert_readable(bytes, stride, first, groups + 1);
+    let c = constants64(bits);
+    let straddle = bits > 56;
+    let base = bytes.as_ptr();
+    let target = out.as_mut_ptr();
+    // SAFETY: every load starts at a group in first..=first + groups, in bounds by
+    // `assert_readable`; the load and store of out[8g..8g+8] are inside `out` since
+    // g < out.len() / 8.
+    unsafe {
+        let mut current = decode8!(base.add(first * stride), c, straddle);
+        for g in 0..groups {
+            let next = decode8!(base.add((first + g + 1) * stride), c, straddle);
+            // Lanes 1..8 of `current` then lane 0 of `next`: each value's successor.
+            let successors = _mm512_alignr_epi64::<1>(next, current);
+            let mut difference = _mm512_sub_epi64(successors, current);
+            if ADD {
+                difference = _mm512_add_epi64(difference, _mm512_loadu_si512(target.add(8 * g).cast()));
+            }
+            _mm512_storeu_si512(target.add(8 * g).cast(), difference);
+            current = next;
+        }
+    }
+}
+
+/// The sums of two arrays' neighbour differences over the 8-value groups `first..`:
+/// `out[i] = (a[j + 1] - a[j]) + (b[j + 1] - b[j])` for `j = 8 * first + i` (wrapping), both
+/// arrays decoded in the same loop (two memory streams at once). `out.len()` is a multiple of 8;
+/// one group past it is read from each array. 1 <= bits <= 63 for both.
+///
+/// # Safety
+/// The CPU must support AVX-512 F, BW and VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub unsafe fn unpack_paired_differences_groups8_avx512(a: (&[u8], u32), b: (&[u8], u32), first: usize, out: &mut [u64]) {
+    assert_eq!(out.len() % 8, 0);
+    let (stride_a, stride_b) = (a.1 as usize, b.1 as usize);
+    let groups = out.len() / 8;
+    assert_readable(a.0, stride_a, first, groups + 1);
+    assert_readable(b.0, stride_b, first, groups + 1);
+    let (ca, cb) = (constants64(a.1), constants64(b.1));
+    let (straddle_a, straddle_b) = (a.1 > 56, b.1 > 56);
+    let (base_a, base_b) = (a.0.as_ptr(), b.0.as_ptr());
+    let target = out.as_mut_ptr();
+    // SAFETY: every load starts at a group in first..=first + groups of its array, in bounds by
+    // `assert_readable`; the store of out[8g..8g+8] is inside `out` since g < out.len() / 8.
+    unsafe {
+        let mut current_a = decode8!(base_a.add(first * stride_a), ca, straddle_a);
+        let mut current_b = decode8!(base_b.add(first * stride_b), cb, straddle_b);
+        for g in 0..groups {
+            let next_a = decode8!(base_a.add((first + g + 1) * stride_a), ca, straddle_a);
+            let next_b = decode8!(base_b.add((first + g + 1) * stride_b), cb, straddle_b);
+            let difference_a = _mm512_sub_epi64(_mm512_alignr_epi64::<1>(next_a, current_a), current_a);
+            let difference_b = _mm512_sub_epi64(_mm512_alignr_epi64::<1>(next_b, current_b), current_b);
+            _mm512_storeu_si512(target.add(8 * g).cast(), _mm512_add_epi64(difference_a, difference_b));
+            current_a = next_a;
+            current_b = next_b;
+        }
+    }
+}
+
+/// [`super::scalar::paired_differences`] compiled with AVX2 enabled.
+#[target_feature(enable = "avx2")]
+pub fn paired_differences_avx2<T: Copy + Into<u64>, U: Copy + Into<u64>>(a: &[T], b: &[U], out: &mut [u64]) {
+    super::scalar::paired_differences(a, b, out)
+}
+
+/// [`super::scalar::differences`] compiled with AVX2 enabled. The slice kernels stop at 256-bit
+/// vectors even on AVX-512 CPUs: their loads are one value apart from the stores, so 512-bit
+/// loads would cross a cache line every time (measured slower on streamed CSR offsets).
+#[target_feature(enable = "avx2")]
+pub fn differences_avx2<T: Copy + Into<u64>, const ADD: bool>(values: &[T], out: &mut [u64]) {
+    super::scalar::differences::<T, ADD>(values, out)
+}

@@ -1,7 +1,8 @@
-// ChunkCursor: forward iteration over a SmartArray in chunks. Compressed arrays are decoded by
-// the native library, many values per call, into one native buffer the cursor reuses (each call
-// also prefetches the packed memory of the chunk two steps ahead, sa_array_unpack_ahead); 64-bit
-// arrays are read in place through the array's own segment (no decoding, no native call).
+// ChunkCursor: forward iteration over a SmartArray in chunks. Compressed chunks are decoded by the
+// native library, many values per call (each call also prefetches the packed memory of the chunk
+// two steps ahead, sa_array_unpack_ahead), into one reused native buffer, or, once the caller has
+// asked for a long[] (longs(), chunkSum()), straight into one reused long[]. 64-bit arrays are read
+// in place through the array's own segment (no decoding, no native call).
 package org.smartarrays;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -11,9 +12,10 @@ import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 
 /**
- * Walks a range of a {@link SmartArray} chunk by chunk. Each {@link #next()} makes the next
- * chunk of up to {@link #chunkValues()} decoded values available through {@link #value(int)} or
- * {@link #values()}; the buffer is reused, so values must be read before the following
+ * Walks a range of a {@link SmartArray} chunk by chunk. Each {@link #next()} moves to the next
+ * chunk of up to {@link #chunkValues()} values, which are then read through {@link #value(int)},
+ * {@link #values()} (a {@code MemorySegment}), {@link #longs()} (a {@code long[]}) or summed by
+ * {@link #chunkSum()}. Buffers are reused, so a chunk's values must be read before the following
  * {@code next()}.
  *
  * <pre>{@code
@@ -24,6 +26,22 @@ import java.util.Objects;
  *         for (int i = 0; i < cursor.count(); i++) {
  *             total += chunk.getAtIndex(ValueLayout.JAVA_LONG, i);
  *         }
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>{@link #longs()} hands out the chunk as a Java {@code long[]}, over which a loop with several
+ * accumulators runs about twice as fast as a plain one (HotSpot removes a {@code long[]}'s bounds
+ * checks from such a loop, not a segment's; a plain {@code long} sum loop is not vectorised and waits
+ * for every addition). Once a cursor over a compressed array has been asked for {@code longs()} (or
+ * {@code chunkSum()}, which uses it), it decodes its later chunks straight into that array, with no
+ * copy. To sum a range, {@code chunkSum()} is the fastest Java path:
+ *
+ * <pre>{@code
+ * long total = 0;
+ * try (ChunkCursor cursor = array.cursor()) {
+ *     while (cursor.next()) {
+ *         total += cursor.chunkSum();
  *     }
  * }
  * }</pre>
@@ -67,7 +85,20 @@ public final class ChunkCursor implements AutoCloseable {
     private long next;
     private long start;
     private int count;
+    /**
+     * The current chunk as a native segment: a slice of {@link #source}. Stale while {@link #currentInHeap}
+     * (the chunk was decoded into {@link #heap}; {@link #values()} then copies it here first).
+     */
     private MemorySegment current;
+    /** The Java buffer of {@link #longs()}, allocated on first use; {@link #heapSegment} views it. */
+    private long[] heap;
+    private MemorySegment heapSegment;
+    /** Whether {@link #heap} holds the current chunk. */
+    private boolean inHeap;
+    /** Whether the current chunk is only in {@link #heap}, not yet in {@link #current}. */
+    private boolean currentInHeap;
+    /** Set by the first {@link #longs()} of a compressed array's cursor: later chunks are decoded into {@link #heap}. */
+    private boolean decodeToHeap;
 
     ChunkCursor(SmartArray array, long start, long end, int chunkValues) {
         this.array = Objects.requireNonNull(array, "array");
@@ -102,6 +133,8 @@ public final class ChunkCursor implements AutoCloseable {
         if (!arena.scope().isAlive()) {
             throw new IllegalStateException("the cursor is closed");
         }
+        inHeap = false;
+        currentInHeap = false;
         if (next >= end) {
             count = 0;
             current = source.asSlice(0, 0);
@@ -110,11 +143,19 @@ public final class ChunkCursor implements AutoCloseable {
         int take = (int) Math.min(chunkValues, end - next);
         if (inPlace) {
             current = source.asSlice(next * Long.BYTES, (long) take * Long.BYTES);
+        } else if (decodeToHeap) {
+            try {
+                Native.check((int) Native.ARRAY_UNPACK_AHEAD_HEAP.invokeExact(handle, next, heapSegment, (long) take, prefetchDistance));
+            } catch (Throwable t) {
+                throw noChunk(t);
+            }
+            inHeap = true;
+            currentInHeap = true;
         } else {
             try {
                 Native.check((int) Native.ARRAY_UNPACK_AHEAD.invokeExact(handle, next, source, (long) take, prefetchDistance));
             } catch (Throwable t) {
-                throw Native.rethrow(t);
+                throw noChunk(t);
             }
             current = take == chunkValues ? source : source.asSlice(0, (long) take * Long.BYTES);
         }
@@ -122,6 +163,15 @@ public final class ChunkCursor implements AutoCloseable {
         count = take;
         next += take;
         return true;
+    }
+
+    /** After a failed decode: no current chunk (so no stale values can be read), then the failure. */
+    private RuntimeException noChunk(Throwable failure) {
+        count = 0;
+        current = source.asSlice(0, 0);
+        inHeap = false;
+        currentInHeap = false;
+        return Native.rethrow(failure);
     }
 
     /** @return index in the array of the current chunk's first value */
@@ -144,29 +194,114 @@ public final class ChunkCursor implements AutoCloseable {
      *
      * @param i 0-based position in the chunk, below {@link #count()}
      * @return the value, as an unsigned 64-bit pattern
+     * @throws IndexOutOfBoundsException when {@code i} is not below {@link #count()}
      */
     public long value(int i) {
+        if (currentInHeap) {
+            return heap[Objects.checkIndex(i, count)];
+        }
         return current.getAtIndex(JAVA_LONG, i);
     }
 
     /**
-     * The current chunk's values: {@code count() * 8} bytes, one {@code long} each in native order.
-     * Valid until the next call to {@link #next()} (the buffer is reused) and never written by readers.
+     * The current chunk's values: {@code count() * 8} bytes, one {@code long} each in native order, in
+     * native memory (a reused buffer for compressed arrays, the array's own read-only memory for 64-bit
+     * ones). Valid until the next call to {@link #next()} (the buffer is reused) and never written by readers.
      *
      * @return the segment of the current chunk
+     * @throws IllegalStateException when the cursor was closed
      */
     public MemorySegment values() {
+        if (currentInHeap) {
+            current = count == chunkValues ? source : source.asSlice(0, (long) count * Long.BYTES);
+            MemorySegment.copy(heap, 0, current, JAVA_LONG, 0, count);
+            currentInHeap = false;
+        }
         return current;
     }
 
-    /** Wrapping sum of the current chunk's values (a plain Java loop; the native sum is {@link SmartArray#sumRange}). */
+    /**
+     * The current chunk's values in a Java array: elements {@code 0 .. count() - 1} hold them, the rest
+     * is unspecified. The array is the cursor's own buffer, reused for every chunk, so it is valid until
+     * the next call to {@link #next()}; treat it as read-only ({@link #chunkSum()} of the same chunk may
+     * read it; writes never reach the array). The first call on a cursor over a compressed array copies
+     * the current chunk into it and makes the cursor decode every later chunk straight into it (chunks
+     * of up to 65536 values; larger ones are copied too); for 64-bit arrays each chunk is copied from the
+     * array's memory (there {@link #values()} reads in place).
+     *
+     * <pre>{@code
+     * while (cursor.next()) {
+     *     long[] chunk = cursor.longs();
+     *     for (int i = 0; i < cursor.count(); i++) {
+     *         use(chunk[i]);
+     *     }
+     * }
+     * }</pre>
+     *
+     * @return the cursor's buffer of {@link #chunkValues()} longs, with the current chunk at its start
+     * @throws IllegalStateException when the cursor or its array was closed
+     */
+    public long[] longs() {
+        if (!arena.scope().isAlive()) {
+            throw new IllegalStateException("the cursor is closed");
+        }
+        if (!inHeap) {
+            fillHeap();
+        }
+        return heap;
+    }
+
+    /** Copies the current chunk into the Java buffer (allocated here on first use). */
+    private void fillHeap() {
+        if (heap == null) {
+            heap = new long[chunkValues];
+            heapSegment = MemorySegment.ofArray(heap);
+        }
+        MemorySegment.copy(current, JAVA_LONG, 0, heap, 0, count);
+        inHeap = true;
+        // A decode into a Java array holds up the garbage collector for the call, so only chunks that
+        // decode in well under a millisecond go there directly; larger ones are copied.
+        decodeToHeap = !inPlace && chunkValues <= Native.HEAP_UNPACK_VALUES;
+    }
+
+    /**
+     * Wrapping sum of the current chunk's values, in Java. A compressed chunk is summed from the
+     * {@link #longs()} buffer with four independent accumulators (about twice as fast as a plain loop);
+     * a 64-bit chunk is summed in place, where memory rather than additions sets the pace. The one-call
+     * native sum of a whole range is {@link SmartArray#sumRange}.
+     *
+     * @return the sum modulo 2<sup>64</sup> (an unsigned pattern); 0 when there is no current chunk
+     * @throws IllegalStateException when the cursor or its array was closed
+     */
     public long chunkSum() {
-        MemorySegment chunk = current;
+        return inPlace ? sumSegment(current, count) : sumArray(longs(), count);
+    }
+
+    private static long sumSegment(MemorySegment chunk, int count) {
         long total = 0;
         for (int i = 0; i < count; i++) {
             total += chunk.getAtIndex(JAVA_LONG, i);
         }
         return total;
+    }
+
+    /** Four accumulators, so that four additions run at once instead of each waiting for the last. */
+    private static long sumArray(long[] values, int count) {
+        long total0 = 0;
+        long total1 = 0;
+        long total2 = 0;
+        long total3 = 0;
+        int whole = count & ~3;
+        for (int i = 0; i < whole; i += 4) {
+            total0 += values[i];
+            total1 += values[i + 1];
+            total2 += values[i + 2];
+            total3 += values[i + 3];
+        }
+        for (int i = whole; i < count; i++) {
+            total0 += values[i];
+        }
+        return (total0 + total1) + (total2 + total3);
     }
 
     /** @return the array this cursor walks */

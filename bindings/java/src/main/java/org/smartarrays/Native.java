@@ -65,6 +65,9 @@ final class Native {
     // Decodes a chunk and prefetches the packed memory of a later one (a cursor's step).
     static final MethodHandle ARRAY_UNPACK_AHEAD = handle("sa_array_unpack_ahead",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG), SHORT);
+    // The same, decoding straight into a Java long[] (a cursor's longs(); one chunk per call).
+    static final MethodHandle ARRAY_UNPACK_AHEAD_HEAP = handle("sa_array_unpack_ahead",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG), Linker.Option.critical(true));
     static final MethodHandle ARRAY_SUM = handle("sa_array_sum", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), NORMAL);
     static final MethodHandle ARRAY_SUM_RANGE =
             handle("sa_array_sum_range", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS), NORMAL);

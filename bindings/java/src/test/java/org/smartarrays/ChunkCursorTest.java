@@ -1,6 +1,7 @@
 // The chunk cursor: chunk boundaries and sizes, partial ranges, the reused (cache-line aligned)
-// decoding buffer with its prefetching decode calls at every width, the in-place path of 64-bit
-// arrays, and its errors.
+// decoding buffer with its prefetching decode calls at every width, the long[] view (longs(), and
+// decoding straight into it once asked for) mixed with the segment view in every order, chunkSum,
+// the in-place path of 64-bit arrays, and its errors.
 package org.smartarrays;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -11,7 +12,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
@@ -64,6 +67,146 @@ class ChunkCursorTest {
         }
     }
 
+    /** One way to read a chunk. */
+    private enum Read {
+        LONGS, SEGMENT, VALUES
+    }
+
+    /** The orders in which a test reads each chunk (then always chunkSum()), so every switch between views is walked. */
+    private enum Reads {
+        LONGS_ONLY, SUM_ONLY, LONGS_THEN_SEGMENT, SEGMENT_THEN_LONGS, VALUES_ONLY, ALTERNATING;
+
+        List<Read> forChunk(int chunk) {
+            return switch (this) {
+                case LONGS_ONLY -> List.of(Read.LONGS);
+                case SUM_ONLY -> List.of();
+                case LONGS_THEN_SEGMENT -> List.of(Read.LONGS, Read.SEGMENT);
+                case SEGMENT_THEN_LONGS -> List.of(Read.SEGMENT, Read.LONGS);
+                case VALUES_ONLY -> List.of(Read.VALUES);
+                case ALTERNATING -> chunk % 2 == 0 ? List.of(Read.LONGS, Read.VALUES) : List.of(Read.SEGMENT);
+            };
+        }
+    }
+
+    @Test
+    void longsAndChunkSumMatchTheReferenceAtEveryWidthAndEdgeLength() {
+        for (int bits = 1; bits <= 64; bits++) {
+            for (int length : new int[] {0, 1, 1023, 1024, 1025, 2049}) {
+                long[] values = Reference.values(length, bits, 131L * bits + length);
+                try (SmartArray array = SmartArray.of(values, Placement.osDefault(), bits)) {
+                    for (Reads reads : Reads.values()) {
+                        for (int chunk : new int[] {ChunkCursor.DEFAULT_CHUNK_VALUES, 1027}) {
+                            String what = length + " values at " + bits + " bits, chunk " + chunk + ", " + reads;
+                            assertEquals(Reference.sum(values), walk(array, values, chunk, reads, what), what);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** Walks the whole array reading each chunk as {@code reads} says, checks every value read, returns the sum of chunkSum(). */
+    private static long walk(SmartArray array, long[] values, int chunk, Reads reads, String what) {
+        long total = 0;
+        int chunks = 0;
+        try (ChunkCursor cursor = array.cursor(0, values.length, chunk)) {
+            assertEquals(0, cursor.chunkSum(), what + ": no chunk yet");
+            while (cursor.next()) {
+                int count = cursor.count();
+                int first = (int) cursor.start();
+                String where = what + ", chunk at " + first;
+                long[] expected = Arrays.copyOfRange(values, first, first + count);
+                for (Read read : reads.forChunk(chunks)) {
+                    switch (read) {
+                        case LONGS -> {
+                            long[] buffer = cursor.longs();
+                            assertEquals(chunk, buffer.length, where);
+                            assertSame(buffer, cursor.longs(), where + ": one buffer");
+                            assertArrayEquals(expected, Arrays.copyOf(buffer, count), where + " via longs()");
+                        }
+                        case SEGMENT -> {
+                            MemorySegment segment = cursor.values();
+                            assertTrue(segment.isNative(), where + ": values() is native memory");
+                            assertEquals((long) count * Long.BYTES, segment.byteSize(), where);
+                            assertArrayEquals(expected, segment.toArray(ValueLayout.JAVA_LONG), where + " via values()");
+                        }
+                        case VALUES -> checkValues(cursor, expected, where);
+                    }
+                }
+                long sum = cursor.chunkSum();
+                assertEquals(Reference.sum(expected), sum, where + ": chunkSum()");
+                assertEquals(sum, cursor.chunkSum(), where + ": chunkSum() again");
+                checkValues(cursor, expected, where + " after chunkSum()");
+                total += sum;
+                chunks++;
+            }
+            assertFalse(cursor.next(), what);
+            assertEquals(0, cursor.chunkSum(), what + ": exhausted");
+            assertEquals(chunk, cursor.longs().length, what + ": longs() stays usable");
+        }
+        return total;
+    }
+
+    /** value(i) at every position, and its refusal just outside the chunk. */
+    private static void checkValues(ChunkCursor cursor, long[] expected, String where) {
+        for (int i = 0; i < expected.length; i++) {
+            assertEquals(expected[i], cursor.value(i), where + ", value " + i);
+        }
+        assertThrows(IndexOutOfBoundsException.class, () -> cursor.value(expected.length), where);
+        assertThrows(IndexOutOfBoundsException.class, () -> cursor.value(-1), where);
+    }
+
+    @Test
+    void longsBeforeTheFirstChunkAndPartialRanges() {
+        long[] values = Reference.values(5000, 33, 9);
+        try (SmartArray array = SmartArray.of(values, Placement.interleaved(), 33); ChunkCursor cursor = array.cursor(7, 4100, 1024)) {
+            long[] buffer = cursor.longs();
+            assertEquals(1024, buffer.length, "longs() before next() is the (empty) buffer");
+            assertEquals(0, cursor.count());
+            long total = 0;
+            while (cursor.next()) {
+                assertSame(buffer, cursor.longs(), "the long[] is reused");
+                for (int i = 0; i < cursor.count(); i++) {
+                    assertEquals(values[(int) cursor.start() + i], buffer[i]);
+                }
+                total += cursor.chunkSum();
+            }
+            assertEquals(Reference.sum(Arrays.copyOfRange(values, 7, 4100)), total);
+        }
+    }
+
+    @Test
+    void chunksTooLargeToDecodeIntoTheJavaArrayAreCopied() {
+        long[] values = Reference.values(200_001, 21, 12);
+        try (SmartArray array = SmartArray.of(values, Placement.osDefault(), 21); ChunkCursor cursor = array.cursor(0, values.length, 70_000)) {
+            long total = 0;
+            while (cursor.next()) {
+                long[] chunk = cursor.longs();
+                for (int i = 0; i < cursor.count(); i++) {
+                    assertEquals(values[(int) cursor.start() + i], chunk[i]);
+                }
+                assertEquals(values[(int) cursor.start() + cursor.count() - 1], cursor.value(cursor.count() - 1));
+                total += cursor.chunkSum();
+            }
+            assertEquals(Reference.sum(values), total);
+        }
+    }
+
+    @Test
+    void chunkSumWrapsLikeUnsignedAddition() {
+        for (int bits : new int[] {63, 64}) {
+            long[] fitted = new long[3000];
+            Arrays.setAll(fitted, i -> Reference.maxValue(bits) - i);
+            try (SmartArray array = SmartArray.of(fitted, Placement.osDefault(), bits); ChunkCursor cursor = array.cursor()) {
+                long total = 0;
+                while (cursor.next()) {
+                    total += cursor.chunkSum();
+                }
+                assertEquals(Reference.sum(fitted), total, bits + " bits");
+            }
+        }
+    }
+
     @Test
     void decodingBufferIsCacheLineAligned() {
         try (SmartArray array = SmartArray.of(Reference.values(3000, 33, 5), Placement.osDefault(), 33);
@@ -71,6 +214,9 @@ class ChunkCursorTest {
             assertEquals(1024, ChunkCursor.DEFAULT_CHUNK_VALUES);
             assertTrue(cursor.next());
             assertEquals(0, cursor.values().address() % 64, "the decoding buffer starts on a cache line");
+            cursor.longs();
+            assertTrue(cursor.next());
+            assertEquals(0, cursor.values().address() % 64, "values() is the native buffer after longs() too");
         }
     }
 
@@ -142,9 +288,18 @@ class ChunkCursorTest {
 
         ChunkCursor orphan = array.cursor(0, 5000, 1024);
         assertTrue(orphan.next());
+        ChunkCursor heapOrphan = array.cursor(0, 5000, 1024);
+        assertTrue(heapOrphan.next());
+        heapOrphan.longs();
         array.close();
         assertThrows(IllegalStateException.class, orphan::next, "the array's handle is gone");
+        assertThrows(IllegalStateException.class, heapOrphan::next, "the array's handle is gone (decoding into the long[])");
+        assertEquals(0, heapOrphan.count(), "no stale chunk after a failed decode");
+        assertThrows(IndexOutOfBoundsException.class, () -> heapOrphan.value(0));
         orphan.close();
+        heapOrphan.close();
+        assertThrows(IllegalStateException.class, heapOrphan::longs, "a closed cursor hands out nothing");
+        assertThrows(IllegalStateException.class, heapOrphan::chunkSum);
 
         SmartArray wide = SmartArray.of(Reference.values(5000, 64, 4), Placement.osDefault(), 64);
         ChunkCursor inPlace = wide.cursor(0, 5000, 1024);

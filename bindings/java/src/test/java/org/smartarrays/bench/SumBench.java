@@ -1,8 +1,9 @@
 // SumBench: the Java part of the cross-language benchmark (the paper's Figure 3; run by
 // bench/languages.sh). Sums the same N values on one thread from a long[] (the baseline), and from
-// smart arrays at 64 bits (uncompressed) and 33 bits (compressed) through the chunk cursor, the
-// direct segment, the native single-thread sum, and one native call per element (the JNI-like
-// path). Prints `RESULT language=java variant=... bits=... n=... ns_per_element=... sum=...`
+// smart arrays at 64 bits (uncompressed) and 33 bits (compressed) through the chunk cursor (its
+// chunkSum(), the binding's Java sum of a chunk: the headline; and a plain loop over each chunk's
+// segment), the direct segment, the native single-thread sum, and one native call per element (the
+// JNI-like path). Prints `RESULT language=java variant=... bits=... n=... ns_per_element=... sum=...`
 // lines: each variant's best of several rounds (variants run round-robin) after JIT warm-up.
 // Not a unit test (Surefire skips it).
 //
@@ -79,6 +80,7 @@ public final class SumBench {
             bench.add("long_array", 64, false, limit -> sumLongArray(plain, limit));
             for (SmartArray array : new SmartArray[] {wide, packed}) {
                 bench.add("smartarray_cursor", array.bits(), false, limit -> sumCursor(array, limit, chunkValues));
+                bench.add("smartarray_cursor_loop", array.bits(), false, limit -> sumCursorLoop(array, limit, chunkValues));
                 if (array.isUncompressed()) {
                     bench.add("smartarray_segment", 64, false, limit -> sumSegment(segment, limit));
                 }
@@ -108,7 +110,19 @@ public final class SumBench {
         return total;
     }
 
+    /** The cursor's own sum of each chunk (four accumulators over a long[] for compressed chunks). */
     static long sumCursor(SmartArray array, long limit, int chunkValues) {
+        long total = 0;
+        try (ChunkCursor cursor = array.cursor(0, limit, chunkValues)) {
+            while (cursor.next()) {
+                total += cursor.chunkSum();
+            }
+        }
+        return total;
+    }
+
+    /** A plain one-accumulator loop over each chunk's segment, as a user might write it. */
+    static long sumCursorLoop(SmartArray array, long limit, int chunkValues) {
         long total = 0;
         try (ChunkCursor cursor = array.cursor(0, limit, chunkValues)) {
             while (cursor.next()) {
