@@ -1,6 +1,8 @@
 //! `smartarrays bench kernels`: single-threaded fused unpack-and-sum throughput of the codec's
 //! kernels against the fastlanes crate (its `unpack!` macro with a summing body, built the same
-//! portable way as this binary), per width, for a cache-resident and a memory-sized input.
+//! portable way as this binary), per width, for a cache-resident and a memory-sized input; then,
+//! cache-resident, packing (`pack_slice` against the compile-time scalar encoder and fastlanes'
+//! `pack`) and the fused decode-and-difference kernel against decoding then subtracting.
 
 use std::hint::black_box;
 
@@ -114,6 +116,111 @@ fn fastlanes_baseline(kind: &str, bits: u32, input: &[u64]) -> Option<Baseline> 
     }
 }
 
+/// A fastlanes packing baseline for one width: packs the input once per call.
+fn fastlanes_pack_baseline(kind: &str, bits: u32, input: Vec<u64>) -> Option<Baseline> {
+    macro_rules! u64_case {
+        ($w:literal) => {{
+            Some(Box::new(move || fastlanes_pack_u64::<$w, { 16 * $w }>(black_box(&input))[0]) as Baseline)
+        }};
+    }
+    macro_rules! u32_case {
+        ($w:literal) => {{
+            Some(Box::new(move || fastlanes_pack_u32::<$w, { 32 * $w }>(black_box(&input))[0] as u64) as Baseline)
+        }};
+    }
+    match (kind, bits) {
+        ("u64", 10) => u64_case!(10),
+        ("u64", 31) => u64_case!(31),
+        ("u64", 33) => u64_case!(33),
+        ("u64", 50) => u64_case!(50),
+        ("u64", 63) => u64_case!(63),
+        ("u32", 10) => u32_case!(10),
+        ("u32", 26) => u32_case!(26),
+        ("u32", 31) => u32_case!(31),
+        _ => None,
+    }
+}
+
+/// Packing and neighbour differences on a cache-resident input, values per second (billions).
+fn writes_table(args: &KernelArgs, cases: &[(&str, u32)], level: KernelLevel) -> Result<Table, Box<dyn std::error::Error>> {
+    let mut table = Table::new(vec![
+        "type",
+        "bits",
+        "pack_G_per_s",
+        "pack_scalar_G_per_s",
+        "pack_fastlanes_G_per_s",
+        "pack_vs_fastlanes",
+        "differences_fused_G_per_s",
+        "differences_two_pass_G_per_s",
+        "fused_vs_two_pass",
+    ]);
+    let count = args.cache_values.next_multiple_of(1024);
+    let rounds = (args.values_per_run / count).max(1);
+    let rate = |seconds: f64| (count * rounds) as f64 / seconds / 1e9;
+    for &(kind, bits) in cases {
+        let input = values(count, bits);
+        let storage = codec::storage_words(count, bits).ok_or("size overflow")?;
+        let mut reference = vec![0u64; storage];
+        codec::pack_into(&mut reference, bits, input.iter().copied());
+        let mut words = vec![0u64; storage];
+        let (ours, _) = time(2, args.repetitions, || {
+            (0..rounds).fold(0, |s, _| s + codec::pack_slice_with(level, black_box(&mut words), bits, black_box(&input)))
+        });
+        let (scalar, _) = time(1, args.repetitions.min(5), || {
+            (0..rounds).fold(0, |s, _| s + codec::pack_slice_with(KernelLevel::Scalar, black_box(&mut words), bits, black_box(&input)))
+        });
+        if words != reference {
+            return Err(format!("packing disagrees with the reference at {bits} bits").into());
+        }
+        let baseline = fastlanes_pack_baseline(kind, bits, input.clone()).ok_or("no fastlanes case")?;
+        let (theirs, _) = time(1, args.repetitions.min(5), || (0..rounds).fold(0u64, |s, _| s.wrapping_add(baseline())));
+        // Differences of all but the last value: fused, then decode into a buffer and subtract.
+        let mut out = vec![0u64; count - 1];
+        let mut buffer = vec![0u64; count];
+        let (fused, _) = time(2, args.repetitions, || {
+            for _ in 0..rounds {
+                codec::unpack_differences_with(level, black_box(&reference), bits, 0, &mut out, codec::Combine::Overwrite);
+            }
+            out[0]
+        });
+        let fused_out = out.clone();
+        let (two_pass, _) = time(2, args.repetitions, || {
+            for _ in 0..rounds {
+                codec::unpack_range_with(level, black_box(&reference), bits, 0, &mut buffer);
+                codec::differences_with(level, &buffer, &mut out, codec::Combine::Overwrite);
+            }
+            out[0]
+        });
+        if fused_out != out {
+            return Err(format!("fused differences disagree at {bits} bits").into());
+        }
+        let (ours, scalar, theirs, fused, two_pass) = (
+            rate(ours.median().as_secs_f64()),
+            rate(scalar.median().as_secs_f64()),
+            rate(theirs.median().as_secs_f64()),
+            rate(fused.median().as_secs_f64()),
+            rate(two_pass.median().as_secs_f64()),
+        );
+        table.push(
+            vec![
+                kind.to_string(),
+                bits.to_string(),
+                format!("{ours:.2}"),
+                format!("{scalar:.2}"),
+                format!("{theirs:.2}"),
+                format!("{:.2}", ours / theirs),
+                format!("{fused:.2}"),
+                format!("{two_pass:.2}"),
+                format!("{:.2}", fused / two_pass),
+            ],
+            json!({"type": kind, "bits": bits, "values": count, "pack_values_per_s": ours * 1e9, "pack_scalar_values_per_s": scalar * 1e9,
+                   "pack_fastlanes_values_per_s": theirs * 1e9, "differences_fused_values_per_s": fused * 1e9,
+                   "differences_two_pass_values_per_s": two_pass * 1e9, "kernel": level.name()}),
+        );
+    }
+    Ok(table)
+}
+
 pub fn run(args: &KernelArgs) -> CliResult {
     let cases = [("u64", 10), ("u64", 31), ("u64", 33), ("u64", 50), ("u64", 63), ("u32", 10), ("u32", 26), ("u32", 31)];
     let level = codec::detected_level();
@@ -177,5 +284,7 @@ pub fn run(args: &KernelArgs) -> CliResult {
         }
     }
     print!("{}", table.render(args.format));
+    eprintln!("kernels: packing and neighbour differences, {} values in cache", args.cache_values.next_multiple_of(1024));
+    print!("{}", writes_table(args, &cases, level)?.render(args.format));
     Ok(())
 }
