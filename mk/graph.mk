@@ -8,7 +8,12 @@
 #                      reloaded (no generation, build or I/O measurements; about 2.5 minutes)
 #   make fuzz-graph    a long fuzz run (GRAPH_FUZZ_SECONDS, default 300)
 #   make bench-graph-libraries  PageRank of networkit and igraph (pip-installed into .venv) on the
-#                      same Kronecker graph (GRAPH_LIBRARIES_SCALE, default 22; 2 threads)
+#                      same Kronecker graph (GRAPH_LIBRARIES_SCALE, default 22; 2 threads), after
+#                      bench-graph-reference
+#   make bench-graph-reference  our PageRank against a small C++/OpenMP Jacobi pull PageRank
+#                      (GAPBS-style, scripts/reference/pagerank_reference.cpp, built with g++) on
+#                      $(GRAPH_BENCH_FILE), threads 1,2, and a rank-by-rank correctness check
+#                      (about 3 minutes once the graph file exists)
 
 GRAPH_PYTHON ?= python3
 GRAPH_VENV := .venv
@@ -25,7 +30,7 @@ DEMO_TARGETS += demo-graph
 
 GRAPH_BENCH_FILE ?= $(GRAPH_TARGET_DIR)/kron22.sag
 
-.PHONY: setup-graph test-graph demo-graph bench-graph bench-graph-reload fuzz-graph graph-cli bench-graph-libraries
+.PHONY: setup-graph test-graph demo-graph bench-graph bench-graph-reload fuzz-graph graph-cli bench-graph-libraries bench-graph-reference
 
 setup-graph: $(GRAPH_STAMP)
 
@@ -70,6 +75,25 @@ fuzz-graph:
 
 GRAPH_LIBRARIES_SCALE ?= 22
 
-bench-graph-libraries: setup-graph graph-cli
+GRAPH_REFERENCE_CXX ?= g++
+GRAPH_REFERENCE_CXXFLAGS ?= -std=c++17 -O3 -fopenmp -Wall -Wextra
+GRAPH_REFERENCE_SOURCE := crates/smartarrays-graph/scripts/reference/pagerank_reference.cpp
+GRAPH_REFERENCE_BIN = $(GRAPH_TARGET_DIR)/reference/pagerank_reference
+GRAPH_REFERENCE_THREADS ?= 1,2
+GRAPH_REFERENCE_REPETITIONS ?= 3
+
+$(GRAPH_REFERENCE_BIN): $(GRAPH_REFERENCE_SOURCE) mk/graph.mk
+	@command -v $(GRAPH_REFERENCE_CXX) >/dev/null || { echo "error: $(GRAPH_REFERENCE_CXX) (with OpenMP) is required for the C++ reference" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(GRAPH_REFERENCE_CXX) $(GRAPH_REFERENCE_CXXFLAGS) -o $@ $(GRAPH_REFERENCE_SOURCE)
+
+bench-graph-reference: graph-cli $(GRAPH_REFERENCE_BIN) $(GRAPH_BENCH_FILE)
+	@mkdir -p $(DEMO_DIR)
+	@uptime
+	$(GRAPH_PYTHON) crates/smartarrays-graph/scripts/reference/compare_reference.py $(GRAPH_BIN) $(GRAPH_REFERENCE_BIN) $(GRAPH_BENCH_FILE) \
+		--threads $(GRAPH_REFERENCE_THREADS) --repetitions $(GRAPH_REFERENCE_REPETITIONS) --json $(DEMO_DIR)/graph-reference.json
+	@uptime
+
+bench-graph-libraries: setup-graph graph-cli bench-graph-reference
 	@$(GRAPH_PY) -m pip install --quiet --disable-pip-version-check "networkit>=11" "igraph>=0.11"
 	@$(GRAPH_PY) crates/smartarrays-graph/scripts/networkit_pagerank.py $(GRAPH_BIN) --scale $(GRAPH_LIBRARIES_SCALE) --threads 2

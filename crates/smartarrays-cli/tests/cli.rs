@@ -118,7 +118,9 @@ fn kernel_and_random_get_benchmarks_run_small() {
         "csv",
     ]);
     assert!(ok, "{err}");
-    assert_eq!(out.lines().count(), 1 + 16);
+    // The sum table (header + 8 widths x 2 inputs), then the packing/differences table (header + 8 widths).
+    assert_eq!(out.lines().count(), 1 + 16 + 1 + 8);
+    assert!(out.lines().nth(17).is_some_and(|header| header.contains("pack_G_per_s")), "{out}");
     let (ok, out, err) =
         smartarrays(&["bench", "random-get", "--elements", "5000", "--reads", "1000", "--repetitions", "1", "--bits", "7,64"]);
     assert!(ok, "{err}");

@@ -43,7 +43,8 @@ pub struct BenchConfig {
     /// reported instead). Save one with `smartarrays graph generate ... -o FILE.sag`.
     pub graph: Option<PathBuf>,
     /// Algorithms to time: `pagerank` (`f64` contributions), `pagerank-f32` (`f32`
-    /// contributions, as GAPBS stores scores), `degree` (default all three).
+    /// contributions, as GAPBS stores scores; [`PageRankOptions`]' default), `degree` (default
+    /// all three).
     pub algorithms: Vec<String>,
     /// Degree centrality runs per timed round (each writes into the same output array).
     pub degree_runs: usize,

@@ -23,7 +23,7 @@
 //! let result = pagerank(&graph, &PageRankOptions::default(), |_| {}).unwrap();
 //! assert!(result.summary.converged);
 //! let total: f64 = result.ranks.to_vec().iter().sum();
-//! assert!((total - 1.0).abs() < 1e-9);
+//! assert!((total - 1.0).abs() < 1e-6); // f32 contributions by default: ranks to about 1e-7
 //! println!("{}", graph.memory_report());
 //! ```
 

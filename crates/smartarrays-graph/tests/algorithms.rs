@@ -134,7 +134,8 @@ fn check_graph(graph: &Graph, n: usize, pairs: &[[u32; 2]], directed: bool, dupl
         assert_eq!(reused.replica(replica).to_vec(), expected, "{label} degrees in place, replica {replica}");
     }
 
-    let options = PageRankOptions { tolerance: 1e-12, ..PageRankOptions::default() };
+    // f64 contributions first: the plain formula's iterations and ranks.
+    let options = PageRankOptions { tolerance: 1e-12, contributions: Precision::F64, ..PageRankOptions::default() };
     for dangling in [Dangling::Spread, Dangling::Drop] {
         let options = PageRankOptions { dangling, ..options.clone() };
         let result = pagerank(graph, &options, |_| {}).unwrap();
@@ -283,7 +284,8 @@ fn pagerank_precision_parses_and_f32_stays_close_to_f64() {
     assert_eq!("double".parse::<Precision>().unwrap(), Precision::F64);
     assert!("f16".parse::<Precision>().is_err());
     let graph = build(generate::kronecker(12, 16, 3, true).unwrap(), &GraphOptions::variant(Variant::VE).duplicates(Keep::Drop)).unwrap();
-    let double = pagerank(&graph, &PageRankOptions { tolerance: 1e-10, ..Default::default() }, |_| {}).unwrap();
+    let double =
+        pagerank(&graph, &PageRankOptions { tolerance: 1e-10, contributions: Precision::F64, ..Default::default() }, |_| {}).unwrap();
     let single =
         pagerank(&graph, &PageRankOptions { tolerance: 1e-10, contributions: Precision::F32, ..Default::default() }, |_| {}).unwrap();
     assert!(single.summary.converged);
