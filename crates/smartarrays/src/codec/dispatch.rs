@@ -158,7 +158,7 @@ pub fn unpack_range_with(level: KernelLevel, words: &[u64], bits: u32, start: us
 
 /// Packs `values` (masked to `bits`) into `words` from the first bit of `words[0]`, like
 /// [`pack_into`](super::pack_into), but whole 64-value chunks go through a fast encoder: AVX-512
-/// byte permutes for 8..=56 bits where the CPU has them, else an encoder with the width known at
+/// byte permutes for 8..=63 bits where the CPU has them, else an encoder with the width known at
 /// compile time. Returns the number of words written.
 ///
 /// # Example
@@ -470,7 +470,7 @@ mod tests {
     #[test]
     fn pack_slice_keeps_the_words_after_its_output() {
         // The packer writes only its own words, even where a full vector store would reach further.
-        for bits in [8u32, 13, 20, 26, 33, 56] {
+        for bits in [8u32, 13, 20, 26, 33, 56, 57, 63] {
             let values: Vec<u64> = (0..256u64).map(|i| (i * 7919) & max_value(bits)).collect();
             for level in KernelLevel::supported() {
                 let mut words = vec![0xDEAD_BEEF_u64; 4 * bits as usize + 16];

@@ -409,35 +409,43 @@ pub unsafe fn unpack_groups8_avx2(bytes: &[u8], bits: u32, first: usize, out: &m
 }
 
 /// Byte permute indices, zero masks and shifts for packing 8 u64 lanes into one group of
-/// `bits` bytes (8 <= bits <= 56). Each lane is shifted left by its value's bit offset inside
-/// its first byte; then every output byte takes the byte of at most two lanes: the value that
-/// starts in or runs into it (`index[0]`) and the value that starts later in it (`index[1]`).
+/// `bits` bytes (8 <= bits <= 63). Each lane is shifted left by its value's bit offset inside its
+/// first byte; the bits pushed out of the lane (widths above 56) are kept in a second "spill"
+/// vector. Every output byte then takes the byte of at most two values: the value that starts in
+/// or runs into it (`index[0]`) and the value that starts later in it (`index[1]`). An index
+/// below 64 picks a byte of the shifted lanes, 64 and above a byte of the spill lanes.
 struct PackLanes {
     shift: [u64; 8],
+    spill_shift: [u64; 8],
     index: [[u8; 64]; 2],
     keep: [u64; 2],
 }
 
-/// The packing tables of every width in 8..=56, built once per process.
+/// The packing tables of every width in 8..=63, built once per process.
 fn pack_tables(bits: u32) -> &'static PackLanes {
     static TABLES: std::sync::OnceLock<Vec<PackLanes>> = std::sync::OnceLock::new();
     &TABLES.get_or_init(|| (0..=PACK_MAX_BITS).map(pack_lanes).collect())[bits as usize]
 }
 
 fn pack_lanes(bits: u32) -> PackLanes {
-    let mut lanes = PackLanes { shift: [0; 8], index: [[0; 64]; 2], keep: [0; 2] };
+    let mut lanes = PackLanes { shift: [0; 8], spill_shift: [0; 8], index: [[0; 64]; 2], keep: [0; 2] };
     if !(PACK_MIN_BITS..=PACK_MAX_BITS).contains(&bits) {
         return lanes;
     }
     let width = bits as usize;
-    for (j, shift) in lanes.shift.iter_mut().enumerate() {
-        *shift = (j * width % 8) as u64;
+    for j in 0..8 {
+        lanes.shift[j] = (j * width % 8) as u64;
+        // Shifting right by 64 gives 0 (`vpsrlvq`), so a lane at offset 0 spills nothing.
+        lanes.spill_shift[j] = 64 - lanes.shift[j];
     }
     for byte in 0..width {
         // The lanes whose bits [j*b, j*b + b) meet the byte's bits [8k, 8k + 8), lowest first.
         let contributors = (0..8).filter(|&j| j * width < 8 * byte + 8 && j * width + width > 8 * byte);
         for (slot, j) in contributors.enumerate() {
-            lanes.index[slot][byte] = (8 * j + byte - j * width / 8) as u8;
+            // Byte `byte - first byte of value j` of the value's shifted bits: bytes 0..8 are in
+            // the lane, byte 8 is the spill lane's first byte.
+            let offset = byte - j * width / 8;
+            lanes.index[slot][byte] = if offset < 8 { (8 * j + offset) as u8 } else { (64 + 8 * j) as u8 };
             lanes.keep[slot] |= 1 << byte;
         }
     }
@@ -446,8 +454,8 @@ fn pack_lanes(bits: u32) -> PackLanes {
 
 /// Narrowest width of [`pack_groups8_avx512`] (below 8 bits, a byte holds parts of 3+ values).
 pub const PACK_MIN_BITS: u32 = 8;
-/// Widest width of [`pack_groups8_avx512`] (a value plus its bit offset fits in one lane).
-pub const PACK_MAX_BITS: u32 = 56;
+/// Widest width of [`pack_groups8_avx512`] (64-bit values are stored as they are).
+pub const PACK_MAX_BITS: u32 = 63;
 
 /// Packs `values` (length a multiple of 8; each masked to `bits`) into `out`, 8 values into
 /// each `bits`-byte group, for [`PACK_MIN_BITS`] <= bits <= [`PACK_MAX_BITS`]. Writes exactly
@@ -465,14 +473,16 @@ pub unsafe fn pack_groups8_avx512(values: &[u64], bits: u32, out: &mut [u8]) {
     let lanes = pack_tables(bits);
     let mask = _mm512_set1_epi64(max_value(bits) as i64);
     // SAFETY: each table is exactly 64 bytes and `loadu` has no alignment requirement.
-    let (shift, first, second) = unsafe {
+    let (shift, spill_shift, first, second) = unsafe {
         (
             _mm512_loadu_si512(lanes.shift.as_ptr().cast()),
+            _mm512_loadu_si512(lanes.spill_shift.as_ptr().cast()),
             _mm512_loadu_si512(lanes.index[0].as_ptr().cast()),
             _mm512_loadu_si512(lanes.index[1].as_ptr().cast()),
         )
     };
     let (keep_first, keep_second) = (lanes.keep[0], lanes.keep[1]);
+    let spills = bits > 56;
     let group_mask: __mmask64 = (1u64 << stride) - 1;
     let source = values.as_ptr();
     let target = out.as_mut_ptr();
@@ -486,10 +496,18 @@ pub unsafe fn pack_groups8_avx512(values: &[u64], bits: u32, out: &mut [u8]) {
         unsafe {
             let value = _mm512_and_si512(_mm512_loadu_si512(source.add(8 * g).cast()), mask);
             let shifted = _mm512_sllv_epi64(value, shift);
-            let packed = _mm512_or_si512(
-                _mm512_maskz_permutexvar_epi8(keep_first, first, shifted),
-                _mm512_maskz_permutexvar_epi8(keep_second, second, shifted),
-            );
+            let packed = if spills {
+                let spill = _mm512_srlv_epi64(value, spill_shift);
+                _mm512_or_si512(
+                    _mm512_maskz_permutex2var_epi8(keep_first, shifted, first, spill),
+                    _mm512_maskz_permutex2var_epi8(keep_second, shifted, second, spill),
+                )
+            } else {
+                _mm512_or_si512(
+                    _mm512_maskz_permutexvar_epi8(keep_first, first, shifted),
+                    _mm512_maskz_permutexvar_epi8(keep_second, second, shifted),
+                )
+            };
             if g < full_stores {
                 _mm512_storeu_si512(target.add(g * stride).cast(), packed);
             } else {
