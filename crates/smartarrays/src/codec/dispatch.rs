@@ -138,12 +138,8 @@ pub fn unpack_range_with(level: KernelLevel, words: &[u64], bits: u32, start: us
         16 => 8,
         other => other,
     };
-    let body_start = start.next_multiple_of(group).min(end);
-    let body_end = (end / group * group).max(body_start);
-    let (head, rest) = out.split_at_mut(body_start - start);
-    let (body, tail) = rest.split_at_mut(body_end - body_start);
+    let GroupSplit { head, first_group: first, body, tail_start, tail } = split_groups(out, start, group);
     scalar::unpack_each(words, bits, start, head);
-    let first = body_start / group;
     match (level, group) {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the level was clamped to the CPU's features above.
@@ -153,7 +149,7 @@ pub fn unpack_range_with(level: KernelLevel, words: &[u64], bits: u32, start: us
         (KernelLevel::Avx2, 8) => unsafe { super::x86::unpack_groups8_avx2(bytes, bits, first, body) },
         _ => scalar::unpack_chunks(words, bits, first, body),
     }
-    scalar::unpack_each(words, bits, body_end, tail);
+    scalar::unpack_each(words, bits, tail_start, tail);
 }
 
 /// Packs `values` (masked to `bits`) into `words` from the first bit of `words[0]`, like
@@ -257,20 +253,17 @@ pub fn unpack_differences_with(level: KernelLevel, words: &[u64], bits: u32, sta
     let level = level.min(cpu_level());
     #[cfg(target_arch = "x86_64")]
     if level == KernelLevel::Avx512 {
-        let body_start = start.next_multiple_of(8).min(end);
-        let body_end = (end / 8 * 8).max(body_start);
-        let (head, rest) = out.split_at_mut(body_start - start);
-        let (body, tail) = rest.split_at_mut(body_end - body_start);
+        let GroupSplit { head, first_group, body, tail_start, tail } = split_groups(out, start, 8);
         differences_one_by_one(words, bits, start, head, combine);
         let bytes: &[u8] = bytemuck::cast_slice(words);
         // SAFETY: the level was clamped to the CPU's features above.
         unsafe {
             match combine {
-                Combine::Overwrite => super::x86::unpack_differences_groups8_avx512::<false>(bytes, bits, body_start / 8, body),
-                Combine::Add => super::x86::unpack_differences_groups8_avx512::<true>(bytes, bits, body_start / 8, body),
+                Combine::Overwrite => super::x86::unpack_differences_groups8_avx512::<false>(bytes, bits, first_group, body),
+                Combine::Add => super::x86::unpack_differences_groups8_avx512::<true>(bytes, bits, first_group, body),
             }
         }
-        return differences_one_by_one(words, bits, body_end, tail, combine);
+        return differences_one_by_one(words, bits, tail_start, tail, combine);
     }
     // Decoded a block at a time (the last value of a block starts the next one).
     let mut buffer = [0u64; 513];
@@ -315,7 +308,7 @@ pub fn paired_differences_with<T: Copy + Into<u64>, U: Copy + Into<u64>>(level: 
 
 /// [`paired_differences`] of two packed arrays (`(words, bits)` each), over values
 /// `start..=start + out.len()` of both: on AVX-512 both are decoded and subtracted in one pass
-/// over registers; elsewhere a block at a time through stack buffers. Both arrays must hold a
+/// over registers; elsewhere one array after the other (`unpack_differences`). Both must hold a
 /// value at `start + out.len()`.
 pub fn unpack_paired_differences(a: (&[u64], u32), b: (&[u64], u32), start: usize, out: &mut [u64]) {
     unpack_paired_differences_with(detected_level(), a, b, start, out)
@@ -335,35 +328,19 @@ pub fn unpack_paired_differences_with(level: KernelLevel, a: (&[u64], u32), b: (
     }
     #[cfg(target_arch = "x86_64")]
     if level == KernelLevel::Avx512 && a.1 < 64 && b.1 < 64 {
-        let body_start = start.next_multiple_of(8).min(end);
-        let body_end = (end / 8 * 8).max(body_start);
-        let (head, rest) = out.split_at_mut(body_start - start);
-        let (body, tail) = rest.split_at_mut(body_end - body_start);
-        paired_differences_one_by_one(a, b, start, head);
+        let GroupSplit { head, first_group, body, tail_start, tail } = split_groups(out, start, 8);
         let (bytes_a, bytes_b): (&[u8], &[u8]) = (bytemuck::cast_slice(a.0), bytemuck::cast_slice(b.0));
         // SAFETY: the level was clamped to the CPU's features above.
-        unsafe { super::x86::unpack_paired_differences_groups8_avx512((bytes_a, a.1), (bytes_b, b.1), body_start / 8, body) };
-        return paired_differences_one_by_one(a, b, body_end, tail);
+        unsafe { super::x86::unpack_paired_differences_groups8_avx512((bytes_a, a.1), (bytes_b, b.1), first_group, body) };
+        for (part, part_start) in [(head, start), (tail, tail_start)] {
+            differences_one_by_one(a.0, a.1, part_start, part, Combine::Overwrite);
+            differences_one_by_one(b.0, b.1, part_start, part, Combine::Add);
+        }
+        return;
     }
-    // Decoded a block at a time (the last value of a block starts the next one).
-    let (mut buffer_a, mut buffer_b) = ([0u64; 257], [0u64; 257]);
-    let mut position = start;
-    for piece in out.chunks_mut(buffer_a.len() - 1) {
-        let (values_a, values_b) = (&mut buffer_a[..piece.len() + 1], &mut buffer_b[..piece.len() + 1]);
-        unpack_range_with(level, a.0, a.1, position, values_a);
-        unpack_range_with(level, b.0, b.1, position, values_b);
-        paired_differences_with(level, values_a, values_b, piece);
-        position += piece.len();
-    }
-}
-
-/// [`paired_differences`] of `out.len()` neighbours from `start` on, each value read with `get`.
-fn paired_differences_one_by_one(a: (&[u64], u32), b: (&[u64], u32), start: usize, out: &mut [u64]) {
-    for (offset, slot) in out.iter_mut().enumerate() {
-        let index = start + offset;
-        let difference_a = scalar::get(a.0, a.1, index + 1).wrapping_sub(scalar::get(a.0, a.1, index));
-        *slot = difference_a.wrapping_add(scalar::get(b.0, b.1, index + 1).wrapping_sub(scalar::get(b.0, b.1, index)));
-    }
+    // One array after the other, each decoded a block at a time.
+    unpack_differences_with(level, a.0, a.1, start, out, Combine::Overwrite);
+    unpack_differences_with(level, b.0, b.1, start, out, Combine::Add);
 }
 
 /// The differences of `out.len()` neighbours from `start` on, each value read with `get`.
@@ -375,6 +352,26 @@ fn differences_one_by_one(words: &[u64], bits: u32, start: usize, out: &mut [u64
             Combine::Add => slot.wrapping_add(difference),
         };
     }
+}
+
+/// `out`, which holds values `start..start + out.len()`, split where whole `group`-value groups
+/// begin and end: the unaligned head, the body of whole groups (starting at group `first_group`)
+/// and the tail (starting at value `tail_start`).
+struct GroupSplit<'a> {
+    head: &'a mut [u64],
+    first_group: usize,
+    body: &'a mut [u64],
+    tail_start: usize,
+    tail: &'a mut [u64],
+}
+
+fn split_groups(out: &mut [u64], start: usize, group: usize) -> GroupSplit<'_> {
+    let end = start + out.len();
+    let body_start = start.next_multiple_of(group).min(end);
+    let body_end = (end / group * group).max(body_start);
+    let (head, rest) = out.split_at_mut(body_start - start);
+    let (body, tail) = rest.split_at_mut(body_end - body_start);
+    GroupSplit { head, first_group: body_start / group, body, tail_start: body_end, tail }
 }
 
 /// Values per kernel step: 16 for the u32-lane AVX-512 kernels, 8 for the u64-lane SIMD
