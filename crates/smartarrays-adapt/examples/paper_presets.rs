@@ -3,7 +3,8 @@
 //! Run: `cargo run -p smartarrays-adapt --example paper_presets`.
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let evaluation = smartarrays_adapt::evaluate::paper_findings(&[0.5, 0.75, 1.0, 1.25, 1.5, 2.0])?;
+    let evaluation =
+        smartarrays_adapt::evaluate::paper_findings(&[0.5, 0.75, 1.0, 1.25, 1.5, 2.0])?;
     print!("{evaluation}");
     Ok(())
 }

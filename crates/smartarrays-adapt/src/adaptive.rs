@@ -45,14 +45,20 @@ pub struct AdaptiveArray {
 
 impl std::fmt::Debug for AdaptiveArray {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AdaptiveArray").field("current", &*self.current.load()).field("generation", &self.generation()).finish()
+        f.debug_struct("AdaptiveArray")
+            .field("current", &*self.current.load())
+            .field("generation", &self.generation())
+            .finish()
     }
 }
 
 impl AdaptiveArray {
     /// Wraps an array.
     pub fn new(array: SmartArray) -> AdaptiveArray {
-        AdaptiveArray { current: ArcSwap::from_pointee(array), generation: AtomicU64::new(0) }
+        AdaptiveArray {
+            current: ArcSwap::from_pointee(array),
+            generation: AtomicU64::new(0),
+        }
     }
 
     /// The current array; it stays valid and unchanged for as long as the caller holds it.
@@ -70,11 +76,15 @@ impl AdaptiveArray {
     /// error and nothing is swapped.
     pub fn restructure(&self, options: &ArrayOptions) -> Result<Arc<SmartArray>> {
         let source = self.load();
-        let rebuilt = SmartArray::from_batches(source.len(), options, |range: Range<usize>, out: &mut [u64]| {
-            // The range is in bounds by construction; a failure would leave zeros and is caught
-            // by the length check of the unpack itself.
-            let _ = source.local().unpack(range.start, out);
-        })?;
+        let rebuilt = SmartArray::from_batches(
+            source.len(),
+            options,
+            |range: Range<usize>, out: &mut [u64]| {
+                // The range is in bounds by construction; a failure would leave zeros and is caught
+                // by the length check of the unpack itself.
+                let _ = source.local().unpack(range.start, out);
+            },
+        )?;
         let old = self.current.swap(Arc::new(rebuilt));
         self.generation.fetch_add(1, Ordering::AcqRel);
         Ok(old)
@@ -164,42 +174,78 @@ fn describe(array: &SmartArray) -> String {
 /// the graph's reverse arrays copied into the uncompressed interleaved configuration, asks
 /// `advisor` for a per-array configuration under the budget, and restructures the arrays while
 /// it keeps iterating. Ranks are bit-for-bit those of a run without restructuring.
-pub fn adaptive_pagerank(graph: &Graph, advisor: &Advisor, options: &AdaptivePageRankOptions) -> Result<AdaptivePageRankReport> {
+pub fn adaptive_pagerank(
+    graph: &Graph,
+    advisor: &Advisor,
+    options: &AdaptivePageRankOptions,
+) -> Result<AdaptivePageRankReport> {
     if !((0.0..1.0).contains(&options.damping) && options.tolerance >= 0.0)
         || options.max_iterations == 0
         || options.profile_iterations == 0
     {
-        return Err(AdaptError::InvalidInput("damping must be in [0, 1), tolerance >= 0, iterations >= 1".into()));
+        return Err(AdaptError::InvalidInput(
+            "damping must be in [0, 1), tolerance >= 0, iterations >= 1".into(),
+        ));
     }
     let runtime = Arc::clone(graph.runtime());
     let n = graph.vertices();
     let incoming = graph.incoming();
     let entries = incoming.targets().len();
-    let interleaved = ArrayOptions::new().placement(Placement::Interleaved(Vec::new())).runtime(Arc::clone(&runtime));
+    let interleaved = ArrayOptions::new()
+        .placement(Placement::Interleaved(Vec::new()))
+        .runtime(Arc::clone(&runtime));
     let begin = graph.begin();
     let max_degree = graph.max_out_degree();
     let specs = vec![
-        ArraySpec::read_only("rbegin", n as u64 + 1, smartarrays::codec::bits_needed(entries as u64)).with_natural(64).unpacked(),
-        ArraySpec::read_only("redge", entries as u64, smartarrays::codec::bits_needed(n.saturating_sub(1) as u64)).unpacked(),
-        ArraySpec::read_only("out_degree", n as u64, smartarrays::codec::bits_needed(max_degree)).unpacked(),
-        ArraySpec::written("ranks", n as u64, 64).with_natural(64).fixed(),
-        ArraySpec::written("contributions", n as u64, 64).with_natural(64).fixed(),
+        ArraySpec::read_only(
+            "rbegin",
+            n as u64 + 1,
+            smartarrays::codec::bits_needed(entries as u64),
+        )
+        .with_natural(64)
+        .unpacked(),
+        ArraySpec::read_only(
+            "redge",
+            entries as u64,
+            smartarrays::codec::bits_needed(n.saturating_sub(1) as u64),
+        )
+        .unpacked(),
+        ArraySpec::read_only(
+            "out_degree",
+            n as u64,
+            smartarrays::codec::bits_needed(max_degree),
+        )
+        .unpacked(),
+        ArraySpec::written("ranks", n as u64, 64)
+            .with_natural(64)
+            .fixed(),
+        ArraySpec::written("contributions", n as u64, 64)
+            .with_natural(64)
+            .fixed(),
     ];
     let copy = |source: &SmartArray, bits: u32| {
-        SmartArray::from_batches(source.len(), &interleaved.clone().bits(bits), |range, out| {
-            let _ = source.local().unpack(range.start, out);
-        })
+        SmartArray::from_batches(
+            source.len(),
+            &interleaved.clone().bits(bits),
+            |range, out| {
+                let _ = source.local().unpack(range.start, out);
+            },
+        )
     };
     let arrays = Arrays {
         rbegin: AdaptiveArray::new(copy(incoming.offsets(), specs[0].natural_bits)?),
         redge: AdaptiveArray::new(copy(incoming.targets(), specs[1].natural_bits)?),
-        out_degree: AdaptiveArray::new(SmartArray::from_batches(n, &interleaved.clone().bits(specs[2].natural_bits), |range, out| {
-            let mut offsets = vec![0u64; range.len() + 1];
-            let _ = begin.local().unpack(range.start, &mut offsets);
-            for (slot, pair) in out.iter_mut().zip(offsets.windows(2)) {
-                *slot = pair[1] - pair[0];
-            }
-        })?),
+        out_degree: AdaptiveArray::new(SmartArray::from_batches(
+            n,
+            &interleaved.clone().bits(specs[2].natural_bits),
+            |range, out| {
+                let mut offsets = vec![0u64; range.len() + 1];
+                let _ = begin.local().unpack(range.start, &mut offsets);
+                for (slot, pair) in out.iter_mut().zip(offsets.windows(2)) {
+                    *slot = pair[1] - pair[0];
+                }
+            },
+        )?),
     };
     let before: Vec<String> = (0..3).map(|i| describe(&arrays.get(i).load())).collect();
     let mut ranks = vec![if n > 0 { 1.0 / n as f64 } else { 0.0 }; n];
@@ -225,7 +271,16 @@ pub fn adaptive_pagerank(graph: &Graph, advisor: &Advisor, options: &AdaptivePag
         let counters = profiler.as_ref();
         let dangling = spread(&runtime, &snapshot[2], &ranks, &mut contributions, counters);
         let base = (1.0 - options.damping) / n as f64 + options.damping * dangling / n as f64;
-        let change = pull(&runtime, &snapshot[0], &snapshot[1], &contributions, &mut ranks, base, options.damping, counters);
+        let change = pull(
+            &runtime,
+            &snapshot[0],
+            &snapshot[1],
+            &contributions,
+            &mut ranks,
+            base,
+            options.damping,
+            counters,
+        );
         iteration_seconds.push(started.elapsed().as_secs_f64());
         converged = change < options.tolerance;
         if iterations == options.profile_iterations {
@@ -243,8 +298,17 @@ pub fn adaptive_pagerank(graph: &Graph, advisor: &Advisor, options: &AdaptivePag
                         let decided = &choice.arrays[i];
                         let current = arrays.get(i).load();
                         let placement = local_placement(&decided.placement, &runtime);
-                        (placement != *current.placement() || decided.bits != current.bits())
-                            .then(|| (i, ArrayOptions::new().placement(placement).bits(decided.bits).runtime(Arc::clone(&runtime))))
+                        (placement != *current.placement() || decided.bits != current.bits()).then(
+                            || {
+                                (
+                                    i,
+                                    ArrayOptions::new()
+                                        .placement(placement)
+                                        .bits(decided.bits)
+                                        .runtime(Arc::clone(&runtime)),
+                                )
+                            },
+                        )
                     })
                     .collect();
                 let shared = Arc::clone(&arrays);
@@ -266,14 +330,18 @@ pub fn adaptive_pagerank(graph: &Graph, advisor: &Advisor, options: &AdaptivePag
         }
     }
     let restructure_seconds = match worker {
-        Some(handle) => handle.join().map_err(|_| AdaptError::InvalidInput("the restructuring thread panicked".into()))??,
+        Some(handle) => handle
+            .join()
+            .map_err(|_| AdaptError::InvalidInput("the restructuring thread panicked".into()))??,
         None => 0.0,
     };
     let (profile, choice) = match decision {
         Some(decision) => decision,
         None => {
             // Converged before the profile was complete: decide on what was seen.
-            let profiler = profiler.take().ok_or_else(|| AdaptError::InvalidInput("no profile".into()))?;
+            let profiler = profiler
+                .take()
+                .ok_or_else(|| AdaptError::InvalidInput("no profile".into()))?;
             let profile = profiler.finish(
                 iterations.max(1) as f64,
                 options.expected_iterations.max(1.0),
@@ -285,21 +353,47 @@ pub fn adaptive_pagerank(graph: &Graph, advisor: &Advisor, options: &AdaptivePag
             (profile, choice)
         }
     };
-    let swaps = (0..3).map(|i| (NAMES[i].to_string(), before[i].clone(), describe(&arrays.get(i).load()), first_use[i])).collect();
-    Ok(AdaptivePageRankReport { ranks, iterations, converged, iteration_seconds, profile, choice, swaps, restructure_seconds })
+    let swaps = (0..3)
+        .map(|i| {
+            (
+                NAMES[i].to_string(),
+                before[i].clone(),
+                describe(&arrays.get(i).load()),
+                first_use[i],
+            )
+        })
+        .collect();
+    Ok(AdaptivePageRankReport {
+        ranks,
+        iterations,
+        converged,
+        iteration_seconds,
+        profile,
+        choice,
+        swaps,
+        restructure_seconds,
+    })
 }
 
 fn local_placement(chosen: &Placement, runtime: &Runtime) -> Placement {
     let here = runtime.topology().node_ids();
     match chosen {
         Placement::SingleNode(node) if !here.contains(node) => Placement::SingleNode(here[0]),
-        Placement::Interleaved(nodes) if nodes.iter().any(|n| !here.contains(n)) => Placement::Interleaved(Vec::new()),
+        Placement::Interleaved(nodes) if nodes.iter().any(|n| !here.contains(n)) => {
+            Placement::Interleaved(Vec::new())
+        }
         other => other.clone(),
     }
 }
 
 /// `contributions[v] = ranks[v] / out_degree[v]`; returns the rank of vertices without out-edges.
-fn spread(runtime: &Runtime, degrees: &SmartArray, ranks: &[f64], contributions: &mut [f64], counters: Option<&Profiler>) -> f64 {
+fn spread(
+    runtime: &Runtime,
+    degrees: &SmartArray,
+    ranks: &[f64],
+    contributions: &mut [f64],
+    counters: Option<&Profiler>,
+) -> f64 {
     let pieces: Vec<Mutex<&mut [f64]>> = contributions.chunks_mut(BATCH).map(Mutex::new).collect();
     runtime
         .map_reduce(
@@ -312,7 +406,11 @@ fn spread(runtime: &Runtime, degrees: &SmartArray, ranks: &[f64], contributions:
                 let _ = view.unpack(range.start, degrees);
                 let mut sum = dangling;
                 if let Ok(mut out) = pieces[range.start / BATCH].lock() {
-                    for ((slot, &degree), &rank) in out.iter_mut().zip(degrees.iter()).zip(&ranks[range.clone()]) {
+                    for ((slot, &degree), &rank) in out
+                        .iter_mut()
+                        .zip(degrees.iter())
+                        .zip(&ranks[range.clone()])
+                    {
                         if degree == 0 {
                             sum += rank;
                             *slot = 0.0;
@@ -397,7 +495,9 @@ mod tests {
         let values: Vec<u64> = (0..20_000u64).map(|i| i * 2654435761 % 1_000_003).collect();
         let expected: u64 = values.iter().sum();
         let base = ArrayOptions::new().runtime(Arc::clone(&runtime));
-        let adaptive = Arc::new(AdaptiveArray::new(SmartArray::from_slice(&values, &base.clone().bits(64)).unwrap()));
+        let adaptive = Arc::new(AdaptiveArray::new(
+            SmartArray::from_slice(&values, &base.clone().bits(64)).unwrap(),
+        ));
         let stop = Arc::new(AtomicBool::new(false));
         let readers: Vec<_> = (0..2)
             .map(|_| {
@@ -407,18 +507,38 @@ mod tests {
                     while !stop.load(Ordering::Relaxed) || checks == 0 {
                         let snapshot = adaptive.load();
                         assert_eq!(snapshot.len(), 20_000);
-                        assert_eq!(snapshot.sum(), expected, "a reader saw a wrong array at {} bits", snapshot.bits());
+                        assert_eq!(
+                            snapshot.sum(),
+                            expected,
+                            "a reader saw a wrong array at {} bits",
+                            snapshot.bits()
+                        );
                         checks += 1;
                     }
                     checks
                 })
             })
             .collect();
-        let placements = [Placement::OsDefault, Placement::Interleaved(vec![]), Placement::Replicated, Placement::SingleNode(0)];
+        let placements = [
+            Placement::OsDefault,
+            Placement::Interleaved(vec![]),
+            Placement::Replicated,
+            Placement::SingleNode(0),
+        ];
         for (round, bits) in [20u32, 64, 33, 21, 63, 40].iter().enumerate() {
-            adaptive.restructure(&base.clone().placement(placements[round % 4].clone()).bits(*bits)).unwrap();
+            adaptive
+                .restructure(
+                    &base
+                        .clone()
+                        .placement(placements[round % 4].clone())
+                        .bits(*bits),
+                )
+                .unwrap();
         }
-        assert!(adaptive.restructure(&base.clone().bits(19)).is_err(), "values need 20 bits");
+        assert!(
+            adaptive.restructure(&base.clone().bits(19)).is_err(),
+            "values need 20 bits"
+        );
         stop.store(true, Ordering::Relaxed);
         for reader in readers {
             assert!(reader.join().unwrap() > 0);
@@ -431,25 +551,54 @@ mod tests {
     fn adaptive_pagerank_restructures_and_matches_the_static_ranks() {
         let runtime = Arc::new(Runtime::with_threads(2).unwrap());
         let edges = generate::uniform_with(3000, 5, 7, true, &runtime).unwrap();
-        let graph = build(edges, &GraphOptions::default().runtime(Arc::clone(&runtime))).unwrap();
+        let graph = build(
+            edges,
+            &GraphOptions::default().runtime(Arc::clone(&runtime)),
+        )
+        .unwrap();
         // The adaptive run gathers f64 contributions: compare with the same precision.
-        let exact = PageRankOptions { tolerance: 1e-10, contributions: Precision::F64, ..PageRankOptions::default() };
+        let exact = PageRankOptions {
+            tolerance: 1e-10,
+            contributions: Precision::F64,
+            ..PageRankOptions::default()
+        };
         let reference = pagerank(&graph, &exact, |_| {}).unwrap();
         // The paper's 18-core machine as the description: compression pays there, so arrays change.
-        let advisor = Advisor::new(MachineDescription::paper_18core(), CostProfile::for_preset("paper-18core").unwrap());
+        let advisor = Advisor::new(
+            MachineDescription::paper_18core(),
+            CostProfile::for_preset("paper-18core").unwrap(),
+        );
         for background in [false, true] {
-            let options = AdaptivePageRankOptions { tolerance: 1e-10, background, ..AdaptivePageRankOptions::default() };
+            let options = AdaptivePageRankOptions {
+                tolerance: 1e-10,
+                background,
+                ..AdaptivePageRankOptions::default()
+            };
             let report = adaptive_pagerank(&graph, &advisor, &options).unwrap();
             assert_eq!(report.iterations, reference.summary.iterations);
             let expected = reference.ranks.to_vec();
             for (v, (a, b)) in report.ranks.iter().zip(&expected).enumerate() {
                 assert!((a - b).abs() <= 1e-15, "vertex {v}: {a} vs {b}");
             }
-            assert_eq!(report.profile.arrays[1].sequential_reads, 2.0 * graph.stored_entries() as f64);
-            assert_eq!(report.profile.arrays[4].random_reads, 2.0 * graph.stored_entries() as f64);
-            assert!(report.swaps.iter().any(|s| s.1 != s.2), "some array was restructured: {:?}", report.swaps);
+            assert_eq!(
+                report.profile.arrays[1].sequential_reads,
+                2.0 * graph.stored_entries() as f64
+            );
+            assert_eq!(
+                report.profile.arrays[4].random_reads,
+                2.0 * graph.stored_entries() as f64
+            );
+            assert!(
+                report.swaps.iter().any(|s| s.1 != s.2),
+                "some array was restructured: {:?}",
+                report.swaps
+            );
             if !background {
-                assert!(report.swaps.iter().filter(|s| s.1 != s.2).all(|s| s.3 == Some(options.profile_iterations + 1)));
+                assert!(report
+                    .swaps
+                    .iter()
+                    .filter(|s| s.1 != s.2)
+                    .all(|s| s.3 == Some(options.profile_iterations + 1)));
             }
         }
     }
@@ -458,14 +607,25 @@ mod tests {
     fn a_tight_budget_keeps_arrays_small() {
         let runtime = Arc::new(Runtime::with_threads(2).unwrap());
         let edges = generate::uniform_with(2000, 4, 3, true, &runtime).unwrap();
-        let graph = build(edges, &GraphOptions::default().runtime(Arc::clone(&runtime))).unwrap();
-        let advisor = Advisor::new(MachineDescription::paper_8core(), CostProfile::for_preset("paper-8core").unwrap());
-        let free = adaptive_pagerank(&graph, &advisor, &AdaptivePageRankOptions::default()).unwrap();
+        let graph = build(
+            edges,
+            &GraphOptions::default().runtime(Arc::clone(&runtime)),
+        )
+        .unwrap();
+        let advisor = Advisor::new(
+            MachineDescription::paper_8core(),
+            CostProfile::for_preset("paper-8core").unwrap(),
+        );
+        let free =
+            adaptive_pagerank(&graph, &advisor, &AdaptivePageRankOptions::default()).unwrap();
         let budget = free.choice.memory_bytes * 0.5;
         let tight = adaptive_pagerank(
             &graph,
             &advisor,
-            &AdaptivePageRankOptions { budget_bytes: Some(budget), ..AdaptivePageRankOptions::default() },
+            &AdaptivePageRankOptions {
+                budget_bytes: Some(budget),
+                ..AdaptivePageRankOptions::default()
+            },
         );
         match tight {
             Ok(report) => assert!(report.choice.memory_bytes <= budget),
@@ -474,7 +634,10 @@ mod tests {
         assert!(adaptive_pagerank(
             &graph,
             &advisor,
-            &AdaptivePageRankOptions { budget_bytes: Some(1.0), ..AdaptivePageRankOptions::default() }
+            &AdaptivePageRankOptions {
+                budget_bytes: Some(1.0),
+                ..AdaptivePageRankOptions::default()
+            }
         )
         .is_err());
     }

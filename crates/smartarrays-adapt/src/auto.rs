@@ -69,9 +69,17 @@ impl Advisor {
     /// choice behind it (`None` when nothing was left to choose). A chosen placement that names
     /// nodes this machine does not have (when deciding for a described machine) is mapped to
     /// the same kind on this machine: single node 0, interleaved over all nodes, replicated.
-    pub fn resolve(&self, len: usize, largest: u64, auto: &AutoOptions) -> Result<(ArrayOptions, Option<Choice>)> {
+    pub fn resolve(
+        &self,
+        len: usize,
+        largest: u64,
+        auto: &AutoOptions,
+    ) -> Result<(ArrayOptions, Option<Choice>)> {
         let c = &auto.characteristics;
-        if !((0.0..=1.0).contains(&c.random_share) && c.accesses_per_element >= 0.0 && c.accesses_per_element.is_finite()) {
+        if !((0.0..=1.0).contains(&c.random_share)
+            && c.accesses_per_element >= 0.0
+            && c.accesses_per_element.is_finite())
+        {
             return Err(AdaptError::InvalidInput(format!(
                 "characteristics: random share {} must be in 0..=1 and accesses per element {} at least 0",
                 c.random_share, c.accesses_per_element
@@ -98,16 +106,30 @@ impl Advisor {
             // Only the width is open: compare the two widths at the fixed placement.
             let uncompressed = self.estimate_configuration(&profile, placement, false)?;
             let compressed = self.estimate_configuration(&profile, placement, true)?;
-            choice.chosen = if compressed.estimate.seconds < uncompressed.estimate.seconds { compressed } else { uncompressed };
-            choice.notes.push(format!("placement fixed to {placement} by the caller; only the width was chosen"));
+            choice.chosen = if compressed.estimate.seconds < uncompressed.estimate.seconds {
+                compressed
+            } else {
+                uncompressed
+            };
+            choice.notes.push(format!(
+                "placement fixed to {placement} by the caller; only the width was chosen"
+            ));
         }
         if let Some(bits) = fixed_bits {
             // Only the placement is open: take the diagram's candidate for that compression.
             let compressed = bits < natural;
-            let candidate =
-                if compressed { choice.compressed.clone().unwrap_or(choice.uncompressed.clone()) } else { choice.uncompressed.clone() };
+            let candidate = if compressed {
+                choice
+                    .compressed
+                    .clone()
+                    .unwrap_or(choice.uncompressed.clone())
+            } else {
+                choice.uncompressed.clone()
+            };
             choice.chosen = candidate;
-            choice.notes.push(format!("width fixed to {bits} bits by the caller; only the placement was chosen"));
+            choice.notes.push(format!(
+                "width fixed to {bits} bits by the caller; only the placement was chosen"
+            ));
         }
         let bits = fixed_bits.unwrap_or(choice.chosen.widths[0]);
         let placement = self.local_placement(&choice.chosen.placement);
@@ -115,7 +137,11 @@ impl Advisor {
     }
 
     /// Resolves `auto` for `values` and builds the array.
-    pub fn build(&self, values: &[u64], auto: &AutoOptions) -> Result<(SmartArray, Option<Choice>)> {
+    pub fn build(
+        &self,
+        values: &[u64],
+        auto: &AutoOptions,
+    ) -> Result<(SmartArray, Option<Choice>)> {
         let largest = values.iter().copied().max().unwrap_or(0);
         let (options, choice) = self.resolve(values.len(), largest, auto)?;
         Ok((SmartArray::from_slice(values, &options)?, choice))
@@ -123,8 +149,16 @@ impl Advisor {
 
     /// A one-array modelled profile from stated characteristics: each run reads every value once
     /// (the random share at random positions), for `accesses_per_element` runs.
-    pub fn characteristics_profile(&self, len: usize, minimal_bits: u32, c: &Characteristics) -> Result<WorkloadProfile> {
-        let spec = ArraySpec { read_only: c.read_only, ..ArraySpec::read_only("array", len.max(1) as u64, minimal_bits) };
+    pub fn characteristics_profile(
+        &self,
+        len: usize,
+        minimal_bits: u32,
+        c: &Characteristics,
+    ) -> Result<WorkloadProfile> {
+        let spec = ArraySpec {
+            read_only: c.read_only,
+            ..ArraySpec::read_only("array", len.max(1) as u64, minimal_bits)
+        };
         let reads = len.max(1) as f64;
         let array = ArrayProfile {
             spec,
@@ -133,18 +167,28 @@ impl Advisor {
             writes: 0.0,
             access_source: Source::UserGiven,
         };
-        let mut profile =
-            WorkloadProfile::modelled("array", &self.machine, &self.costs, vec![array], 0.0, c.accesses_per_element.max(1e-9))?;
+        let mut profile = WorkloadProfile::modelled(
+            "array",
+            &self.machine,
+            &self.costs,
+            vec![array],
+            0.0,
+            c.accesses_per_element.max(1e-9),
+        )?;
         profile.init_hidden = c.init_hidden;
         Ok(profile)
     }
 
     /// The chosen placement as this machine can apply it.
     fn local_placement(&self, chosen: &Placement) -> Placement {
-        let here = smartarrays::Topology::current().map(|t| t.node_ids()).unwrap_or_else(|_| vec![0]);
+        let here = smartarrays::Topology::current()
+            .map(|t| t.node_ids())
+            .unwrap_or_else(|_| vec![0]);
         match chosen {
             Placement::SingleNode(node) if !here.contains(node) => Placement::SingleNode(here[0]),
-            Placement::Interleaved(nodes) if nodes.iter().any(|n| !here.contains(n)) => Placement::Interleaved(Vec::new()),
+            Placement::Interleaved(nodes) if nodes.iter().any(|n| !here.contains(n)) => {
+                Placement::Interleaved(Vec::new())
+            }
             other => other.clone(),
         }
     }
@@ -165,16 +209,29 @@ impl Advise for Advisor {
             runtime: None,
         };
         let unresolved = |e: AdaptError| smartarrays::Error::AutoUnresolved(e.to_string());
-        let (options, choice) = self.resolve(request.len, request.largest, &auto).map_err(unresolved)?;
+        let (options, choice) = self
+            .resolve(request.len, request.largest, &auto)
+            .map_err(unresolved)?;
         let bits = match options.bits {
             Bits::Exactly(bits) => bits,
-            other => return Err(smartarrays::Error::AutoUnresolved(format!("the advisor left the width as {other:?}"))),
+            other => {
+                return Err(smartarrays::Error::AutoUnresolved(format!(
+                    "the advisor left the width as {other:?}"
+                )))
+            }
         };
         let explanation = match choice {
-            Some(choice) => format!("{choice}  note: the array is built by {} worker(s) here", runtime.threads()),
+            Some(choice) => format!(
+                "{choice}  note: the array is built by {} worker(s) here",
+                runtime.threads()
+            ),
             None => "nothing left to choose: placement and width were both given".to_string(),
         };
-        Ok(Advice { placement: options.placement, bits, explanation })
+        Ok(Advice {
+            placement: options.placement,
+            bits,
+            explanation,
+        })
     }
 }
 
@@ -225,55 +282,100 @@ mod tests {
     use smartarrays::Bits;
 
     fn advisor(name: &str) -> Advisor {
-        Advisor::new(MachineDescription::preset(name).unwrap(), CostProfile::for_preset(name).unwrap())
+        Advisor::new(
+            MachineDescription::preset(name).unwrap(),
+            CostProfile::for_preset(name).unwrap(),
+        )
     }
 
     #[test]
     fn auto_resolves_to_plain_core_options_following_the_papers_machines() {
         let large = 500_000_000;
         // 8-core machine: read-only scans with many passes -> replicated; 33-bit data stays at 64 bits.
-        let (options, choice) = advisor("paper-8core").resolve(large, (1 << 33) - 1, &AutoOptions::default()).unwrap();
+        let (options, choice) = advisor("paper-8core")
+            .resolve(large, (1 << 33) - 1, &AutoOptions::default())
+            .unwrap();
         assert_eq!(options.placement, Placement::Replicated);
         assert_eq!(options.bits, Bits::Exactly(64));
         assert!(choice.is_some());
         // 18-core machine: compression pays.
-        let (options, _) = advisor("paper-18core").resolve(large, (1 << 33) - 1, &AutoOptions::default()).unwrap();
+        let (options, _) = advisor("paper-18core")
+            .resolve(large, (1 << 33) - 1, &AutoOptions::default())
+            .unwrap();
         assert_eq!(options.bits, Bits::Exactly(33));
         // Written data is never replicated.
-        let written =
-            AutoOptions { characteristics: Characteristics { read_only: false, ..Characteristics::default() }, ..AutoOptions::default() };
-        let (options, _) = advisor("paper-8core").resolve(large, (1 << 33) - 1, &written).unwrap();
+        let written = AutoOptions {
+            characteristics: Characteristics {
+                read_only: false,
+                ..Characteristics::default()
+            },
+            ..AutoOptions::default()
+        };
+        let (options, _) = advisor("paper-8core")
+            .resolve(large, (1 << 33) - 1, &written)
+            .unwrap();
         assert_ne!(options.placement, Placement::Replicated);
     }
 
     #[test]
     fn fixed_parts_are_kept_and_only_the_rest_is_chosen() {
         let a = advisor("paper-18core");
-        let fixed_width = AutoOptions { compression: Compression::Exactly(40), ..AutoOptions::default() };
+        let fixed_width = AutoOptions {
+            compression: Compression::Exactly(40),
+            ..AutoOptions::default()
+        };
         let (options, choice) = a.resolve(1000, 1000, &fixed_width).unwrap();
         assert_eq!(options.bits, Bits::Exactly(40));
-        assert!(choice.unwrap().notes.iter().any(|n| n.contains("width fixed")));
-        let fixed_placement = AutoOptions { placement: PlacementRule::Fixed(Placement::OsDefault), ..AutoOptions::default() };
+        assert!(choice
+            .unwrap()
+            .notes
+            .iter()
+            .any(|n| n.contains("width fixed")));
+        let fixed_placement = AutoOptions {
+            placement: PlacementRule::Fixed(Placement::OsDefault),
+            ..AutoOptions::default()
+        };
         let (options, choice) = a.resolve(1_000_000, 1000, &fixed_placement).unwrap();
         assert_eq!(options.placement, Placement::OsDefault);
-        assert!(choice.unwrap().notes.iter().any(|n| n.contains("placement fixed")));
+        assert!(choice
+            .unwrap()
+            .notes
+            .iter()
+            .any(|n| n.contains("placement fixed")));
         let both = AutoOptions {
             placement: PlacementRule::Fixed(Placement::Replicated),
             compression: Compression::Uncompressed,
             ..AutoOptions::default()
         };
         let (options, choice) = a.resolve(10, 1000, &both).unwrap();
-        assert_eq!((options.placement, options.bits, choice.is_none()), (Placement::Replicated, Bits::Exactly(32), true));
+        assert_eq!(
+            (options.placement, options.bits, choice.is_none()),
+            (Placement::Replicated, Bits::Exactly(32), true)
+        );
     }
 
     #[test]
     fn bad_characteristics_and_widths_are_refused() {
         let a = advisor("paper-8core");
-        let bad =
-            AutoOptions { characteristics: Characteristics { random_share: 1.5, ..Characteristics::default() }, ..AutoOptions::default() };
-        assert!(matches!(a.resolve(10, 10, &bad), Err(AdaptError::InvalidInput(_))));
-        let bad = AutoOptions { compression: Compression::Exactly(65), ..AutoOptions::default() };
-        assert!(matches!(a.resolve(10, 10, &bad), Err(AdaptError::Core(smartarrays::Error::InvalidBitWidth(65)))));
+        let bad = AutoOptions {
+            characteristics: Characteristics {
+                random_share: 1.5,
+                ..Characteristics::default()
+            },
+            ..AutoOptions::default()
+        };
+        assert!(matches!(
+            a.resolve(10, 10, &bad),
+            Err(AdaptError::InvalidInput(_))
+        ));
+        let bad = AutoOptions {
+            compression: Compression::Exactly(65),
+            ..AutoOptions::default()
+        };
+        assert!(matches!(
+            a.resolve(10, 10, &bad),
+            Err(AdaptError::Core(smartarrays::Error::InvalidBitWidth(65)))
+        ));
     }
 
     #[test]
@@ -308,11 +410,23 @@ mod tests {
             };
             let advice = advisor.advise(&request, &runtime).unwrap();
             let rule = fixed.map_or(PlacementRule::Auto, PlacementRule::Fixed);
-            let (options, choice) =
-                advisor.resolve(request.len, largest, &AutoOptions { placement: rule, ..AutoOptions::default() }).unwrap();
+            let (options, choice) = advisor
+                .resolve(
+                    request.len,
+                    largest,
+                    &AutoOptions {
+                        placement: rule,
+                        ..AutoOptions::default()
+                    },
+                )
+                .unwrap();
             assert_eq!(advice.placement, options.placement, "{name}");
             assert_eq!(Bits::Exactly(advice.bits), options.bits, "{name}");
-            assert!(advice.explanation.contains(&choice.unwrap().summary()), "{}", advice.explanation);
+            assert!(
+                advice.explanation.contains(&choice.unwrap().summary()),
+                "{}",
+                advice.explanation
+            );
         }
         // Nothing left to choose: said so.
         let request = AutoRequest {

@@ -98,14 +98,24 @@ pub struct CostSettings {
 
 impl Default for CostSettings {
     fn default() -> Self {
-        CostSettings { values: 8192, random_accesses: 4096, samples: 5, min_sample_ns: 300_000 }
+        CostSettings {
+            values: 8192,
+            random_accesses: 4096,
+            samples: 5,
+            min_sample_ns: 300_000,
+        }
     }
 }
 
 impl CostSettings {
     /// A very short run for tests (figures are rough).
     pub fn quick() -> CostSettings {
-        CostSettings { values: 2048, random_accesses: 1024, samples: 2, min_sample_ns: 20_000 }
+        CostSettings {
+            values: 2048,
+            random_accesses: 1024,
+            samples: 2,
+            min_sample_ns: 20_000,
+        }
     }
 }
 
@@ -138,18 +148,30 @@ impl CostProfile {
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         let indices: Vec<usize> = (0..settings.random_accesses.max(1))
             .map(|_| {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 (state >> 33) as usize % len
             })
             .collect();
         for bits in 1..=64u32 {
             let max = smartarrays::codec::max_value(bits);
-            let options = ArrayOptions::new().placement(Placement::OsDefault).bits(bits).runtime(Arc::clone(&runtime));
-            let array = SmartArray::from_fn(len, &options, |i| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) & max)?;
+            let options = ArrayOptions::new()
+                .placement(Placement::OsDefault)
+                .bits(bits)
+                .runtime(Arc::clone(&runtime));
+            let array = SmartArray::from_fn(len, &options, |i| {
+                (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) & max
+            })?;
             let (sequential_ns, random_ns, unpack_ns) = runtime.on_each_worker(|_| {
                 let view = array.local();
-                let sequential = time_per_item(settings, len, || view.sum_range(0..len).unwrap_or(0));
-                let random = time_per_item(settings, indices.len(), || indices.iter().fold(0u64, |s, &i| s.wrapping_add(view.value(i))));
+                let sequential =
+                    time_per_item(settings, len, || view.sum_range(0..len).unwrap_or(0));
+                let random = time_per_item(settings, indices.len(), || {
+                    indices
+                        .iter()
+                        .fold(0u64, |s, &i| s.wrapping_add(view.value(i)))
+                });
                 let mut buffer = vec![0u64; UNPACK_WINDOW.min(len)];
                 let unpack = time_per_item(settings, len, || {
                     let mut check = 0u64;
@@ -162,7 +184,12 @@ impl CostProfile {
                 });
                 (sequential, random, unpack)
             })[0];
-            widths.push(WidthCost { bits, sequential_ns, random_ns, unpack_ns });
+            widths.push(WidthCost {
+                bits,
+                sequential_ns,
+                random_ns,
+                unpack_ns,
+            });
         }
         Ok(CostProfile {
             format: COSTS_FORMAT.into(),
@@ -193,8 +220,16 @@ impl CostProfile {
             .map(|bits| {
                 let native = bits == 32 || bits == 64;
                 let fraction = bits as f64 / 64.0;
-                let sequential_cycles = if native { 0.5 } else { (11.0 + 5.0 * fraction) / IPC };
-                let random_cycles = if native { 10.0 / IPC } else { (30.0 + 5.0 * fraction) / IPC };
+                let sequential_cycles = if native {
+                    0.5
+                } else {
+                    (11.0 + 5.0 * fraction) / IPC
+                };
+                let random_cycles = if native {
+                    10.0 / IPC
+                } else {
+                    (30.0 + 5.0 * fraction) / IPC
+                };
                 WidthCost {
                     bits,
                     sequential_ns: sequential_cycles / clock_ghz,
@@ -228,7 +263,8 @@ impl CostProfile {
                 w.unpack_ns *= factor;
             }
         }
-        copy.notes.push(format!("packed-width costs scaled by {factor}"));
+        copy.notes
+            .push(format!("packed-width costs scaled by {factor}"));
         copy
     }
 
@@ -244,16 +280,30 @@ impl CostProfile {
     pub fn validate(&self) -> Result<()> {
         let bad = |detail: String| Err(AdaptError::invalid("cost profile", detail));
         if self.format != COSTS_FORMAT {
-            return bad(format!("format is {:?}, expected {COSTS_FORMAT:?}", self.format));
+            return bad(format!(
+                "format is {:?}, expected {COSTS_FORMAT:?}",
+                self.format
+            ));
         }
         if self.widths.len() != 64 {
-            return bad(format!("{} widths listed, expected 64 (1..=64)", self.widths.len()));
+            return bad(format!(
+                "{} widths listed, expected 64 (1..=64)",
+                self.widths.len()
+            ));
         }
         for (i, w) in self.widths.iter().enumerate() {
             if w.bits as usize != i + 1 {
-                return bad(format!("entry {i} is for {} bits, expected {}", w.bits, i + 1));
+                return bad(format!(
+                    "entry {i} is for {} bits, expected {}",
+                    w.bits,
+                    i + 1
+                ));
             }
-            for (name, v) in [("sequential_ns", w.sequential_ns), ("random_ns", w.random_ns), ("unpack_ns", w.unpack_ns)] {
+            for (name, v) in [
+                ("sequential_ns", w.sequential_ns),
+                ("random_ns", w.random_ns),
+                ("unpack_ns", w.unpack_ns),
+            ] {
                 if !(v.is_finite() && v > 0.0) {
                     return bad(format!("{name} at {} bits is {v}", w.bits));
                 }
@@ -264,7 +314,8 @@ impl CostProfile {
 
     /// Parses and validates JSON.
     pub fn from_json(text: &str) -> Result<CostProfile> {
-        let costs: CostProfile = serde_json::from_str(text).map_err(|e| AdaptError::invalid("cost profile", e.to_string()))?;
+        let costs: CostProfile = serde_json::from_str(text)
+            .map_err(|e| AdaptError::invalid("cost profile", e.to_string()))?;
         costs.validate()?;
         Ok(costs)
     }
@@ -293,10 +344,22 @@ impl std::fmt::Display for CostProfile {
             CostSource::Modelled => "modelled",
             CostSource::Described => "described in a file",
         };
-        writeln!(f, "array access costs ({source}, kernel {}), ns per access on one core:", self.kernel)?;
-        writeln!(f, "  {:>4}  {:>10}  {:>10}  {:>10}", "bits", "sequential", "unpack", "random")?;
+        writeln!(
+            f,
+            "array access costs ({source}, kernel {}), ns per access on one core:",
+            self.kernel
+        )?;
+        writeln!(
+            f,
+            "  {:>4}  {:>10}  {:>10}  {:>10}",
+            "bits", "sequential", "unpack", "random"
+        )?;
         for w in &self.widths {
-            writeln!(f, "  {:>4}  {:>10.3}  {:>10.3}  {:>10.3}", w.bits, w.sequential_ns, w.unpack_ns, w.random_ns)?;
+            writeln!(
+                f,
+                "  {:>4}  {:>10.3}  {:>10.3}  {:>10.3}",
+                w.bits, w.sequential_ns, w.unpack_ns, w.random_ns
+            )?;
         }
         for note in &self.notes {
             writeln!(f, "  note: {note}")?;
@@ -341,7 +404,10 @@ mod tests {
         costs.validate().unwrap();
         assert_eq!(costs.widths.len(), 64);
         assert_eq!(costs.source, CostSource::Measured);
-        assert!(costs.widths.iter().all(|w| w.sequential_ns < 1000.0 && w.random_ns < 10_000.0));
+        assert!(costs
+            .widths
+            .iter()
+            .all(|w| w.sequential_ns < 1000.0 && w.random_ns < 10_000.0));
     }
 
     #[test]
@@ -351,12 +417,18 @@ mod tests {
         assert!((costs.sequential_ns(64) - 0.5 / 2.4).abs() < 1e-12);
         assert!(costs.sequential_ns(33) > 4.0 * costs.sequential_ns(32));
         assert!((costs.sequential_ns(10) * 2.4 - (11.0 + 5.0 * 10.0 / 64.0) / 2.5).abs() < 1e-12);
-        assert_eq!(costs.scaled(2.0).sequential_ns(10), 2.0 * costs.sequential_ns(10));
+        assert_eq!(
+            costs.scaled(2.0).sequential_ns(10),
+            2.0 * costs.sequential_ns(10)
+        );
         assert_eq!(costs.scaled(2.0).sequential_ns(64), costs.sequential_ns(64));
         assert!(costs.sequential_ns(63) > costs.sequential_ns(10));
         assert_eq!(costs.sequential_ns(0), costs.sequential_ns(1));
         assert_eq!(costs.sequential_ns(99), costs.sequential_ns(64));
-        assert_eq!(CostProfile::for_preset("paper-18core").unwrap().fingerprint, "paper-18core");
+        assert_eq!(
+            CostProfile::for_preset("paper-18core").unwrap().fingerprint,
+            "paper-18core"
+        );
     }
 
     #[test]
@@ -368,12 +440,21 @@ mod tests {
         assert_eq!(CostProfile::load(&path).unwrap(), costs);
         let mut short = costs.clone();
         short.widths.pop();
-        assert!(CostProfile::from_json(&short.to_json()).unwrap_err().to_string().contains("63 widths"));
+        assert!(CostProfile::from_json(&short.to_json())
+            .unwrap_err()
+            .to_string()
+            .contains("63 widths"));
         let mut shuffled = costs.clone();
         shuffled.widths.swap(3, 4);
-        assert!(CostProfile::from_json(&shuffled.to_json()).unwrap_err().to_string().contains("entry 3"));
+        assert!(CostProfile::from_json(&shuffled.to_json())
+            .unwrap_err()
+            .to_string()
+            .contains("entry 3"));
         let mut negative = costs;
         negative.widths[9].random_ns = -1.0;
-        assert!(CostProfile::from_json(&negative.to_json()).unwrap_err().to_string().contains("random_ns at 10 bits"));
+        assert!(CostProfile::from_json(&negative.to_json())
+            .unwrap_err()
+            .to_string()
+            .contains("random_ns at 10 bits"));
     }
 }

@@ -44,7 +44,12 @@ pub struct AdvisorSettings {
 
 impl Default for AdvisorSettings {
     fn default() -> Self {
-        AdvisorSettings { random_significant: 0.5, memory_headroom: 0.9, calibrate: true, bandwidth_floor: 0.6 }
+        AdvisorSettings {
+            random_significant: 0.5,
+            memory_headroom: 0.9,
+            calibrate: true,
+            bandwidth_floor: 0.6,
+        }
     }
 }
 
@@ -93,7 +98,15 @@ pub struct Candidate {
 impl Candidate {
     /// Short label, e.g. "replicated, compressed".
     pub fn label(&self) -> String {
-        format!("{}, {}", self.placement, if self.compressed { "compressed" } else { "uncompressed" })
+        format!(
+            "{}, {}",
+            self.placement,
+            if self.compressed {
+                "compressed"
+            } else {
+                "uncompressed"
+            }
+        )
     }
 }
 
@@ -146,14 +159,26 @@ pub struct Choice {
 impl Choice {
     /// The chosen width of array `name`.
     pub fn bits_of(&self, profile: &WorkloadProfile, name: &str) -> Option<u32> {
-        profile.arrays.iter().position(|a| a.spec.name == name).map(|i| self.chosen.widths[i])
+        profile
+            .arrays
+            .iter()
+            .position(|a| a.spec.name == name)
+            .map(|i| self.chosen.widths[i])
     }
 
     /// Plain-words summary in one sentence.
     pub fn summary(&self) -> String {
-        let other = if self.chosen.compressed { Some(&self.uncompressed) } else { self.compressed.as_ref() };
+        let other = if self.chosen.compressed {
+            Some(&self.uncompressed)
+        } else {
+            self.compressed.as_ref()
+        };
         let comparison = match other {
-            Some(other) => format!("; the other candidate ({}) is estimated at {:.2}x", other.label(), other.speedup),
+            Some(other) => format!(
+                "; the other candidate ({}) is estimated at {:.2}x",
+                other.label(),
+                other.speedup
+            ),
             None => String::new(),
         };
         format!(
@@ -188,18 +213,33 @@ impl std::fmt::Display for Choice {
         writeln!(f, "  calibration: {}", c.attribution)?;
         writeln!(f, "  step 1a, uncompressed placement:")?;
         for step in &self.uncompressed_steps {
-            writeln!(f, "    - {} {} ({})", step.question, if step.answer { "yes" } else { "no" }, step.because)?;
+            writeln!(
+                f,
+                "    - {} {} ({})",
+                step.question,
+                if step.answer { "yes" } else { "no" },
+                step.because
+            )?;
         }
         writeln!(f, "    => candidate: {}", self.uncompressed.label())?;
         writeln!(f, "  step 1b, compressed placement:")?;
         for step in &self.compressed_steps {
-            writeln!(f, "    - {} {} ({})", step.question, if step.answer { "yes" } else { "no" }, step.because)?;
+            writeln!(
+                f,
+                "    - {} {} ({})",
+                step.question,
+                if step.answer { "yes" } else { "no" },
+                step.because
+            )?;
         }
         match &self.compressed {
             Some(candidate) => writeln!(f, "    => candidate: {}", candidate.label())?,
             None => writeln!(f, "    => no compressed candidate")?,
         }
-        writeln!(f, "  step 2, estimated speed of each candidate against the profiled run:")?;
+        writeln!(
+            f,
+            "  step 2, estimated speed of each candidate against the profiled run:"
+        )?;
         for candidate in std::iter::once(&self.uncompressed).chain(self.compressed.as_ref()) {
             writeln!(
                 f,
@@ -214,9 +254,18 @@ impl std::fmt::Display for Choice {
         }
         writeln!(f, "    => {}", self.chosen.label())?;
         if !self.alternatives.is_empty() {
-            writeln!(f, "  for reference, every configuration the model estimates:")?;
+            writeln!(
+                f,
+                "  for reference, every configuration the model estimates:"
+            )?;
             for candidate in &self.alternatives {
-                writeln!(f, "    {:<34} {:>8.4} s  {:>6.2}x", candidate.label(), candidate.estimate.seconds, candidate.speedup)?;
+                writeln!(
+                    f,
+                    "    {:<34} {:>8.4} s  {:>6.2}x",
+                    candidate.label(),
+                    candidate.estimate.seconds,
+                    candidate.speedup
+                )?;
             }
         }
         for note in &self.notes {
@@ -266,10 +315,21 @@ pub struct JointChoice {
 
 impl std::fmt::Display for JointChoice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let budget = self.budget_bytes.map_or("the nodes' free memory".to_string(), |b| format_bytes(b as u64));
+        let budget = self
+            .budget_bytes
+            .map_or("the nodes' free memory".to_string(), |b| {
+                format_bytes(b as u64)
+            });
         writeln!(f, "joint choice for {} under {budget}:", self.workload)?;
         for a in &self.arrays {
-            writeln!(f, "  {:<14} {:<14} {:>2} bits  {}", a.name, a.placement.to_string(), a.bits, format_bytes(a.memory_bytes as u64))?;
+            writeln!(
+                f,
+                "  {:<14} {:<14} {:>2} bits  {}",
+                a.name,
+                a.placement.to_string(),
+                a.bits,
+                format_bytes(a.memory_bytes as u64)
+            )?;
         }
         writeln!(
             f,
@@ -280,10 +340,17 @@ impl std::fmt::Display for JointChoice {
             self.estimate.bottleneck.join(", ")
         )?;
         if self.replication_seconds > 0.0 {
-            writeln!(f, "  building the replicas costs about {:.4} s once", self.replication_seconds)?;
+            writeln!(
+                f,
+                "  building the replicas costs about {:.4} s once",
+                self.replication_seconds
+            )?;
         }
         if let Some((label, speedup)) = &self.uniform {
-            writeln!(f, "  best single configuration for all arrays: {label} at {speedup:.2}x")?;
+            writeln!(
+                f,
+                "  best single configuration for all arrays: {label} at {speedup:.2}x"
+            )?;
         }
         writeln!(f, "  {} configurations evaluated", self.evaluated)?;
         for note in &self.notes {
@@ -336,7 +403,11 @@ struct Context<'a> {
 impl Advisor {
     /// An advisor with default settings.
     pub fn new(machine: MachineDescription, costs: CostProfile) -> Advisor {
-        Advisor { machine, costs, settings: AdvisorSettings::default() }
+        Advisor {
+            machine,
+            costs,
+            settings: AdvisorSettings::default(),
+        }
     }
 
     /// Fits the model to the profiled run: estimates the profiled configuration with the machine
@@ -347,18 +418,31 @@ impl Advisor {
         let configs = profile.profiled_configs();
         let widths: Vec<u32> = configs.iter().map(|c| c.1).collect();
         let compute = profile.compute_seconds_at(&widths, &self.costs);
-        let plain = model::estimate(&self.machine, &profile.threads, &profile.loads(&configs), compute, &Scales::default())?;
+        let plain = model::estimate(
+            &self.machine,
+            &profile.threads,
+            &profile.loads(&configs),
+            compute,
+            &Scales::default(),
+        )?;
         let measured = profile.seconds_per_run();
         let mut scales = Scales::default();
         let mut extra_compute_seconds = 0.0;
         let mut attribution = "not calibrated (modelled profile or calibration off)".to_string();
         if self.settings.calibrate && profile.elapsed_seconds.source != Source::Modelled {
             let factor = (plain.seconds / measured).clamp(0.01, 100.0);
-            let cores: f64 =
-                profile.threads.iter().map(|&(node, threads)| self.machine.node(node).map_or(0, |n| n.cores.min(threads)) as f64).sum();
+            let cores: f64 = profile
+                .threads
+                .iter()
+                .map(|&(node, threads)| {
+                    self.machine.node(node).map_or(0, |n| n.cores.min(threads)) as f64
+                })
+                .sum();
             let unexplained_work = (measured * cores - compute).max(0.0);
             match plain.bottleneck_kind {
-                Some(ResourceKind::Memory | ResourceKind::Link) if factor >= self.settings.bandwidth_floor || factor > 1.0 => {
+                Some(ResourceKind::Memory | ResourceKind::Link)
+                    if factor >= self.settings.bandwidth_floor || factor > 1.0 =>
+                {
                     scales.bandwidth = factor;
                     attribution = format!(
                         "bandwidth-bound: the run reached {:.0}% of the modelled bandwidth; bandwidths scaled to that",
@@ -380,7 +464,9 @@ impl Advisor {
                 }
                 Some(ResourceKind::Compute) => {
                     scales.compute = factor;
-                    attribution = format!("compute-bound and faster than modelled: compute scaled by {factor:.2}");
+                    attribution = format!(
+                        "compute-bound and faster than modelled: compute scaled by {factor:.2}"
+                    );
                 }
                 Some(ResourceKind::Latency) => {
                     scales.latency = factor;
@@ -430,19 +516,42 @@ impl Advisor {
             .collect()
     }
 
-    fn configs(profile: &WorkloadProfile, placement: &Placement, widths: &[u32]) -> Vec<(Placement, u32)> {
+    fn configs(
+        profile: &WorkloadProfile,
+        placement: &Placement,
+        widths: &[u32],
+    ) -> Vec<(Placement, u32)> {
         profile
             .arrays
             .iter()
             .zip(widths)
-            .map(|(a, &bits)| (if a.spec.adaptable { placement.clone() } else { Placement::Interleaved(Vec::new()) }, bits))
+            .map(|(a, &bits)| {
+                (
+                    if a.spec.adaptable {
+                        placement.clone()
+                    } else {
+                        Placement::Interleaved(Vec::new())
+                    },
+                    bits,
+                )
+            })
             .collect()
     }
 
     /// Models the adaptable arrays at `placement` and `widths` (others as profiled).
-    fn candidate(&self, context: &Context, placement: &Placement, compressed: bool) -> Result<Candidate> {
+    fn candidate(
+        &self,
+        context: &Context,
+        placement: &Placement,
+        compressed: bool,
+    ) -> Result<Candidate> {
         let widths = Self::widths(context.profile, compressed);
-        self.candidate_with(context, Self::configs(context.profile, placement, &widths), placement.clone(), compressed)
+        self.candidate_with(
+            context,
+            Self::configs(context.profile, placement, &widths),
+            placement.clone(),
+            compressed,
+        )
     }
 
     fn candidate_with(
@@ -454,23 +563,45 @@ impl Advisor {
     ) -> Result<Candidate> {
         let widths: Vec<u32> = configs.iter().map(|c| c.1).collect();
         let compute = self.compute(context, &widths);
-        let estimate =
-            model::estimate(&self.machine, &context.profile.threads, &context.profile.loads(&configs), compute, &context.scales)?;
+        let estimate = model::estimate(
+            &self.machine,
+            &context.profile.threads,
+            &context.profile.loads(&configs),
+            compute,
+            &context.scales,
+        )?;
         let memory_bytes = context
             .profile
             .arrays
             .iter()
             .zip(&configs)
             .map(|(a, (p, bits))| {
-                a.bytes_at(*bits) * if matches!(p, Placement::Replicated) { self.machine.nodes.len() as f64 } else { 1.0 }
+                a.bytes_at(*bits)
+                    * if matches!(p, Placement::Replicated) {
+                        self.machine.nodes.len() as f64
+                    } else {
+                        1.0
+                    }
             })
             .sum();
-        Ok(Candidate { placement, compressed, widths, speedup: context.measured / estimate.seconds, estimate, memory_bytes })
+        Ok(Candidate {
+            placement,
+            compressed,
+            widths,
+            speedup: context.measured / estimate.seconds,
+            estimate,
+            memory_bytes,
+        })
     }
 
     /// Bytes each node must hold for the adaptable arrays at `placement` and `widths`, plus the
     /// fixed arrays (interleaved).
-    fn bytes_per_node(&self, profile: &WorkloadProfile, placement: &Placement, widths: &[u32]) -> Vec<(usize, f64)> {
+    fn bytes_per_node(
+        &self,
+        profile: &WorkloadProfile,
+        placement: &Placement,
+        widths: &[u32],
+    ) -> Vec<(usize, f64)> {
         let nodes = self.machine.node_ids();
         let n = nodes.len() as f64;
         nodes
@@ -484,7 +615,11 @@ impl Advisor {
                         let size = a.bytes_at(bits);
                         match (a.spec.adaptable, placement) {
                             // Auto never reaches here (candidates are concrete); count it as spread out.
-                            (false, _) | (true, Placement::Interleaved(_) | Placement::OsDefault | Placement::Auto) => size / n,
+                            (false, _)
+                            | (
+                                true,
+                                Placement::Interleaved(_) | Placement::OsDefault | Placement::Auto,
+                            ) => size / n,
                             (true, Placement::Replicated) => size,
                             (true, Placement::SingleNode(k)) => {
                                 if *k == node {
@@ -502,10 +637,19 @@ impl Advisor {
     }
 
     /// Whether `placement` fits in every node's free memory (with headroom); the reason in words.
-    fn fits(&self, profile: &WorkloadProfile, placement: &Placement, widths: &[u32]) -> (bool, String) {
+    fn fits(
+        &self,
+        profile: &WorkloadProfile,
+        placement: &Placement,
+        widths: &[u32],
+    ) -> (bool, String) {
         let mut worst: Option<(usize, f64, f64)> = None;
         for (node, bytes) in self.bytes_per_node(profile, placement, widths) {
-            let free = self.machine.node(node).map_or(0.0, |n| n.memory_free as f64) * self.settings.memory_headroom;
+            let free = self
+                .machine
+                .node(node)
+                .map_or(0.0, |n| n.memory_free as f64)
+                * self.settings.memory_headroom;
             if worst.is_none_or(|(_, b, f)| bytes - free > b - f) {
                 worst = Some((node, bytes, free));
             }
@@ -526,13 +670,24 @@ impl Advisor {
 
     /// Replication's break-even: (accesses per element needed, seconds to build the extra
     /// replicas, seconds gained per run, (interleaved, replicated) seconds per run).
-    fn replication_threshold(&self, context: &Context, compressed: bool) -> Result<(f64, f64, f64, (f64, f64))> {
+    fn replication_threshold(
+        &self,
+        context: &Context,
+        compressed: bool,
+    ) -> Result<(f64, f64, f64, (f64, f64))> {
         let profile = context.profile;
         let widths = Self::widths(profile, compressed);
-        let interleaved = self.candidate(context, &Placement::Interleaved(Vec::new()), compressed)?;
+        let interleaved =
+            self.candidate(context, &Placement::Interleaved(Vec::new()), compressed)?;
         let replicated = self.candidate(context, &Placement::Replicated, compressed)?;
         let gain = interleaved.estimate.seconds - replicated.estimate.seconds;
-        let bytes: f64 = profile.arrays.iter().zip(&widths).filter(|(a, _)| a.spec.adaptable).map(|(a, &b)| a.bytes_at(b)).sum();
+        let bytes: f64 = profile
+            .arrays
+            .iter()
+            .zip(&widths)
+            .filter(|(a, _)| a.spec.adaptable)
+            .map(|(a, &b)| a.bytes_at(b))
+            .sum();
         let slowest = self
             .machine
             .nodes
@@ -541,15 +696,30 @@ impl Advisor {
             .fold(f64::INFINITY, f64::min)
             * 1e9
             * context.scales.bandwidth;
-        let build = if self.machine.nodes.len() > 1 { bytes / slowest } else { 0.0 };
+        let build = if self.machine.nodes.len() > 1 {
+            bytes / slowest
+        } else {
+            0.0
+        };
         let (reads, len) = profile
             .arrays
             .iter()
             .filter(|a| a.spec.adaptable)
-            .fold((0.0, 0.0), |(r, l), a| (r + a.reads() / profile.runs, l + a.spec.len as f64));
+            .fold((0.0, 0.0), |(r, l), a| {
+                (r + a.reads() / profile.runs, l + a.spec.len as f64)
+            });
         let per_run = if len > 0.0 { reads / len } else { 0.0 };
-        let needed = if gain > 0.0 { build / gain * per_run } else { f64::INFINITY };
-        Ok((needed, build, gain, (interleaved.estimate.seconds, replicated.estimate.seconds)))
+        let needed = if gain > 0.0 {
+            build / gain * per_run
+        } else {
+            f64::INFINITY
+        };
+        Ok((
+            needed,
+            build,
+            gain,
+            (interleaved.estimate.seconds, replicated.estimate.seconds),
+        ))
     }
 
     /// Fraction of the profiled run the cores would spend waiting on random-read latency.
@@ -557,21 +727,42 @@ impl Advisor {
         let configs = context.profile.profiled_configs();
         let widths: Vec<u32> = configs.iter().map(|c| c.1).collect();
         let compute = self.compute(context, &widths);
-        let estimate =
-            model::estimate(&self.machine, &context.profile.threads, &context.profile.loads(&configs), compute, &context.scales)?;
-        Ok(estimate.utilisation.iter().filter(|u| u.kind == ResourceKind::Latency).map(|u| u.fraction).fold(0.0, f64::max))
+        let estimate = model::estimate(
+            &self.machine,
+            &context.profile.threads,
+            &context.profile.loads(&configs),
+            compute,
+            &context.scales,
+        )?;
+        Ok(estimate
+            .utilisation
+            .iter()
+            .filter(|u| u.kind == ResourceKind::Latency)
+            .map(|u| u.fraction)
+            .fold(0.0, f64::max))
     }
 
     /// The paper's "all local speedup > all remote slowdown" test at `widths`, generalised to
     /// N nodes: for each home node, the thread-weighted mean of the local node's speedup
     /// (compute or memory left after remote readers) and the other nodes' speedups (their link).
     /// Returns the best home node, its mean speedup, and the figures in words.
-    fn single_node_test(&self, context: &Context, compressed: bool) -> Result<(usize, f64, String)> {
+    fn single_node_test(
+        &self,
+        context: &Context,
+        compressed: bool,
+    ) -> Result<(usize, f64, String)> {
         let profile = context.profile;
         let widths = Self::widths(profile, compressed);
         let seconds = context.measured;
         let bytes_per_run: f64 = profile
-            .loads(&profile.profiled_configs().into_iter().zip(&widths).map(|((p, _), &b)| (p, b)).collect::<Vec<_>>())
+            .loads(
+                &profile
+                    .profiled_configs()
+                    .into_iter()
+                    .zip(&widths)
+                    .map(|((p, _), &b)| (p, b))
+                    .collect::<Vec<_>>(),
+            )
             .iter()
             .map(|l| l.read_bytes() + l.write_bytes())
             .sum();
@@ -585,11 +776,20 @@ impl Advisor {
             for &(node, threads) in profile.threads.iter().filter(|t| t.1 > 0) {
                 let share = threads as f64 / total_threads;
                 let bw_current = bytes_per_run / seconds * share;
-                let cores = self.machine.node(node).map_or(1.0, |n| (n.cores.min(threads)) as f64) * context.scales.compute;
-                let exec = if compute > 0.0 { cores / (compute * share / seconds) } else { f64::INFINITY };
+                let cores = self
+                    .machine
+                    .node(node)
+                    .map_or(1.0, |n| (n.cores.min(threads)) as f64)
+                    * context.scales.compute;
+                let exec = if compute > 0.0 {
+                    cores / (compute * share / seconds)
+                } else {
+                    f64::INFINITY
+                };
                 let speedup = if node == home {
-                    let memory =
-                        self.machine.link(home, home).ok_or_else(|| AdaptError::MissingFigure(format!("node {home} local figures")))?;
+                    let memory = self.machine.link(home, home).ok_or_else(|| {
+                        AdaptError::MissingFigure(format!("node {home} local figures"))
+                    })?;
                     let inbound: f64 = context
                         .nodes
                         .iter()
@@ -598,24 +798,34 @@ impl Advisor {
                             self.machine
                                 .link(o, home)
                                 .map(|l| l.read_bandwidth_gbs)
-                                .ok_or_else(|| AdaptError::MissingFigure(format!("node {o} reading node {home}")))
+                                .ok_or_else(|| {
+                                    AdaptError::MissingFigure(format!(
+                                        "node {o} reading node {home}"
+                                    ))
+                                })
                         })
                         .sum::<Result<f64>>()?;
                     let bw = ((memory.read_bandwidth_gbs - inbound) * scale / bw_current).max(0.0);
-                    parts.push(format!("node {node} local: min(compute {exec:.2}x, memory {bw:.2}x)"));
+                    parts.push(format!(
+                        "node {node} local: min(compute {exec:.2}x, memory {bw:.2}x)"
+                    ));
                     exec.min(bw)
                 } else {
-                    let link = self
-                        .machine
-                        .link(node, home)
-                        .ok_or_else(|| AdaptError::MissingFigure(format!("node {node} reading node {home}")))?;
+                    let link = self.machine.link(node, home).ok_or_else(|| {
+                        AdaptError::MissingFigure(format!("node {node} reading node {home}"))
+                    })?;
                     let bw = link.read_bandwidth_gbs * scale / bw_current;
-                    parts.push(format!("node {node} remote: min(compute {exec:.2}x, link {bw:.2}x)"));
+                    parts.push(format!(
+                        "node {node} remote: min(compute {exec:.2}x, link {bw:.2}x)"
+                    ));
                     exec.min(bw)
                 };
                 weighted += share * speedup;
             }
-            let words = format!("data on node {home}: {}; mean {weighted:.2}x", parts.join(", "));
+            let words = format!(
+                "data on node {home}: {}; mean {weighted:.2}x",
+                parts.join(", ")
+            );
             if best.as_ref().is_none_or(|b| weighted > b.1) {
                 best = Some((home, weighted, words));
             }
@@ -624,16 +834,28 @@ impl Advisor {
     }
 
     /// Walks one diagram; returns the placement and the steps.
-    fn diagram(&self, context: &Context, compressed: bool) -> Result<(Option<Placement>, Vec<Step>)> {
+    fn diagram(
+        &self,
+        context: &Context,
+        compressed: bool,
+    ) -> Result<(Option<Placement>, Vec<Step>)> {
         let profile = context.profile;
         let mut steps = Vec::new();
         let widths = Self::widths(profile, compressed);
-        let adaptable: Vec<&ArrayProfile> = profile.arrays.iter().filter(|a| a.spec.adaptable).collect();
+        let adaptable: Vec<&ArrayProfile> =
+            profile.arrays.iter().filter(|a| a.spec.adaptable).collect();
         if compressed {
-            let compressible = adaptable.iter().any(|a| a.spec.minimal_bits < a.spec.natural_bits);
+            let compressible = adaptable
+                .iter()
+                .any(|a| a.spec.minimal_bits < a.spec.natural_bits);
             let widths_words = adaptable
                 .iter()
-                .map(|a| format!("{} needs {} of {} bits", a.spec.name, a.spec.minimal_bits, a.spec.natural_bits))
+                .map(|a| {
+                    format!(
+                        "{} needs {} of {} bits",
+                        a.spec.name, a.spec.minimal_bits, a.spec.natural_bits
+                    )
+                })
                 .collect::<Vec<_>>()
                 .join(", ");
             steps.push(Step {
@@ -704,7 +926,11 @@ impl Advisor {
                 steps.push(Step {
                     question: format!(
                         "Is there space for {} replicas on every node?",
-                        if compressed { "compressed" } else { "uncompressed" }
+                        if compressed {
+                            "compressed"
+                        } else {
+                            "uncompressed"
+                        }
                     ),
                     characteristic: Characteristic::Runtime,
                     answer: fits,
@@ -738,7 +964,11 @@ impl Advisor {
                 // The paper compares with 1, the speed of the profiled (interleaved, uncompressed)
                 // run; for compressed data the fair comparison is interleaving at the same
                 // widths, estimated by the model (equal to 1 after calibration for diagram a).
-                let interleaved_speedup = context.measured / self.candidate(context, &interleaved, compressed)?.estimate.seconds;
+                let interleaved_speedup = context.measured
+                    / self
+                        .candidate(context, &interleaved, compressed)?
+                        .estimate
+                        .seconds;
                 let beneficial = speedup > interleaved_speedup * 1.001;
                 let words = format!("{words}, against {interleaved_speedup:.2}x for interleaving");
                 steps.push(Step {
@@ -780,7 +1010,8 @@ impl Advisor {
             notes.push("one NUMA node: only the compression decision matters here; remote figures are absent and not needed".into());
         }
         let (uncompressed_placement, uncompressed_steps) = self.diagram(&context, false)?;
-        let uncompressed_placement = uncompressed_placement.unwrap_or(Placement::Interleaved(Vec::new()));
+        let uncompressed_placement =
+            uncompressed_placement.unwrap_or(Placement::Interleaved(Vec::new()));
         let uncompressed = self.candidate(&context, &uncompressed_placement, false)?;
         let (compressed_placement, compressed_steps) = self.diagram(&context, true)?;
         let compressed = match compressed_placement {
@@ -790,7 +1021,8 @@ impl Advisor {
         let chosen = match &compressed {
             Some(c)
                 if c.estimate.seconds < uncompressed.estimate.seconds
-                    || (c.estimate.seconds == uncompressed.estimate.seconds && c.memory_bytes < uncompressed.memory_bytes) =>
+                    || (c.estimate.seconds == uncompressed.estimate.seconds
+                        && c.memory_bytes < uncompressed.memory_bytes) =>
             {
                 c.clone()
             }
@@ -799,12 +1031,19 @@ impl Advisor {
         let mut alternatives = Vec::new();
         for placement in self.placements(profile.read_only()) {
             for compressed in [false, true] {
-                if compressed && !profile.arrays.iter().any(|a| a.spec.adaptable && a.spec.minimal_bits < a.spec.natural_bits) {
+                if compressed
+                    && !profile
+                        .arrays
+                        .iter()
+                        .any(|a| a.spec.adaptable && a.spec.minimal_bits < a.spec.natural_bits)
+                {
                     continue;
                 }
                 match self.candidate(&context, &placement, compressed) {
                     Ok(candidate) => alternatives.push(candidate),
-                    Err(AdaptError::MissingFigure(what)) => notes.push(format!("{placement} not estimated: {what}")),
+                    Err(AdaptError::MissingFigure(what)) => {
+                        notes.push(format!("{placement} not estimated: {what}"))
+                    }
                     Err(other) => return Err(other),
                 }
             }
@@ -828,7 +1067,12 @@ impl Advisor {
     pub fn placements(&self, read_only: bool) -> Vec<Placement> {
         let mut placements = vec![Placement::Interleaved(Vec::new())];
         if self.machine.nodes.len() > 1 {
-            placements.extend(self.machine.node_ids().into_iter().map(Placement::SingleNode));
+            placements.extend(
+                self.machine
+                    .node_ids()
+                    .into_iter()
+                    .map(Placement::SingleNode),
+            );
             if read_only {
                 placements.push(Placement::Replicated);
             }
@@ -837,7 +1081,12 @@ impl Advisor {
     }
 
     /// Estimates an arbitrary configuration of the adaptable arrays (for evaluations).
-    pub fn estimate_configuration(&self, profile: &WorkloadProfile, placement: &Placement, compressed: bool) -> Result<Candidate> {
+    pub fn estimate_configuration(
+        &self,
+        profile: &WorkloadProfile,
+        placement: &Placement,
+        compressed: bool,
+    ) -> Result<Candidate> {
         let (context, _) = self.context(profile)?;
         self.candidate(&context, placement, compressed)
     }
@@ -845,13 +1094,20 @@ impl Advisor {
     /// Chooses placement and width for every adaptable array separately, minimising the
     /// estimated lifetime time (runs × time per run, plus building replicas unless hidden),
     /// with all arrays together within `budget_bytes` (when given) and every node's free memory.
-    pub fn choose_jointly(&self, profile: &WorkloadProfile, budget_bytes: Option<f64>) -> Result<JointChoice> {
+    pub fn choose_jointly(
+        &self,
+        profile: &WorkloadProfile,
+        budget_bytes: Option<f64>,
+    ) -> Result<JointChoice> {
         let (context, _) = self.context(profile)?;
         let n = self.machine.nodes.len() as f64;
         let mut options: Vec<Vec<(Placement, u32)>> = Vec::new();
         for a in &profile.arrays {
             if !a.spec.adaptable {
-                options.push(vec![(Placement::Interleaved(Vec::new()), a.spec.profiled_bits)]);
+                options.push(vec![(
+                    Placement::Interleaved(Vec::new()),
+                    a.spec.profiled_bits,
+                )]);
                 continue;
             }
             let mut widths = vec![a.spec.natural_bits];
@@ -871,7 +1127,11 @@ impl Advisor {
             .machine
             .nodes
             .iter()
-            .filter_map(|node| self.machine.link(node.id, node.id).map(|l| l.read_bandwidth_gbs))
+            .filter_map(|node| {
+                self.machine
+                    .link(node.id, node.id)
+                    .map(|l| l.read_bandwidth_gbs)
+            })
             .fold(f64::INFINITY, f64::min)
             * 1e9
             * context.scales.bandwidth;
@@ -881,14 +1141,27 @@ impl Advisor {
                 .arrays
                 .iter()
                 .zip(configs)
-                .map(|(a, (p, bits))| a.bytes_at(*bits) * if matches!(p, Placement::Replicated) { n } else { 1.0 })
+                .map(|(a, (p, bits))| {
+                    a.bytes_at(*bits)
+                        * if matches!(p, Placement::Replicated) {
+                            n
+                        } else {
+                            1.0
+                        }
+                })
                 .sum();
             if budget_bytes.is_some_and(|b| memory > b) || !self.fits_configs(profile, configs) {
                 return Ok(None);
             }
             let widths: Vec<u32> = configs.iter().map(|c| c.1).collect();
             let compute = profile.compute_seconds_at(&widths, &self.costs) + context.extra_compute;
-            let estimate = match model::estimate(&self.machine, &profile.threads, &profile.loads(configs), compute, &context.scales) {
+            let estimate = match model::estimate(
+                &self.machine,
+                &profile.threads,
+                &profile.loads(configs),
+                compute,
+                &context.scales,
+            ) {
                 Ok(e) => e,
                 Err(AdaptError::MissingFigure(_)) => return Ok(None),
                 Err(e) => return Err(e),
@@ -904,25 +1177,41 @@ impl Advisor {
                     .map(|(a, (_, bits))| a.bytes_at(*bits) * (n - 1.0) / n / build_bandwidth * n)
                     .sum()
             };
-            Ok(Some((estimate.seconds * runs + replication, estimate, memory, replication)))
+            Ok(Some((
+                estimate.seconds * runs + replication,
+                estimate,
+                memory,
+                replication,
+            )))
         };
         let mut evaluated = 0usize;
         let mut best: Option<Best> = None;
         let mut notes = Vec::new();
-        let mut consider = |configs: Vec<(Placement, u32)>, best: &mut Option<Best>| -> Result<bool> {
-            evaluated += 1;
-            if let Some((cost, estimate, memory, replication)) = evaluate(&configs)? {
-                if best.as_ref().is_none_or(|b| cost < b.1 - 1e-12 || (cost <= b.1 + 1e-12 && memory < b.3)) {
-                    *best = Some((configs, cost, estimate, memory, replication));
-                    return Ok(true);
+        let mut consider =
+            |configs: Vec<(Placement, u32)>, best: &mut Option<Best>| -> Result<bool> {
+                evaluated += 1;
+                if let Some((cost, estimate, memory, replication)) = evaluate(&configs)? {
+                    if best
+                        .as_ref()
+                        .is_none_or(|b| cost < b.1 - 1e-12 || (cost <= b.1 + 1e-12 && memory < b.3))
+                    {
+                        *best = Some((configs, cost, estimate, memory, replication));
+                        return Ok(true);
+                    }
                 }
-            }
-            Ok(false)
-        };
+                Ok(false)
+            };
         if combinations <= 20_000.0 {
             let mut index = vec![0usize; options.len()];
             loop {
-                consider(index.iter().zip(&options).map(|(&i, o)| o[i].clone()).collect(), &mut best)?;
+                consider(
+                    index
+                        .iter()
+                        .zip(&options)
+                        .map(|(&i, o)| o[i].clone())
+                        .collect(),
+                    &mut best,
+                )?;
                 let mut k = 0;
                 while k < index.len() {
                     index[k] += 1;
@@ -936,7 +1225,9 @@ impl Advisor {
                     break;
                 }
             }
-            notes.push(format!("exhaustive search over {combinations} combinations"));
+            notes.push(format!(
+                "exhaustive search over {combinations} combinations"
+            ));
         } else {
             // Coordinate descent from the smallest configuration: change one array at a time
             // while the estimate improves.
@@ -971,7 +1262,10 @@ impl Advisor {
         let (configs, _, estimate, memory, replication) = best.ok_or_else(|| {
             AdaptError::InvalidInput(format!(
                 "no configuration of the arrays fits {}",
-                budget_bytes.map_or("the nodes' free memory".to_string(), |b| format!("a budget of {}", format_bytes(b as u64)))
+                budget_bytes.map_or("the nodes' free memory".to_string(), |b| format!(
+                    "a budget of {}",
+                    format_bytes(b as u64)
+                ))
             ))
         })?;
         // The paper's way for comparison: one placement and one compression for all arrays.
@@ -982,7 +1276,14 @@ impl Advisor {
                 let configs = Self::configs(profile, &placement, &widths);
                 if let Some((cost, estimate, _, _)) = evaluate(&configs)? {
                     if uniform.as_ref().is_none_or(|u| cost < u.2) {
-                        let label = format!("{placement}, {}", if compressed { "compressed" } else { "uncompressed" });
+                        let label = format!(
+                            "{placement}, {}",
+                            if compressed {
+                                "compressed"
+                            } else {
+                                "uncompressed"
+                            }
+                        );
                         uniform = Some((label, context.measured / estimate.seconds, cost));
                     }
                 }
@@ -997,7 +1298,12 @@ impl Advisor {
                 name: a.spec.name.clone(),
                 placement: placement.clone(),
                 bits: *bits,
-                memory_bytes: a.bytes_at(*bits) * if matches!(placement, Placement::Replicated) { n } else { 1.0 },
+                memory_bytes: a.bytes_at(*bits)
+                    * if matches!(placement, Placement::Replicated) {
+                        n
+                    } else {
+                        1.0
+                    },
             })
             .collect();
         Ok(JointChoice {
@@ -1024,7 +1330,9 @@ impl Advisor {
                 .map(|(a, (placement, bits))| {
                     let size = a.bytes_at(*bits);
                     match placement {
-                        Placement::Interleaved(_) | Placement::OsDefault | Placement::Auto => size / n,
+                        Placement::Interleaved(_) | Placement::OsDefault | Placement::Auto => {
+                            size / n
+                        }
                         Placement::Replicated => size,
                         Placement::SingleNode(k) => {
                             if *k == node.id {
@@ -1061,7 +1369,8 @@ mod tests {
     /// A "measured" profile: the modelled one with its time replaced by `factor` times the model's.
     fn measured(machine: &MachineDescription, bits: u32, factor: f64) -> WorkloadProfile {
         let mut profile = aggregation_profile(machine, &costs(), 100_000_000, bits, 15.0).unwrap();
-        profile.elapsed_seconds = Figure::new(profile.elapsed_seconds.value * factor, Source::WallClock);
+        profile.elapsed_seconds =
+            Figure::new(profile.elapsed_seconds.value * factor, Source::WallClock);
         profile
     }
 
@@ -1074,11 +1383,20 @@ mod tests {
         assert_eq!(near.extra_compute_seconds, 0.0);
         let slow = advisor.calibrate(&measured(&machine, 33, 3.0)).unwrap();
         assert_eq!(slow.scales.bandwidth, 1.0);
-        assert!(slow.extra_compute_seconds > 0.0 && slow.attribution.contains("CPU work"), "{slow:?}");
+        assert!(
+            slow.extra_compute_seconds > 0.0 && slow.attribution.contains("CPU work"),
+            "{slow:?}"
+        );
         // After calibration the profiled configuration is estimated at the measured time.
         for profile in [measured(&machine, 33, 1.25), measured(&machine, 33, 3.0)] {
-            let candidate = advisor.estimate_configuration(&profile, &Placement::Interleaved(vec![]), false).unwrap();
-            assert!((candidate.speedup - 1.0).abs() < 1e-3, "{}", candidate.speedup);
+            let candidate = advisor
+                .estimate_configuration(&profile, &Placement::Interleaved(vec![]), false)
+                .unwrap();
+            assert!(
+                (candidate.speedup - 1.0).abs() < 1e-3,
+                "{}",
+                candidate.speedup
+            );
         }
     }
 
@@ -1087,10 +1405,19 @@ mod tests {
         let machine = one_node();
         let advisor = Advisor::new(machine.clone(), costs());
         let bandwidth_bound = advisor.choose(&measured(&machine, 33, 1.0)).unwrap();
-        assert_eq!(bandwidth_bound.chosen.placement, Placement::Interleaved(vec![]));
+        assert_eq!(
+            bandwidth_bound.chosen.placement,
+            Placement::Interleaved(vec![])
+        );
         assert!(bandwidth_bound.chosen.compressed, "{bandwidth_bound}");
-        assert!(bandwidth_bound.uncompressed_steps.iter().any(|s| s.question.contains("more than one NUMA node") && !s.answer));
-        assert!(bandwidth_bound.notes.iter().any(|n| n.contains("one NUMA node")));
+        assert!(bandwidth_bound
+            .uncompressed_steps
+            .iter()
+            .any(|s| s.question.contains("more than one NUMA node") && !s.answer));
+        assert!(bandwidth_bound
+            .notes
+            .iter()
+            .any(|n| n.contains("one NUMA node")));
         // Five times slower than the bandwidth allows: CPU-bound, so unpacking only adds work.
         let cpu_bound = advisor.choose(&measured(&machine, 33, 5.0)).unwrap();
         assert!(!cpu_bound.chosen.compressed, "{cpu_bound}");
@@ -1102,17 +1429,30 @@ mod tests {
     #[test]
     fn diagram_tests_follow_the_software_characteristics() {
         let machine = MachineDescription::paper_8core();
-        let advisor = Advisor::new(machine.clone(), CostProfile::for_preset("paper-8core").unwrap());
-        let mut profile = aggregation_profile(&machine, &advisor.costs, 500_000_000, 64, 15.0).unwrap();
-        assert_eq!(advisor.choose(&profile).unwrap().chosen.placement, Placement::Replicated);
+        let advisor = Advisor::new(
+            machine.clone(),
+            CostProfile::for_preset("paper-8core").unwrap(),
+        );
+        let mut profile =
+            aggregation_profile(&machine, &advisor.costs, 500_000_000, 64, 15.0).unwrap();
+        assert_eq!(
+            advisor.choose(&profile).unwrap().chosen.placement,
+            Placement::Replicated
+        );
         // One run does not pay for building replicas...
         profile.expected_runs = 0.5;
         let once = advisor.choose(&profile).unwrap();
         assert_ne!(once.uncompressed.placement, Placement::Replicated, "{once}");
-        assert!(once.uncompressed_steps.iter().any(|s| s.question.contains("pay for replicas") && !s.answer));
+        assert!(once
+            .uncompressed_steps
+            .iter()
+            .any(|s| s.question.contains("pay for replicas") && !s.answer));
         // ...unless building them is hidden behind loading.
         profile.init_hidden = true;
-        assert_eq!(advisor.choose(&profile).unwrap().uncompressed.placement, Placement::Replicated);
+        assert_eq!(
+            advisor.choose(&profile).unwrap().uncompressed.placement,
+            Placement::Replicated
+        );
         // Written data is never replicated; on the 8-core machine single socket beats interleaving.
         profile.init_hidden = false;
         profile.expected_runs = 15.0;
@@ -1120,8 +1460,15 @@ mod tests {
             array.spec.read_only = false;
         }
         let written = advisor.choose(&profile).unwrap();
-        assert_eq!(written.uncompressed.placement, Placement::SingleNode(0), "{written}");
-        assert!(written.uncompressed_steps.iter().any(|s| s.question.contains("read-only") && !s.answer));
+        assert_eq!(
+            written.uncompressed.placement,
+            Placement::SingleNode(0),
+            "{written}"
+        );
+        assert!(written
+            .uncompressed_steps
+            .iter()
+            .any(|s| s.question.contains("read-only") && !s.answer));
     }
 
     #[test]
@@ -1136,25 +1483,50 @@ mod tests {
             writes: 1e3,
             access_source: Source::UserGiven,
         };
-        let profile = WorkloadProfile::modelled("lookups", &machine, &costs, vec![array], 0.0, 10.0).unwrap();
+        let profile =
+            WorkloadProfile::modelled("lookups", &machine, &costs, vec![array], 0.0, 10.0).unwrap();
         let choice = Advisor::new(machine, costs).choose(&profile).unwrap();
-        assert_eq!(choice.uncompressed.placement, Placement::Interleaved(vec![]));
-        assert!(choice.uncompressed_steps.iter().any(|s| s.question.contains("random") && s.answer), "{choice}");
+        assert_eq!(
+            choice.uncompressed.placement,
+            Placement::Interleaved(vec![])
+        );
+        assert!(
+            choice
+                .uncompressed_steps
+                .iter()
+                .any(|s| s.question.contains("random") && s.answer),
+            "{choice}"
+        );
     }
 
     #[test]
     fn missing_remote_figures_are_said_not_guessed() {
         let mut machine = MachineDescription::paper_8core();
-        machine.links.retain(|l| l.from == l.to || (l.from == 0 && l.to == 1));
+        machine
+            .links
+            .retain(|l| l.from == l.to || (l.from == 0 && l.to == 1));
         let costs = CostProfile::for_preset("paper-8core").unwrap();
-        let mut profile = aggregation_profile(&MachineDescription::paper_8core(), &costs, 100_000_000, 33, 15.0).unwrap();
+        let mut profile = aggregation_profile(
+            &MachineDescription::paper_8core(),
+            &costs,
+            100_000_000,
+            33,
+            15.0,
+        )
+        .unwrap();
         for array in &mut profile.arrays {
             array.spec.read_only = false;
         }
         let advisor = Advisor::new(machine, costs);
         match advisor.choose(&profile) {
             Ok(choice) => {
-                assert!(choice.uncompressed_steps.iter().any(|s| s.because.contains("cannot tell")), "{choice}");
+                assert!(
+                    choice
+                        .uncompressed_steps
+                        .iter()
+                        .any(|s| s.because.contains("cannot tell")),
+                    "{choice}"
+                );
             }
             Err(error) => assert!(matches!(error, AdaptError::MissingFigure(_)), "{error}"),
         }

@@ -42,10 +42,16 @@ pub enum AdaptError {
 
 impl AdaptError {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> AdaptError {
-        AdaptError::Io { path: path.into(), source }
+        AdaptError::Io {
+            path: path.into(),
+            source,
+        }
     }
 
     pub(crate) fn invalid(what: &'static str, detail: impl Into<String>) -> AdaptError {
-        AdaptError::InvalidDescription { what, detail: detail.into() }
+        AdaptError::InvalidDescription {
+            what,
+            detail: detail.into(),
+        }
     }
 }

@@ -39,7 +39,14 @@ impl ConfigTime {
 
 /// A static rule's label.
 pub fn rule(placement: &str, compressed: bool) -> String {
-    format!("{placement}, {}", if compressed { "compressed" } else { "uncompressed" })
+    format!(
+        "{placement}, {}",
+        if compressed {
+            "compressed"
+        } else {
+            "uncompressed"
+        }
+    )
 }
 
 /// One case: every configuration's time and the rule Auto chose.
@@ -63,12 +70,17 @@ pub struct Case {
 impl Case {
     /// Seconds of a rule, if measured.
     pub fn seconds(&self, rule: &str) -> Option<f64> {
-        self.times.iter().find(|t| t.rule() == rule).map(|t| t.seconds)
+        self.times
+            .iter()
+            .find(|t| t.rule() == rule)
+            .map(|t| t.seconds)
     }
 
     /// The fastest configuration.
     pub fn best(&self) -> Option<&ConfigTime> {
-        self.times.iter().min_by(|a, b| a.seconds.total_cmp(&b.seconds))
+        self.times
+            .iter()
+            .min_by(|a, b| a.seconds.total_cmp(&b.seconds))
     }
 }
 
@@ -121,8 +133,12 @@ pub fn summarise(cases: &[Case], tolerance: f64) -> Result<Summary> {
     }
     let mut outcomes = Vec::new();
     for case in cases {
-        let best =
-            case.best().ok_or_else(|| AdaptError::InvalidInput(format!("case {} at {} bits has no time", case.workload, case.bits)))?;
+        let best = case.best().ok_or_else(|| {
+            AdaptError::InvalidInput(format!(
+                "case {} at {} bits has no time",
+                case.workload, case.bits
+            ))
+        })?;
         let chosen = case.seconds(&case.chosen).ok_or_else(|| {
             AdaptError::InvalidInput(format!(
                 "case {} at {} bits: Auto's rule {:?} was not measured",
@@ -148,15 +164,23 @@ pub fn summarise(cases: &[Case], tolerance: f64) -> Result<Summary> {
     rules.retain(|r| cases.iter().all(|c| c.seconds(r).is_some()));
     let mut best_static: Option<(String, f64)> = None;
     for r in &rules {
-        let mean = cases.iter().zip(&outcomes).map(|(c, o)| c.seconds(r).unwrap_or(f64::INFINITY) / o.best.1 - 1.0).sum::<f64>()
+        let mean = cases
+            .iter()
+            .zip(&outcomes)
+            .map(|(c, o)| c.seconds(r).unwrap_or(f64::INFINITY) / o.best.1 - 1.0)
+            .sum::<f64>()
             / cases.len() as f64;
         if best_static.as_ref().is_none_or(|b| mean < b.1) {
             best_static = Some((r.clone(), mean));
         }
     }
-    let (best_static, best_static_mean_distance) =
-        best_static.ok_or_else(|| AdaptError::InvalidInput("no rule is measured in every case".into()))?;
-    let log_gain = cases.iter().zip(&outcomes).map(|(c, o)| (c.seconds(&best_static).unwrap_or(o.chosen.1) / o.chosen.1).ln()).sum::<f64>()
+    let (best_static, best_static_mean_distance) = best_static
+        .ok_or_else(|| AdaptError::InvalidInput("no rule is measured in every case".into()))?;
+    let log_gain = cases
+        .iter()
+        .zip(&outcomes)
+        .map(|(c, o)| (c.seconds(&best_static).unwrap_or(o.chosen.1) / o.chosen.1).ln())
+        .sum::<f64>()
         / cases.len() as f64;
     Ok(Summary {
         cases: cases.len(),
@@ -237,7 +261,10 @@ pub fn summarise_compression(cases: &[Case], tolerance: f64) -> Option<Compressi
     let mut decisions = Vec::new();
     for case in cases {
         for (placement, compress) in &case.predicted_compression {
-            if let (Some(u), Some(z)) = (case.seconds(&rule(placement, false)), case.seconds(&rule(placement, true))) {
+            if let (Some(u), Some(z)) = (
+                case.seconds(&rule(placement, false)),
+                case.seconds(&rule(placement, true)),
+            ) {
                 let chosen = if *compress { z } else { u };
                 decisions.push((chosen, u, z));
             }
@@ -247,13 +274,26 @@ pub fn summarise_compression(cases: &[Case], tolerance: f64) -> Option<Compressi
         return None;
     }
     let count = decisions.len() as f64;
-    let wrong: Vec<f64> = decisions.iter().map(|&(c, u, z)| c / u.min(z) - 1.0).filter(|&loss| loss > 1e-12).collect();
-    let geo = |other: fn(&(f64, f64, f64)) -> f64| (decisions.iter().map(|d| (other(d) / d.0).ln()).sum::<f64>() / count).exp() - 1.0;
+    let wrong: Vec<f64> = decisions
+        .iter()
+        .map(|&(c, u, z)| c / u.min(z) - 1.0)
+        .filter(|&loss| loss > 1e-12)
+        .collect();
+    let geo = |other: fn(&(f64, f64, f64)) -> f64| {
+        (decisions.iter().map(|d| (other(d) / d.0).ln()).sum::<f64>() / count).exp() - 1.0
+    };
     Some(CompressionSummary {
         decisions: decisions.len(),
         correct: decisions.len() - wrong.len(),
-        within: decisions.iter().filter(|&&(c, u, z)| c <= u.min(z) * (1.0 + tolerance)).count(),
-        mean_loss_when_wrong: if wrong.is_empty() { 0.0 } else { wrong.iter().sum::<f64>() / wrong.len() as f64 },
+        within: decisions
+            .iter()
+            .filter(|&&(c, u, z)| c <= u.min(z) * (1.0 + tolerance))
+            .count(),
+        mean_loss_when_wrong: if wrong.is_empty() {
+            0.0
+        } else {
+            wrong.iter().sum::<f64>() / wrong.len() as f64
+        },
         gain_over_always: geo(|d| d.2),
         gain_over_never: geo(|d| d.1),
     })
@@ -317,7 +357,9 @@ pub fn degree_profile(
 ) -> Result<WorkloadProfile> {
     let offset_bits = smartarrays::codec::bits_needed(entries);
     let offsets = |name: &str| ArrayProfile {
-        spec: ArraySpec::read_only(name, vertices + 1, offset_bits).with_natural(64).unpacked(),
+        spec: ArraySpec::read_only(name, vertices + 1, offset_bits)
+            .with_natural(64)
+            .unpacked(),
         sequential_reads: (vertices + 1) as f64,
         random_reads: 0.0,
         writes: 0.0,
@@ -330,7 +372,14 @@ pub fn degree_profile(
         writes: vertices as f64,
         access_source: Source::DeclaredByWorkload,
     };
-    WorkloadProfile::modelled("degree-centrality", machine, costs, vec![offsets("begin"), offsets("rbegin"), output], 0.0, expected_runs)
+    WorkloadProfile::modelled(
+        "degree-centrality",
+        machine,
+        costs,
+        vec![offsets("begin"), offsets("rbegin"), output],
+        0.0,
+        expected_runs,
+    )
 }
 
 /// Modelled profile of one PageRank iteration (pull over reverse edges) on a graph of
@@ -349,19 +398,51 @@ pub fn pagerank_profile(
     let bits = smartarrays::codec::bits_needed;
     let n = vertices as f64;
     let m = edges as f64;
-    let array = |spec: ArraySpec, sequential_reads: f64, random_reads: f64, writes: f64| ArrayProfile {
-        spec,
-        sequential_reads,
-        random_reads,
-        writes,
-        access_source: Source::DeclaredByWorkload,
-    };
+    let array =
+        |spec: ArraySpec, sequential_reads: f64, random_reads: f64, writes: f64| ArrayProfile {
+            spec,
+            sequential_reads,
+            random_reads,
+            writes,
+            access_source: Source::DeclaredByWorkload,
+        };
     let arrays = vec![
-        array(ArraySpec::read_only("rbegin", vertices + 1, bits(edges)).with_natural(64).unpacked(), n + 1.0, 0.0, 0.0),
-        array(ArraySpec::read_only("redge", edges, bits(vertices.saturating_sub(1))).unpacked(), m, 0.0, 0.0),
-        array(ArraySpec::read_only("out_degree", vertices, bits(max_degree)).unpacked(), n, 0.0, 0.0),
-        array(ArraySpec::written("ranks", vertices, 64).with_natural(64).fixed(), n, 0.0, n),
-        array(ArraySpec::written("contributions", vertices, 64).with_natural(64).fixed(), 0.0, m, n),
+        array(
+            ArraySpec::read_only("rbegin", vertices + 1, bits(edges))
+                .with_natural(64)
+                .unpacked(),
+            n + 1.0,
+            0.0,
+            0.0,
+        ),
+        array(
+            ArraySpec::read_only("redge", edges, bits(vertices.saturating_sub(1))).unpacked(),
+            m,
+            0.0,
+            0.0,
+        ),
+        array(
+            ArraySpec::read_only("out_degree", vertices, bits(max_degree)).unpacked(),
+            n,
+            0.0,
+            0.0,
+        ),
+        array(
+            ArraySpec::written("ranks", vertices, 64)
+                .with_natural(64)
+                .fixed(),
+            n,
+            0.0,
+            n,
+        ),
+        array(
+            ArraySpec::written("contributions", vertices, 64)
+                .with_natural(64)
+                .fixed(),
+            0.0,
+            m,
+            n,
+        ),
     ];
     WorkloadProfile::modelled("pagerank", machine, costs, arrays, 0.0, expected_iterations)
 }
@@ -420,7 +501,10 @@ fn model_case(advisor: &Advisor, profile: &WorkloadProfile, bits: u32) -> Result
             });
         }
     }
-    let chosen = rule(&choice.chosen.placement.to_string(), choice.chosen.compressed);
+    let chosen = rule(
+        &choice.chosen.placement.to_string(),
+        choice.chosen.compressed,
+    );
     Ok(ModelledCase {
         case: Case {
             workload: profile.workload.clone(),
@@ -438,14 +522,24 @@ fn model_case(advisor: &Advisor, profile: &WorkloadProfile, bits: u32) -> Result
 fn preset_cases(factor: f64) -> Result<Vec<ModelledCase>> {
     let mut cases = Vec::new();
     for name in MachineDescription::PRESETS {
-        let machine = MachineDescription::preset(name).ok_or_else(|| AdaptError::InvalidInput(name.into()))?;
-        let costs = CostProfile::for_preset(name).ok_or_else(|| AdaptError::InvalidInput(name.into()))?.scaled(factor);
+        let machine = MachineDescription::preset(name)
+            .ok_or_else(|| AdaptError::InvalidInput(name.into()))?;
+        let costs = CostProfile::for_preset(name)
+            .ok_or_else(|| AdaptError::InvalidInput(name.into()))?
+            .scaled(factor);
         let advisor = Advisor::new(machine.clone(), costs.clone());
         for bits in PAPER_WIDTHS {
-            let profile = aggregation_profile(&machine, &costs, PAPER_AGGREGATE_VALUES, bits, 15.0)?;
+            let profile =
+                aggregation_profile(&machine, &costs, PAPER_AGGREGATE_VALUES, bits, 15.0)?;
             cases.push(model_case(&advisor, &profile, bits)?);
         }
-        let profile = degree_profile(&machine, &costs, PAPER_DEGREE_VERTICES, 3 * PAPER_DEGREE_VERTICES, 15.0)?;
+        let profile = degree_profile(
+            &machine,
+            &costs,
+            PAPER_DEGREE_VERTICES,
+            3 * PAPER_DEGREE_VERTICES,
+            15.0,
+        )?;
         let bits = profile.arrays[0].spec.minimal_bits;
         cases.push(model_case(&advisor, &profile, bits)?);
     }
@@ -454,7 +548,14 @@ fn preset_cases(factor: f64) -> Result<Vec<ModelledCase>> {
 
 type Check = fn(&[ModelledCase]) -> (bool, String);
 
-fn seconds(cases: &[ModelledCase], machine: &str, workload: &str, bits: u32, placement: &str, compressed: bool) -> f64 {
+fn seconds(
+    cases: &[ModelledCase],
+    machine: &str,
+    workload: &str,
+    bits: u32,
+    placement: &str,
+    compressed: bool,
+) -> f64 {
     cases
         .iter()
         .find(|c| c.case.machine == machine && c.case.workload == workload && c.case.bits == bits)
@@ -619,11 +720,27 @@ pub fn paper_findings(cost_factors: &[f64]) -> Result<PresetEvaluation> {
         .into_iter()
         .map(|(machine, section, statement, check)| {
             let (holds, detail) = check(&base);
-            let holds_at_cost_factors = swept.iter().filter(|(_, cases)| check(cases).0).map(|(f, _)| *f).collect();
-            Finding { machine: machine.into(), section: section.into(), statement: statement.into(), holds, detail, holds_at_cost_factors }
+            let holds_at_cost_factors = swept
+                .iter()
+                .filter(|(_, cases)| check(cases).0)
+                .map(|(f, _)| *f)
+                .collect();
+            Finding {
+                machine: machine.into(),
+                section: section.into(),
+                statement: statement.into(),
+                holds,
+                detail,
+                holds_at_cost_factors,
+            }
         })
         .collect();
-    Ok(PresetEvaluation { cases: base, findings, memory_checks: memory_checks()?, cost_factors: cost_factors.to_vec() })
+    Ok(PresetEvaluation {
+        cases: base,
+        findings,
+        memory_checks: memory_checks()?,
+        cost_factors: cost_factors.to_vec(),
+    })
 }
 
 /// Paper §6.3's extra step-1 checks: with memory too short for uncompressed replicas but enough
@@ -632,10 +749,13 @@ pub fn paper_findings(cost_factors: &[f64]) -> Result<PresetEvaluation> {
 fn memory_checks() -> Result<Vec<(String, bool)>> {
     let mut checks = Vec::new();
     for name in MachineDescription::PRESETS {
-        let machine = MachineDescription::preset(name).ok_or_else(|| AdaptError::InvalidInput(name.into()))?;
-        let costs = CostProfile::for_preset(name).ok_or_else(|| AdaptError::InvalidInput(name.into()))?;
+        let machine = MachineDescription::preset(name)
+            .ok_or_else(|| AdaptError::InvalidInput(name.into()))?;
+        let costs =
+            CostProfile::for_preset(name).ok_or_else(|| AdaptError::InvalidInput(name.into()))?;
         for bits in PACKED {
-            let profile = aggregation_profile(&machine, &costs, PAPER_AGGREGATE_VALUES, bits, 15.0)?;
+            let profile =
+                aggregation_profile(&machine, &costs, PAPER_AGGREGATE_VALUES, bits, 15.0)?;
             let uncompressed: f64 = profile.arrays.iter().map(|a| a.bytes_at(64)).sum();
             let compressed: f64 = profile.arrays.iter().map(|a| a.bytes_at(bits)).sum();
             let headroom = AdvisorSettings::default().memory_headroom;
@@ -644,7 +764,8 @@ fn memory_checks() -> Result<Vec<(String, bool)>> {
             let unlimited = Advisor::new(machine.clone(), costs.clone()).choose(&profile)?;
             let advisor = Advisor::new(machine.with_free_memory(between), costs.clone());
             let choice = advisor.choose(&profile)?;
-            let placement_of = |c: &Option<crate::decide::Candidate>| c.as_ref().map(|c| c.placement.clone());
+            let placement_of =
+                |c: &Option<crate::decide::Candidate>| c.as_ref().map(|c| c.placement.clone());
             checks.push((
                 format!(
                     "{name}, {bits} bits, room for compressed replicas only: uncompressed candidate {} (not replicated), compressed candidate {} (as with ample memory: {})",
@@ -657,7 +778,10 @@ fn memory_checks() -> Result<Vec<(String, bool)>> {
             let advisor = Advisor::new(machine.with_free_memory(short), costs.clone());
             let choice = advisor.choose(&profile)?;
             let any_replicated = choice.uncompressed.placement == Placement::Replicated
-                || choice.compressed.as_ref().is_some_and(|c| c.placement == Placement::Replicated);
+                || choice
+                    .compressed
+                    .as_ref()
+                    .is_some_and(|c| c.placement == Placement::Replicated);
             checks.push((
                 format!(
                     "{name}, {bits} bits, room for no replica: uncompressed candidate {}, compressed candidate {}",
@@ -673,24 +797,44 @@ fn memory_checks() -> Result<Vec<(String, bool)>> {
 
 impl std::fmt::Display for PresetEvaluation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "modelled cases (paper machines, our decode-cost estimate):")?;
+        writeln!(
+            f,
+            "modelled cases (paper machines, our decode-cost estimate):"
+        )?;
         for m in &self.cases {
             let c = &m.case;
             let times = c
                 .times
                 .iter()
-                .filter(|t| !(t.compressed && c.times.iter().any(|u| !u.compressed && u.placement == t.placement && u.bits == t.bits)))
+                .filter(|t| {
+                    !(t.compressed
+                        && c.times.iter().any(|u| {
+                            !u.compressed && u.placement == t.placement && u.bits == t.bits
+                        }))
+                })
                 .map(|t| format!("{}/{}b {:.3}s", t.placement, t.bits, t.seconds))
                 .collect::<Vec<_>>()
                 .join("  ");
-            writeln!(f, "  {:<13} {:<18} {:>2} bits  auto: {:<28} | {times}", c.machine, c.workload, c.bits, c.chosen)?;
+            writeln!(
+                f,
+                "  {:<13} {:<18} {:>2} bits  auto: {:<28} | {times}",
+                c.machine, c.workload, c.bits, c.chosen
+            )?;
         }
-        writeln!(f, "the paper's findings, as the model sees them (decode-cost factors tried: {:?}):", self.cost_factors)?;
+        writeln!(
+            f,
+            "the paper's findings, as the model sees them (decode-cost factors tried: {:?}):",
+            self.cost_factors
+        )?;
         for finding in &self.findings {
             writeln!(
                 f,
                 "  [{}] {} §{}: {}{}; holds at cost factors {:?}",
-                if finding.holds { "reproduced" } else { "NOT reproduced" },
+                if finding.holds {
+                    "reproduced"
+                } else {
+                    "NOT reproduced"
+                },
                 finding.machine,
                 finding.section,
                 finding.statement,
@@ -719,7 +863,15 @@ mod tests {
             workload: "w".into(),
             machine: "m".into(),
             bits,
-            times: times.iter().map(|&(p, z, s)| ConfigTime { placement: p.into(), compressed: z, bits, seconds: s }).collect(),
+            times: times
+                .iter()
+                .map(|&(p, z, s)| ConfigTime {
+                    placement: p.into(),
+                    compressed: z,
+                    bits,
+                    seconds: s,
+                })
+                .collect(),
             chosen: chosen.into(),
             predicted_compression: Vec::new(),
         }
@@ -728,9 +880,21 @@ mod tests {
     #[test]
     fn summaries_count_best_picks_distances_and_the_gain_over_the_best_static_rule() {
         let cases = vec![
-            case(10, &[("interleaved", false, 2.0), ("interleaved", true, 1.0)], "interleaved, compressed"),
-            case(33, &[("interleaved", false, 1.0), ("interleaved", true, 1.5)], "interleaved, compressed"),
-            case(63, &[("interleaved", false, 1.0), ("interleaved", true, 1.02)], "interleaved, compressed"),
+            case(
+                10,
+                &[("interleaved", false, 2.0), ("interleaved", true, 1.0)],
+                "interleaved, compressed",
+            ),
+            case(
+                33,
+                &[("interleaved", false, 1.0), ("interleaved", true, 1.5)],
+                "interleaved, compressed",
+            ),
+            case(
+                63,
+                &[("interleaved", false, 1.0), ("interleaved", true, 1.02)],
+                "interleaved, compressed",
+            ),
         ];
         let summary = summarise(&cases, 0.03).unwrap();
         assert_eq!(summary.cases, 3);
@@ -740,10 +904,17 @@ mod tests {
         assert!((summary.mean_distance - (0.0 + 0.5 + 0.02) / 3.0).abs() < 1e-12);
         // Uncompressed: distances 1.0, 0, 0 -> mean 0.333; compressed: 0, 0.5, 0.02 -> 0.173.
         assert_eq!(summary.best_static, "interleaved, compressed");
-        assert!(summary.gain_over_best_static.abs() < 1e-12, "Auto always chose the best static rule");
+        assert!(
+            summary.gain_over_best_static.abs() < 1e-12,
+            "Auto always chose the best static rule"
+        );
         let better = vec![
             case(10, &[("a", false, 2.0), ("a", true, 1.0)], "a, compressed"),
-            case(64, &[("a", false, 1.0), ("a", true, 4.0)], "a, uncompressed"),
+            case(
+                64,
+                &[("a", false, 1.0), ("a", true, 4.0)],
+                "a, uncompressed",
+            ),
         ];
         let summary = summarise(&better, 0.0).unwrap();
         assert_eq!(summary.picked_best, 2);
@@ -755,33 +926,62 @@ mod tests {
 
     #[test]
     fn compression_decisions_are_scored_per_placement() {
-        let mut a = case(10, &[("p", false, 2.0), ("p", true, 1.0), ("q", false, 1.0), ("q", true, 1.5)], "p, compressed");
+        let mut a = case(
+            10,
+            &[
+                ("p", false, 2.0),
+                ("p", true, 1.0),
+                ("q", false, 1.0),
+                ("q", true, 1.5),
+            ],
+            "p, compressed",
+        );
         a.predicted_compression = vec![("p".into(), true), ("q".into(), true)];
         let summary = summarise_compression(&[a], 0.0).unwrap();
         assert_eq!((summary.decisions, summary.correct), (2, 1));
         assert!((summary.mean_loss_when_wrong - 0.5).abs() < 1e-12);
-        assert!(summary.gain_over_always.abs() < 1e-12, "every decision was 'compress'");
+        assert!(
+            summary.gain_over_always.abs() < 1e-12,
+            "every decision was 'compress'"
+        );
         // Against never compressing: ratios 2/1 and 1/1.5 -> sqrt(4/3) - 1.
         assert!((summary.gain_over_never - ((2.0f64 / 1.5).sqrt() - 1.0)).abs() < 1e-12);
-        assert!(summarise_compression(&[case(1, &[("p", false, 1.0)], "p, uncompressed")], 0.0).is_none());
+        assert!(
+            summarise_compression(&[case(1, &[("p", false, 1.0)], "p, uncompressed")], 0.0)
+                .is_none()
+        );
     }
 
     #[test]
     fn summaries_refuse_cases_without_the_chosen_configuration() {
         assert!(summarise(&[], 0.0).is_err());
         let missing = case(10, &[("a", false, 1.0)], "b, compressed");
-        assert!(summarise(&[missing], 0.0).unwrap_err().to_string().contains("was not measured"));
+        assert!(summarise(&[missing], 0.0)
+            .unwrap_err()
+            .to_string()
+            .contains("was not measured"));
     }
 
     #[test]
     fn preset_profiles_have_the_papers_sizes() {
         let machine = MachineDescription::paper_8core();
         let costs = CostProfile::for_preset("paper-8core").unwrap();
-        let aggregate = aggregation_profile(&machine, &costs, PAPER_AGGREGATE_VALUES, 33, 15.0).unwrap();
+        let aggregate =
+            aggregation_profile(&machine, &costs, PAPER_AGGREGATE_VALUES, 33, 15.0).unwrap();
         assert_eq!(aggregate.arrays[0].bytes_at(64), 4.0 * (1u64 << 30) as f64);
         assert_eq!(aggregate.arrays[0].spec.natural_bits, 64);
-        let degree = degree_profile(&machine, &costs, PAPER_DEGREE_VERTICES, 3 * PAPER_DEGREE_VERTICES, 15.0).unwrap();
-        assert_eq!(degree.arrays[0].spec.minimal_bits, 33, "the paper: 33 bits encode the edge offsets");
+        let degree = degree_profile(
+            &machine,
+            &costs,
+            PAPER_DEGREE_VERTICES,
+            3 * PAPER_DEGREE_VERTICES,
+            15.0,
+        )
+        .unwrap();
+        assert_eq!(
+            degree.arrays[0].spec.minimal_bits, 33,
+            "the paper: 33 bits encode the edge offsets"
+        );
         assert!(!degree.arrays[2].spec.adaptable && !degree.arrays[2].spec.read_only);
     }
 
@@ -790,16 +990,33 @@ mod tests {
         // The paper's Twitter graph: 42 M vertices, 1.5 B edges, 15 iterations.
         let machine = MachineDescription::paper_8core();
         let costs = CostProfile::for_preset("paper-8core").unwrap();
-        let profile = pagerank_profile(&machine, &costs, 42_000_000, 1_500_000_000, 3_000_000, 15.0).unwrap();
+        let profile =
+            pagerank_profile(&machine, &costs, 42_000_000, 1_500_000_000, 3_000_000, 15.0).unwrap();
         let advisor = Advisor::new(machine, costs);
         let free = advisor.choose_jointly(&profile, None).unwrap();
-        assert!(free.arrays[1].placement == Placement::Replicated, "the edges dominate and are read-only: {free}");
-        let minimum: f64 =
-            profile.arrays.iter().map(|a| a.bytes_at(if a.spec.adaptable { a.spec.minimal_bits } else { a.spec.profiled_bits })).sum();
-        let tight = advisor.choose_jointly(&profile, Some(minimum * 1.2)).unwrap();
+        assert!(
+            free.arrays[1].placement == Placement::Replicated,
+            "the edges dominate and are read-only: {free}"
+        );
+        let minimum: f64 = profile
+            .arrays
+            .iter()
+            .map(|a| {
+                a.bytes_at(if a.spec.adaptable {
+                    a.spec.minimal_bits
+                } else {
+                    a.spec.profiled_bits
+                })
+            })
+            .sum();
+        let tight = advisor
+            .choose_jointly(&profile, Some(minimum * 1.2))
+            .unwrap();
         assert!(tight.memory_bytes <= minimum * 1.2);
         assert!(tight.estimate.seconds >= free.estimate.seconds * 0.999);
-        assert!(advisor.choose_jointly(&profile, Some(minimum * 0.5)).is_err());
+        assert!(advisor
+            .choose_jointly(&profile, Some(minimum * 0.5))
+            .is_err());
         assert!(free.to_string().contains("redge"));
     }
 
@@ -807,23 +1024,40 @@ mod tests {
     fn the_papers_headline_findings_are_reproduced_on_the_presets() {
         let evaluation = paper_findings(&[1.0]).unwrap();
         let holds = |machine: &str, text: &str| {
-            let f = evaluation.findings.iter().find(|f| f.machine == machine && f.statement.contains(text)).unwrap();
+            let f = evaluation
+                .findings
+                .iter()
+                .find(|f| f.machine == machine && f.statement.contains(text))
+                .unwrap();
             assert_eq!(f.holds_at_cost_factors.contains(&1.0), f.holds);
             f.holds
         };
         assert!(holds("paper-8core", "replication is the best placement"));
         assert!(holds("paper-8core", "interleaving is the worst"));
         assert!(holds("paper-18core", "interleaving beats single socket"));
-        assert!(!holds("paper-18core", "replication helps a little"), "the bandwidth model predicts a tie, not a small gain");
-        assert!(holds("paper-18core", "compression helps for every placement"));
-        assert!(evaluation.memory_checks.iter().all(|(what, ok)| { *ok || panic!("{what}") }));
+        assert!(
+            !holds("paper-18core", "replication helps a little"),
+            "the bandwidth model predicts a tie, not a small gain"
+        );
+        assert!(holds(
+            "paper-18core",
+            "compression helps for every placement"
+        ));
+        assert!(evaluation
+            .memory_checks
+            .iter()
+            .all(|(what, ok)| { *ok || panic!("{what}") }));
         // Auto's picks on the presets: replicated on the 8-core machine for native widths,
         // compressed on the 18-core machine for packed widths.
         let chosen = |machine: &str, bits: u32| {
             evaluation
                 .cases
                 .iter()
-                .find(|c| c.case.machine == machine && c.case.workload == "aggregate" && c.case.bits == bits)
+                .find(|c| {
+                    c.case.machine == machine
+                        && c.case.workload == "aggregate"
+                        && c.case.bits == bits
+                })
                 .unwrap()
                 .case
                 .chosen

@@ -53,7 +53,9 @@ pub mod perf;
 pub mod profile;
 pub mod workloads;
 
-pub use auto::{install, install_for_this_machine, AutoOptions, Characteristics, Compression, PlacementRule};
+pub use auto::{
+    install, install_for_this_machine, AutoOptions, Characteristics, Compression, PlacementRule,
+};
 pub use costs::CostProfile;
 pub use decide::{Advisor, AdvisorSettings, Candidate, Choice, JointChoice, Step};
 pub use error::{AdaptError, Result};

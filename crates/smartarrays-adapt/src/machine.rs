@@ -130,13 +130,29 @@ impl MachineDescription {
     /// The paper's 2×8-core machine (Table 1: Xeon E5-2630 v3, 2.4 GHz, 128 GB per socket,
     /// 77 / 130 ns local / remote latency, 49.3 / 8 GB/s local / remote bandwidth).
     pub fn paper_8core() -> MachineDescription {
-        paper_machine("paper-8core", "2x8-core Xeon E5-2630 v3 (paper Table 1)", 2.4, 8, 128, (77.0, 130.0), (49.3, 8.0))
+        paper_machine(
+            "paper-8core",
+            "2x8-core Xeon E5-2630 v3 (paper Table 1)",
+            2.4,
+            8,
+            128,
+            (77.0, 130.0),
+            (49.3, 8.0),
+        )
     }
 
     /// The paper's 2×18-core machine (Table 1: Xeon E5-2699 v3, 2.3 GHz, 192 GB per socket,
     /// 85 / 132 ns local / remote latency, 43.8 / 26.8 GB/s local / remote bandwidth).
     pub fn paper_18core() -> MachineDescription {
-        paper_machine("paper-18core", "2x18-core Xeon E5-2699 v3 (paper Table 1)", 2.3, 18, 192, (85.0, 132.0), (43.8, 26.8))
+        paper_machine(
+            "paper-18core",
+            "2x18-core Xeon E5-2699 v3 (paper Table 1)",
+            2.3,
+            18,
+            192,
+            (85.0, 132.0),
+            (43.8, 26.8),
+        )
     }
 
     /// The presets by name: `paper-8core`, `paper-18core`.
@@ -173,7 +189,11 @@ impl MachineDescription {
 
     /// Whether every remote pair has figures (always true on one node).
     pub fn has_all_remote_figures(&self) -> bool {
-        self.nodes.iter().all(|a| self.nodes.iter().all(|b| a.id == b.id || self.link(a.id, b.id).is_some()))
+        self.nodes.iter().all(|a| {
+            self.nodes
+                .iter()
+                .all(|b| a.id == b.id || self.link(a.id, b.id).is_some())
+        })
     }
 
     /// Checks the description: format tag, unique nodes, positive figures, links between
@@ -181,7 +201,10 @@ impl MachineDescription {
     pub fn validate(&self) -> Result<()> {
         let bad = |detail: String| Err(AdaptError::invalid("machine description", detail));
         if self.format != MACHINE_FORMAT {
-            return bad(format!("format is {:?}, expected {MACHINE_FORMAT:?}", self.format));
+            return bad(format!(
+                "format is {:?}, expected {MACHINE_FORMAT:?}",
+                self.format
+            ));
         }
         if self.nodes.is_empty() {
             return bad("it has no node".into());
@@ -194,26 +217,47 @@ impl MachineDescription {
         }
         for node in &self.nodes {
             if node.cores == 0 || node.cpus < node.cores {
-                return bad(format!("node {} has {} cores and {} CPUs (need 1 <= cores <= cpus)", node.id, node.cores, node.cpus));
+                return bad(format!(
+                    "node {} has {} cores and {} CPUs (need 1 <= cores <= cpus)",
+                    node.id, node.cores, node.cpus
+                ));
             }
             if node.memory_free > node.memory_total {
                 return bad(format!("node {} has more free memory than memory", node.id));
             }
             if self.link(node.id, node.id).is_none() {
-                return bad(format!("node {} has no local bandwidth/latency figures", node.id));
+                return bad(format!(
+                    "node {} has no local bandwidth/latency figures",
+                    node.id
+                ));
             }
         }
         for link in &self.links {
             if self.node(link.from).is_none() || self.node(link.to).is_none() {
-                return bad(format!("link {} -> {} names a node that is not described", link.from, link.to));
+                return bad(format!(
+                    "link {} -> {} names a node that is not described",
+                    link.from, link.to
+                ));
             }
             if !(link.read_bandwidth_gbs.is_finite() && link.read_bandwidth_gbs > 0.0) {
-                return bad(format!("link {} -> {} has bandwidth {} GB/s", link.from, link.to, link.read_bandwidth_gbs));
+                return bad(format!(
+                    "link {} -> {} has bandwidth {} GB/s",
+                    link.from, link.to, link.read_bandwidth_gbs
+                ));
             }
             if !(link.latency_ns.is_finite() && link.latency_ns > 0.0) {
-                return bad(format!("link {} -> {} has latency {} ns", link.from, link.to, link.latency_ns));
+                return bad(format!(
+                    "link {} -> {} has latency {} ns",
+                    link.from, link.to, link.latency_ns
+                ));
             }
-            if self.links.iter().filter(|l| l.from == link.from && l.to == link.to).count() > 1 {
+            if self
+                .links
+                .iter()
+                .filter(|l| l.from == link.from && l.to == link.to)
+                .count()
+                > 1
+            {
                 return bad(format!("link {} -> {} is listed twice", link.from, link.to));
             }
         }
@@ -221,15 +265,18 @@ impl MachineDescription {
             return bad(format!("peak_gops_per_core is {}", self.peak_gops_per_core));
         }
         if !(self.memory_level_parallelism.is_finite() && self.memory_level_parallelism >= 1.0) {
-            return bad(format!("memory_level_parallelism is {} (need at least 1)", self.memory_level_parallelism));
+            return bad(format!(
+                "memory_level_parallelism is {} (need at least 1)",
+                self.memory_level_parallelism
+            ));
         }
         Ok(())
     }
 
     /// Parses and validates a JSON description.
     pub fn from_json(text: &str) -> Result<MachineDescription> {
-        let machine: MachineDescription =
-            serde_json::from_str(text).map_err(|e| AdaptError::invalid("machine description", e.to_string()))?;
+        let machine: MachineDescription = serde_json::from_str(text)
+            .map_err(|e| AdaptError::invalid("machine description", e.to_string()))?;
         machine.validate()?;
         Ok(machine)
     }
@@ -243,9 +290,10 @@ impl MachineDescription {
     pub fn load(path: &Path) -> Result<MachineDescription> {
         let text = std::fs::read_to_string(path).map_err(|e| AdaptError::io(path, e))?;
         MachineDescription::from_json(&text).map_err(|e| match e {
-            AdaptError::InvalidDescription { what, detail } => {
-                AdaptError::InvalidDescription { what, detail: format!("{}: {detail}", path.display()) }
-            }
+            AdaptError::InvalidDescription { what, detail } => AdaptError::InvalidDescription {
+                what,
+                detail: format!("{}: {detail}", path.display()),
+            },
             other => other,
         })
     }
@@ -282,8 +330,14 @@ impl std::fmt::Display for MachineDescription {
             MachineSource::Measured => "measured here",
             MachineSource::Described => "described in a file",
         };
-        writeln!(f, "machine: {} ({source}; fingerprint {})", self.name, self.fingerprint)?;
-        let clock = self.clock_ghz.map_or(String::new(), |c| format!(", clock {c} GHz"));
+        writeln!(
+            f,
+            "machine: {} ({source}; fingerprint {})",
+            self.name, self.fingerprint
+        )?;
+        let clock = self
+            .clock_ghz
+            .map_or(String::new(), |c| format!(", clock {c} GHz"));
         writeln!(
             f,
             "  compute: {:.2} simple ops/ns per core{clock}; {:.1} misses in flight per core",
@@ -317,7 +371,10 @@ impl std::fmt::Display for MachineDescription {
             }
         }
         if self.nodes.len() == 1 {
-            writeln!(f, "  one node: there is no remote memory, so no remote figures")?;
+            writeln!(
+                f,
+                "  one node: there is no remote memory, so no remote figures"
+            )?;
         }
         for note in &self.notes {
             writeln!(f, "  note: {note}")?;
@@ -336,7 +393,13 @@ fn paper_machine(
     (local_gbs, remote_gbs): (f64, f64),
 ) -> MachineDescription {
     let nodes = (0..2)
-        .map(|id| NodeDescription { id, cpus: 2 * cores, cores, memory_total: memory_gib * GIB, memory_free: memory_gib * GIB })
+        .map(|id| NodeDescription {
+            id,
+            cpus: 2 * cores,
+            cores,
+            memory_total: memory_gib * GIB,
+            memory_free: memory_gib * GIB,
+        })
         .collect();
     let mut links = Vec::new();
     for from in 0..2 {
@@ -374,11 +437,20 @@ fn paper_machine(
 pub fn fingerprint(topology: &Topology) -> String {
     let model = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|text| text.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
         .unwrap_or_else(|| "unknown-cpu".into());
     let mut identity = format!("{model}|{}", smartarrays::codec::detected_level().name());
     for node in topology.nodes() {
-        identity += &format!("|node{}:{}cpus:{}GiB", node.id, node.cpus.len(), node.memory_total.div_ceil(GIB));
+        identity += &format!(
+            "|node{}:{}cpus:{}GiB",
+            node.id,
+            node.cpus.len(),
+            node.memory_total.div_ceil(GIB)
+        );
     }
     format!("{:016x}", fnv1a(identity.as_bytes()))
 }
@@ -386,13 +458,19 @@ pub fn fingerprint(topology: &Topology) -> String {
 /// 64-bit FNV-1a: a stable hash (unlike the standard library's, which may change between
 /// releases), so cache keys stay valid across builds.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |hash, &b| (hash ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |hash, &b| {
+        (hash ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// The cache directory: `$SMARTARRAYS_CACHE_DIR`, else `$XDG_CACHE_HOME/smartarrays`, else
 /// `$HOME/.cache/smartarrays`, else a folder under the system's temporary directory.
 pub fn cache_dir() -> PathBuf {
-    let from_env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let from_env = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     if let Some(dir) = from_env(CACHE_DIR_ENV) {
         return dir;
     }
@@ -425,7 +503,10 @@ pub(crate) fn write_file(path: &Path, text: &str) -> Result<()> {
 pub(crate) fn physical_cores(cpus: &[usize]) -> usize {
     let mut cores = std::collections::BTreeSet::new();
     for &cpu in cpus {
-        let read = |name: &str| std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu{cpu}/topology/{name}")).ok();
+        let read = |name: &str| {
+            std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu{cpu}/topology/{name}"))
+                .ok()
+        };
         match (read("physical_package_id"), read("core_id")) {
             (Some(package), Some(core)) => {
                 cores.insert((package.trim().to_string(), core.trim().to_string()));
@@ -455,7 +536,10 @@ mod tests {
         assert_eq!(eighteen.link(0, 1).unwrap().read_bandwidth_gbs, 26.8);
         assert_eq!(eighteen.total_cores(), 36);
         assert_eq!(eighteen.clock_ghz, Some(2.3));
-        assert!(MachineDescription::preset("PAPER-18CORE").is_some() && MachineDescription::preset("x").is_none());
+        assert!(
+            MachineDescription::preset("PAPER-18CORE").is_some()
+                && MachineDescription::preset("x").is_none()
+        );
     }
 
     #[test]
@@ -465,7 +549,10 @@ mod tests {
         let machine = MachineDescription::paper_18core();
         machine.save(&path).unwrap();
         assert_eq!(MachineDescription::load(&path).unwrap(), machine);
-        assert!(matches!(MachineDescription::load(&dir.path().join("missing.json")), Err(AdaptError::Io { .. })));
+        assert!(matches!(
+            MachineDescription::load(&dir.path().join("missing.json")),
+            Err(AdaptError::Io { .. })
+        ));
     }
 
     #[test]
@@ -487,19 +574,36 @@ mod tests {
             (Box::new(|m| m.nodes.clear()), "no node"),
             (Box::new(|m| m.nodes[1].id = 0), "twice"),
             (Box::new(|m| m.nodes[0].cores = 0), "cores"),
-            (Box::new(|m| m.nodes[0].memory_free = m.nodes[0].memory_total + 1), "free memory"),
-            (Box::new(|m| m.links.retain(|l| !(l.from == 1 && l.to == 1))), "local"),
-            (Box::new(|m| m.links[1].read_bandwidth_gbs = -1.0), "bandwidth"),
+            (
+                Box::new(|m| m.nodes[0].memory_free = m.nodes[0].memory_total + 1),
+                "free memory",
+            ),
+            (
+                Box::new(|m| m.links.retain(|l| !(l.from == 1 && l.to == 1))),
+                "local",
+            ),
+            (
+                Box::new(|m| m.links[1].read_bandwidth_gbs = -1.0),
+                "bandwidth",
+            ),
             (Box::new(|m| m.links[1].latency_ns = 0.0), "latency"),
             (Box::new(|m| m.links[1].to = 7), "not described"),
             (Box::new(|m| m.peak_gops_per_core = 0.0), "peak"),
-            (Box::new(|m| m.memory_level_parallelism = 0.5), "memory_level_parallelism"),
+            (
+                Box::new(|m| m.memory_level_parallelism = 0.5),
+                "memory_level_parallelism",
+            ),
         ];
         for (break_it, expected) in cases {
             let mut machine = good.clone();
             break_it(&mut machine);
-            let error = MachineDescription::from_json(&machine.to_json()).unwrap_err().to_string();
-            assert!(error.contains(expected), "{error} should mention {expected}");
+            let error = MachineDescription::from_json(&machine.to_json())
+                .unwrap_err()
+                .to_string();
+            assert!(
+                error.contains(expected),
+                "{error} should mention {expected}"
+            );
         }
         assert!(MachineDescription::from_json("{").is_err());
         assert!(MachineDescription::from_json("{\"format\": \"smartarrays-machine/1\"}").is_err());

@@ -18,7 +18,8 @@ use smartarrays::{ArrayOptions, Placement, Runtime, SmartArray, Topology};
 use crate::costs::{costs_cache_path, CostProfile, CostSettings};
 use crate::error::Result;
 use crate::machine::{
-    fingerprint, machine_cache_path, physical_cores, Link, MachineDescription, MachineSource, NodeDescription, MACHINE_FORMAT,
+    fingerprint, machine_cache_path, physical_cores, Link, MachineDescription, MachineSource,
+    NodeDescription, MACHINE_FORMAT,
 };
 
 /// Sizes and repetitions of the microbenchmark.
@@ -36,14 +37,24 @@ pub struct MlcSettings {
 
 impl Default for MlcSettings {
     fn default() -> Self {
-        MlcSettings { bandwidth_bytes: 256 << 20, latency_bytes: 128 << 20, latency_hops: 1 << 20, samples: 3 }
+        MlcSettings {
+            bandwidth_bytes: 256 << 20,
+            latency_bytes: 128 << 20,
+            latency_hops: 1 << 20,
+            samples: 3,
+        }
     }
 }
 
 impl MlcSettings {
     /// Tiny buffers for tests: the figures then measure caches, not memory.
     pub fn quick() -> MlcSettings {
-        MlcSettings { bandwidth_bytes: 4 << 20, latency_bytes: 2 << 20, latency_hops: 20_000, samples: 1 }
+        MlcSettings {
+            bandwidth_bytes: 4 << 20,
+            latency_bytes: 2 << 20,
+            latency_hops: 20_000,
+            samples: 1,
+        }
     }
 }
 
@@ -51,10 +62,17 @@ impl MlcSettings {
 /// compute per core, misses in flight.
 pub fn measure_machine(settings: &MlcSettings) -> Result<MachineDescription> {
     let topology = Topology::discover()?;
-    let runtime = Arc::new(Runtime::new(smartarrays::RuntimeOptions { topology: Some(Arc::new(topology.clone())), ..Default::default() })?);
+    let runtime = Arc::new(Runtime::new(smartarrays::RuntimeOptions {
+        topology: Some(Arc::new(topology.clone())),
+        ..Default::default()
+    })?);
     let mut nodes = Vec::new();
     for node in topology.nodes() {
-        let workers = runtime.workers().iter().filter(|w| w.node == node.id).count();
+        let workers = runtime
+            .workers()
+            .iter()
+            .filter(|w| w.node == node.id)
+            .count();
         nodes.push(NodeDescription {
             id: node.id,
             cpus: node.cpus.len().max(workers),
@@ -63,8 +81,17 @@ pub fn measure_machine(settings: &MlcSettings) -> Result<MachineDescription> {
             memory_free: node.memory_free,
         });
     }
-    let compute_nodes: Vec<usize> = topology.node_ids().into_iter().filter(|&n| runtime.workers().iter().any(|w| w.node == n)).collect();
-    let memory_nodes: Vec<usize> = topology.nodes().iter().filter(|n| n.memory_total > 0).map(|n| n.id).collect();
+    let compute_nodes: Vec<usize> = topology
+        .node_ids()
+        .into_iter()
+        .filter(|&n| runtime.workers().iter().any(|w| w.node == n))
+        .collect();
+    let memory_nodes: Vec<usize> = topology
+        .nodes()
+        .iter()
+        .filter(|n| n.memory_total > 0)
+        .map(|n| n.id)
+        .collect();
     let mut links = Vec::new();
     let mut mlp = Vec::new();
     for &to in &memory_nodes {
@@ -72,17 +99,38 @@ pub fn measure_machine(settings: &MlcSettings) -> Result<MachineDescription> {
         let chase = chase_buffer(&runtime, to, settings.latency_bytes)?;
         for &from in &compute_nodes {
             let bandwidth = read_bandwidth(&runtime, from, &stream, settings.samples);
-            let latency = chase_latency(&runtime, from, &chase, settings.latency_hops, settings.samples);
+            let latency = chase_latency(
+                &runtime,
+                from,
+                &chase,
+                settings.latency_hops,
+                settings.samples,
+            );
             if from == to {
-                let independent = independent_load_ns(&runtime, from, &chase, settings.latency_hops, settings.samples);
+                let independent = independent_load_ns(
+                    &runtime,
+                    from,
+                    &chase,
+                    settings.latency_hops,
+                    settings.samples,
+                );
                 mlp.push((latency / independent).clamp(1.0, 64.0));
             }
-            links.push(Link { from, to, read_bandwidth_gbs: bandwidth, latency_ns: latency });
+            links.push(Link {
+                from,
+                to,
+                read_bandwidth_gbs: bandwidth,
+                latency_ns: latency,
+            });
         }
     }
     let compute = peak_compute(&runtime, settings.samples);
     let fingerprint = fingerprint(&topology);
-    let memory_level_parallelism = if mlp.is_empty() { 10.0 } else { mlp.iter().sum::<f64>() / mlp.len() as f64 };
+    let memory_level_parallelism = if mlp.is_empty() {
+        10.0
+    } else {
+        mlp.iter().sum::<f64>() / mlp.len() as f64
+    };
     let machine = MachineDescription {
         format: MACHINE_FORMAT.into(),
         name: format!("this machine ({} node(s), {} CPU(s))", topology.nodes().len(), topology.cpu_count()),
@@ -125,7 +173,13 @@ pub fn this_machine(
     let topology = Topology::discover()?;
     let key = fingerprint(&topology);
     let machine_path = machine_cache_path(cache_dir, &key);
-    let cached_machine = if remeasure { None } else { MachineDescription::load(&machine_path).ok().filter(|m| m.fingerprint == key) };
+    let cached_machine = if remeasure {
+        None
+    } else {
+        MachineDescription::load(&machine_path)
+            .ok()
+            .filter(|m| m.fingerprint == key)
+    };
     let machine_cached = cached_machine.is_some();
     let mut machine = match cached_machine {
         Some(machine) => machine,
@@ -137,7 +191,13 @@ pub fn this_machine(
     };
     machine.refresh_free_memory();
     let costs_path = costs_cache_path(cache_dir, &key);
-    let cached_costs = if remeasure { None } else { CostProfile::load(&costs_path).ok().filter(|c| c.fingerprint == key) };
+    let cached_costs = if remeasure {
+        None
+    } else {
+        CostProfile::load(&costs_path)
+            .ok()
+            .filter(|c| c.fingerprint == key)
+    };
     let costs_cached = cached_costs.is_some();
     let costs = match cached_costs {
         Some(costs) => costs,
@@ -156,7 +216,10 @@ fn node_runtime_workers(runtime: &Runtime, node: usize) -> usize {
 
 fn stream_buffer(runtime: &Arc<Runtime>, node: usize, bytes: usize) -> Result<SmartArray> {
     let words = (bytes / 8).max(1024);
-    let options = ArrayOptions::new().placement(Placement::SingleNode(node)).bits(64).runtime(Arc::clone(runtime));
+    let options = ArrayOptions::new()
+        .placement(Placement::SingleNode(node))
+        .bits(64)
+        .runtime(Arc::clone(runtime));
     Ok(SmartArray::from_fn(words, &options, |i| i as u64)?)
 }
 
@@ -173,8 +236,17 @@ fn chase_buffer(runtime: &Arc<Runtime>, node: usize, bytes: usize) -> Result<Sma
         let j = (state % i as u64) as usize;
         next.swap(i, j);
     }
-    let options = ArrayOptions::new().placement(Placement::SingleNode(node)).bits(64).runtime(Arc::clone(runtime));
-    Ok(SmartArray::from_fn(lines * 8, &options, |i| if i % 8 == 0 { next[i / 8] as u64 * 8 } else { 0 })?)
+    let options = ArrayOptions::new()
+        .placement(Placement::SingleNode(node))
+        .bits(64)
+        .runtime(Arc::clone(runtime));
+    Ok(SmartArray::from_fn(lines * 8, &options, |i| {
+        if i % 8 == 0 {
+            next[i / 8] as u64 * 8
+        } else {
+            0
+        }
+    })?)
 }
 
 /// GB/s of all workers of `from` summing disjoint slices of `buffer`.
@@ -182,7 +254,11 @@ fn read_bandwidth(runtime: &Runtime, from: usize, buffer: &SmartArray, samples: 
     let words = buffer.replica(0).packed_words();
     let len = buffer.len();
     let readers = node_runtime_workers(runtime, from).max(1);
-    let first = runtime.workers().iter().position(|w| w.node == from).unwrap_or(0);
+    let first = runtime
+        .workers()
+        .iter()
+        .position(|w| w.node == from)
+        .unwrap_or(0);
     let mut best = f64::INFINITY;
     for _ in 0..samples.max(1) + 1 {
         let start = Instant::now();
@@ -207,10 +283,22 @@ fn read_bandwidth(runtime: &Runtime, from: usize, buffer: &SmartArray, samples: 
 }
 
 /// Nanoseconds per dependent load of one worker of `from` chasing through `buffer`.
-fn chase_latency(runtime: &Runtime, from: usize, buffer: &SmartArray, hops: usize, samples: usize) -> f64 {
+fn chase_latency(
+    runtime: &Runtime,
+    from: usize,
+    buffer: &SmartArray,
+    hops: usize,
+    samples: usize,
+) -> f64 {
     let words = buffer.replica(0).packed_words();
     let results = runtime.on_each_worker(|worker| {
-        if runtime.workers().iter().find(|w| w.node == from).map(|w| w.index) != Some(worker.index) {
+        if runtime
+            .workers()
+            .iter()
+            .find(|w| w.node == from)
+            .map(|w| w.index)
+            != Some(worker.index)
+        {
             return f64::INFINITY;
         }
         let mut position = 0usize;
@@ -233,11 +321,23 @@ fn chase_latency(runtime: &Runtime, from: usize, buffer: &SmartArray, hops: usiz
 
 /// Nanoseconds per load of one worker of `from` loading random lines of `buffer` whose
 /// addresses do not depend on each other (so misses overlap).
-fn independent_load_ns(runtime: &Runtime, from: usize, buffer: &SmartArray, loads: usize, samples: usize) -> f64 {
+fn independent_load_ns(
+    runtime: &Runtime,
+    from: usize,
+    buffer: &SmartArray,
+    loads: usize,
+    samples: usize,
+) -> f64 {
     let words = buffer.replica(0).packed_words();
     let lines = buffer.len() / 8;
     let results = runtime.on_each_worker(|worker| {
-        if runtime.workers().iter().find(|w| w.node == from).map(|w| w.index) != Some(worker.index) {
+        if runtime
+            .workers()
+            .iter()
+            .find(|w| w.node == from)
+            .map(|w| w.index)
+            != Some(worker.index)
+        {
             return f64::INFINITY;
         }
         let mut best = f64::INFINITY;
@@ -246,7 +346,9 @@ fn independent_load_ns(runtime: &Runtime, from: usize, buffer: &SmartArray, load
             let mut sum = 0u64;
             let start = Instant::now();
             for _ in 0..loads {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 sum = sum.wrapping_add(words[((state >> 33) as usize % lines.max(1)) * 8]);
             }
             best = best.min(start.elapsed().as_nanos() as f64 / loads.max(1) as f64);
@@ -301,7 +403,10 @@ mod tests {
         assert_eq!(machine.nodes.len(), topology.nodes().len());
         for a in &machine.nodes {
             let local = machine.link(a.id, a.id).unwrap();
-            assert!(local.read_bandwidth_gbs > 0.01 && local.latency_ns > 0.0, "{machine}");
+            assert!(
+                local.read_bandwidth_gbs > 0.01 && local.latency_ns > 0.0,
+                "{machine}"
+            );
         }
         if machine.nodes.len() == 1 {
             assert_eq!(machine.links.len(), 1);
@@ -327,16 +432,39 @@ mod tests {
     #[test]
     fn this_machine_measures_once_then_reads_the_cache() {
         let dir = tempfile::tempdir().unwrap();
-        let (machine, costs, machine_cached, costs_cached) =
-            this_machine(dir.path(), false, &MlcSettings::quick(), &CostSettings::quick()).unwrap();
+        let (machine, costs, machine_cached, costs_cached) = this_machine(
+            dir.path(),
+            false,
+            &MlcSettings::quick(),
+            &CostSettings::quick(),
+        )
+        .unwrap();
         assert!(!machine_cached && !costs_cached);
-        let (again, again_costs, machine_cached, costs_cached) =
-            this_machine(dir.path(), false, &MlcSettings::quick(), &CostSettings::quick()).unwrap();
+        let (again, again_costs, machine_cached, costs_cached) = this_machine(
+            dir.path(),
+            false,
+            &MlcSettings::quick(),
+            &CostSettings::quick(),
+        )
+        .unwrap();
         assert!(machine_cached && costs_cached);
         assert_eq!(again.links, machine.links);
         assert_eq!(again_costs, costs);
-        std::fs::write(machine_cache_path(dir.path(), &machine.fingerprint), "{broken").unwrap();
-        let (_, _, machine_cached, _) = this_machine(dir.path(), false, &MlcSettings::quick(), &CostSettings::quick()).unwrap();
-        assert!(!machine_cached, "a broken cache file is measured again, not trusted");
+        std::fs::write(
+            machine_cache_path(dir.path(), &machine.fingerprint),
+            "{broken",
+        )
+        .unwrap();
+        let (_, _, machine_cached, _) = this_machine(
+            dir.path(),
+            false,
+            &MlcSettings::quick(),
+            &CostSettings::quick(),
+        )
+        .unwrap();
+        assert!(
+            !machine_cached,
+            "a broken cache file is measured again, not trusted"
+        );
     }
 }

@@ -76,7 +76,11 @@ pub struct Scales {
 
 impl Default for Scales {
     fn default() -> Self {
-        Scales { compute: 1.0, bandwidth: 1.0, latency: 1.0 }
+        Scales {
+            compute: 1.0,
+            bandwidth: 1.0,
+            latency: 1.0,
+        }
     }
 }
 
@@ -124,18 +128,32 @@ pub struct Estimate {
 type Row = (ResourceKind, String, Vec<(usize, f64)>, f64);
 
 /// Share of an array's traffic that reader node `reader` sends to memory node `memory`.
-pub fn share(machine: &MachineDescription, placement: &Placement, reader: usize, memory: usize) -> Result<f64> {
-    let all: Vec<usize> = machine.nodes.iter().filter(|n| n.memory_total > 0).map(|n| n.id).collect();
+pub fn share(
+    machine: &MachineDescription,
+    placement: &Placement,
+    reader: usize,
+    memory: usize,
+) -> Result<f64> {
+    let all: Vec<usize> = machine
+        .nodes
+        .iter()
+        .filter(|n| n.memory_total > 0)
+        .map(|n| n.id)
+        .collect();
     Ok(match placement {
         Placement::SingleNode(node) => {
             if machine.node(*node).is_none() {
-                return Err(AdaptError::InvalidInput(format!("placement on node {node}, which the machine does not have")));
+                return Err(AdaptError::InvalidInput(format!(
+                    "placement on node {node}, which the machine does not have"
+                )));
             }
             f64::from(u8::from(*node == memory))
         }
         Placement::Interleaved(list) if !list.is_empty() => {
             if let Some(missing) = list.iter().find(|n| machine.node(**n).is_none()) {
-                return Err(AdaptError::InvalidInput(format!("interleaving over node {missing}, which the machine does not have")));
+                return Err(AdaptError::InvalidInput(format!(
+                    "interleaving over node {missing}, which the machine does not have"
+                )));
             }
             list.iter().filter(|&&n| n == memory).count() as f64 / list.len() as f64
         }
@@ -147,7 +165,11 @@ pub fn share(machine: &MachineDescription, placement: &Placement, reader: usize,
             }
         }
         Placement::Replicated => f64::from(u8::from(reader == memory)),
-        Placement::Auto => return Err(AdaptError::InvalidInput("placement auto has no traffic shares: resolve it first".into())),
+        Placement::Auto => {
+            return Err(AdaptError::InvalidInput(
+                "placement auto has no traffic shares: resolve it first".into(),
+            ))
+        }
     })
 }
 
@@ -165,10 +187,11 @@ pub fn estimate(
         .iter()
         .filter(|(_, t)| *t > 0)
         .map(|&(node, t)| {
-            let cores = machine
-                .node(node)
-                .map(|n| n.cores)
-                .ok_or_else(|| AdaptError::InvalidInput(format!("workers on node {node}, which the machine description does not have")))?;
+            let cores = machine.node(node).map(|n| n.cores).ok_or_else(|| {
+                AdaptError::InvalidInput(format!(
+                    "workers on node {node}, which the machine description does not have"
+                ))
+            })?;
             Ok((node, t.min(cores) as f64))
         })
         .collect::<Result<_>>()?;
@@ -184,15 +207,22 @@ pub fn estimate(
             let mut average_latency = 0.0;
             for (m, &memory) in memories.iter().enumerate() {
                 let s = share(machine, &array.placement, reader, memory)?;
-                let written = if matches!(array.placement, Placement::Replicated) { 1.0 } else { s };
+                let written = if matches!(array.placement, Placement::Replicated) {
+                    1.0
+                } else {
+                    s
+                };
                 let traffic = s * array.read_bytes() + written * array.write_bytes();
                 bytes[r][m] += traffic;
                 if s > 0.0 && array.random_reads > 0.0 {
-                    let link = machine.link(reader, memory).ok_or_else(|| missing_link(reader, memory))?;
+                    let link = machine
+                        .link(reader, memory)
+                        .ok_or_else(|| missing_link(reader, memory))?;
                     average_latency += s * link.latency_ns * 1e-9;
                 }
             }
-            latency_seconds[r] += array.random_reads * average_latency / (cores * machine.memory_level_parallelism);
+            latency_seconds[r] +=
+                array.random_reads * average_latency / (cores * machine.memory_level_parallelism);
         }
     }
     // Each constraint: (kind, name, terms, capacity), kept to compute utilisation afterwards.
@@ -207,11 +237,18 @@ pub fn estimate(
             ));
         }
         if latency_seconds[r] > 0.0 {
-            constraints.push((ResourceKind::Latency, format!("latency on node {reader}"), vec![(r, latency_seconds[r])], scales.latency));
+            constraints.push((
+                ResourceKind::Latency,
+                format!("latency on node {reader}"),
+                vec![(r, latency_seconds[r])],
+                scales.latency,
+            ));
         }
         for (m, &memory) in memories.iter().enumerate() {
             if memory != reader && bytes[r][m] > 0.0 {
-                let link = machine.link(reader, memory).ok_or_else(|| missing_link(reader, memory))?;
+                let link = machine
+                    .link(reader, memory)
+                    .ok_or_else(|| missing_link(reader, memory))?;
                 constraints.push((
                     ResourceKind::Link,
                     format!("link {reader}->{memory}"),
@@ -222,9 +259,14 @@ pub fn estimate(
         }
     }
     for (m, &memory) in memories.iter().enumerate() {
-        let terms: Vec<(usize, f64)> = (0..readers.len()).filter(|&r| bytes[r][m] > 0.0).map(|r| (r, bytes[r][m])).collect();
+        let terms: Vec<(usize, f64)> = (0..readers.len())
+            .filter(|&r| bytes[r][m] > 0.0)
+            .map(|r| (r, bytes[r][m]))
+            .collect();
         if !terms.is_empty() {
-            let local = machine.link(memory, memory).ok_or_else(|| missing_link(memory, memory))?;
+            let local = machine
+                .link(memory, memory)
+                .ok_or_else(|| missing_link(memory, memory))?;
             constraints.push((
                 ResourceKind::Memory,
                 format!("memory of node {memory}"),
@@ -234,7 +276,9 @@ pub fn estimate(
         }
     }
     if constraints.is_empty() {
-        return Err(AdaptError::InvalidInput("the workload has neither CPU work nor memory traffic to model".into()));
+        return Err(AdaptError::InvalidInput(
+            "the workload has neither CPU work nor memory traffic to model".into(),
+        ));
     }
     // Each node's rate alone is bounded by its tightest constraint; the solver works on rates
     // divided by the largest such bound and on rows normalised to a right-hand side of 1, so
@@ -243,25 +287,49 @@ pub fn estimate(
         .map(|r| {
             constraints
                 .iter()
-                .flat_map(|(_, _, terms, capacity)| terms.iter().filter(|t| t.0 == r).map(move |t| capacity / t.1))
+                .flat_map(|(_, _, terms, capacity)| {
+                    terms
+                        .iter()
+                        .filter(|t| t.0 == r)
+                        .map(move |t| capacity / t.1)
+                })
                 .fold(f64::INFINITY, f64::min)
         })
         .collect();
-    let unit = bounds.iter().copied().filter(|b| b.is_finite()).fold(0.0, f64::max);
+    let unit = bounds
+        .iter()
+        .copied()
+        .filter(|b| b.is_finite())
+        .fold(0.0, f64::max);
     if unit.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
-        return Err(AdaptError::InvalidInput("the workload has neither CPU work nor memory traffic to model".into()));
+        return Err(AdaptError::InvalidInput(
+            "the workload has neither CPU work nor memory traffic to model".into(),
+        ));
     }
     let mut problem = Problem::new(OptimizationDirection::Maximize);
-    let rates: Vec<_> = bounds.iter().map(|&b| problem.add_var(1.0, (0.0, if b.is_finite() { b / unit } else { 1.0 }))).collect();
+    let rates: Vec<_> = bounds
+        .iter()
+        .map(|&b| problem.add_var(1.0, (0.0, if b.is_finite() { b / unit } else { 1.0 })))
+        .collect();
     for (_, _, terms, capacity) in &constraints {
-        let expression: Vec<(microlp::Variable, f64)> = terms.iter().map(|&(r, c)| (rates[r], c * unit / capacity)).collect();
+        let expression: Vec<(microlp::Variable, f64)> = terms
+            .iter()
+            .map(|&(r, c)| (rates[r], c * unit / capacity))
+            .collect();
         problem.add_constraint(expression.as_slice(), ComparisonOp::Le, 1.0);
     }
-    let solution = problem.solve().map_err(|e| AdaptError::InvalidInput(format!("the model has no solution: {e}")))?;
-    let values: Vec<f64> = rates.iter().map(|&v| *solution.var_value(v) * unit).collect();
+    let solution = problem
+        .solve()
+        .map_err(|e| AdaptError::InvalidInput(format!("the model has no solution: {e}")))?;
+    let values: Vec<f64> = rates
+        .iter()
+        .map(|&v| *solution.var_value(v) * unit)
+        .collect();
     let total: f64 = values.iter().sum();
     if !(total.is_finite() && total > 0.0) {
-        return Err(AdaptError::InvalidInput(format!("the model found no feasible rate ({total})")));
+        return Err(AdaptError::InvalidInput(format!(
+            "the model found no feasible rate ({total})"
+        )));
     }
     let mut utilisation: Vec<Utilisation> = constraints
         .iter()
@@ -272,15 +340,34 @@ pub fn estimate(
         })
         .collect();
     utilisation.sort_by(|a, b| b.fraction.total_cmp(&a.fraction));
-    let bottleneck: Vec<String> = utilisation.iter().filter(|u| u.fraction > 0.999).map(|u| u.resource.clone()).collect();
-    let bottleneck_kind = utilisation.iter().find(|u| u.fraction > 0.999).map(|u| u.kind);
-    let node_shares = readers.iter().zip(&values).map(|(&(node, _), &v)| (node, v / total)).collect();
-    Ok(Estimate { seconds: 1.0 / total, bottleneck, bottleneck_kind, utilisation, node_shares })
+    let bottleneck: Vec<String> = utilisation
+        .iter()
+        .filter(|u| u.fraction > 0.999)
+        .map(|u| u.resource.clone())
+        .collect();
+    let bottleneck_kind = utilisation
+        .iter()
+        .find(|u| u.fraction > 0.999)
+        .map(|u| u.kind);
+    let node_shares = readers
+        .iter()
+        .zip(&values)
+        .map(|(&(node, _), &v)| (node, v / total))
+        .collect();
+    Ok(Estimate {
+        seconds: 1.0 / total,
+        bottleneck,
+        bottleneck_kind,
+        utilisation,
+        node_shares,
+    })
 }
 
 fn missing_link(from: usize, to: usize) -> AdaptError {
     if from == to {
-        AdaptError::MissingFigure(format!("node {from} has no local bandwidth/latency figures"))
+        AdaptError::MissingFigure(format!(
+            "node {from} has no local bandwidth/latency figures"
+        ))
     } else {
         AdaptError::MissingFigure(format!("node {from} reading node {to} has no measured bandwidth/latency (remote figures absent)"))
     }
@@ -296,7 +383,15 @@ mod tests {
     }
 
     fn scan(placement: Placement, bits: u32, values: f64) -> ArrayLoad {
-        ArrayLoad { name: "a".into(), placement, bits, len: values as u64, sequential_reads: values, random_reads: 0.0, writes: 0.0 }
+        ArrayLoad {
+            name: "a".into(),
+            placement,
+            bits,
+            len: values as u64,
+            sequential_reads: values,
+            random_reads: 0.0,
+            writes: 0.0,
+        }
     }
 
     fn all_threads(machine: &MachineDescription) -> Vec<(usize, usize)> {
@@ -309,7 +404,16 @@ mod tests {
         let machine = MachineDescription::paper_8core();
         let threads = all_threads(&machine);
         let gb = 1e9 / 8.0; // 1 GB of 64-bit values
-        let time = |placement: Placement| estimate(&machine, &threads, &[scan(placement, 64, gb)], 0.0, &Scales::default()).unwrap();
+        let time = |placement: Placement| {
+            estimate(
+                &machine,
+                &threads,
+                &[scan(placement, 64, gb)],
+                0.0,
+                &Scales::default(),
+            )
+            .unwrap()
+        };
         // Replicated: both sockets read locally: 98.6 GB/s.
         assert!(close(time(Placement::Replicated).seconds, 1.0 / 98.6));
         // Interleaved: each socket's remote half limited by its 8 GB/s link: 2 x 16 GB/s.
@@ -321,22 +425,38 @@ mod tests {
         assert!(close(single.seconds, 1.0 / 49.3), "{single:?}");
         assert!(single.bottleneck.contains(&"memory of node 0".to_string()));
         // OS default is modelled as interleaving (parallel first touch).
-        assert!(close(time(Placement::OsDefault).seconds, interleaved.seconds));
+        assert!(close(
+            time(Placement::OsDefault).seconds,
+            interleaved.seconds
+        ));
     }
 
     #[test]
     fn compute_bound_runs_take_work_over_cores() {
         let machine = MachineDescription::paper_18core();
         let threads = all_threads(&machine);
-        let estimate = estimate(&machine, &threads, &[scan(Placement::Replicated, 10, 1e6)], 72.0, &Scales::default()).unwrap();
-        assert!(close(estimate.seconds, 2.0), "72 core-seconds over 36 cores");
+        let estimate = estimate(
+            &machine,
+            &threads,
+            &[scan(Placement::Replicated, 10, 1e6)],
+            72.0,
+            &Scales::default(),
+        )
+        .unwrap();
+        assert!(
+            close(estimate.seconds, 2.0),
+            "72 core-seconds over 36 cores"
+        );
         assert_eq!(estimate.bottleneck_kind, Some(ResourceKind::Compute));
         let halved = super::estimate(
             &machine,
             &threads,
             &[scan(Placement::Replicated, 10, 1e6)],
             72.0,
-            &Scales { compute: 0.5, ..Scales::default() },
+            &Scales {
+                compute: 0.5,
+                ..Scales::default()
+            },
         )
         .unwrap();
         assert!(close(halved.seconds, 4.0));
@@ -356,11 +476,25 @@ mod tests {
             random_reads: 1.6e8,
             writes: 0.0,
         };
-        let local = estimate(&machine, &threads, &[random(Placement::Replicated)], 0.0, &Scales::default()).unwrap();
+        let local = estimate(
+            &machine,
+            &threads,
+            &[random(Placement::Replicated)],
+            0.0,
+            &Scales::default(),
+        )
+        .unwrap();
         // 1.6e8 accesses x 77 ns / (16 cores x 2 in flight) = 0.385 s (memory would allow 0.104 s).
         assert!(close(local.seconds, 0.385), "{local:?}");
         assert_eq!(local.bottleneck_kind, Some(ResourceKind::Latency));
-        let interleaved = estimate(&machine, &threads, &[random(Placement::Interleaved(vec![]))], 0.0, &Scales::default()).unwrap();
+        let interleaved = estimate(
+            &machine,
+            &threads,
+            &[random(Placement::Interleaved(vec![]))],
+            0.0,
+            &Scales::default(),
+        )
+        .unwrap();
         assert!(interleaved.seconds > local.seconds);
     }
 
@@ -377,10 +511,25 @@ mod tests {
             random_reads: 0.0,
             writes: 1e9 / 8.0,
         };
-        let replicated = estimate(&machine, &threads, std::slice::from_ref(&writes), 0.0, &Scales::default()).unwrap();
-        let interleaved =
-            estimate(&machine, &threads, &[ArrayLoad { placement: Placement::Interleaved(vec![]), ..writes }], 0.0, &Scales::default())
-                .unwrap();
+        let replicated = estimate(
+            &machine,
+            &threads,
+            std::slice::from_ref(&writes),
+            0.0,
+            &Scales::default(),
+        )
+        .unwrap();
+        let interleaved = estimate(
+            &machine,
+            &threads,
+            &[ArrayLoad {
+                placement: Placement::Interleaved(vec![]),
+                ..writes
+            }],
+            0.0,
+            &Scales::default(),
+        )
+        .unwrap();
         assert!(replicated.seconds > interleaved.seconds);
     }
 
@@ -389,11 +538,39 @@ mod tests {
         let mut machine = MachineDescription::paper_8core();
         machine.links.retain(|l| !(l.from == 1 && l.to == 0));
         let threads = all_threads(&machine);
-        let error = estimate(&machine, &threads, &[scan(Placement::SingleNode(0), 64, 1e6)], 0.0, &Scales::default()).unwrap_err();
+        let error = estimate(
+            &machine,
+            &threads,
+            &[scan(Placement::SingleNode(0), 64, 1e6)],
+            0.0,
+            &Scales::default(),
+        )
+        .unwrap_err();
         assert!(matches!(error, AdaptError::MissingFigure(_)), "{error}");
-        assert!(estimate(&machine, &threads, &[scan(Placement::Replicated, 64, 1e6)], 0.0, &Scales::default()).is_ok());
-        assert!(estimate(&machine, &threads, &[scan(Placement::SingleNode(5), 64, 1e6)], 0.0, &Scales::default()).is_err());
-        assert!(estimate(&machine, &[(0, 0)], &[scan(Placement::Replicated, 64, 1e6)], 0.0, &Scales::default()).is_err());
+        assert!(estimate(
+            &machine,
+            &threads,
+            &[scan(Placement::Replicated, 64, 1e6)],
+            0.0,
+            &Scales::default()
+        )
+        .is_ok());
+        assert!(estimate(
+            &machine,
+            &threads,
+            &[scan(Placement::SingleNode(5), 64, 1e6)],
+            0.0,
+            &Scales::default()
+        )
+        .is_err());
+        assert!(estimate(
+            &machine,
+            &[(0, 0)],
+            &[scan(Placement::Replicated, 64, 1e6)],
+            0.0,
+            &Scales::default()
+        )
+        .is_err());
         assert!(estimate(&machine, &threads, &[], 0.0, &Scales::default()).is_err());
     }
 
@@ -402,8 +579,20 @@ mod tests {
         let mut machine = MachineDescription::paper_8core();
         machine.nodes.truncate(1);
         machine.links.retain(|l| l.from == 0 && l.to == 0);
-        for placement in [Placement::OsDefault, Placement::SingleNode(0), Placement::Interleaved(vec![]), Placement::Replicated] {
-            let e = estimate(&machine, &[(0, 16)], &[scan(placement, 64, 1e9 / 8.0)], 0.0, &Scales::default()).unwrap();
+        for placement in [
+            Placement::OsDefault,
+            Placement::SingleNode(0),
+            Placement::Interleaved(vec![]),
+            Placement::Replicated,
+        ] {
+            let e = estimate(
+                &machine,
+                &[(0, 16)],
+                &[scan(placement, 64, 1e9 / 8.0)],
+                0.0,
+                &Scales::default(),
+            )
+            .unwrap();
             assert!(close(e.seconds, 1.0 / 49.3));
         }
     }

@@ -96,7 +96,9 @@ impl Counter {
         if fd < 0 {
             return Err(std::io::Error::last_os_error());
         }
-        let counter = Counter { fd: fd as libc::c_int };
+        let counter = Counter {
+            fd: fd as libc::c_int,
+        };
         counter.control(IOC_RESET)?;
         Ok(counter)
     }
@@ -133,7 +135,10 @@ impl Drop for Counter {
 
 /// CPU time of the calling thread in nanoseconds.
 fn thread_cpu_ns() -> u64 {
-    let mut time = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut time = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `time` is a live timespec the call fills in; the clock id is a constant.
     let result = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut time) };
     if result != 0 {
@@ -143,9 +148,19 @@ fn thread_cpu_ns() -> u64 {
 }
 
 enum WorkerState {
-    Hardware { instructions: Counter, cycles: Counter, clock: Option<Counter> },
-    Software { clock: Counter, note: String },
-    CpuClock { started_ns: u64, note: String },
+    Hardware {
+        instructions: Counter,
+        cycles: Counter,
+        clock: Option<Counter>,
+    },
+    Software {
+        clock: Counter,
+        note: String,
+    },
+    CpuClock {
+        started_ns: u64,
+        note: String,
+    },
 }
 
 /// Counters opened on every worker of a runtime.
@@ -156,11 +171,16 @@ pub struct WorkerCounters {
 impl WorkerCounters {
     /// Opens and starts counters on every worker (each counts its own thread).
     pub fn start(runtime: &Runtime) -> WorkerCounters {
-        let states: Vec<Mutex<Option<WorkerState>>> = (0..runtime.threads()).map(|_| Mutex::new(None)).collect();
+        let states: Vec<Mutex<Option<WorkerState>>> =
+            (0..runtime.threads()).map(|_| Mutex::new(None)).collect();
         runtime.on_each_worker(|worker| {
             let state = open_worker_state();
             match &state {
-                WorkerState::Hardware { instructions, cycles, clock } => {
+                WorkerState::Hardware {
+                    instructions,
+                    cycles,
+                    clock,
+                } => {
                     let _ = instructions.control(IOC_ENABLE);
                     let _ = cycles.control(IOC_ENABLE);
                     if let Some(clock) = clock {
@@ -182,9 +202,16 @@ impl WorkerCounters {
     /// Stops the counters and sums them over the workers.
     pub fn stop(self, runtime: &Runtime) -> CounterReading {
         let per_worker = runtime.on_each_worker(|worker| {
-            let state = self.states.get(worker.index).and_then(|slot| slot.lock().ok().and_then(|mut s| s.take()));
+            let state = self
+                .states
+                .get(worker.index)
+                .and_then(|slot| slot.lock().ok().and_then(|mut s| s.take()));
             match state {
-                Some(WorkerState::Hardware { instructions, cycles, clock }) => {
+                Some(WorkerState::Hardware {
+                    instructions,
+                    cycles,
+                    clock,
+                }) => {
                     let _ = instructions.control(IOC_DISABLE);
                     let _ = cycles.control(IOC_DISABLE);
                     let cpu = clock.as_ref().and_then(|c| {
@@ -195,35 +222,70 @@ impl WorkerCounters {
                         Some(ns) => (ns, CounterSource::PerfSoftwareEvent),
                         None => (0, CounterSource::ThreadCpuClock),
                     };
-                    (instructions.read().ok(), cycles.read().ok(), cpu_ns, source, "perf_event_open hardware counters".to_string())
+                    (
+                        instructions.read().ok(),
+                        cycles.read().ok(),
+                        cpu_ns,
+                        source,
+                        "perf_event_open hardware counters".to_string(),
+                    )
                 }
                 Some(WorkerState::Software { clock, note }) => {
                     let _ = clock.control(IOC_DISABLE);
-                    (None, None, clock.read().unwrap_or(0), CounterSource::PerfSoftwareEvent, note)
+                    (
+                        None,
+                        None,
+                        clock.read().unwrap_or(0),
+                        CounterSource::PerfSoftwareEvent,
+                        note,
+                    )
                 }
-                Some(WorkerState::CpuClock { started_ns, note }) => {
-                    (None, None, thread_cpu_ns().saturating_sub(started_ns), CounterSource::ThreadCpuClock, note)
-                }
-                None => (None, None, 0, CounterSource::ThreadCpuClock, "worker had no counter".to_string()),
+                Some(WorkerState::CpuClock { started_ns, note }) => (
+                    None,
+                    None,
+                    thread_cpu_ns().saturating_sub(started_ns),
+                    CounterSource::ThreadCpuClock,
+                    note,
+                ),
+                None => (
+                    None,
+                    None,
+                    0,
+                    CounterSource::ThreadCpuClock,
+                    "worker had no counter".to_string(),
+                ),
             }
         });
         let sum_option = |values: Vec<Option<u64>>| -> Option<u64> { values.into_iter().sum() };
         let instructions = sum_option(per_worker.iter().map(|w| w.0).collect());
         let cycles = sum_option(per_worker.iter().map(|w| w.1).collect());
         let cpu_seconds = per_worker.iter().map(|w| w.2).sum::<u64>() as f64 / 1e9;
-        let cpu_source = per_worker.first().map_or(CounterSource::ThreadCpuClock, |w| w.3);
+        let cpu_source = per_worker
+            .first()
+            .map_or(CounterSource::ThreadCpuClock, |w| w.3);
         let hardware_note = per_worker.first().map_or_else(String::new, |w| w.4.clone());
-        CounterReading { instructions, cycles, hardware_note, cpu_seconds, cpu_source }
+        CounterReading {
+            instructions,
+            cycles,
+            hardware_note,
+            cpu_seconds,
+            cpu_source,
+        }
     }
 }
 
 fn open_worker_state() -> WorkerState {
-    let hardware = Counter::open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS)
-        .and_then(|instructions| Counter::open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES).map(|cycles| (instructions, cycles)));
+    let hardware =
+        Counter::open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS).and_then(|instructions| {
+            Counter::open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES)
+                .map(|cycles| (instructions, cycles))
+        });
     match hardware {
-        Ok((instructions, cycles)) => {
-            WorkerState::Hardware { instructions, cycles, clock: Counter::open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK).ok() }
-        }
+        Ok((instructions, cycles)) => WorkerState::Hardware {
+            instructions,
+            cycles,
+            clock: Counter::open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK).ok(),
+        },
         Err(hardware_error) => {
             let note = format!("no hardware counters (perf_event_open: {hardware_error})");
             match Counter::open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK) {
@@ -258,7 +320,11 @@ mod tests {
         assert!(reading.cpu_seconds < 60.0);
         match (reading.instructions, reading.cycles) {
             (Some(instructions), Some(cycles)) => assert!(instructions > 5_000_000 && cycles > 0),
-            (None, None) => assert!(reading.hardware_note.contains("no hardware counters"), "{}", reading.hardware_note),
+            (None, None) => assert!(
+                reading.hardware_note.contains("no hardware counters"),
+                "{}",
+                reading.hardware_note
+            ),
             other => panic!("instructions and cycles come together: {other:?}"),
         }
         assert_eq!(std::mem::size_of::<PerfEventAttr>(), 64);

@@ -164,7 +164,10 @@ impl ArraySpec {
 
     /// An array the workload writes (adaptable, never replicated).
     pub fn written(name: &str, len: u64, minimal_bits: u32) -> ArraySpec {
-        ArraySpec { read_only: false, ..ArraySpec::read_only(name, len, minimal_bits) }
+        ArraySpec {
+            read_only: false,
+            ..ArraySpec::read_only(name, len, minimal_bits)
+        }
     }
 }
 
@@ -258,7 +261,12 @@ pub struct WorkloadProfile {
 }
 
 /// CPU work of the array accesses per run at the given widths, in core-seconds.
-pub fn access_compute_seconds(arrays: &[ArrayProfile], widths: &[u32], costs: &CostProfile, runs: f64) -> f64 {
+pub fn access_compute_seconds(
+    arrays: &[ArrayProfile],
+    widths: &[u32],
+    costs: &CostProfile,
+    runs: f64,
+) -> f64 {
     arrays
         .iter()
         .zip(widths)
@@ -282,8 +290,13 @@ impl WorkloadProfile {
 
     /// Accesses per element over the workload's lifetime, over the adaptable arrays.
     pub fn accesses_per_element(&self) -> f64 {
-        let (reads, len) =
-            self.arrays.iter().filter(|a| a.spec.adaptable).fold((0.0, 0.0), |(r, l), a| (r + a.reads(), l + a.spec.len as f64));
+        let (reads, len) = self
+            .arrays
+            .iter()
+            .filter(|a| a.spec.adaptable)
+            .fold((0.0, 0.0), |(r, l), a| {
+                (r + a.reads(), l + a.spec.len as f64)
+            });
         if len > 0.0 {
             reads / self.runs * self.expected_runs / len
         } else {
@@ -293,8 +306,11 @@ impl WorkloadProfile {
 
     /// Random share of the adaptable arrays' reads.
     pub fn random_share(&self) -> f64 {
-        let (random, all) =
-            self.arrays.iter().filter(|a| a.spec.adaptable).fold((0.0, 0.0), |(r, t), a| (r + a.random_reads, t + a.reads()));
+        let (random, all) = self
+            .arrays
+            .iter()
+            .filter(|a| a.spec.adaptable)
+            .fold((0.0, 0.0), |(r, t), a| (r + a.random_reads, t + a.reads()));
         if all > 0.0 {
             random / all
         } else {
@@ -304,23 +320,34 @@ impl WorkloadProfile {
 
     /// Whether every adaptable array is read-only.
     pub fn read_only(&self) -> bool {
-        self.arrays.iter().filter(|a| a.spec.adaptable).all(|a| a.spec.read_only)
+        self.arrays
+            .iter()
+            .filter(|a| a.spec.adaptable)
+            .all(|a| a.spec.read_only)
     }
 
     /// CPU work per run at other widths: the measured work with the array accesses' share
     /// replaced (paper §6.2: `exec_compressed = exec_current + accesses · cost`).
     pub fn compute_seconds_at(&self, widths: &[u32], costs: &CostProfile) -> f64 {
-        self.other_compute_core_seconds / self.runs + access_compute_seconds(&self.arrays, widths, costs, self.runs)
+        self.other_compute_core_seconds / self.runs
+            + access_compute_seconds(&self.arrays, widths, costs, self.runs)
     }
 
     /// The loads per run of every array at the given configurations.
     pub fn loads(&self, configs: &[(Placement, u32)]) -> Vec<ArrayLoad> {
-        self.arrays.iter().zip(configs).map(|(a, (placement, bits))| a.load(placement.clone(), *bits, self.runs)).collect()
+        self.arrays
+            .iter()
+            .zip(configs)
+            .map(|(a, (placement, bits))| a.load(placement.clone(), *bits, self.runs))
+            .collect()
     }
 
     /// The profiled configuration of every array.
     pub fn profiled_configs(&self) -> Vec<(Placement, u32)> {
-        self.arrays.iter().map(|a| (self.placement_of(a), a.spec.profiled_bits)).collect()
+        self.arrays
+            .iter()
+            .map(|a| (self.placement_of(a), a.spec.profiled_bits))
+            .collect()
     }
 
     fn placement_of(&self, array: &ArrayProfile) -> Placement {
@@ -360,11 +387,20 @@ impl WorkloadProfile {
             arrays,
             notes: vec!["modelled profile: no run took place".into()],
         };
-        let widths: Vec<u32> = profile.arrays.iter().map(|a| a.spec.profiled_bits).collect();
+        let widths: Vec<u32> = profile
+            .arrays
+            .iter()
+            .map(|a| a.spec.profiled_bits)
+            .collect();
         let compute = profile.compute_seconds_at(&widths, costs);
         profile.compute_core_seconds = Figure::new(compute, Source::Modelled);
-        let estimate =
-            model::estimate(machine, &profile.threads, &profile.loads(&profile.profiled_configs()), compute, &Scales::default())?;
+        let estimate = model::estimate(
+            machine,
+            &profile.threads,
+            &profile.loads(&profile.profiled_configs()),
+            compute,
+            &Scales::default(),
+        )?;
         profile.elapsed_seconds = Figure::new(estimate.seconds, Source::Modelled);
         profile.validate()?;
         Ok(profile)
@@ -374,10 +410,20 @@ impl WorkloadProfile {
     pub fn validate(&self) -> Result<()> {
         let bad = |detail: String| Err(AdaptError::invalid("workload profile", detail));
         if self.format != PROFILE_FORMAT {
-            return bad(format!("format is {:?}, expected {PROFILE_FORMAT:?}", self.format));
+            return bad(format!(
+                "format is {:?}, expected {PROFILE_FORMAT:?}",
+                self.format
+            ));
         }
-        if !(self.runs > 0.0 && self.runs.is_finite() && self.expected_runs >= 0.0 && self.expected_runs.is_finite()) {
-            return bad(format!("runs {} / expected runs {} must be positive", self.runs, self.expected_runs));
+        if !(self.runs > 0.0
+            && self.runs.is_finite()
+            && self.expected_runs >= 0.0
+            && self.expected_runs.is_finite())
+        {
+            return bad(format!(
+                "runs {} / expected runs {} must be positive",
+                self.runs, self.expected_runs
+            ));
         }
         if !(self.elapsed_seconds.value > 0.0 && self.elapsed_seconds.value.is_finite()) {
             return bad(format!("elapsed time {} s", self.elapsed_seconds.value));
@@ -399,13 +445,25 @@ impl WorkloadProfile {
                 }
             }
             if s.minimal_bits > s.natural_bits || s.minimal_bits > s.profiled_bits {
-                return bad(format!("array {}: its values need {} bits, more than its width", s.name, s.minimal_bits));
+                return bad(format!(
+                    "array {}: its values need {} bits, more than its width",
+                    s.name, s.minimal_bits
+                ));
             }
-            if [a.sequential_reads, a.random_reads, a.writes].iter().any(|v| !(*v >= 0.0 && v.is_finite())) {
-                return bad(format!("array {}: negative or infinite access count", s.name));
+            if [a.sequential_reads, a.random_reads, a.writes]
+                .iter()
+                .any(|v| !(*v >= 0.0 && v.is_finite()))
+            {
+                return bad(format!(
+                    "array {}: negative or infinite access count",
+                    s.name
+                ));
             }
             if s.read_only && a.writes > 0.0 {
-                return bad(format!("array {} is marked read-only but was written {} times", s.name, a.writes));
+                return bad(format!(
+                    "array {} is marked read-only but was written {} times",
+                    s.name, a.writes
+                ));
             }
         }
         Ok(())
@@ -413,7 +471,8 @@ impl WorkloadProfile {
 
     /// Parses and validates JSON.
     pub fn from_json(text: &str) -> Result<WorkloadProfile> {
-        let profile: WorkloadProfile = serde_json::from_str(text).map_err(|e| AdaptError::invalid("workload profile", e.to_string()))?;
+        let profile: WorkloadProfile = serde_json::from_str(text)
+            .map_err(|e| AdaptError::invalid("workload profile", e.to_string()))?;
         profile.validate()?;
         Ok(profile)
     }
@@ -442,9 +501,19 @@ impl std::fmt::Display for WorkloadProfile {
             "workload profile: {} ({} run(s) profiled, {} expected), placement {}",
             self.workload, self.runs, self.expected_runs, self.placement
         )?;
-        writeln!(f, "  elapsed {:.4} s per run ({})", self.seconds_per_run(), self.elapsed_seconds.source.describe())?;
+        writeln!(
+            f,
+            "  elapsed {:.4} s per run ({})",
+            self.seconds_per_run(),
+            self.elapsed_seconds.source.describe()
+        )?;
         if let Some(cpu) = self.cpu_seconds {
-            writeln!(f, "  CPU time {:.4} s per run ({})", cpu.value / self.runs, cpu.source.describe())?;
+            writeln!(
+                f,
+                "  CPU time {:.4} s per run ({})",
+                cpu.value / self.runs,
+                cpu.source.describe()
+            )?;
         }
         match (self.instructions, self.cycles) {
             (Some(i), Some(c)) => writeln!(
@@ -516,7 +585,11 @@ impl AccessCounter {
 
     /// Current totals (sequential, random, writes).
     pub fn totals(&self) -> (u64, u64, u64) {
-        (self.sequential.load(Ordering::Relaxed), self.random.load(Ordering::Relaxed), self.writes.load(Ordering::Relaxed))
+        (
+            self.sequential.load(Ordering::Relaxed),
+            self.random.load(Ordering::Relaxed),
+            self.writes.load(Ordering::Relaxed),
+        )
     }
 
     /// Sets every count to zero.
@@ -563,7 +636,14 @@ impl Profiler {
     pub fn start(runtime: &Arc<Runtime>, workload: &str, specs: Vec<ArraySpec>) -> Profiler {
         let counters = specs.iter().map(|_| AccessCounter::default()).collect();
         let worker_counters = Some(WorkerCounters::start(runtime));
-        Profiler { runtime: Arc::clone(runtime), workload: workload.into(), specs, counters, worker_counters, started: Instant::now() }
+        Profiler {
+            runtime: Arc::clone(runtime),
+            workload: workload.into(),
+            specs,
+            counters,
+            worker_counters,
+            started: Instant::now(),
+        }
     }
 
     /// The access counter of array `index` (in the order of the specs).
@@ -602,7 +682,18 @@ impl Profiler {
                 }
             })
             .collect();
-        build_profile(&self.workload, &self.runtime, arrays, elapsed, reading, runs, expected_runs, placement, machine, costs)
+        build_profile(
+            &self.workload,
+            &self.runtime,
+            arrays,
+            elapsed,
+            reading,
+            runs,
+            expected_runs,
+            placement,
+            machine,
+            costs,
+        )
     }
 
     /// Like [`Profiler::finish`], with the accesses stated by the workload instead of counted:
@@ -620,21 +711,38 @@ impl Profiler {
         let elapsed = self.started.elapsed().as_secs_f64();
         let reading = self.worker_counters.take().map(|c| c.stop(&self.runtime));
         if accesses.len() != self.specs.len() {
-            return Err(AdaptError::InvalidInput(format!("{} access triples for {} arrays", accesses.len(), self.specs.len())));
+            return Err(AdaptError::InvalidInput(format!(
+                "{} access triples for {} arrays",
+                accesses.len(),
+                self.specs.len()
+            )));
         }
         let arrays = self
             .specs
             .iter()
             .zip(accesses)
-            .map(|(spec, &(sequential_reads, random_reads, writes))| ArrayProfile {
-                spec: spec.clone(),
-                sequential_reads,
-                random_reads,
-                writes,
-                access_source: Source::DeclaredByWorkload,
-            })
+            .map(
+                |(spec, &(sequential_reads, random_reads, writes))| ArrayProfile {
+                    spec: spec.clone(),
+                    sequential_reads,
+                    random_reads,
+                    writes,
+                    access_source: Source::DeclaredByWorkload,
+                },
+            )
             .collect();
-        build_profile(&self.workload, &self.runtime, arrays, elapsed, reading, runs, expected_runs, placement, machine, costs)
+        build_profile(
+            &self.workload,
+            &self.runtime,
+            arrays,
+            elapsed,
+            reading,
+            runs,
+            expected_runs,
+            placement,
+            machine,
+            costs,
+        )
     }
 }
 
@@ -667,7 +775,10 @@ fn build_profile(
             match (reading.instructions, reading.cycles) {
                 (Some(i), Some(c)) => {
                     let work = i as f64 / (machine.peak_gops_per_core * 1e9);
-                    notes.push(format!("CPU work = instructions / {:.2} G simple ops per second per core", machine.peak_gops_per_core));
+                    notes.push(format!(
+                        "CPU work = instructions / {:.2} G simple ops per second per core",
+                        machine.peak_gops_per_core
+                    ));
                     (
                         Some(Figure::new(i as f64, Source::HardwareCounters)),
                         Some(Figure::new(c as f64, Source::HardwareCounters)),
@@ -681,11 +792,23 @@ fn build_profile(
                         "{}; CPU work estimated from the counted accesses and the array cost profile",
                         reading.hardware_note
                     ));
-                    (None, None, cpu, Figure::new(access_work, Source::CostProfileEstimate), 0.0)
+                    (
+                        None,
+                        None,
+                        cpu,
+                        Figure::new(access_work, Source::CostProfileEstimate),
+                        0.0,
+                    )
                 }
             }
         }
-        None => (None, None, None, Figure::new(access_work, Source::CostProfileEstimate), 0.0),
+        None => (
+            None,
+            None,
+            None,
+            Figure::new(access_work, Source::CostProfileEstimate),
+            0.0,
+        ),
     };
     let profile = WorkloadProfile {
         format: PROFILE_FORMAT.into(),
@@ -729,11 +852,23 @@ mod tests {
     fn modelled_profiles_carry_model_sources_and_round_trip() {
         let machine = MachineDescription::paper_8core();
         let costs = CostProfile::haswell_model(2.4);
-        let profile = WorkloadProfile::modelled("aggregate", &machine, &costs, aggregation(33, 500_000_000), 0.0, 15.0).unwrap();
+        let profile = WorkloadProfile::modelled(
+            "aggregate",
+            &machine,
+            &costs,
+            aggregation(33, 500_000_000),
+            0.0,
+            15.0,
+        )
+        .unwrap();
         assert_eq!(profile.elapsed_seconds.source, Source::Modelled);
         assert_eq!(profile.arrays[0].spec.profiled_bits, 64);
         // 8 GB through two 8 GB/s links at 16 GB/s per socket: 0.25 s.
-        assert!((profile.seconds_per_run() / 0.25 - 1.0).abs() < 1e-4, "{}", profile.seconds_per_run());
+        assert!(
+            (profile.seconds_per_run() / 0.25 - 1.0).abs() < 1e-4,
+            "{}",
+            profile.seconds_per_run()
+        );
         assert_eq!(profile.accesses_per_element(), 15.0);
         assert_eq!(profile.random_share(), 0.0);
         assert!(profile.read_only());
@@ -741,7 +876,10 @@ mod tests {
         assert_eq!(again, profile);
         let dir = tempfile::tempdir().unwrap();
         profile.save(&dir.path().join("p.json")).unwrap();
-        assert_eq!(WorkloadProfile::load(&dir.path().join("p.json")).unwrap(), profile);
+        assert_eq!(
+            WorkloadProfile::load(&dir.path().join("p.json")).unwrap(),
+            profile
+        );
         assert!(profile.to_string().contains("modelled"));
     }
 
@@ -749,49 +887,92 @@ mod tests {
     fn compressed_work_replaces_the_access_share_of_the_work() {
         let costs = CostProfile::haswell_model(2.4);
         let machine = MachineDescription::paper_18core();
-        let profile = WorkloadProfile::modelled("aggregate", &machine, &costs, aggregation(33, 1000), 0.5, 1.0).unwrap();
+        let profile = WorkloadProfile::modelled(
+            "aggregate",
+            &machine,
+            &costs,
+            aggregation(33, 1000),
+            0.5,
+            1.0,
+        )
+        .unwrap();
         let uncompressed = profile.compute_seconds_at(&[64, 64], &costs);
         let compressed = profile.compute_seconds_at(&[33, 33], &costs);
         assert!((uncompressed - (0.5 + 2000.0 * costs.sequential_ns(64) * 1e-9)).abs() < 1e-15);
-        assert!((compressed - uncompressed - 2000.0 * (costs.sequential_ns(33) - costs.sequential_ns(64)) * 1e-9).abs() < 1e-15);
+        assert!(
+            (compressed
+                - uncompressed
+                - 2000.0 * (costs.sequential_ns(33) - costs.sequential_ns(64)) * 1e-9)
+                .abs()
+                < 1e-15
+        );
     }
 
     #[test]
     fn inconsistent_profiles_are_refused() {
         let machine = MachineDescription::paper_8core();
         let costs = CostProfile::haswell_model(2.4);
-        let good = WorkloadProfile::modelled("a", &machine, &costs, aggregation(10, 1000), 0.0, 1.0).unwrap();
+        let good =
+            WorkloadProfile::modelled("a", &machine, &costs, aggregation(10, 1000), 0.0, 1.0)
+                .unwrap();
         type Breaker = Box<dyn Fn(&mut WorkloadProfile)>;
         let cases: Vec<(Breaker, &str)> = vec![
             (Box::new(|p| p.format = "x".into()), "format"),
             (Box::new(|p| p.runs = 0.0), "runs"),
             (Box::new(|p| p.elapsed_seconds.value = -1.0), "elapsed"),
             (Box::new(|p| p.arrays.clear()), "no array"),
-            (Box::new(|p| p.arrays[0].spec.minimal_bits = 40), "need 40 bits"),
+            (
+                Box::new(|p| p.arrays[0].spec.minimal_bits = 40),
+                "need 40 bits",
+            ),
             (Box::new(|p| p.arrays[0].spec.natural_bits = 65), "outside"),
             (Box::new(|p| p.arrays[1].writes = 5.0), "read-only"),
-            (Box::new(|p| p.arrays[1].random_reads = -1.0), "negative or infinite"),
+            (
+                Box::new(|p| p.arrays[1].random_reads = -1.0),
+                "negative or infinite",
+            ),
             (Box::new(|p| p.threads = vec![(0, 0)]), "no worker"),
         ];
         for (break_it, expected) in cases {
             let mut profile = good.clone();
             break_it(&mut profile);
-            let error = WorkloadProfile::from_json(&profile.to_json()).map(|_| ()).unwrap_err().to_string();
-            assert!(error.contains(expected), "{error} should mention {expected}");
+            let error = WorkloadProfile::from_json(&profile.to_json())
+                .map(|_| ())
+                .unwrap_err()
+                .to_string();
+            assert!(
+                error.contains(expected),
+                "{error} should mention {expected}"
+            );
         }
     }
 
     #[test]
     fn profiler_counts_accesses_and_records_sources() {
         let runtime = Arc::new(Runtime::with_threads(2).unwrap());
-        let profiler = Profiler::start(&runtime, "count", vec![ArraySpec::read_only("a", 1000, 10), ArraySpec::written("b", 1000, 10)]);
+        let profiler = Profiler::start(
+            &runtime,
+            "count",
+            vec![
+                ArraySpec::read_only("a", 1000, 10),
+                ArraySpec::written("b", 1000, 10),
+            ],
+        );
         runtime.for_each_batch(0..1000, 64, |_, range| {
             profiler.counter(0).sequential(range.len() as u64);
             profiler.counter(0).random(1);
             profiler.counter(1).writes(range.len() as u64);
         });
         let machine = MachineDescription::paper_8core();
-        let profile = profiler.finish(2.0, 10.0, Placement::Interleaved(vec![]), &machine, &CostProfile::haswell_model(2.4)).unwrap();
+        let profile = profiler
+            .finish(
+                2.0,
+                10.0,
+                Placement::Interleaved(vec![]),
+                &machine,
+                &CostProfile::haswell_model(2.4),
+            )
+            .unwrap();
         assert_eq!(profile.arrays[0].sequential_reads, 1000.0);
         assert_eq!(profile.arrays[0].random_reads, 16.0);
         assert_eq!(profile.arrays[1].writes, 1000.0);
@@ -799,7 +980,10 @@ mod tests {
         assert!(profile.cpu_seconds.is_some());
         match profile.instructions {
             Some(i) => assert_eq!(i.source, Source::HardwareCounters),
-            None => assert_eq!(profile.compute_core_seconds.source, Source::CostProfileEstimate),
+            None => assert_eq!(
+                profile.compute_core_seconds.source,
+                Source::CostProfileEstimate
+            ),
         }
         assert_eq!(profile.threads.iter().map(|t| t.1).sum::<usize>(), 2);
         assert!((profile.accesses_per_element() - (1016.0 / 2.0 * 10.0 / 2000.0)).abs() < 1e-12);

@@ -10,7 +10,9 @@ use std::time::Instant;
 use smartarrays::array::PARALLEL_BATCH;
 use smartarrays::workloads::aggregate::{self, AggregateInput};
 use smartarrays::{codec, ArrayOptions, Placement, Runtime, SmartArray};
-use smartarrays_graph::{build, degree_centrality, ArrayClass, EdgeList, Graph, GraphOptions, Width};
+use smartarrays_graph::{
+    build, degree_centrality, ArrayClass, EdgeList, Graph, GraphOptions, Width,
+};
 
 use crate::costs::CostProfile;
 use crate::error::Result;
@@ -28,7 +30,11 @@ pub struct Timing {
 
 /// Runs `task` `warmups` times untimed, then `repetitions` times timed; returns the timing and
 /// the last result.
-pub fn time_runs<T>(warmups: usize, repetitions: usize, mut task: impl FnMut() -> T) -> (Timing, T) {
+pub fn time_runs<T>(
+    warmups: usize,
+    repetitions: usize,
+    mut task: impl FnMut() -> T,
+) -> (Timing, T) {
     let mut last = None;
     for _ in 0..warmups {
         last = Some(black_box(task()));
@@ -45,7 +51,13 @@ pub fn time_runs<T>(warmups: usize, repetitions: usize, mut task: impl FnMut() -
     } else {
         (samples[samples.len() / 2 - 1] + samples[samples.len() / 2]) / 2.0
     };
-    (Timing { median, min: samples[0] }, last.expect("at least one run"))
+    (
+        Timing {
+            median,
+            min: samples[0],
+        },
+        last.expect("at least one run"),
+    )
 }
 
 /// The aggregation's two arrays with `len` values of `data_bits`-bit data (the core job's
@@ -58,7 +70,10 @@ pub fn aggregate_input(
     placement: &Placement,
     seed: u64,
 ) -> Result<AggregateInput> {
-    let options = ArrayOptions::new().placement(placement.clone()).bits(width).runtime(Arc::clone(runtime));
+    let options = ArrayOptions::new()
+        .placement(placement.clone())
+        .bits(width)
+        .runtime(Arc::clone(runtime));
     let a1 = SmartArray::from_fn(len, &options, |i| aggregate::value(seed, 0, i, data_bits))?;
     let a2 = SmartArray::from_fn(len, &options, |i| aggregate::value(seed, 1, i, data_bits))?;
     Ok(AggregateInput { a1, a2 })
@@ -66,8 +81,10 @@ pub fn aggregate_input(
 
 /// The aggregation's expected sum, computed sequentially from the formula.
 pub fn aggregate_reference(len: usize, data_bits: u32, seed: u64) -> u64 {
-    (0..len)
-        .fold(0u64, |s, i| s.wrapping_add(aggregate::value(seed, 0, i, data_bits)).wrapping_add(aggregate::value(seed, 1, i, data_bits)))
+    (0..len).fold(0u64, |s, i| {
+        s.wrapping_add(aggregate::value(seed, 0, i, data_bits))
+            .wrapping_add(aggregate::value(seed, 1, i, data_bits))
+    })
 }
 
 /// `sum(a1[i] + a2[i])` with the core's fused kernel, counting the values each batch reads.
@@ -79,8 +96,18 @@ pub fn counted_sum(input: &AggregateInput, profiler: &Profiler) -> u64 {
         PARALLEL_BATCH,
         || 0u64,
         |sum, worker, range| {
-            let first = codec::sum_range(input.a1.for_worker(worker).packed_words(), bits, range.start, range.end);
-            let second = codec::sum_range(input.a2.for_worker(worker).packed_words(), bits, range.start, range.end);
+            let first = codec::sum_range(
+                input.a1.for_worker(worker).packed_words(),
+                bits,
+                range.start,
+                range.end,
+            );
+            let second = codec::sum_range(
+                input.a2.for_worker(worker).packed_words(),
+                bits,
+                range.start,
+                range.end,
+            );
             profiler.counter(0).sequential(range.len() as u64);
             profiler.counter(1).sequential(range.len() as u64);
             sum.wrapping_add(first).wrapping_add(second)
@@ -105,25 +132,48 @@ pub fn profile_aggregate(
     let interleaved = Placement::Interleaved(Vec::new());
     let input = aggregate_input(runtime, len, data_bits, 64, &interleaved, seed)?;
     black_box(input.parallel_sum());
-    let specs = ["a1", "a2"].iter().map(|name| ArraySpec::read_only(name, len as u64, data_bits).with_natural(64)).collect();
+    let specs = ["a1", "a2"]
+        .iter()
+        .map(|name| ArraySpec::read_only(name, len as u64, data_bits).with_natural(64))
+        .collect();
     let profiler = Profiler::start(runtime, "aggregate", specs);
     let mut sum = 0;
     for _ in 0..runs.max(1) {
         sum = black_box(counted_sum(&input, &profiler));
     }
-    let profile = profiler.finish(runs.max(1) as f64, expected_runs, interleaved, machine, costs)?;
+    let profile = profiler.finish(
+        runs.max(1) as f64,
+        expected_runs,
+        interleaved,
+        machine,
+        costs,
+    )?;
     Ok((profile, sum))
 }
 
 /// Builds `edges` as a graph whose offsets (`begin`, `rbegin`) are stored at `offset_width`
 /// with `placement`; edges and the degree output stay interleaved at their natural width (the
 /// paper interleaves the output in every configuration).
-pub fn degree_graph(runtime: &Arc<Runtime>, edges: &EdgeList, offset_width: Width, placement: &Placement) -> Result<Graph> {
+pub fn degree_graph(
+    runtime: &Arc<Runtime>,
+    edges: &EdgeList,
+    offset_width: Width,
+    placement: &Placement,
+) -> Result<Graph> {
     let interleaved = Placement::Interleaved(Vec::new());
     let options = GraphOptions {
-        offsets: ArrayClass { placement: placement.clone(), width: offset_width },
-        edges: ArrayClass { placement: interleaved.clone(), width: Width::Natural },
-        properties: ArrayClass { placement: interleaved, width: Width::Natural },
+        offsets: ArrayClass {
+            placement: placement.clone(),
+            width: offset_width,
+        },
+        edges: ArrayClass {
+            placement: interleaved.clone(),
+            width: Width::Natural,
+        },
+        properties: ArrayClass {
+            placement: interleaved,
+            width: Width::Natural,
+        },
         runtime: Some(Arc::clone(runtime)),
         ..GraphOptions::default()
     };
@@ -137,8 +187,12 @@ pub fn degree_specs(graph: &Graph, offset_bits: u32) -> Vec<ArraySpec> {
     let n = graph.vertices() as u64;
     let needed = codec::bits_needed(graph.stored_entries()).max(offset_bits);
     vec![
-        ArraySpec::read_only("begin", n + 1, needed).with_natural(64).unpacked(),
-        ArraySpec::read_only("rbegin", n + 1, needed).with_natural(64).unpacked(),
+        ArraySpec::read_only("begin", n + 1, needed)
+            .with_natural(64)
+            .unpacked(),
+        ArraySpec::read_only("rbegin", n + 1, needed)
+            .with_natural(64)
+            .unpacked(),
         ArraySpec::written("degree", n, 32).fixed(),
     ]
 }
@@ -165,8 +219,19 @@ pub fn profile_degree(
         sum = degree_centrality(graph)?.par_sum();
     }
     let r = runs.max(1) as f64;
-    let declared = [((n + 1.0) * r, 0.0, 0.0), ((n + 1.0) * r, 0.0, 0.0), (n * r, 0.0, n * r)];
-    let profile = profiler.finish_declared(&declared, r, expected_runs, Placement::Interleaved(Vec::new()), machine, costs)?;
+    let declared = [
+        ((n + 1.0) * r, 0.0, 0.0),
+        ((n + 1.0) * r, 0.0, 0.0),
+        (n * r, 0.0, n * r),
+    ];
+    let profile = profiler.finish_declared(
+        &declared,
+        r,
+        expected_runs,
+        Placement::Interleaved(Vec::new()),
+        machine,
+        costs,
+    )?;
     Ok((profile, sum))
 }
 
@@ -178,12 +243,22 @@ mod tests {
     #[test]
     fn aggregation_in_every_configuration_matches_the_reference() {
         let runtime = Arc::new(Runtime::with_threads(2).unwrap());
-        for (len, bits) in [(0usize, 10u32), (1, 1), (1023, 33), (1025, 64), (70_000, 31)] {
+        for (len, bits) in [
+            (0usize, 10u32),
+            (1, 1),
+            (1023, 33),
+            (1025, 64),
+            (70_000, 31),
+        ] {
             let expected = aggregate_reference(len, bits, 5);
             for placement in Placement::all(runtime.topology()) {
                 for width in [bits, 64] {
                     let input = aggregate_input(&runtime, len, bits, width, &placement, 5).unwrap();
-                    assert_eq!(input.parallel_sum(), expected, "len {len} bits {bits} width {width} {placement}");
+                    assert_eq!(
+                        input.parallel_sum(),
+                        expected,
+                        "len {len} bits {bits} width {width} {placement}"
+                    );
                 }
             }
         }
@@ -194,7 +269,8 @@ mod tests {
         let runtime = Arc::new(Runtime::with_threads(2).unwrap());
         let machine = MachineDescription::paper_8core();
         let costs = CostProfile::haswell_model(2.4);
-        let (profile, sum) = profile_aggregate(&runtime, &machine, &costs, 100_003, 33, 3, 15.0, 9).unwrap();
+        let (profile, sum) =
+            profile_aggregate(&runtime, &machine, &costs, 100_003, 33, 3, 15.0, 9).unwrap();
         assert_eq!(sum, aggregate_reference(100_003, 33, 9));
         assert_eq!(profile.arrays.len(), 2);
         assert_eq!(profile.arrays[0].sequential_reads, 3.0 * 100_003.0);
@@ -207,18 +283,34 @@ mod tests {
     fn degree_profiles_declare_their_passes_and_results_match_plain_degrees() {
         let runtime = Arc::new(Runtime::with_threads(2).unwrap());
         let edges = generate::uniform_with(1000, 3, 11, true, &runtime).unwrap();
-        let graph = degree_graph(&runtime, &edges, Width::Natural, &Placement::Interleaved(vec![])).unwrap();
+        let graph = degree_graph(
+            &runtime,
+            &edges,
+            Width::Natural,
+            &Placement::Interleaved(vec![]),
+        )
+        .unwrap();
         let machine = MachineDescription::paper_18core();
         let costs = CostProfile::haswell_model(2.3);
         let (profile, sum) = profile_degree(&graph, &machine, &costs, 1, 2, 15.0).unwrap();
-        assert_eq!(sum, 2 * graph.stored_entries(), "every edge counts once out and once in");
+        assert_eq!(
+            sum,
+            2 * graph.stored_entries(),
+            "every edge counts once out and once in"
+        );
         assert_eq!(profile.arrays[0].sequential_reads, 2.0 * 1001.0);
         assert_eq!(profile.arrays[2].writes, 2.0 * 1000.0);
-        assert_eq!(profile.arrays[0].spec.minimal_bits, codec::bits_needed(graph.stored_entries()));
+        assert_eq!(
+            profile.arrays[0].spec.minimal_bits,
+            codec::bits_needed(graph.stored_entries())
+        );
         for width in [Width::Minimal, Width::Exactly(40)] {
             for placement in Placement::all(runtime.topology()) {
                 let other = degree_graph(&runtime, &edges, width, &placement).unwrap();
-                assert_eq!(degree_centrality(&other).unwrap().to_vec(), degree_centrality(&graph).unwrap().to_vec());
+                assert_eq!(
+                    degree_centrality(&other).unwrap().to_vec(),
+                    degree_centrality(&graph).unwrap().to_vec()
+                );
             }
         }
     }

@@ -11,7 +11,13 @@ use smartarrays_adapt::profile::{ArrayProfile, ArraySpec, Source};
 use smartarrays_adapt::{Advisor, CostProfile, MachineDescription, WorkloadProfile};
 
 /// A symmetric two-node machine with the given figures.
-fn machine(cores: usize, local_gbs: f64, remote_gbs: f64, local_ns: f64, remote_ns: f64) -> MachineDescription {
+fn machine(
+    cores: usize,
+    local_gbs: f64,
+    remote_gbs: f64,
+    local_ns: f64,
+    remote_ns: f64,
+) -> MachineDescription {
     let mut m = MachineDescription::paper_8core();
     for node in &mut m.nodes {
         node.cores = cores;
@@ -31,7 +37,15 @@ fn machine(cores: usize, local_gbs: f64, remote_gbs: f64, local_ns: f64, remote_
 }
 
 fn scan(placement: Placement, bits: u32, values: f64, random: f64) -> ArrayLoad {
-    ArrayLoad { name: "a".into(), placement, bits, len: values as u64, sequential_reads: values, random_reads: random, writes: 0.0 }
+    ArrayLoad {
+        name: "a".into(),
+        placement,
+        bits,
+        len: values as u64,
+        sequential_reads: values,
+        random_reads: random,
+        writes: 0.0,
+    }
 }
 
 proptest! {

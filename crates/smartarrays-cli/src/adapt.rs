@@ -17,7 +17,9 @@ use smartarrays_adapt::evaluate::{self, rule, Case, ConfigTime};
 use smartarrays_adapt::machine::cache_dir;
 use smartarrays_adapt::mlc::{this_machine, MlcSettings};
 use smartarrays_adapt::workloads;
-use smartarrays_adapt::{Advisor, Characteristics, CostProfile, MachineDescription, WorkloadProfile};
+use smartarrays_adapt::{
+    Advisor, Characteristics, CostProfile, MachineDescription, WorkloadProfile,
+};
 use smartarrays_graph::{degree_centrality, generate, Width};
 
 use crate::measure::parallel_efficiency;
@@ -109,15 +111,32 @@ pub struct AdviseArgs {
 }
 
 /// Loads the machine and cost profile named by `machine` (and `costs`).
-fn inputs(machine: &str, costs: Option<&Path>, remeasure: bool, quick: bool) -> CliResult<(MachineDescription, CostProfile, bool)> {
+fn inputs(
+    machine: &str,
+    costs: Option<&Path>,
+    remeasure: bool,
+    quick: bool,
+) -> CliResult<(MachineDescription, CostProfile, bool)> {
     let (machine, default_costs, here) = if machine == "this" {
-        let (mlc, cost_settings) =
-            if quick { (MlcSettings::quick(), CostSettings::quick()) } else { (MlcSettings::default(), CostSettings::default()) };
-        let (machine, costs, machine_cached, costs_cached) = this_machine(&cache_dir(), remeasure, &mlc, &cost_settings)?;
+        let (mlc, cost_settings) = if quick {
+            (MlcSettings::quick(), CostSettings::quick())
+        } else {
+            (MlcSettings::default(), CostSettings::default())
+        };
+        let (machine, costs, machine_cached, costs_cached) =
+            this_machine(&cache_dir(), remeasure, &mlc, &cost_settings)?;
         eprintln!(
             "machine and array costs: {} and {} (cache {})",
-            if machine_cached { "from the cache" } else { "measured now" },
-            if costs_cached { "from the cache" } else { "measured now" },
+            if machine_cached {
+                "from the cache"
+            } else {
+                "measured now"
+            },
+            if costs_cached {
+                "from the cache"
+            } else {
+                "measured now"
+            },
             cache_dir().display()
         );
         (machine, costs, true)
@@ -137,15 +156,23 @@ fn inputs(machine: &str, costs: Option<&Path>, remeasure: bool, quick: bool) -> 
 }
 
 fn runtime(threads: Option<usize>) -> CliResult<Arc<Runtime>> {
-    Ok(Arc::new(Runtime::new(RuntimeOptions { threads, ..RuntimeOptions::default() })?))
+    Ok(Arc::new(Runtime::new(RuntimeOptions {
+        threads,
+        ..RuntimeOptions::default()
+    })?))
 }
 
 /// Parses a byte count: a number, optionally with B, KB, MB, GB, KiB, MiB, GiB, TiB.
 pub fn parse_bytes(text: &str) -> CliResult<f64> {
     let text = text.trim();
-    let split = text.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(text.len());
+    let split = text
+        .find(|c: char| c.is_ascii_alphabetic())
+        .unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
-    let value: f64 = number.trim().parse().map_err(|_| format!("budget {text:?}: expected a number of bytes such as 2GiB"))?;
+    let value: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("budget {text:?}: expected a number of bytes such as 2GiB"))?;
     let factor = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1.0,
         "kb" => 1e3,
@@ -167,7 +194,12 @@ pub fn parse_bytes(text: &str) -> CliResult<f64> {
 /// `smartarrays advise`.
 pub fn run_advise(args: &AdviseArgs) -> CliResult {
     smartarrays::codec::check_bits(args.bits)?;
-    let (machine, costs, here) = inputs(&args.machine, args.costs.as_deref(), args.remeasure, args.quick_inputs)?;
+    let (machine, costs, here) = inputs(
+        &args.machine,
+        args.costs.as_deref(),
+        args.remeasure,
+        args.quick_inputs,
+    )?;
     if let Some(path) = &args.save_machine {
         machine.save(path)?;
     }
@@ -197,22 +229,55 @@ pub fn run_advise(args: &AdviseArgs) -> CliResult {
             )?;
             let expected = workloads::aggregate_reference(args.elements as usize, args.bits, 42);
             if sum != expected {
-                return Err(format!("the profiled aggregation summed to {sum}, expected {expected}").into());
+                return Err(format!(
+                    "the profiled aggregation summed to {sum}, expected {expected}"
+                )
+                .into());
             }
             profile
         }
-        (None, Workload::Aggregate) => evaluate::aggregation_profile(&machine, &costs, args.elements, args.bits, args.expected_runs)?,
+        (None, Workload::Aggregate) => evaluate::aggregation_profile(
+            &machine,
+            &costs,
+            args.elements,
+            args.bits,
+            args.expected_runs,
+        )?,
         (None, Workload::Degree) if here => {
             let runtime = runtime(args.threads)?;
             let edges = generate::uniform_with(args.vertices, 3, 42, true, &runtime)?;
-            let graph = workloads::degree_graph(&runtime, &edges, Width::Natural, &Placement::Interleaved(Vec::new()))?;
-            workloads::profile_degree(&graph, &machine, &costs, args.bits, args.runs, args.expected_runs)?.0
+            let graph = workloads::degree_graph(
+                &runtime,
+                &edges,
+                Width::Natural,
+                &Placement::Interleaved(Vec::new()),
+            )?;
+            workloads::profile_degree(
+                &graph,
+                &machine,
+                &costs,
+                args.bits,
+                args.runs,
+                args.expected_runs,
+            )?
+            .0
         }
-        (None, Workload::Degree) => evaluate::degree_profile(&machine, &costs, args.vertices, 3 * args.vertices, args.expected_runs)?,
+        (None, Workload::Degree) => evaluate::degree_profile(
+            &machine,
+            &costs,
+            args.vertices,
+            3 * args.vertices,
+            args.expected_runs,
+        )?,
         (None, Workload::Pagerank) if here => return advise_pagerank_here(args, &advisor, budget),
-        (None, Workload::Pagerank) => {
-            evaluate::pagerank_profile(&machine, &costs, args.vertices, 8 * args.vertices, 64, args.expected_runs)?
-        }
+        (None, Workload::Pagerank) => evaluate::pagerank_profile(
+            &machine,
+            &costs,
+            args.vertices,
+            8 * args.vertices,
+            64,
+            args.expected_runs,
+        )?,
         (None, Workload::Manual) => {
             let characteristics = Characteristics {
                 read_only: !args.written,
@@ -228,11 +293,12 @@ pub fn run_advise(args: &AdviseArgs) -> CliResult {
         profile.save(path)?;
     }
     let choice = advisor.choose(&profile)?;
-    let joint = if profile.arrays.iter().filter(|a| a.spec.adaptable).count() > 1 || budget.is_some() {
-        Some(advisor.choose_jointly(&profile, budget)?)
-    } else {
-        None
-    };
+    let joint =
+        if profile.arrays.iter().filter(|a| a.spec.adaptable).count() > 1 || budget.is_some() {
+            Some(advisor.choose_jointly(&profile, budget)?)
+        } else {
+            None
+        };
     if json_out {
         println!(
             "{}",
@@ -254,7 +320,10 @@ pub fn run_advise(args: &AdviseArgs) -> CliResult {
 fn advise_pagerank_here(args: &AdviseArgs, advisor: &Advisor, budget: Option<f64>) -> CliResult {
     let runtime = runtime(args.threads)?;
     let edges = generate::uniform_with(args.vertices, 8, 42, true, &runtime)?;
-    let graph = smartarrays_graph::build(edges, &smartarrays_graph::GraphOptions::default().runtime(Arc::clone(&runtime)))?;
+    let graph = smartarrays_graph::build(
+        edges,
+        &smartarrays_graph::GraphOptions::default().runtime(Arc::clone(&runtime)),
+    )?;
     let options = AdaptivePageRankOptions {
         profile_iterations: args.runs.max(1),
         expected_iterations: args.expected_runs,
@@ -268,9 +337,11 @@ fn advise_pagerank_here(args: &AdviseArgs, advisor: &Advisor, budget: Option<f64
     if args.format == Format::Json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&json!({ "report": { "iterations": report.iterations, "converged": report.converged,
+            serde_json::to_string_pretty(
+                &json!({ "report": { "iterations": report.iterations, "converged": report.converged,
             "iteration_seconds": report.iteration_seconds, "swaps": report.swaps, "restructure_seconds": report.restructure_seconds },
-            "profile": report.profile, "choice": report.choice }))?
+            "profile": report.profile, "choice": report.choice })
+            )?
         );
         return Ok(());
     }
@@ -284,12 +355,20 @@ fn advise_pagerank_here(args: &AdviseArgs, advisor: &Advisor, budget: Option<f64
     );
     for (name, before, after, first) in &report.swaps {
         match first {
-            Some(iteration) if before != after => println!("  {name}: {before} -> {after}, used from iteration {iteration}"),
-            _ if before != after => println!("  {name}: {before} -> {after} (built after the last iteration)"),
+            Some(iteration) if before != after => {
+                println!("  {name}: {before} -> {after}, used from iteration {iteration}")
+            }
+            _ if before != after => {
+                println!("  {name}: {before} -> {after} (built after the last iteration)")
+            }
             _ => println!("  {name}: kept {before}"),
         }
     }
-    let times: Vec<String> = report.iteration_seconds.iter().map(|s| format!("{:.1}", s * 1e3)).collect();
+    let times: Vec<String> = report
+        .iteration_seconds
+        .iter()
+        .map(|s| format!("{:.1}", s * 1e3))
+        .collect();
     println!("  iteration times (ms): {}", times.join(" "));
     Ok(())
 }
@@ -381,7 +460,9 @@ pub fn run_bench(args: &BenchAdaptArgs) -> CliResult {
     }
     for workload in &args.workloads {
         if workload != "aggregate" && workload != "degree" {
-            return Err(format!("unknown workload {workload:?}: expected aggregate or degree").into());
+            return Err(
+                format!("unknown workload {workload:?}: expected aggregate or degree").into(),
+            );
         }
     }
     let progress = |message: String| {
@@ -433,7 +514,8 @@ pub fn run_bench(args: &BenchAdaptArgs) -> CliResult {
         let presets = evaluate::paper_findings(&args.cost_factors)?;
         let preset_cases: Vec<Case> = presets.cases.iter().map(|c| c.case.clone()).collect();
         let summary = evaluate::summarise(&preset_cases, args.tolerance)?;
-        text += "\nthe paper's machines (Table 1 figures, modelled profiles; times are the model's):\n";
+        text +=
+            "\nthe paper's machines (Table 1 figures, modelled profiles; times are the model's):\n";
         text += &presets.to_string();
         text += "Auto against the model's own estimates on the presets (a consistency check, not a measurement):\n";
         text += &summary.to_string();
@@ -451,7 +533,11 @@ pub fn run_bench(args: &BenchAdaptArgs) -> CliResult {
 
 /// Times every task `warmups + repetitions` times in rounds (one run of each task per round),
 /// so that other work on a shared machine disturbs every configuration alike.
-fn round_robin(tasks: &[Box<dyn Fn() -> CliResult<()> + '_>], warmups: usize, repetitions: usize) -> CliResult<Vec<workloads::Timing>> {
+fn round_robin(
+    tasks: &[Box<dyn Fn() -> CliResult<()> + '_>],
+    warmups: usize,
+    repetitions: usize,
+) -> CliResult<Vec<workloads::Timing>> {
     let mut samples = vec![Vec::new(); tasks.len()];
     for round in 0..warmups + repetitions.max(1) {
         for (task, samples) in tasks.iter().zip(&mut samples) {
@@ -466,41 +552,75 @@ fn round_robin(tasks: &[Box<dyn Fn() -> CliResult<()> + '_>], warmups: usize, re
         .into_iter()
         .map(|mut s| {
             s.sort_by(f64::total_cmp);
-            let median = if s.len() % 2 == 1 { s[s.len() / 2] } else { (s[s.len() / 2 - 1] + s[s.len() / 2]) / 2.0 };
+            let median = if s.len() % 2 == 1 {
+                s[s.len() / 2]
+            } else {
+                (s[s.len() / 2 - 1] + s[s.len() / 2]) / 2.0
+            };
             workloads::Timing { median, min: s[0] }
         })
         .collect())
 }
 
 /// Step 2 alone: whether the advisor would compress at each placement.
-fn predictions(advisor: &Advisor, profile: &WorkloadProfile, placements: &[Placement]) -> CliResult<Vec<(String, bool)>> {
+fn predictions(
+    advisor: &Advisor,
+    profile: &WorkloadProfile,
+    placements: &[Placement],
+) -> CliResult<Vec<(String, bool)>> {
     let mut predicted = Vec::new();
-    if profile.arrays.iter().any(|a| a.spec.adaptable && a.spec.minimal_bits < a.spec.natural_bits) {
+    if profile
+        .arrays
+        .iter()
+        .any(|a| a.spec.adaptable && a.spec.minimal_bits < a.spec.natural_bits)
+    {
         for placement in placements {
             let uncompressed = advisor.estimate_configuration(profile, placement, false)?;
             let compressed = advisor.estimate_configuration(profile, placement, true)?;
-            predicted.push((placement.to_string(), compressed.estimate.seconds < uncompressed.estimate.seconds));
+            predicted.push((
+                placement.to_string(),
+                compressed.estimate.seconds < uncompressed.estimate.seconds,
+            ));
         }
     }
     Ok(predicted)
 }
 
-fn aggregate_cases(args: &BenchAdaptArgs, runtime: &Arc<Runtime>, advisor: &Advisor, progress: &dyn Fn(String)) -> CliResult<Vec<Case>> {
+fn aggregate_cases(
+    args: &BenchAdaptArgs,
+    runtime: &Arc<Runtime>,
+    advisor: &Advisor,
+    progress: &dyn Fn(String),
+) -> CliResult<Vec<Case>> {
     let mut cases = Vec::new();
     let placements = Placement::all(runtime.topology());
     for &bits in &args.bits {
         let expected = workloads::aggregate_reference(args.elements, bits, 42);
         let runs = (args.warmups + args.repetitions) as f64;
-        let (profile, sum) =
-            workloads::profile_aggregate(runtime, &advisor.machine, &advisor.costs, args.elements, bits, args.repetitions, runs, 42)?;
+        let (profile, sum) = workloads::profile_aggregate(
+            runtime,
+            &advisor.machine,
+            &advisor.costs,
+            args.elements,
+            bits,
+            args.repetitions,
+            runs,
+            42,
+        )?;
         if sum != expected {
-            return Err(format!("aggregation at {bits} bits summed to {sum}, expected {expected}").into());
+            return Err(
+                format!("aggregation at {bits} bits summed to {sum}, expected {expected}").into(),
+            );
         }
         let choice = advisor.choose(&profile)?;
         let mut configs = Vec::new();
         for placement in &placements {
             for width in if bits == 64 { vec![64] } else { vec![64, bits] } {
-                configs.push((placement.clone(), width, workloads::aggregate_input(runtime, args.elements, bits, width, placement, 42)?));
+                configs.push((
+                    placement.clone(),
+                    width,
+                    workloads::aggregate_input(runtime, args.elements, bits, width, placement, 42)?,
+                ));
             }
         }
         let tasks: Vec<Box<dyn Fn() -> CliResult<()> + '_>> = configs
@@ -519,47 +639,103 @@ fn aggregate_cases(args: &BenchAdaptArgs, runtime: &Arc<Runtime>, advisor: &Advi
         let mut times = Vec::new();
         for ((placement, width, _), timing) in configs.iter().zip(&timings) {
             let seconds = args.statistic.of(timing);
-            progress(format!("aggregate {bits:>2} bits: {placement:<12} stored at {width:>2} bits: {:.3} ms", seconds * 1e3));
+            progress(format!(
+                "aggregate {bits:>2} bits: {placement:<12} stored at {width:>2} bits: {:.3} ms",
+                seconds * 1e3
+            ));
             // At 64-bit data the compressed and uncompressed rules are the same configuration.
-            let rules = if bits == 64 { vec![false, true] } else { vec![*width == bits] };
+            let rules = if bits == 64 {
+                vec![false, true]
+            } else {
+                vec![*width == bits]
+            };
             for compressed in rules {
-                times.push(ConfigTime { placement: placement.to_string(), compressed, bits: *width, seconds });
+                times.push(ConfigTime {
+                    placement: placement.to_string(),
+                    compressed,
+                    bits: *width,
+                    seconds,
+                });
             }
         }
-        let chosen = rule(&choice.chosen.placement.to_string(), choice.chosen.compressed);
-        progress(format!("aggregate {bits:>2} bits: auto chose {chosen}: {}", choice.summary()));
+        let chosen = rule(
+            &choice.chosen.placement.to_string(),
+            choice.chosen.compressed,
+        );
+        progress(format!(
+            "aggregate {bits:>2} bits: auto chose {chosen}: {}",
+            choice.summary()
+        ));
         let predicted_compression = predictions(advisor, &profile, &placements)?;
-        cases.push(Case { workload: "aggregate".into(), machine: "this".into(), bits, times, chosen, predicted_compression });
+        cases.push(Case {
+            workload: "aggregate".into(),
+            machine: "this".into(),
+            bits,
+            times,
+            chosen,
+            predicted_compression,
+        });
     }
     Ok(cases)
 }
 
-fn degree_cases(args: &BenchAdaptArgs, runtime: &Arc<Runtime>, advisor: &Advisor, progress: &dyn Fn(String)) -> CliResult<Vec<Case>> {
+fn degree_cases(
+    args: &BenchAdaptArgs,
+    runtime: &Arc<Runtime>,
+    advisor: &Advisor,
+    progress: &dyn Fn(String),
+) -> CliResult<Vec<Case>> {
     let edges = generate::uniform_with(args.vertices, 3, 42, true, runtime)?;
     let placements = Placement::all(runtime.topology());
-    let profiled = workloads::degree_graph(runtime, &edges, Width::Natural, &Placement::Interleaved(Vec::new()))?;
+    let profiled = workloads::degree_graph(
+        runtime,
+        &edges,
+        Width::Natural,
+        &Placement::Interleaved(Vec::new()),
+    )?;
     let expected = degree_centrality(&profiled)?.to_vec();
     let needed = smartarrays::codec::bits_needed(profiled.stored_entries());
-    let mut widths: Vec<u32> = args.degree_bits.iter().map(|&b| b.clamp(needed, 64)).collect();
+    let mut widths: Vec<u32> = args
+        .degree_bits
+        .iter()
+        .map(|&b| b.clamp(needed, 64))
+        .collect();
     widths.sort_unstable();
     widths.dedup();
-    let uncompressed =
-        placements.iter().map(|p| workloads::degree_graph(runtime, &edges, Width::Exactly(64), p)).collect::<Result<Vec<_>, _>>()?;
+    let uncompressed = placements
+        .iter()
+        .map(|p| workloads::degree_graph(runtime, &edges, Width::Exactly(64), p))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut cases = Vec::new();
     for width in widths {
         let runs = (args.warmups + args.repetitions) as f64;
-        let (profile, _) = workloads::profile_degree(&profiled, &advisor.machine, &advisor.costs, width, args.repetitions, runs)?;
+        let (profile, _) = workloads::profile_degree(
+            &profiled,
+            &advisor.machine,
+            &advisor.costs,
+            width,
+            args.repetitions,
+            runs,
+        )?;
         let choice = advisor.choose(&profile)?;
         let compressed = if width == 64 {
             Vec::new()
         } else {
-            placements.iter().map(|p| workloads::degree_graph(runtime, &edges, Width::Exactly(width), p)).collect::<Result<Vec<_>, _>>()?
+            placements
+                .iter()
+                .map(|p| workloads::degree_graph(runtime, &edges, Width::Exactly(width), p))
+                .collect::<Result<Vec<_>, _>>()?
         };
         let graphs: Vec<(&Placement, u32, &smartarrays_graph::Graph)> = placements
             .iter()
             .zip(&uncompressed)
             .map(|(p, g)| (p, 64, g))
-            .chain(placements.iter().zip(&compressed).map(|(p, g)| (p, width, g)))
+            .chain(
+                placements
+                    .iter()
+                    .zip(&compressed)
+                    .map(|(p, g)| (p, width, g)),
+            )
             .collect();
         let expected = &expected;
         let tasks: Vec<Box<dyn Fn() -> CliResult<()> + '_>> = graphs
@@ -567,8 +743,14 @@ fn degree_cases(args: &BenchAdaptArgs, runtime: &Arc<Runtime>, advisor: &Advisor
             .map(|&(placement, bits, graph)| {
                 Box::new(move || -> CliResult<()> {
                     let degrees = std::hint::black_box(degree_centrality(graph)?);
-                    if degrees.len() != expected.len() || degrees.get(degrees.len().saturating_sub(1)).ok() != expected.last().copied() {
-                        return Err(format!("degree centrality differs at {placement} {bits} bits").into());
+                    if degrees.len() != expected.len()
+                        || degrees.get(degrees.len().saturating_sub(1)).ok()
+                            != expected.last().copied()
+                    {
+                        return Err(format!(
+                            "degree centrality differs at {placement} {bits} bits"
+                        )
+                        .into());
                     }
                     Ok(())
                 }) as Box<dyn Fn() -> CliResult<()> + '_>
@@ -583,14 +765,32 @@ fn degree_cases(args: &BenchAdaptArgs, runtime: &Arc<Runtime>, advisor: &Advisor
         let mut times = Vec::new();
         for (&(placement, bits, _), timing) in graphs.iter().zip(&timings) {
             let seconds = args.statistic.of(timing);
-            progress(format!("degree {width:>2} bits: {placement:<12} offsets at {bits:>2} bits: {:.3} ms", seconds * 1e3));
-            let rules = if width == 64 { vec![false, true] } else { vec![bits == width] };
+            progress(format!(
+                "degree {width:>2} bits: {placement:<12} offsets at {bits:>2} bits: {:.3} ms",
+                seconds * 1e3
+            ));
+            let rules = if width == 64 {
+                vec![false, true]
+            } else {
+                vec![bits == width]
+            };
             for compressed in rules {
-                times.push(ConfigTime { placement: placement.to_string(), compressed, bits, seconds });
+                times.push(ConfigTime {
+                    placement: placement.to_string(),
+                    compressed,
+                    bits,
+                    seconds,
+                });
             }
         }
-        let chosen = rule(&choice.chosen.placement.to_string(), choice.chosen.compressed);
-        progress(format!("degree {width:>2} bits: auto chose {chosen}: {}", choice.summary()));
+        let chosen = rule(
+            &choice.chosen.placement.to_string(),
+            choice.chosen.compressed,
+        );
+        progress(format!(
+            "degree {width:>2} bits: auto chose {chosen}: {}",
+            choice.summary()
+        ));
         let predicted_compression = predictions(advisor, &profile, &placements)?;
         cases.push(Case {
             workload: "degree-centrality".into(),

@@ -63,11 +63,17 @@ pub struct Measurement {
 }
 
 pub fn run(args: &AggregateArgs) -> CliResult {
-    let runtime = Arc::new(Runtime::new(RuntimeOptions { threads: args.threads, ..RuntimeOptions::default() })?);
+    let runtime = Arc::new(Runtime::new(RuntimeOptions {
+        threads: args.threads,
+        ..RuntimeOptions::default()
+    })?);
     let placements: Vec<Placement> = if args.placements.is_empty() {
         Placement::all(runtime.topology())
     } else {
-        args.placements.iter().map(|p| p.parse()).collect::<Result<_, _>>()?
+        args.placements
+            .iter()
+            .map(|p| p.parse())
+            .collect::<Result<_, _>>()?
     };
     for &bits in &args.bits {
         smartarrays::codec::check_bits(bits)?;
@@ -104,11 +110,18 @@ pub fn run(args: &AggregateArgs) -> CliResult {
     for &bits in &args.bits {
         step += 1;
         progress(format!("[{step}/{total}] bits {bits}: raw u64 baseline"));
-        let raw64 = RawInput::<u64>::generate(&runtime, args.elements, bits, args.seed).ok_or("raw u64 generation failed")?;
-        let (raw64_time, expected) = time(args.warmups, args.repetitions, || raw64.parallel_sum(&runtime));
+        let raw64 = RawInput::<u64>::generate(&runtime, args.elements, bits, args.seed)
+            .ok_or("raw u64 generation failed")?;
+        let (raw64_time, expected) = time(args.warmups, args.repetitions, || {
+            raw64.parallel_sum(&runtime)
+        });
         let raw64_memory = raw64.memory_bytes();
         drop(raw64);
-        let mut push = |series: &str, timings: &crate::measure::Timings, memory: usize, raw32: Option<f64>, table: &mut Table| {
+        let mut push = |series: &str,
+                        timings: &crate::measure::Timings,
+                        memory: usize,
+                        raw32: Option<f64>,
+                        table: &mut Table| {
             let median = timings.median().as_secs_f64();
             let vs64 = raw64_time.median().as_secs_f64() / median;
             let vs32 = raw32.map(|t| t / median);
@@ -131,14 +144,21 @@ pub fn run(args: &AggregateArgs) -> CliResult {
                     "parallel_efficiency": efficiency, "elements": args.elements,
                 }),
             );
-            measurements.push(Measurement { bits, series: series.to_string(), median_ms: median * 1e3 });
+            measurements.push(Measurement {
+                bits,
+                series: series.to_string(),
+                median_ms: median * 1e3,
+            });
         };
         let mut raw32_median = None;
         let raw32_row = if bits <= 32 {
             step += 1;
             progress(format!("[{step}/{total}] bits {bits}: raw u32 baseline"));
-            let raw32 = RawInput::<u32>::generate(&runtime, args.elements, bits, args.seed).ok_or("raw u32 generation failed")?;
-            let (timings, sum) = time(args.warmups, args.repetitions, || raw32.parallel_sum(&runtime));
+            let raw32 = RawInput::<u32>::generate(&runtime, args.elements, bits, args.seed)
+                .ok_or("raw u32 generation failed")?;
+            let (timings, sum) = time(args.warmups, args.repetitions, || {
+                raw32.parallel_sum(&runtime)
+            });
             check(sum, expected, bits, "raw u32")?;
             raw32_median = Some(timings.median().as_secs_f64());
             Some((timings, raw32.memory_bytes()))
@@ -146,18 +166,34 @@ pub fn run(args: &AggregateArgs) -> CliResult {
             step += 1;
             None
         };
-        push("raw-u64", &raw64_time, raw64_memory, raw32_median, &mut table);
+        push(
+            "raw-u64",
+            &raw64_time,
+            raw64_memory,
+            raw32_median,
+            &mut table,
+        );
         if let Some((timings, memory)) = raw32_row {
             push("raw-u32", &timings, memory, raw32_median, &mut table);
         }
         for placement in &placements {
             step += 1;
-            progress(format!("[{step}/{total}] bits {bits}: smart array, placement {placement}"));
-            let options = ArrayOptions::new().placement(placement.clone()).runtime(Arc::clone(&runtime));
+            progress(format!(
+                "[{step}/{total}] bits {bits}: smart array, placement {placement}"
+            ));
+            let options = ArrayOptions::new()
+                .placement(placement.clone())
+                .runtime(Arc::clone(&runtime));
             let input = AggregateInput::generate(args.elements, bits, args.seed, &options)?;
             let (timings, sum) = time(args.warmups, args.repetitions, || input.parallel_sum());
             check(sum, expected, bits, &placement.to_string())?;
-            push(&placement.to_string(), &timings, input.memory_bytes(), raw32_median, &mut table);
+            push(
+                &placement.to_string(),
+                &timings,
+                input.memory_bytes(),
+                raw32_median,
+                &mut table,
+            );
         }
     }
     let rendered = table.render(args.format);
@@ -172,7 +208,11 @@ pub fn run(args: &AggregateArgs) -> CliResult {
         progress(format!("wrote {}", path.display()));
     }
     for path in &args.plot {
-        let title = format!("Aggregation, {} values x 2 arrays, {} thread(s)", args.elements, runtime.threads());
+        let title = format!(
+            "Aggregation, {} values x 2 arrays, {} thread(s)",
+            args.elements,
+            runtime.threads()
+        );
         plot::grouped_bars(path, &title, &measurements)?;
         progress(format!("wrote {}", path.display()));
     }
@@ -181,7 +221,9 @@ pub fn run(args: &AggregateArgs) -> CliResult {
 
 fn check(sum: u64, expected: u64, bits: u32, what: &str) -> CliResult {
     if sum != expected {
-        return Err(format!("wrong result at {bits} bits for {what}: {sum} instead of {expected}").into());
+        return Err(
+            format!("wrong result at {bits} bits for {what}: {sum} instead of {expected}").into(),
+        );
     }
     Ok(())
 }
@@ -190,26 +232,37 @@ fn check(sum: u64, expected: u64, bits: u32, what: &str) -> CliResult {
 /// u64 scan, and the compressed 33-bit scan against the 64-bit one, per placement.
 fn print_summary(table: &Table, efficiency: f64, threads: usize) {
     let find = |bits: u32, placement: &str| {
-        table.json.iter().find(|row| row["bits"] == bits && row["placement"] == placement).and_then(|row| row["values_per_s"].as_f64())
+        table
+            .json
+            .iter()
+            .find(|row| row["bits"] == bits && row["placement"] == placement)
+            .and_then(|row| row["values_per_s"].as_f64())
     };
     eprintln!();
     eprintln!("summary ({threads} thread(s); parallel efficiency of a CPU-bound probe in this run: {efficiency:.2}):");
-    let placements: Vec<String> =
-        table.json.iter().filter_map(|row| row["placement"].as_str().map(str::to_string)).filter(|p| !p.starts_with("raw")).fold(
-            Vec::new(),
-            |mut v, p| {
-                if !v.contains(&p) {
-                    v.push(p);
-                }
-                v
-            },
-        );
+    let placements: Vec<String> = table
+        .json
+        .iter()
+        .filter_map(|row| row["placement"].as_str().map(str::to_string))
+        .filter(|p| !p.starts_with("raw"))
+        .fold(Vec::new(), |mut v, p| {
+            if !v.contains(&p) {
+                v.push(p);
+            }
+            v
+        });
     for placement in placements {
         if let (Some(smart), Some(raw)) = (find(64, &placement), find(64, "raw-u64")) {
-            eprintln!("  64-bit {placement:<14} vs raw &[u64] scan: {:.3}x (target >= 0.95)", smart / raw);
+            eprintln!(
+                "  64-bit {placement:<14} vs raw &[u64] scan: {:.3}x (target >= 0.95)",
+                smart / raw
+            );
         }
         if let (Some(compressed), Some(full)) = (find(33, &placement), find(64, &placement)) {
-            eprintln!("  33-bit {placement:<14} vs 64-bit scan:     {:.3}x values/s (target >= 1.5)", compressed / full);
+            eprintln!(
+                "  33-bit {placement:<14} vs 64-bit scan:     {:.3}x values/s (target >= 1.5)",
+                compressed / full
+            );
         }
     }
 }

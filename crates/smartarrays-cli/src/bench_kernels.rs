@@ -137,7 +137,11 @@ fn fastlanes_baselines(kind: &str, bits: u32, input: &[u64]) -> Option<Fastlanes
 }
 
 /// Packing and neighbour differences on a cache-resident input, values per second (billions).
-fn writes_table(args: &KernelArgs, cases: &[(&str, u32)], level: KernelLevel) -> Result<Table, Box<dyn std::error::Error>> {
+fn writes_table(
+    args: &KernelArgs,
+    cases: &[(&str, u32)],
+    level: KernelLevel,
+) -> Result<Table, Box<dyn std::error::Error>> {
     let mut table = Table::new(vec![
         "type",
         "bits",
@@ -159,22 +163,42 @@ fn writes_table(args: &KernelArgs, cases: &[(&str, u32)], level: KernelLevel) ->
         codec::pack_into(&mut reference, bits, input.iter().copied());
         let mut words = vec![0u64; storage];
         let (ours, _) = time(2, args.repetitions, || {
-            (0..rounds).fold(0, |s, _| s + codec::pack_slice_with(level, black_box(&mut words), bits, black_box(&input)))
+            (0..rounds).fold(0, |s, _| {
+                s + codec::pack_slice_with(level, black_box(&mut words), bits, black_box(&input))
+            })
         });
         let (scalar, _) = time(1, args.repetitions.min(5), || {
-            (0..rounds).fold(0, |s, _| s + codec::pack_slice_with(KernelLevel::Scalar, black_box(&mut words), bits, black_box(&input)))
+            (0..rounds).fold(0, |s, _| {
+                s + codec::pack_slice_with(
+                    KernelLevel::Scalar,
+                    black_box(&mut words),
+                    bits,
+                    black_box(&input),
+                )
+            })
         });
         if words != reference {
             return Err(format!("packing disagrees with the reference at {bits} bits").into());
         }
-        let mut baseline = fastlanes_baselines(kind, bits, &input).ok_or("no fastlanes case")?.pack;
-        let (theirs, _) = time(2, args.repetitions, || (0..rounds).fold(0u64, |s, _| s.wrapping_add(baseline())));
+        let mut baseline = fastlanes_baselines(kind, bits, &input)
+            .ok_or("no fastlanes case")?
+            .pack;
+        let (theirs, _) = time(2, args.repetitions, || {
+            (0..rounds).fold(0u64, |s, _| s.wrapping_add(baseline()))
+        });
         // Differences of all but the last value: fused, then decode into a buffer and subtract.
         let mut out = vec![0u64; count - 1];
         let mut buffer = vec![0u64; count];
         let (fused, _) = time(2, args.repetitions, || {
             for _ in 0..rounds {
-                codec::unpack_differences_with(level, black_box(&reference), bits, 0, &mut out, codec::Combine::Overwrite);
+                codec::unpack_differences_with(
+                    level,
+                    black_box(&reference),
+                    bits,
+                    0,
+                    &mut out,
+                    codec::Combine::Overwrite,
+                );
             }
             out[0]
         });
@@ -217,9 +241,21 @@ fn writes_table(args: &KernelArgs, cases: &[(&str, u32)], level: KernelLevel) ->
 }
 
 pub fn run(args: &KernelArgs) -> CliResult {
-    let cases = [("u64", 10), ("u64", 31), ("u64", 33), ("u64", 50), ("u64", 63), ("u32", 10), ("u32", 26), ("u32", 31)];
+    let cases = [
+        ("u64", 10),
+        ("u64", 31),
+        ("u64", 33),
+        ("u64", 50),
+        ("u64", 63),
+        ("u32", 10),
+        ("u32", 26),
+        ("u32", 31),
+    ];
     let level = codec::detected_level();
-    eprintln!("kernels: single thread, smartarrays kernel {} (portable build, run-time dispatch)", level.name());
+    eprintln!(
+        "kernels: single thread, smartarrays kernel {} (portable build, run-time dispatch)",
+        level.name()
+    );
     let mut table = Table::new(vec![
         "type",
         "bits",
@@ -236,7 +272,9 @@ pub fn run(args: &KernelArgs) -> CliResult {
         let rounds = (args.values_per_run / count).max(1);
         let raw = values(count, 64);
         let (raw_time, _) = time(2, args.repetitions, || {
-            (0..rounds).fold(0u64, |s, _| s.wrapping_add(black_box(&raw).iter().fold(0u64, |a, &v| a.wrapping_add(v))))
+            (0..rounds).fold(0u64, |s, _| {
+                s.wrapping_add(black_box(&raw).iter().fold(0u64, |a, &v| a.wrapping_add(v)))
+            })
         });
         let raw_rate = (count * rounds) as f64 / raw_time.median().as_secs_f64() / 1e9;
         drop(raw);
@@ -245,22 +283,45 @@ pub fn run(args: &KernelArgs) -> CliResult {
             let expected = input.iter().fold(0u64, |s, &v| s.wrapping_add(v));
             let mut words = vec![0u64; codec::storage_words(count, bits).ok_or("size overflow")?];
             codec::pack_into(&mut words, bits, input.iter().copied());
-            let mut baseline = fastlanes_baselines(kind, bits, &input).ok_or("no fastlanes case")?.sum;
+            let mut baseline = fastlanes_baselines(kind, bits, &input)
+                .ok_or("no fastlanes case")?
+                .sum;
             let rate = |seconds: f64| (count * rounds) as f64 / seconds / 1e9;
             let (ours, sum) = time(2, args.repetitions, || {
-                (0..rounds).fold(0u64, |s, _| s.wrapping_add(codec::sum_range_with(level, black_box(&words), bits, 0, count)))
+                (0..rounds).fold(0u64, |s, _| {
+                    s.wrapping_add(codec::sum_range_with(
+                        level,
+                        black_box(&words),
+                        bits,
+                        0,
+                        count,
+                    ))
+                })
             });
             let (scalar, scalar_sum) = time(1, args.repetitions.min(5), || {
-                (0..rounds).fold(0u64, |s, _| s.wrapping_add(codec::sum_range_with(KernelLevel::Scalar, black_box(&words), bits, 0, count)))
+                (0..rounds).fold(0u64, |s, _| {
+                    s.wrapping_add(codec::sum_range_with(
+                        KernelLevel::Scalar,
+                        black_box(&words),
+                        bits,
+                        0,
+                        count,
+                    ))
+                })
             });
-            let (theirs, their_sum) = time(2, args.repetitions, || (0..rounds).fold(0u64, |s, _| s.wrapping_add(baseline())));
+            let (theirs, their_sum) = time(2, args.repetitions, || {
+                (0..rounds).fold(0u64, |s, _| s.wrapping_add(baseline()))
+            });
             // Every timed run sums the input `rounds` times.
             let repeated = (0..rounds).fold(0u64, |s, _| s.wrapping_add(expected));
             if sum != repeated || scalar_sum != repeated || their_sum != repeated {
                 return Err(format!("kernel sums disagree at {kind} {bits} bits").into());
             }
-            let (ours_rate, scalar_rate, their_rate) =
-                (rate(ours.median().as_secs_f64()), rate(scalar.median().as_secs_f64()), rate(theirs.median().as_secs_f64()));
+            let (ours_rate, scalar_rate, their_rate) = (
+                rate(ours.median().as_secs_f64()),
+                rate(scalar.median().as_secs_f64()),
+                rate(theirs.median().as_secs_f64()),
+            );
             table.push(
                 vec![
                     kind.to_string(),
@@ -279,7 +340,10 @@ pub fn run(args: &KernelArgs) -> CliResult {
         }
     }
     print!("{}", table.render(args.format));
-    eprintln!("kernels: packing and neighbour differences, {} values in cache", args.cache_values.next_multiple_of(1024));
+    eprintln!(
+        "kernels: packing and neighbour differences, {} values in cache",
+        args.cache_values.next_multiple_of(1024)
+    );
     print!("{}", writes_table(args, &cases, level)?.render(args.format));
     Ok(())
 }

@@ -44,7 +44,10 @@ pub fn run(args: &RandomGetArgs) -> CliResult {
             (state % args.elements as u64) as usize
         })
         .collect();
-    eprintln!("random-get: {} values, {} independent random reads per run, 1 thread", args.elements, args.reads);
+    eprintln!(
+        "random-get: {} values, {} independent random reads per run, 1 thread",
+        args.elements, args.reads
+    );
     let mut table = Table::new(vec![
         "bits",
         "raw_ns_per_read",
@@ -62,17 +65,38 @@ pub fn run(args: &RandomGetArgs) -> CliResult {
         let raw: Vec<u64> = (0..args.elements).map(value).collect();
         // The same values in huge-page memory (a 64-bit smart array read as a plain slice), so the
         // effect of huge pages on the TLB can be told apart from the effect of compression.
-        let huge = smartarrays::SmartArray::from_fn(args.elements, &ArrayOptions::new().bits(64).runtime(runtime.clone()), value)?;
-        let array = smartarrays::SmartArray::from_fn(args.elements, &ArrayOptions::new().bits(bits).runtime(runtime.clone()), value)?;
+        let huge = smartarrays::SmartArray::from_fn(
+            args.elements,
+            &ArrayOptions::new().bits(64).runtime(runtime.clone()),
+            value,
+        )?;
+        let array = smartarrays::SmartArray::from_fn(
+            args.elements,
+            &ArrayOptions::new().bits(bits).runtime(runtime.clone()),
+            value,
+        )?;
         let view = array.local();
         // Raw and compressed runs alternate, so background load hits both alike.
         let (raw_reader, view_reader) = (black_box(&raw), black_box(view));
         let huge_reader = black_box(&huge.local().packed_words()[..args.elements]);
-        let (mut raw_samples, mut smart_samples, mut huge_samples) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut raw_samples, mut smart_samples, mut huge_samples) =
+            (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..args.repetitions.max(1) + 1 {
-            let (raw_time, raw_sum) = time(0, 1, || indices.iter().fold(0u64, |s, &i| s.wrapping_add(raw_reader[i])));
-            let (smart_time, smart_sum) = time(0, 1, || indices.iter().fold(0u64, |s, &i| s.wrapping_add(view_reader.value(i))));
-            let (huge_time, huge_sum) = time(0, 1, || indices.iter().fold(0u64, |s, &i| s.wrapping_add(huge_reader[i])));
+            let (raw_time, raw_sum) = time(0, 1, || {
+                indices
+                    .iter()
+                    .fold(0u64, |s, &i| s.wrapping_add(raw_reader[i]))
+            });
+            let (smart_time, smart_sum) = time(0, 1, || {
+                indices
+                    .iter()
+                    .fold(0u64, |s, &i| s.wrapping_add(view_reader.value(i)))
+            });
+            let (huge_time, huge_sum) = time(0, 1, || {
+                indices
+                    .iter()
+                    .fold(0u64, |s, &i| s.wrapping_add(huge_reader[i]))
+            });
             if raw_sum != smart_sum || raw_sum != huge_sum {
                 return Err(format!("random reads disagree at {bits} bits").into());
             }
@@ -81,14 +105,24 @@ pub fn run(args: &RandomGetArgs) -> CliResult {
             huge_samples.extend(huge_time.samples);
         }
         // The first round warms up both.
-        let raw_time = crate::measure::Timings { samples: raw_samples.split_off(1) };
-        let smart_time = crate::measure::Timings { samples: smart_samples.split_off(1) };
-        let huge_time = crate::measure::Timings { samples: huge_samples.split_off(1) };
+        let raw_time = crate::measure::Timings {
+            samples: raw_samples.split_off(1),
+        };
+        let smart_time = crate::measure::Timings {
+            samples: smart_samples.split_off(1),
+        };
+        let huge_time = crate::measure::Timings {
+            samples: huge_samples.split_off(1),
+        };
         drop(huge);
         let raw_bytes = raw.len() * 8;
         drop(raw);
         let per = |t: std::time::Duration| t.as_secs_f64() * 1e9 / args.reads as f64;
-        let (raw_ns, smart_ns, huge_ns) = (per(raw_time.median()), per(smart_time.median()), per(huge_time.median()));
+        let (raw_ns, smart_ns, huge_ns) = (
+            per(raw_time.median()),
+            per(smart_time.median()),
+            per(huge_time.median()),
+        );
         table.push(
             vec![
                 bits.to_string(),

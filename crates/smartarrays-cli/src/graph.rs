@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 use smartarrays::{Placement, Runtime};
 use smartarrays_graph::io::{self, Format, TextOptions};
 use smartarrays_graph::{
-    bench, bfs, build, connected_components, degree_centrality, generate, pagerank, Dangling, Graph, GraphOptions, Keep, PageRankOptions,
-    Precision, Progress, Variant, Width,
+    bench, bfs, build, connected_components, degree_centrality, generate, pagerank, Dangling,
+    Graph, GraphOptions, Keep, PageRankOptions, Precision, Progress, Variant, Width,
 };
 
 type CliResult<T = ()> = Result<T, Box<dyn std::error::Error>>;
@@ -135,13 +135,21 @@ impl StorageArgs {
     }
 
     fn text(&self) -> TextOptions {
-        TextOptions { undirected: self.undirected, vertices: self.vertices }
+        TextOptions {
+            undirected: self.undirected,
+            vertices: self.vertices,
+        }
     }
 
     fn load(&self, input: &Path) -> CliResult<(Graph, f64)> {
         let options = self.options()?;
         let started = Instant::now();
-        let graph = io::load_graph(input, self.input_format.parse::<Format>()?, &self.text(), &options)?;
+        let graph = io::load_graph(
+            input,
+            self.input_format.parse::<Format>()?,
+            &self.text(),
+            &options,
+        )?;
         Ok((graph, started.elapsed().as_secs_f64()))
     }
 }
@@ -293,7 +301,11 @@ pub struct BenchArgs {
     graph: Option<PathBuf>,
     /// Algorithms to time, comma-separated: pagerank (f64 contributions), pagerank-f32 (f32
     /// contributions, as GAPBS; the default of `graph pagerank`), degree.
-    #[arg(long, value_delimiter = ',', default_value = "pagerank,pagerank-f32,degree")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "pagerank,pagerank-f32,degree"
+    )]
     algorithms: Vec<String>,
     /// Degree centrality runs per timed round (into the same output array).
     #[arg(long, default_value_t = 50)]
@@ -345,7 +357,13 @@ fn run_generate(args: &GenerateArgs) -> CliResult {
     let runtime = options.runtime.clone().ok_or("no runtime")?;
     let started = Instant::now();
     let edges = match args.kind.as_str() {
-        "uniform" => generate::uniform_with(args.n, args.degree, args.seed, !args.storage.undirected, &runtime)?,
+        "uniform" => generate::uniform_with(
+            args.n,
+            args.degree,
+            args.seed,
+            !args.storage.undirected,
+            &runtime,
+        )?,
         "kronecker" | "rmat" | "kron" => generate::rmat_with(
             args.scale,
             args.edge_factor,
@@ -354,11 +372,19 @@ fn run_generate(args: &GenerateArgs) -> CliResult {
             !args.storage.undirected,
             &runtime,
         )?,
-        other => return Err(format!("unknown generator {other:?}: expected uniform or kronecker").into()),
+        other => {
+            return Err(
+                format!("unknown generator {other:?}: expected uniform or kronecker").into(),
+            )
+        }
     };
     let generated = started.elapsed().as_secs_f64();
     let format = args.output_format.parse::<Format>()?;
-    let format = if format == Format::Auto { io::detect_format(&args.output, &[]) } else { format };
+    let format = if format == Format::Auto {
+        io::detect_format(&args.output, &[])
+    } else {
+        format
+    };
     let (vertices, edge_count) = (edges.vertices(), edges.len());
     if format == Format::EdgeList {
         io::write_edges(&edges, &args.output)?;
@@ -408,11 +434,26 @@ fn run_stats(args: &CommonArgs) -> CliResult {
     let (graph, seconds) = args.storage.load(&args.input)?;
     let report = graph.memory_report();
     let text = match args.output.format {
-        OutputFormat::Json => serde_json::to_string_pretty(&json!({"graph": graph_json(&graph, seconds), "memory": report}))? + "\n",
+        OutputFormat::Json => {
+            serde_json::to_string_pretty(
+                &json!({"graph": graph_json(&graph, seconds), "memory": report}),
+            )? + "\n"
+        }
         OutputFormat::Csv => {
-            let mut out = String::from("array,elements,bits,packed_bytes,mapped_bytes,placement,replicas\n");
+            let mut out =
+                String::from("array,elements,bits,packed_bytes,mapped_bytes,placement,replicas\n");
             for a in &report.arrays {
-                writeln!(out, "{},{},{},{},{},{},{}", a.name, a.elements, a.bits, a.packed_bytes, a.mapped_bytes, a.placement, a.replicas)?;
+                writeln!(
+                    out,
+                    "{},{},{},{},{},{},{}",
+                    a.name,
+                    a.elements,
+                    a.bits,
+                    a.packed_bytes,
+                    a.mapped_bytes,
+                    a.placement,
+                    a.replicas
+                )?;
             }
             out
         }
@@ -449,15 +490,26 @@ fn emit<T: Copy + Into<Value> + std::fmt::Display>(
         let chosen: Vec<usize> = if all {
             (0..values.len()).collect()
         } else {
-            let mut present: Vec<(usize, T)> = values.iter().enumerate().filter_map(|(i, v)| v.map(|v| (i, v))).collect();
+            let mut present: Vec<(usize, T)> = values
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| v.map(|v| (i, v)))
+                .collect();
             present.sort_by(|a, b| order(&b.1, &a.1).then(a.0.cmp(&b.0)));
-            present.into_iter().take(output.top).map(|(i, _)| i).collect()
+            present
+                .into_iter()
+                .take(output.top)
+                .map(|(i, _)| i)
+                .collect()
         };
         Ok(match output.format {
             OutputFormat::Json => {
                 let key = if all { "values" } else { "top" };
                 let list: Vec<Value> = if all {
-                    chosen.iter().map(|&v| values[v].map_or(Value::Null, Into::into)).collect()
+                    chosen
+                        .iter()
+                        .map(|&v| values[v].map_or(Value::Null, Into::into))
+                        .collect()
                 } else {
                     chosen.iter().map(|&v| json!({"vertex": v, column: values[v].map_or(Value::Null, Into::into)})).collect()
                 };
@@ -468,7 +520,11 @@ fn emit<T: Copy + Into<Value> + std::fmt::Display>(
             OutputFormat::Csv => {
                 let mut out = format!("vertex,{column}\n");
                 for &v in &chosen {
-                    writeln!(out, "{v},{}", values[v].map_or(String::new(), |x| x.to_string()))?;
+                    writeln!(
+                        out,
+                        "{v},{}",
+                        values[v].map_or(String::new(), |x| x.to_string())
+                    )?;
                 }
                 out
             }
@@ -476,7 +532,11 @@ fn emit<T: Copy + Into<Value> + std::fmt::Display>(
                 let mut out = summary_text.clone();
                 writeln!(out, "{:>12}  {column}", "vertex")?;
                 for &v in &chosen {
-                    writeln!(out, "{v:>12}  {}", values[v].map_or("-".to_string(), |x| x.to_string()))?;
+                    writeln!(
+                        out,
+                        "{v:>12}  {}",
+                        values[v].map_or("-".to_string(), |x| x.to_string())
+                    )?;
                 }
                 out
             }
@@ -496,8 +556,19 @@ fn run_degree(args: &CommonArgs) -> CliResult {
     let seconds = started.elapsed().as_secs_f64();
     let values: Vec<Option<u64>> = degrees.iter().map(Some).collect();
     let summary = json!({"algorithm": "degree", "graph": graph_json(&graph, load), "seconds": seconds, "bits": degrees.bits()});
-    let text = format!("degree centrality of {} vertices in {seconds:.4} s ({} bits per value)\n", graph.vertices(), degrees.bits());
-    emit(&args.output, "degree", &values, |a, b| a.cmp(b), summary, text)
+    let text = format!(
+        "degree centrality of {} vertices in {seconds:.4} s ({} bits per value)\n",
+        graph.vertices(),
+        degrees.bits()
+    );
+    emit(
+        &args.output,
+        "degree",
+        &values,
+        |a, b| a.cmp(b),
+        summary,
+        text,
+    )
 }
 
 fn run_pagerank(args: &PageRankArgs) -> CliResult {
@@ -556,7 +627,14 @@ fn run_pagerank(args: &PageRankArgs) -> CliResult {
         per_iteration,
         edges / per_iteration.max(1e-12) / 1e6
     );
-    emit(&args.common.output, "rank", &ranks, |a, b| a.total_cmp(b), json_summary, text)
+    emit(
+        &args.common.output,
+        "rank",
+        &ranks,
+        |a, b| a.total_cmp(b),
+        json_summary,
+        text,
+    )
 }
 
 fn run_bfs(args: &BfsArgs) -> CliResult {
@@ -564,7 +642,9 @@ fn run_bfs(args: &BfsArgs) -> CliResult {
     let started = Instant::now();
     let result = bfs(&graph, args.source)?;
     let seconds = started.elapsed().as_secs_f64();
-    let levels: Vec<Option<u64>> = (0..graph.vertices() as u64).map(|v| result.level(v)).collect();
+    let levels: Vec<Option<u64>> = (0..graph.vertices() as u64)
+        .map(|v| result.level(v))
+        .collect();
     let summary = json!({
         "algorithm": "bfs",
         "graph": graph_json(&graph, load),
@@ -585,7 +665,14 @@ fn run_bfs(args: &BfsArgs) -> CliResult {
         result.steps.1
     );
     // Show the nearest vertices first.
-    emit(&args.common.output, "level", &levels, |a, b| b.cmp(a), summary, text)
+    emit(
+        &args.common.output,
+        "level",
+        &levels,
+        |a, b| b.cmp(a),
+        summary,
+        text,
+    )
 }
 
 fn run_components(args: &CommonArgs) -> CliResult {
@@ -601,7 +688,16 @@ fn run_components(args: &CommonArgs) -> CliResult {
         "largest": components.largest,
         "seconds": seconds,
     });
-    let text =
-        format!("{} weakly connected components, the largest with {} vertices, {seconds:.4} s\n", components.count, components.largest);
-    emit(&args.output, "component", &labels, |a, b| b.cmp(a), summary, text)
+    let text = format!(
+        "{} weakly connected components, the largest with {} vertices, {seconds:.4} s\n",
+        components.count, components.largest
+    );
+    emit(
+        &args.output,
+        "component",
+        &labels,
+        |a, b| b.cmp(a),
+        summary,
+        text,
+    )
 }

@@ -84,9 +84,15 @@ fn info(args: &InfoArgs) -> CliResult {
     let level = smartarrays::codec::detected_level();
     match args.format {
         output::Format::Json => {
-            let workers: Vec<_> =
-                runtime.workers().iter().map(|w| serde_json::json!({"index": w.index, "node": w.node, "cpu": w.cpu})).collect();
-            let supported: Vec<_> = smartarrays::codec::KernelLevel::supported().iter().map(|l| l.name()).collect();
+            let workers: Vec<_> = runtime
+                .workers()
+                .iter()
+                .map(|w| serde_json::json!({"index": w.index, "node": w.node, "cpu": w.cpu}))
+                .collect();
+            let supported: Vec<_> = smartarrays::codec::KernelLevel::supported()
+                .iter()
+                .map(|l| l.name())
+                .collect();
             let value = serde_json::json!({
                 "topology": serde_json::from_str::<serde_json::Value>(&topology.to_json())?,
                 "source": topology.source(),
@@ -101,12 +107,29 @@ fn info(args: &InfoArgs) -> CliResult {
             let workers = runtime
                 .workers()
                 .iter()
-                .map(|w| format!("#{} node {} cpu {}", w.index, w.node, w.cpu.map_or("unpinned".to_string(), |c| c.to_string())))
+                .map(|w| {
+                    format!(
+                        "#{} node {} cpu {}",
+                        w.index,
+                        w.node,
+                        w.cpu.map_or("unpinned".to_string(), |c| c.to_string())
+                    )
+                })
                 .collect::<Vec<_>>()
                 .join(", ");
-            println!("default runtime: {} worker(s): {workers}", runtime.threads());
-            let supported: Vec<_> = smartarrays::codec::KernelLevel::supported().iter().map(|l| l.name()).collect();
-            println!("codec kernels: using {} (this CPU supports: {})", level.name(), supported.join(", "));
+            println!(
+                "default runtime: {} worker(s): {workers}",
+                runtime.threads()
+            );
+            let supported: Vec<_> = smartarrays::codec::KernelLevel::supported()
+                .iter()
+                .map(|l| l.name())
+                .collect();
+            println!(
+                "codec kernels: using {} (this CPU supports: {})",
+                level.name(),
+                supported.join(", ")
+            );
         }
     }
     Ok(())

@@ -67,7 +67,9 @@ pub fn parallel_efficiency(runtime: &Runtime) -> f64 {
         timings.median()
     };
     let all = {
-        let (timings, _) = time(1, 3, || runtime.on_each_worker(|w| spin(w.index as u64 + 2)));
+        let (timings, _) = time(1, 3, || {
+            runtime.on_each_worker(|w| spin(w.index as u64 + 2))
+        });
         timings.median()
     };
     single.as_secs_f64() / all.as_secs_f64().max(1e-9)

@@ -22,7 +22,11 @@ pub struct Table {
 
 impl Table {
     pub fn new(columns: Vec<&'static str>) -> Table {
-        Table { columns, rows: Vec::new(), json: Vec::new() }
+        Table {
+            columns,
+            rows: Vec::new(),
+            json: Vec::new(),
+        }
     }
 
     /// Adds a row: the cells in column order and the same row as JSON.
@@ -42,11 +46,22 @@ impl Table {
 
     fn text(&self) -> String {
         let widths: Vec<usize> = (0..self.columns.len())
-            .map(|c| self.rows.iter().map(|r| r[c].len()).chain([self.columns[c].len()]).max().unwrap_or(0))
+            .map(|c| {
+                self.rows
+                    .iter()
+                    .map(|r| r[c].len())
+                    .chain([self.columns[c].len()])
+                    .max()
+                    .unwrap_or(0)
+            })
             .collect();
         let mut out = String::new();
         let line = |cells: Vec<&str>, out: &mut String| {
-            let padded: Vec<String> = cells.iter().zip(&widths).map(|(cell, &w)| format!("{cell:>w$}")).collect();
+            let padded: Vec<String> = cells
+                .iter()
+                .zip(&widths)
+                .map(|(cell, &w)| format!("{cell:>w$}"))
+                .collect();
             let _ = writeln!(out, "{}", padded.join("  "));
         };
         line(self.columns.clone(), &mut out);
@@ -61,7 +76,13 @@ impl Table {
         for row in &self.rows {
             let cells: Vec<String> = row
                 .iter()
-                .map(|c| if c.contains(',') || c.contains('"') { format!("\"{}\"", c.replace('"', "\"\"")) } else { c.clone() })
+                .map(|c| {
+                    if c.contains(',') || c.contains('"') {
+                        format!("\"{}\"", c.replace('"', "\"\""))
+                    } else {
+                        c.clone()
+                    }
+                })
                 .collect();
             out += &(cells.join(",") + "\n");
         }

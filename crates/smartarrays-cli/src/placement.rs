@@ -41,20 +41,40 @@ pub struct PlacementArgs {
 
 pub fn run(args: &PlacementArgs) -> CliResult {
     let placement: Placement = args.placement.parse()?;
-    let runtime = Arc::new(Runtime::new(RuntimeOptions { threads: args.threads, ..RuntimeOptions::default() })?);
-    let huge_pages = if args.no_huge_pages { HugePages::Never } else { HugePages::Auto };
+    let runtime = Arc::new(Runtime::new(RuntimeOptions {
+        threads: args.threads,
+        ..RuntimeOptions::default()
+    })?);
+    let huge_pages = if args.no_huge_pages {
+        HugePages::Never
+    } else {
+        HugePages::Auto
+    };
     if placement == Placement::Auto {
         let measured = smartarrays_adapt::install_for_this_machine()?;
         if measured {
             eprintln!("advisor: measured this machine's bandwidth, latency and array costs (cached for next time)");
         }
     }
-    let usage = smartarrays::Usage { accesses_per_element: args.reads_per_element, random_share: args.random_share, ..Default::default() };
-    let options =
-        ArrayOptions::new().placement(placement).width(Bits::Exactly(args.bits)).usage(usage).huge_pages(huge_pages).runtime(runtime);
+    let usage = smartarrays::Usage {
+        accesses_per_element: args.reads_per_element,
+        random_share: args.random_share,
+        ..Default::default()
+    };
+    let options = ArrayOptions::new()
+        .placement(placement)
+        .width(Bits::Exactly(args.bits))
+        .usage(usage)
+        .huge_pages(huge_pages)
+        .runtime(runtime);
     let array = SmartArray::zeroed(args.elements, args.bits, &options)?;
     if let (Some(advice), Format::Table) = (array.advice(), &args.format) {
-        println!("placement auto -> {} ({} bits). Why:\n{}\n", array.placement(), array.bits(), advice.explanation);
+        println!(
+            "placement auto -> {} ({} bits). Why:\n{}\n",
+            array.placement(),
+            array.bits(),
+            advice.explanation
+        );
     }
     let report = array.placement_report()?;
     match args.format {

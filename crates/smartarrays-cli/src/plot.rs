@@ -27,11 +27,23 @@ fn ensure_font() -> CliResult {
     static REGISTERED: OnceLock<Result<(), String>> = OnceLock::new();
     REGISTERED
         .get_or_init(|| {
-            let preferred = ["/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf"];
-            let path =
-                preferred.iter().map(std::path::PathBuf::from).find(|p| p.exists()).or_else(|| find_ttf(Path::new("/usr/share/fonts")));
-            let path = path.ok_or("plots need a TrueType font: install Debian's fonts-dejavu-core (make setup does)")?;
-            let bytes: &'static [u8] = Box::leak(std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?.into_boxed_slice());
+            let preferred = [
+                "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                "/usr/share/fonts/TTF/DejaVuSans.ttf",
+            ];
+            let path = preferred
+                .iter()
+                .map(std::path::PathBuf::from)
+                .find(|p| p.exists())
+                .or_else(|| find_ttf(Path::new("/usr/share/fonts")));
+            let path = path.ok_or(
+                "plots need a TrueType font: install Debian's fonts-dejavu-core (make setup does)",
+            )?;
+            let bytes: &'static [u8] = Box::leak(
+                std::fs::read(&path)
+                    .map_err(|e| format!("{}: {e}", path.display()))?
+                    .into_boxed_slice(),
+            );
             plotters::style::register_font("sans-serif", FontStyle::Normal, bytes)
                 .map_err(|_| format!("{} is not a usable font", path.display()))
         })
@@ -46,7 +58,10 @@ fn find_ttf(directory: &Path) -> Option<std::path::PathBuf> {
             if let Some(found) = find_ttf(&path) {
                 return Some(found);
             }
-        } else if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ttf")) {
+        } else if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("ttf"))
+        {
             return Some(path);
         }
     }
@@ -57,16 +72,31 @@ fn find_ttf(directory: &Path) -> Option<std::path::PathBuf> {
 /// baseline), into `path` (.svg or .png).
 pub fn grouped_bars(path: &Path, title: &str, measurements: &[Measurement]) -> CliResult {
     ensure_font()?;
-    let extension = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
     let size = (1100, 560);
     match extension.as_deref() {
-        Some("svg") => draw(SVGBackend::new(path, size).into_drawing_area(), title, measurements),
-        Some("png") => draw(BitMapBackend::new(path, size).into_drawing_area(), title, measurements),
+        Some("svg") => draw(
+            SVGBackend::new(path, size).into_drawing_area(),
+            title,
+            measurements,
+        ),
+        Some("png") => draw(
+            BitMapBackend::new(path, size).into_drawing_area(),
+            title,
+            measurements,
+        ),
         _ => Err(format!("{}: plot files must end in .svg or .png", path.display()).into()),
     }
 }
 
-fn draw<B: DrawingBackend>(area: DrawingArea<B, plotters::coord::Shift>, title: &str, measurements: &[Measurement]) -> CliResult
+fn draw<B: DrawingBackend>(
+    area: DrawingArea<B, plotters::coord::Shift>,
+    title: &str,
+    measurements: &[Measurement],
+) -> CliResult
 where
     B::ErrorType: 'static,
 {
@@ -78,7 +108,11 @@ where
             series.push(&m.series);
         }
     }
-    let highest = measurements.iter().map(|m| m.median_ms).fold(0.0, f64::max).max(1e-6);
+    let highest = measurements
+        .iter()
+        .map(|m| m.median_ms)
+        .fold(0.0, f64::max)
+        .max(1e-6);
     area.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(&area)
         .caption(title, ("sans-serif", 20))
@@ -94,7 +128,9 @@ where
         .x_label_formatter(&|x| {
             let centre = x - x.floor();
             if (centre - 0.5).abs() < 0.01 {
-                labels.get(x.floor() as usize).map_or(String::new(), |b| format!("{b} bits"))
+                labels
+                    .get(x.floor() as usize)
+                    .map_or(String::new(), |b| format!("{b} bits"))
             } else {
                 String::new()
             }
@@ -111,10 +147,16 @@ where
             .filter_map(|m| {
                 let group = widths.iter().position(|&w| w == m.bits)? as f64;
                 let left = group + 0.1 + index as f64 * bar;
-                Some(Rectangle::new([(left, 0.0), (left + bar * 0.92, m.median_ms)], colour.filled()))
+                Some(Rectangle::new(
+                    [(left, 0.0), (left + bar * 0.92, m.median_ms)],
+                    colour.filled(),
+                ))
             })
             .collect();
-        chart.draw_series(bars)?.label(*name).legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled()));
+        chart
+            .draw_series(bars)?
+            .label(*name)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled()));
     }
     chart
         .configure_series_labels()
@@ -133,12 +175,29 @@ mod tests {
     #[test]
     fn svg_and_png_plots_are_written() {
         let measurements = vec![
-            Measurement { bits: 10, series: "os".into(), median_ms: 3.0 },
-            Measurement { bits: 10, series: "replicated".into(), median_ms: 2.0 },
-            Measurement { bits: 64, series: "os".into(), median_ms: 6.0 },
-            Measurement { bits: 64, series: "replicated".into(), median_ms: 5.5 },
+            Measurement {
+                bits: 10,
+                series: "os".into(),
+                median_ms: 3.0,
+            },
+            Measurement {
+                bits: 10,
+                series: "replicated".into(),
+                median_ms: 2.0,
+            },
+            Measurement {
+                bits: 64,
+                series: "os".into(),
+                median_ms: 6.0,
+            },
+            Measurement {
+                bits: 64,
+                series: "replicated".into(),
+                median_ms: 5.5,
+            },
         ];
-        let directory = std::env::temp_dir().join(format!("smartarrays-plot-{}", std::process::id()));
+        let directory =
+            std::env::temp_dir().join(format!("smartarrays-plot-{}", std::process::id()));
         std::fs::create_dir_all(&directory).unwrap();
         let svg = directory.join("a.svg");
         grouped_bars(&svg, "test", &measurements).unwrap();

@@ -4,15 +4,25 @@
 use std::process::Command;
 
 fn smartarrays(arguments: &[&str]) -> (bool, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_smartarrays")).args(arguments).output().expect("the binary runs");
-    (output.status.success(), String::from_utf8_lossy(&output.stdout).into_owned(), String::from_utf8_lossy(&output.stderr).into_owned())
+    let output = Command::new(env!("CARGO_BIN_EXE_smartarrays"))
+        .args(arguments)
+        .output()
+        .expect("the binary runs");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
 }
 
 #[test]
 fn info_prints_the_topology_as_a_table_and_as_json() {
     let (ok, out, _) = smartarrays(&["info"]);
     assert!(ok);
-    assert!(out.contains("NUMA node(s)") && out.contains("codec kernels"), "{out}");
+    assert!(
+        out.contains("NUMA node(s)") && out.contains("codec kernels"),
+        "{out}"
+    );
     let (ok, out, _) = smartarrays(&["info", "--format", "json"]);
     assert!(ok);
     let value: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -50,7 +60,11 @@ fn the_aggregation_benchmark_writes_rows_csv_json_and_plots() {
     let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
     // Per width: raw u64, (raw u32 at 10 bits), and four placements.
     assert_eq!(rows.len(), 3 * 5 + 1);
-    assert!(rows.iter().all(|r| r["median_ms"].as_f64().unwrap() > 0.0 && r["memory_bytes"].as_u64().unwrap() > 0));
+    assert!(
+        rows.iter()
+            .all(|r| r["median_ms"].as_f64().unwrap() > 0.0
+                && r["memory_bytes"].as_u64().unwrap() > 0)
+    );
     let text = std::fs::read_to_string(&csv).unwrap();
     assert!(text.starts_with("bits,placement,median_ms"));
     assert_eq!(text.lines().count(), rows.len() + 1);
@@ -60,13 +74,22 @@ fn the_aggregation_benchmark_writes_rows_csv_json_and_plots() {
 
 #[test]
 fn the_placement_command_reads_pages_back() {
-    let (ok, out, err) = smartarrays(&["placement", "--placement", "node:0", "--elements", "100000", "--format", "json"]);
+    let (ok, out, err) = smartarrays(&[
+        "placement",
+        "--placement",
+        "node:0",
+        "--elements",
+        "100000",
+        "--format",
+        "json",
+    ]);
     assert!(ok, "{err}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     let region = &report["regions"][0];
     assert_eq!(region["intended_node"], 0);
     assert_eq!(
-        region["pages_by_node"]["0"].as_u64().unwrap() as usize + region["pages_not_present"].as_u64().unwrap() as usize,
+        region["pages_by_node"]["0"].as_u64().unwrap() as usize
+            + region["pages_not_present"].as_u64().unwrap() as usize,
         region["pages"].as_u64().unwrap() as usize
     );
 }
@@ -75,16 +98,38 @@ fn the_placement_command_reads_pages_back() {
 fn the_placement_command_lets_the_advisor_choose_and_says_why() {
     let cache = std::env::temp_dir().join(format!("smartarrays-cli-auto-{}", std::process::id()));
     let output = Command::new(env!("CARGO_BIN_EXE_smartarrays"))
-        .args(["placement", "--placement", "auto", "--elements", "100000", "--bits", "20", "--reads-per-element", "30"])
+        .args([
+            "placement",
+            "--placement",
+            "auto",
+            "--elements",
+            "100000",
+            "--bits",
+            "20",
+            "--reads-per-element",
+            "30",
+        ])
         .env("SMARTARRAYS_CACHE_DIR", &cache)
         .output()
         .unwrap();
-    let (out, err) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    let (out, err) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
     assert!(output.status.success(), "{err}");
-    assert!(err.contains("measured this machine"), "first run measures: {err}");
-    assert!(out.contains("placement auto -> ") && out.contains("step 1a") && out.contains("step 2"), "{out}");
+    assert!(
+        err.contains("measured this machine"),
+        "first run measures: {err}"
+    );
+    assert!(
+        out.contains("placement auto -> ") && out.contains("step 1a") && out.contains("step 2"),
+        "{out}"
+    );
     assert!(out.contains("100000 values at 20 bits"), "{out}");
-    assert!(!out.contains("placement auto\n"), "the report shows the chosen placement: {out}");
+    assert!(
+        !out.contains("placement auto\n"),
+        "the report shows the chosen placement: {out}"
+    );
     std::fs::remove_dir_all(&cache).ok();
 }
 
@@ -120,9 +165,24 @@ fn kernel_and_random_get_benchmarks_run_small() {
     assert!(ok, "{err}");
     // The sum table (header + 8 widths x 2 inputs), then the packing/differences table (header + 8 widths).
     assert_eq!(out.lines().count(), 1 + 16 + 1 + 8);
-    assert!(out.lines().nth(17).is_some_and(|header| header.contains("pack_G_per_s")), "{out}");
-    let (ok, out, err) =
-        smartarrays(&["bench", "random-get", "--elements", "5000", "--reads", "1000", "--repetitions", "1", "--bits", "7,64"]);
+    assert!(
+        out.lines()
+            .nth(17)
+            .is_some_and(|header| header.contains("pack_G_per_s")),
+        "{out}"
+    );
+    let (ok, out, err) = smartarrays(&[
+        "bench",
+        "random-get",
+        "--elements",
+        "5000",
+        "--reads",
+        "1000",
+        "--repetitions",
+        "1",
+        "--bits",
+        "7,64",
+    ]);
     assert!(ok, "{err}");
     assert!(out.contains("ratio"));
 }

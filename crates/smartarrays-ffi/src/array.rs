@@ -41,7 +41,14 @@ impl SaArray {
 /// `values[0..count]` are the values at indices `first_index .. first_index + count`. The values
 /// are read-only and valid only during the call. Return 0 to go on, anything else to stop.
 /// The callback must not unwind (throw a C++ exception) into the library: catch and return 1.
-pub type SaChunkVisitor = Option<unsafe extern "C" fn(user_data: *mut c_void, first_index: usize, values: *const u64, count: usize) -> i32>;
+pub type SaChunkVisitor = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        first_index: usize,
+        values: *const u64,
+        count: usize,
+    ) -> i32,
+>;
 
 /// Array options from the C arguments: placement text (NULL = OS default) and width (0 = auto).
 pub(crate) fn options(placement: *const c_char, bits: u32) -> FfiResult<ArrayOptions> {
@@ -50,8 +57,15 @@ pub(crate) fn options(placement: *const c_char, bits: u32) -> FfiResult<ArrayOpt
         Some(text) => text.parse::<Placement>()?,
         None => Placement::OsDefault,
     };
-    let width = if bits == 0 { Bits::Auto } else { Bits::Exactly(bits) };
-    Ok(ArrayOptions::new().placement(placement).width(width).runtime(current_runtime()?))
+    let width = if bits == 0 {
+        Bits::Auto
+    } else {
+        Bits::Exactly(bits)
+    };
+    Ok(ArrayOptions::new()
+        .placement(placement)
+        .width(width)
+        .runtime(current_runtime()?))
 }
 
 /// Stores a newly built array in `*out`.
@@ -84,7 +98,12 @@ unsafe fn borrow<'a>(array: *const SaArray) -> FfiResult<&'a SmartArray> {
 /// # Safety
 /// `placement` must be NULL or NUL-terminated text; `out` must be valid for writing a pointer.
 #[no_mangle]
-pub unsafe extern "C" fn sa_array_new(len: usize, placement: *const c_char, bits: u32, out: *mut *mut SaArray) -> SaStatus {
+pub unsafe extern "C" fn sa_array_new(
+    len: usize,
+    placement: *const c_char,
+    bits: u32,
+    out: *mut *mut SaArray,
+) -> SaStatus {
     guard(|| {
         ptr::check_out(out, "out")?;
         let array = SmartArray::from_fn(len, &options(placement, bits)?, |_| 0)?;
@@ -195,7 +214,10 @@ pub unsafe extern "C" fn sa_array_bits(array: *const SaArray, out: *mut u32) -> 
 /// # Safety
 /// `array` must be NULL or a live handle; `out` must be NULL or valid for writing.
 #[no_mangle]
-pub unsafe extern "C" fn sa_array_replica_count(array: *const SaArray, out: *mut usize) -> SaStatus {
+pub unsafe extern "C" fn sa_array_replica_count(
+    array: *const SaArray,
+    out: *mut usize,
+) -> SaStatus {
     // SAFETY: forwarded from the caller.
     guard(|| unsafe { ptr::write(out, "out", borrow(array)?.replica_count()) })
 }
@@ -232,7 +254,10 @@ pub unsafe extern "C" fn sa_array_packed_bytes(array: *const SaArray, out: *mut 
 /// # Safety
 /// `array` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
 #[no_mangle]
-pub unsafe extern "C" fn sa_array_placement(array: *const SaArray, out: *mut *mut c_char) -> SaStatus {
+pub unsafe extern "C" fn sa_array_placement(
+    array: *const SaArray,
+    out: *mut *mut c_char,
+) -> SaStatus {
     // SAFETY: forwarded from the caller.
     guard(|| unsafe { ptr::write_string(out, "out", borrow(array)?.placement().to_string()) })
 }
@@ -244,7 +269,11 @@ pub unsafe extern "C" fn sa_array_placement(array: *const SaArray, out: *mut *mu
 /// # Safety
 /// `array` must be NULL or a live handle; `out` must be NULL or valid for writing.
 #[no_mangle]
-pub unsafe extern "C" fn sa_array_get(array: *const SaArray, index: usize, out: *mut u64) -> SaStatus {
+pub unsafe extern "C" fn sa_array_get(
+    array: *const SaArray,
+    index: usize,
+    out: *mut u64,
+) -> SaStatus {
     // SAFETY: forwarded from the caller.
     guard(|| unsafe { ptr::write(out, "out", borrow(array)?.get(index)?) })
 }
@@ -282,7 +311,12 @@ pub unsafe extern "C" fn sa_array_set(array: *mut SaArray, index: usize, value: 
 /// # Safety
 /// `array` must be NULL or a live handle; `out` must be valid for writing `count` values.
 #[no_mangle]
-pub unsafe extern "C" fn sa_array_unpack(array: *const SaArray, start: usize, out: *mut u64, count: usize) -> SaStatus {
+pub unsafe extern "C" fn sa_array_unpack(
+    array: *const SaArray,
+    start: usize,
+    out: *mut u64,
+    count: usize,
+) -> SaStatus {
     guard(|| {
         // SAFETY: forwarded from the caller.
         let array = unsafe { borrow(array) }?;
@@ -309,7 +343,13 @@ pub unsafe extern "C" fn sa_array_unpack(array: *const SaArray, start: usize, ou
 /// # Safety
 /// `array` must be NULL or a live handle; `out` must be valid for writing `count` values.
 #[no_mangle]
-pub unsafe extern "C" fn sa_array_unpack_ahead(array: *const SaArray, start: usize, out: *mut u64, count: usize, ahead: usize) -> SaStatus {
+pub unsafe extern "C" fn sa_array_unpack_ahead(
+    array: *const SaArray,
+    start: usize,
+    out: *mut u64,
+    count: usize,
+    ahead: usize,
+) -> SaStatus {
     guard(|| {
         // SAFETY: forwarded from the caller.
         let array = unsafe { borrow(array) }?;
@@ -321,7 +361,12 @@ pub unsafe extern "C" fn sa_array_unpack_ahead(array: *const SaArray, start: usi
             let from = start.saturating_add(ahead).min(view.len());
             // L2 rather than L1: a burst of L1 prefetches per chunk measured slower than none, L2
             // prefetches two chunks ahead measured fastest.
-            prefetch::packed_values(view.packed_words(), view.bits(), from..from.saturating_add(count).min(view.len()), CacheLevel::L2);
+            prefetch::packed_values(
+                view.packed_words(),
+                view.bits(),
+                from..from.saturating_add(count).min(view.len()),
+                CacheLevel::L2,
+            );
         }
         Ok(())
     })
@@ -351,7 +396,12 @@ pub unsafe extern "C" fn sa_array_for_each_chunk(
         let visit = visit.ok_or_else(|| FfiError::null("visit"))?;
         let view = array.local();
         if start > end || end > view.len() {
-            return Err(smartarrays::Error::RangeOutOfBounds { start, end, len: view.len() }.into());
+            return Err(smartarrays::Error::RangeOutOfBounds {
+                start,
+                end,
+                len: view.len(),
+            }
+            .into());
         }
         let mut first = start;
         while first < end {
@@ -363,7 +413,10 @@ pub unsafe extern "C" fn sa_array_for_each_chunk(
                 answer = unsafe { visit(user_data, index, values.as_ptr(), values.len()) };
             })?;
             if answer != 0 {
-                return Err(FfiError::new(SaStatus::Stopped, format!("the chunk visitor stopped at the chunk starting at index {first}")));
+                return Err(FfiError::new(
+                    SaStatus::Stopped,
+                    format!("the chunk visitor stopped at the chunk starting at index {first}"),
+                ));
             }
             first = last;
         }
@@ -395,7 +448,12 @@ pub unsafe extern "C" fn sa_array_sum(array: *const SaArray, out: *mut u64) -> S
 /// # Safety
 /// `array` must be NULL or a live handle; `out` must be NULL or valid for writing.
 #[no_mangle]
-pub unsafe extern "C" fn sa_array_sum_range(array: *const SaArray, start: usize, end: usize, out: *mut u64) -> SaStatus {
+pub unsafe extern "C" fn sa_array_sum_range(
+    array: *const SaArray,
+    start: usize,
+    end: usize,
+    out: *mut u64,
+) -> SaStatus {
     guard(|| {
         ptr::check_out(out, "out")?;
         // SAFETY: forwarded from the caller.
@@ -416,7 +474,9 @@ pub unsafe extern "C" fn sa_array_min(array: *const SaArray, out: *mut u64) -> S
     guard(|| {
         ptr::check_out(out, "out")?;
         // SAFETY: forwarded from the caller.
-        let min = unsafe { borrow(array) }?.par_min().ok_or_else(empty_array)?;
+        let min = unsafe { borrow(array) }?
+            .par_min()
+            .ok_or_else(empty_array)?;
         // SAFETY: forwarded from the caller.
         unsafe { ptr::write(out, "out", min) }
     })
@@ -433,14 +493,19 @@ pub unsafe extern "C" fn sa_array_max(array: *const SaArray, out: *mut u64) -> S
     guard(|| {
         ptr::check_out(out, "out")?;
         // SAFETY: forwarded from the caller.
-        let max = unsafe { borrow(array) }?.par_max().ok_or_else(empty_array)?;
+        let max = unsafe { borrow(array) }?
+            .par_max()
+            .ok_or_else(empty_array)?;
         // SAFETY: forwarded from the caller.
         unsafe { ptr::write(out, "out", max) }
     })
 }
 
 fn empty_array() -> FfiError {
-    FfiError::new(SaStatus::EmptyArray, "the array is empty, so it has no smallest or largest value")
+    FfiError::new(
+        SaStatus::EmptyArray,
+        "the array is empty, so it has no smallest or largest value",
+    )
 }
 
 /// Writes where the array's pages are, read back from the kernel, as JSON text to `*out`:
@@ -454,12 +519,16 @@ fn empty_array() -> FfiError {
 /// # Safety
 /// `array` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
 #[no_mangle]
-pub unsafe extern "C" fn sa_array_placement_report_json(array: *const SaArray, out: *mut *mut c_char) -> SaStatus {
+pub unsafe extern "C" fn sa_array_placement_report_json(
+    array: *const SaArray,
+    out: *mut *mut c_char,
+) -> SaStatus {
     guard(|| {
         ptr::check_out(out, "out")?;
         // SAFETY: forwarded from the caller.
         let report = unsafe { borrow(array) }?.placement_report()?;
-        let json = serde_json::to_string(&report).map_err(|e| FfiError::new(SaStatus::Other, e.to_string()))?;
+        let json = serde_json::to_string(&report)
+            .map_err(|e| FfiError::new(SaStatus::Other, e.to_string()))?;
         // SAFETY: forwarded from the caller.
         unsafe { ptr::write_string(out, "out", json) }
     })
@@ -472,7 +541,10 @@ pub unsafe extern "C" fn sa_array_placement_report_json(array: *const SaArray, o
 /// # Safety
 /// `array` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
 #[no_mangle]
-pub unsafe extern "C" fn sa_array_placement_report_text(array: *const SaArray, out: *mut *mut c_char) -> SaStatus {
+pub unsafe extern "C" fn sa_array_placement_report_text(
+    array: *const SaArray,
+    out: *mut *mut c_char,
+) -> SaStatus {
     guard(|| {
         ptr::check_out(out, "out")?;
         // SAFETY: forwarded from the caller.
@@ -493,7 +565,10 @@ pub unsafe extern "C" fn sa_array_placement_report_text(array: *const SaArray, o
 /// # Safety
 /// `array` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
 #[no_mangle]
-pub unsafe extern "C" fn sa_array_raw_values(array: *const SaArray, out: *mut *const u64) -> SaStatus {
+pub unsafe extern "C" fn sa_array_raw_values(
+    array: *const SaArray,
+    out: *mut *const u64,
+) -> SaStatus {
     guard(|| {
         ptr::check_out(out, "out")?;
         // SAFETY: forwarded from the caller.

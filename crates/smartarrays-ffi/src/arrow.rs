@@ -68,14 +68,20 @@ struct KeepAlive<T>(#[allow(dead_code)] Arc<T>);
 impl<T> RefUnwindSafe for KeepAlive<T> {}
 
 /// A buffer over `words[range]` of `owner`'s memory, holding `owner` alive.
-fn shared_buffer<T: Send + Sync + 'static>(owner: &Arc<T>, words: &[u64], range: Range<usize>) -> Buffer {
+fn shared_buffer<T: Send + Sync + 'static>(
+    owner: &Arc<T>,
+    words: &[u64],
+    range: Range<usize>,
+) -> Buffer {
     let piece = &words[range];
     let keep: Arc<dyn arrow_buffer::alloc::Allocation> = Arc::new(KeepAlive(Arc::clone(owner)));
     // SAFETY: `piece` is valid for `piece.len() * 8` bytes for as long as `owner` lives (the
     // array's regions are freed only when the last Arc is dropped, and the buffer holds one). A
     // slice pointer is never NULL. The memory is not written while the buffer lives, because
     // writes need exclusive access to the array (`Arc::get_mut`), which the held Arc prevents.
-    unsafe { Buffer::from_custom_allocation(NonNull::from(piece).cast::<u8>(), size_of_val(piece), keep) }
+    unsafe {
+        Buffer::from_custom_allocation(NonNull::from(piece).cast::<u8>(), size_of_val(piece), keep)
+    }
 }
 
 /// All values as an Arrow `UInt64Array`: zero-copy for 64-bit arrays, decoded otherwise.
@@ -89,9 +95,16 @@ pub fn to_arrow(array: &Arc<SmartArray>) -> UInt64Array {
 }
 
 /// Values `range` as an Arrow `UInt64Array` (zero-copy for 64-bit arrays, decoded otherwise).
-pub fn range_to_arrow(array: &Arc<SmartArray>, range: Range<usize>) -> smartarrays::Result<UInt64Array> {
+pub fn range_to_arrow(
+    array: &Arc<SmartArray>,
+    range: Range<usize>,
+) -> smartarrays::Result<UInt64Array> {
     if range.start > range.end || range.end > array.len() {
-        return Err(smartarrays::Error::RangeOutOfBounds { start: range.start, end: range.end, len: array.len() });
+        return Err(smartarrays::Error::RangeOutOfBounds {
+            start: range.start,
+            end: range.end,
+            len: array.len(),
+        });
     }
     let count = range.len();
     if array.bits() == 64 {
@@ -104,9 +117,14 @@ pub fn range_to_arrow(array: &Arc<SmartArray>, range: Range<usize>) -> smartarra
 }
 
 /// Exports all values through the Arrow C Data Interface (see [`to_arrow`] for when it copies).
-pub fn export_array(array: Arc<SmartArray>) -> Result<(FFI_ArrowArray, FFI_ArrowSchema), ArrowError> {
+pub fn export_array(
+    array: Arc<SmartArray>,
+) -> Result<(FFI_ArrowArray, FFI_ArrowSchema), ArrowError> {
     let data = to_arrow(&array).into_data();
-    Ok((FFI_ArrowArray::new(&data), FFI_ArrowSchema::try_from(&DataType::UInt64)?))
+    Ok((
+        FFI_ArrowArray::new(&data),
+        FFI_ArrowSchema::try_from(&DataType::UInt64)?,
+    ))
 }
 
 /// All values of an `F64Array` as an Arrow `Float64Array`, always zero-copy.
@@ -117,9 +135,14 @@ pub fn f64_to_arrow(array: &Arc<F64Array>) -> Float64Array {
 }
 
 /// Exports an `F64Array` through the Arrow C Data Interface, zero-copy.
-pub fn export_f64_array(array: Arc<F64Array>) -> Result<(FFI_ArrowArray, FFI_ArrowSchema), ArrowError> {
+pub fn export_f64_array(
+    array: Arc<F64Array>,
+) -> Result<(FFI_ArrowArray, FFI_ArrowSchema), ArrowError> {
     let data = f64_to_arrow(&array).into_data();
-    Ok((FFI_ArrowArray::new(&data), FFI_ArrowSchema::try_from(&DataType::Float64)?))
+    Ok((
+        FFI_ArrowArray::new(&data),
+        FFI_ArrowSchema::try_from(&DataType::Float64)?,
+    ))
 }
 
 /// State behind an exported stream.
@@ -135,8 +158,17 @@ struct StreamState {
 /// consumers read it as a chunked array (pyarrow: `pa.chunked_array`). Chunks of 64-bit arrays
 /// are zero-copy; others are decoded chunk by chunk as the consumer asks for them.
 pub fn export_stream(array: Arc<SmartArray>, chunk_values: usize) -> FFI_ArrowArrayStream {
-    let chunk = if chunk_values == 0 { DEFAULT_STREAM_CHUNK } else { chunk_values };
-    let state = Box::new(StreamState { array, next: 0, chunk, last_error: None });
+    let chunk = if chunk_values == 0 {
+        DEFAULT_STREAM_CHUNK
+    } else {
+        chunk_values
+    };
+    let state = Box::new(StreamState {
+        array,
+        next: 0,
+        chunk,
+        last_error: None,
+    });
     // SAFETY: the callbacks below implement the C stream protocol for a `StreamState` owned by
     // `private_data`, which `stream_release` frees exactly once before clearing `release`.
     unsafe {
@@ -175,9 +207,14 @@ impl StreamState {
     }
 }
 
-unsafe extern "C" fn stream_get_schema(stream: *mut FFI_ArrowArrayStream, out: *mut FFI_ArrowSchema) -> c_int {
+unsafe extern "C" fn stream_get_schema(
+    stream: *mut FFI_ArrowArrayStream,
+    out: *mut FFI_ArrowSchema,
+) -> c_int {
     // SAFETY: the consumer passes the stream this callback belongs to.
-    let Some(state) = (unsafe { stream_state(stream) }) else { return STREAM_EINVAL };
+    let Some(state) = (unsafe { stream_state(stream) }) else {
+        return STREAM_EINVAL;
+    };
     if out.is_null() {
         return state.fail("get_schema: the output schema pointer is NULL".into());
     }
@@ -194,9 +231,14 @@ unsafe extern "C" fn stream_get_schema(stream: *mut FFI_ArrowArrayStream, out: *
     }
 }
 
-unsafe extern "C" fn stream_get_next(stream: *mut FFI_ArrowArrayStream, out: *mut FFI_ArrowArray) -> c_int {
+unsafe extern "C" fn stream_get_next(
+    stream: *mut FFI_ArrowArrayStream,
+    out: *mut FFI_ArrowArray,
+) -> c_int {
     // SAFETY: the consumer passes the stream this callback belongs to.
-    let Some(state) = (unsafe { stream_state(stream) }) else { return STREAM_EINVAL };
+    let Some(state) = (unsafe { stream_state(stream) }) else {
+        return STREAM_EINVAL;
+    };
     if out.is_null() {
         return state.fail("get_next: the output array pointer is NULL".into());
     }
@@ -206,8 +248,9 @@ unsafe extern "C" fn stream_get_next(stream: *mut FFI_ArrowArrayStream, out: *mu
         return 0;
     }
     let range = state.next..(state.next.saturating_add(state.chunk)).min(state.array.len());
-    let exported =
-        catch_unwind(AssertUnwindSafe(|| range_to_arrow(&state.array, range.clone()).map(|a| FFI_ArrowArray::new(&a.into_data()))));
+    let exported = catch_unwind(AssertUnwindSafe(|| {
+        range_to_arrow(&state.array, range.clone()).map(|a| FFI_ArrowArray::new(&a.into_data()))
+    }));
     match exported {
         Ok(Ok(array)) => {
             // SAFETY: `out` is not NULL and has room for one array (possibly uninitialised).
@@ -223,18 +266,25 @@ unsafe extern "C" fn stream_get_next(stream: *mut FFI_ArrowArrayStream, out: *mu
 unsafe extern "C" fn stream_get_last_error(stream: *mut FFI_ArrowArrayStream) -> *const c_char {
     // SAFETY: the consumer passes the stream this callback belongs to.
     match unsafe { stream_state(stream) } {
-        Some(StreamState { last_error: Some(text), .. }) => text.as_ptr(),
+        Some(StreamState {
+            last_error: Some(text),
+            ..
+        }) => text.as_ptr(),
         _ => std::ptr::null(),
     }
 }
 
 unsafe extern "C" fn stream_release(stream: *mut FFI_ArrowArrayStream) {
     // SAFETY: the consumer passes the stream this callback belongs to, once no other callback runs.
-    let Some(stream) = (unsafe { stream.as_mut() }) else { return };
+    let Some(stream) = (unsafe { stream.as_mut() }) else {
+        return;
+    };
     // SAFETY: the stream is being released: its state is taken out and freed exactly once, and
     // `release` is cleared to mark it released, as the stream protocol requires.
     unsafe {
-        let state = stream.set_private_data(std::ptr::null_mut()).cast::<StreamState>();
+        let state = stream
+            .set_private_data(std::ptr::null_mut())
+            .cast::<StreamState>();
         if !state.is_null() {
             let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(state))));
         }
@@ -319,7 +369,8 @@ pub unsafe extern "C" fn sa_f64_array_export_arrow(
         ptr::check_out(out_schema, "out_schema")?;
         // SAFETY: forwarded from the caller.
         let handle = unsafe { ptr::borrow(array, "array") }?;
-        let (exported, schema) = export_f64_array(Arc::clone(&handle.array)).map_err(FfiError::from)?;
+        let (exported, schema) =
+            export_f64_array(Arc::clone(&handle.array)).map_err(FfiError::from)?;
         // SAFETY: forwarded from the caller; both pointers were checked for NULL.
         unsafe {
             out_array.write(exported);

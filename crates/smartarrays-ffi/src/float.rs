@@ -29,7 +29,9 @@ unsafe fn borrow<'a>(array: *const SaF64Array) -> FfiResult<&'a F64Array> {
 /// # Safety
 /// `out` must be valid for writing a pointer.
 unsafe fn hand_out(out: *mut *mut SaF64Array, array: F64Array) -> FfiResult {
-    let handle = Box::into_raw(Box::new(SaF64Array { array: Arc::new(array) }));
+    let handle = Box::into_raw(Box::new(SaF64Array {
+        array: Arc::new(array),
+    }));
     // SAFETY: forwarded from the caller; `out` was checked for NULL before the array was built.
     unsafe { ptr::write(out, "out", handle) }
 }
@@ -40,7 +42,11 @@ unsafe fn hand_out(out: *mut *mut SaF64Array, array: F64Array) -> FfiResult {
 /// # Safety
 /// `placement` must be NULL or NUL-terminated text; `out` must be valid for writing a pointer.
 #[no_mangle]
-pub unsafe extern "C" fn sa_f64_array_new(len: usize, placement: *const c_char, out: *mut *mut SaF64Array) -> SaStatus {
+pub unsafe extern "C" fn sa_f64_array_new(
+    len: usize,
+    placement: *const c_char,
+    out: *mut *mut SaF64Array,
+) -> SaStatus {
     guard(|| {
         ptr::check_out(out, "out")?;
         let array = F64Array::from_fn(len, &options(placement, 64)?, |_| 0.0)?;
@@ -106,7 +112,11 @@ pub unsafe extern "C" fn sa_f64_array_len(array: *const SaF64Array, out: *mut us
 /// # Safety
 /// `array` must be NULL or a live handle; `out` must be NULL or valid for writing.
 #[no_mangle]
-pub unsafe extern "C" fn sa_f64_array_get(array: *const SaF64Array, index: usize, out: *mut f64) -> SaStatus {
+pub unsafe extern "C" fn sa_f64_array_get(
+    array: *const SaF64Array,
+    index: usize,
+    out: *mut f64,
+) -> SaStatus {
     // SAFETY: forwarded from the caller.
     guard(|| unsafe { ptr::write(out, "out", borrow(array)?.get(index)?) })
 }
@@ -116,7 +126,11 @@ pub unsafe extern "C" fn sa_f64_array_get(array: *const SaF64Array, index: usize
 /// # Safety
 /// `array` must be NULL or a live handle not used by another thread during the call.
 #[no_mangle]
-pub unsafe extern "C" fn sa_f64_array_set(array: *mut SaF64Array, index: usize, value: f64) -> SaStatus {
+pub unsafe extern "C" fn sa_f64_array_set(
+    array: *mut SaF64Array,
+    index: usize,
+    value: f64,
+) -> SaStatus {
     guard(|| {
         // SAFETY: forwarded from the caller (exclusive access during the call).
         let handle = unsafe { ptr::borrow_mut(array, "array") }?;
@@ -134,7 +148,12 @@ pub unsafe extern "C" fn sa_f64_array_set(array: *mut SaF64Array, index: usize, 
 /// # Safety
 /// `array` must be NULL or a live handle; `out` must be valid for writing `count` values.
 #[no_mangle]
-pub unsafe extern "C" fn sa_f64_array_unpack(array: *const SaF64Array, start: usize, out: *mut f64, count: usize) -> SaStatus {
+pub unsafe extern "C" fn sa_f64_array_unpack(
+    array: *const SaF64Array,
+    start: usize,
+    out: *mut f64,
+    count: usize,
+) -> SaStatus {
     guard(|| {
         // SAFETY: forwarded from the caller.
         let array = unsafe { borrow(array) }?;
@@ -142,7 +161,12 @@ pub unsafe extern "C" fn sa_f64_array_unpack(array: *const SaF64Array, start: us
         let out = unsafe { ptr::slice_mut(out, count, "out") }?;
         let end = start.checked_add(count).filter(|&end| end <= array.len());
         let Some(end) = end else {
-            return Err(smartarrays::Error::RangeOutOfBounds { start, end: start.saturating_add(count), len: array.len() }.into());
+            return Err(smartarrays::Error::RangeOutOfBounds {
+                start,
+                end: start.saturating_add(count),
+                len: array.len(),
+            }
+            .into());
         };
         out.copy_from_slice(&array.as_slice()[start..end]);
         Ok(())
@@ -173,7 +197,10 @@ pub unsafe extern "C" fn sa_f64_array_sum(array: *const SaF64Array, out: *mut f6
 /// # Safety
 /// `array` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
 #[no_mangle]
-pub unsafe extern "C" fn sa_f64_array_raw_values(array: *const SaF64Array, out: *mut *const f64) -> SaStatus {
+pub unsafe extern "C" fn sa_f64_array_raw_values(
+    array: *const SaF64Array,
+    out: *mut *const f64,
+) -> SaStatus {
     // SAFETY: forwarded from the caller.
     guard(|| unsafe { ptr::write(out, "out", borrow(array)?.as_slice().as_ptr()) })
 }

@@ -59,9 +59,15 @@ mod header {
         }
         let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
         if checked_in != GENERATED {
-            let fresh = std::env::temp_dir().join(format!("smartarrays.h.generated.{}", std::process::id()));
+            let fresh = std::env::temp_dir()
+                .join(format!("smartarrays.h.generated.{}", std::process::id()));
             let _ = std::fs::write(&fresh, GENERATED);
-            let line = checked_in.lines().zip(GENERATED.lines()).position(|(a, b)| a != b).unwrap_or(0) + 1;
+            let line = checked_in
+                .lines()
+                .zip(GENERATED.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0)
+                + 1;
             panic!(
                 "{} is out of date (first difference at line {line}; see `diff -u {} {}`); run `make ffi-header` and commit it",
                 path.display(),

@@ -80,8 +80,14 @@ pub unsafe fn slice_mut<'a, T>(pointer: *mut T, len: usize, name: &str) -> FfiRe
 }
 
 fn check_byte_length<T>(len: usize, name: &str) -> FfiResult<()> {
-    if len.checked_mul(size_of::<T>()).is_none_or(|bytes| bytes > isize::MAX as usize) {
-        return Err(FfiError::new(SaStatus::InvalidArgument, format!("argument `{name}`: {len} values cannot exist in memory")));
+    if len
+        .checked_mul(size_of::<T>())
+        .is_none_or(|bytes| bytes > isize::MAX as usize)
+    {
+        return Err(FfiError::new(
+            SaStatus::InvalidArgument,
+            format!("argument `{name}`: {len} values cannot exist in memory"),
+        ));
     }
     Ok(())
 }
@@ -96,7 +102,12 @@ pub unsafe fn text<'a>(pointer: *const c_char, name: &str) -> FfiResult<Option<&
     }
     // SAFETY: not NULL; the caller guarantees a NUL-terminated string.
     let bytes = unsafe { CStr::from_ptr(pointer) };
-    bytes.to_str().map(Some).map_err(|e| FfiError::new(SaStatus::InvalidArgument, format!("argument `{name}` is not UTF-8 text: {e}")))
+    bytes.to_str().map(Some).map_err(|e| {
+        FfiError::new(
+            SaStatus::InvalidArgument,
+            format!("argument `{name}` is not UTF-8 text: {e}"),
+        )
+    })
 }
 
 /// Hands `value` to C as a newly allocated NUL-terminated string (freed by `sa_string_free`).
@@ -105,7 +116,8 @@ pub unsafe fn text<'a>(pointer: *const c_char, name: &str) -> FfiResult<Option<&
 /// `out` must be NULL or valid for writing one pointer.
 pub unsafe fn write_string(out: *mut *mut c_char, name: &str, value: String) -> FfiResult<()> {
     check_out(out, name)?;
-    let text = CString::new(value).map_err(|e| FfiError::new(SaStatus::Other, format!("text contains a NUL byte: {e}")))?;
+    let text = CString::new(value)
+        .map_err(|e| FfiError::new(SaStatus::Other, format!("text contains a NUL byte: {e}")))?;
     // SAFETY: forwarded from the caller; `out` is not NULL, so the string is never leaked.
     unsafe { write(out, name, text.into_raw()) }
 }

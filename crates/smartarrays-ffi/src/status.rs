@@ -132,7 +132,10 @@ pub struct FfiError {
 impl FfiError {
     /// An error with this status and message.
     pub fn new(status: SaStatus, message: impl Into<String>) -> FfiError {
-        FfiError { status, message: message.into() }
+        FfiError {
+            status,
+            message: message.into(),
+        }
     }
 
     /// A NULL pointer passed as the argument called `name`.
@@ -187,7 +190,11 @@ pub fn clear_last_error() {
 
 /// This thread's last error message, if any.
 pub fn last_error() -> Option<String> {
-    LAST_ERROR.with(|slot| slot.borrow().as_ref().map(|c| c.to_string_lossy().into_owned()))
+    LAST_ERROR.with(|slot| {
+        slot.borrow()
+            .as_ref()
+            .map(|c| c.to_string_lossy().into_owned())
+    })
 }
 
 /// Pointer to this thread's last error text (an empty string when there is none). Valid until
@@ -214,7 +221,9 @@ pub fn guard(body: impl FnOnce() -> FfiResult) -> SaStatus {
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic payload".to_string());
-            set_last_error(&format!("internal error (a bug in smartarrays, please report it): {what}"));
+            set_last_error(&format!(
+                "internal error (a bug in smartarrays, please report it): {what}"
+            ));
             SaStatus::Panic
         }
     }
@@ -229,13 +238,26 @@ mod tests {
         clear_last_error();
         assert_eq!(guard(|| Ok(())), SaStatus::Ok);
         assert_eq!(last_error(), None);
-        assert_eq!(guard(|| Err(Error::IndexOutOfRange { index: 7, len: 3 }.into())), SaStatus::IndexOutOfRange);
-        assert_eq!(last_error().unwrap(), "index 7 is out of range for an array of length 3");
+        assert_eq!(
+            guard(|| Err(Error::IndexOutOfRange { index: 7, len: 3 }.into())),
+            SaStatus::IndexOutOfRange
+        );
+        assert_eq!(
+            last_error().unwrap(),
+            "index 7 is out of range for an array of length 3"
+        );
         assert_eq!(guard(|| Ok(())), SaStatus::Ok);
-        assert!(last_error().is_some(), "success leaves the last error in place");
+        assert!(
+            last_error().is_some(),
+            "success leaves the last error in place"
+        );
         let status = guard(|| panic!("boom {}", 42));
         assert_eq!(status, SaStatus::Panic);
-        assert!(last_error().unwrap().contains("boom 42"), "{:?}", last_error());
+        assert!(
+            last_error().unwrap().contains("boom 42"),
+            "{:?}",
+            last_error()
+        );
         let status = guard(|| std::panic::panic_any(17u32));
         assert_eq!(status, SaStatus::Panic);
         assert!(last_error().unwrap().contains("unknown panic payload"));
@@ -250,16 +272,68 @@ mod tests {
     #[test]
     fn every_library_error_has_a_specific_status() {
         let cases = [
-            (Error::ValueTooWide { index: 0, value: 9, bits: 3, max: 7 }, SaStatus::ValueTooWide),
-            (Error::RangeOutOfBounds { start: 3, end: 1, len: 4 }, SaStatus::RangeOutOfBounds),
-            (Error::BufferTooSmall { needed: 2, given: 1 }, SaStatus::BufferTooSmall),
+            (
+                Error::ValueTooWide {
+                    index: 0,
+                    value: 9,
+                    bits: 3,
+                    max: 7,
+                },
+                SaStatus::ValueTooWide,
+            ),
+            (
+                Error::RangeOutOfBounds {
+                    start: 3,
+                    end: 1,
+                    len: 4,
+                },
+                SaStatus::RangeOutOfBounds,
+            ),
+            (
+                Error::BufferTooSmall {
+                    needed: 2,
+                    given: 1,
+                },
+                SaStatus::BufferTooSmall,
+            ),
             (Error::InvalidBitWidth(65), SaStatus::InvalidBitWidth),
-            (Error::UnknownNode { node: 9, available: vec![0] }, SaStatus::UnknownNode),
-            (Error::NotEnoughMemory { node: 0, requested: 2, available: 1 }, SaStatus::OutOfMemory),
-            (Error::AllocationFailed { bytes: 1, reason: "no".into() }, SaStatus::OutOfMemory),
-            (Error::System { call: "mbind", reason: "no".into() }, SaStatus::System),
-            (Error::InvalidTopology("x".into()), SaStatus::InvalidTopology),
-            (Error::InvalidPlacement("x".into()), SaStatus::InvalidPlacement),
+            (
+                Error::UnknownNode {
+                    node: 9,
+                    available: vec![0],
+                },
+                SaStatus::UnknownNode,
+            ),
+            (
+                Error::NotEnoughMemory {
+                    node: 0,
+                    requested: 2,
+                    available: 1,
+                },
+                SaStatus::OutOfMemory,
+            ),
+            (
+                Error::AllocationFailed {
+                    bytes: 1,
+                    reason: "no".into(),
+                },
+                SaStatus::OutOfMemory,
+            ),
+            (
+                Error::System {
+                    call: "mbind",
+                    reason: "no".into(),
+                },
+                SaStatus::System,
+            ),
+            (
+                Error::InvalidTopology("x".into()),
+                SaStatus::InvalidTopology,
+            ),
+            (
+                Error::InvalidPlacement("x".into()),
+                SaStatus::InvalidPlacement,
+            ),
             (Error::InvalidRuntime("x".into()), SaStatus::InvalidRuntime),
         ];
         for (error, status) in cases {

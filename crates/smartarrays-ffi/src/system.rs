@@ -16,7 +16,10 @@ static RUNTIME: Mutex<Option<Arc<Runtime>>> = Mutex::new(None);
 /// `sa_runtime_set_threads`, else the library's global runtime (one worker per CPU, or
 /// `SMARTARRAYS_THREADS`).
 pub fn current_runtime() -> Result<Arc<Runtime>> {
-    let chosen = RUNTIME.lock().unwrap_or_else(PoisonError::into_inner).clone();
+    let chosen = RUNTIME
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
     match chosen {
         Some(runtime) => Ok(runtime),
         None => Runtime::global(),
@@ -26,15 +29,20 @@ pub fn current_runtime() -> Result<Arc<Runtime>> {
 /// Replaces the runtime used by arrays created from now on (`threads == 0` restores the global
 /// default). Arrays that exist keep the runtime they were built with.
 pub fn set_runtime_threads(threads: usize) -> Result<()> {
-    let runtime = if threads == 0 { None } else { Some(Arc::new(Runtime::with_threads(threads)?)) };
+    let runtime = if threads == 0 {
+        None
+    } else {
+        Some(Arc::new(Runtime::with_threads(threads)?))
+    };
     *RUNTIME.lock().unwrap_or_else(PoisonError::into_inner) = runtime;
     Ok(())
 }
 
-const VERSION: &CStr = match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
-    Ok(version) => version,
-    Err(_) => c"unknown",
-};
+const VERSION: &CStr =
+    match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+        Ok(version) => version,
+        Err(_) => c"unknown",
+    };
 
 /// The message of the most recent failed call on the calling thread, or "" if none failed yet.
 ///
@@ -56,7 +64,11 @@ pub extern "C" fn sa_clear_last_error() {
 /// that are not status codes. The text is static: do not free it. Thread-safe.
 #[no_mangle]
 pub extern "C" fn sa_status_name(status: i32) -> *const c_char {
-    SaStatus::ALL.iter().find(|s| **s as i32 == status).map_or(c"SA_STATUS_UNKNOWN", |s| s.c_name()).as_ptr()
+    SaStatus::ALL
+        .iter()
+        .find(|s| **s as i32 == status)
+        .map_or(c"SA_STATUS_UNKNOWN", |s| s.c_name())
+        .as_ptr()
 }
 
 /// The library version ("MAJOR.MINOR.PATCH"). Static text: do not free it. Thread-safe.

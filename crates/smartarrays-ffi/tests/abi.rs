@@ -51,7 +51,15 @@ mod abi {
         let mut out = std::ptr::null_mut();
         // SAFETY: `values` is a live slice, the placement is NUL-terminated or NULL, `out` is a
         // local pointer slot.
-        let status = unsafe { sa_array_from_u64(values.as_ptr(), values.len(), text_ptr(&placement), bits, &mut out) };
+        let status = unsafe {
+            sa_array_from_u64(
+                values.as_ptr(),
+                values.len(),
+                text_ptr(&placement),
+                bits,
+                &mut out,
+            )
+        };
         if status == SaStatus::Ok {
             assert!(!out.is_null());
             Ok(Array(out))
@@ -65,7 +73,15 @@ mod abi {
         let placement = text(placement);
         let mut out = std::ptr::null_mut();
         // SAFETY: as in from_u64.
-        let status = unsafe { sa_array_from_u32(values.as_ptr(), values.len(), text_ptr(&placement), bits, &mut out) };
+        let status = unsafe {
+            sa_array_from_u32(
+                values.as_ptr(),
+                values.len(),
+                text_ptr(&placement),
+                bits,
+                &mut out,
+            )
+        };
         if status == SaStatus::Ok {
             Ok(Array(out))
         } else {
@@ -86,7 +102,10 @@ mod abi {
     }
 
     /// Calls a getter `f(handle, &mut out)` and returns the value.
-    fn query<T: Default>(array: *const SaArray, f: unsafe extern "C" fn(*const SaArray, *mut T) -> SaStatus) -> Result<T, SaStatus> {
+    fn query<T: Default>(
+        array: *const SaArray,
+        f: unsafe extern "C" fn(*const SaArray, *mut T) -> SaStatus,
+    ) -> Result<T, SaStatus> {
         let mut out = T::default();
         // SAFETY: the handle is live (or NULL, which the library reports) and `out` is a local.
         let status = unsafe { f(array, &mut out) };
@@ -154,7 +173,10 @@ mod abi {
                 Err(status)
             }
         }
-        pub fn string(&self, f: unsafe extern "C" fn(*const SaArray, *mut *mut c_char) -> SaStatus) -> Result<String, SaStatus> {
+        pub fn string(
+            &self,
+            f: unsafe extern "C" fn(*const SaArray, *mut *mut c_char) -> SaStatus,
+        ) -> Result<String, SaStatus> {
             let mut out = std::ptr::null_mut();
             // SAFETY: live handle, local out slot.
             let status = unsafe { f(self.0, &mut out) };
@@ -182,12 +204,22 @@ mod abi {
             Ok(unsafe { std::slice::from_raw_parts(out, self.len()) })
         }
         /// Visits `start..end`, collecting `(first, values)` per chunk; stops after `stop_after` chunks.
-        pub fn chunks(&self, start: usize, end: usize, stop_after: Option<usize>) -> (SaStatus, Vec<(usize, Vec<u64>)>) {
+        pub fn chunks(
+            &self,
+            start: usize,
+            end: usize,
+            stop_after: Option<usize>,
+        ) -> (SaStatus, Vec<(usize, Vec<u64>)>) {
             struct Seen {
                 chunks: Vec<(usize, Vec<u64>)>,
                 stop_after: Option<usize>,
             }
-            unsafe extern "C" fn visit(user: *mut c_void, first: usize, values: *const u64, count: usize) -> i32 {
+            unsafe extern "C" fn visit(
+                user: *mut c_void,
+                first: usize,
+                values: *const u64,
+                count: usize,
+            ) -> i32 {
                 // SAFETY: `user` is the `Seen` passed below, used only by this call.
                 let seen = unsafe { &mut *user.cast::<Seen>() };
                 // SAFETY: the library passes `count` readable values.
@@ -195,9 +227,14 @@ mod abi {
                 seen.chunks.push((first, values.to_vec()));
                 i32::from(seen.stop_after.is_some_and(|n| seen.chunks.len() >= n))
             }
-            let mut seen = Seen { chunks: Vec::new(), stop_after };
+            let mut seen = Seen {
+                chunks: Vec::new(),
+                stop_after,
+            };
             // SAFETY: live handle; `visit` matches the visitor type and `seen` outlives the call.
-            let status = unsafe { sa_array_for_each_chunk(self.0, start, end, Some(visit), (&raw mut seen).cast()) };
+            let status = unsafe {
+                sa_array_for_each_chunk(self.0, start, end, Some(visit), (&raw mut seen).cast())
+            };
             (status, seen.chunks)
         }
         pub fn export(&self) -> Result<(FFI_ArrowArray, FFI_ArrowSchema), SaStatus> {
@@ -237,7 +274,14 @@ mod abi {
         let placement = text(placement);
         let mut out = std::ptr::null_mut();
         // SAFETY: live slice, NUL-terminated or NULL placement, local out slot.
-        let status = unsafe { sa_f64_array_from_f64(values.as_ptr(), values.len(), text_ptr(&placement), &mut out) };
+        let status = unsafe {
+            sa_f64_array_from_f64(
+                values.as_ptr(),
+                values.len(),
+                text_ptr(&placement),
+                &mut out,
+            )
+        };
         if status == SaStatus::Ok {
             Ok(F64(out))
         } else {
@@ -248,7 +292,10 @@ mod abi {
     pub fn f64_zeros(len: usize) -> F64 {
         let mut out = std::ptr::null_mut();
         // SAFETY: NULL placement is allowed; local out slot.
-        assert_eq!(unsafe { sa_f64_array_new(len, std::ptr::null(), &mut out) }, SaStatus::Ok);
+        assert_eq!(
+            unsafe { sa_f64_array_new(len, std::ptr::null(), &mut out) },
+            SaStatus::Ok
+        );
         F64(out)
     }
 
@@ -286,7 +333,10 @@ mod abi {
         pub fn raw(&self) -> &[f64] {
             let mut out = std::ptr::null();
             // SAFETY: live handle, local out slot.
-            assert_eq!(unsafe { sa_f64_array_raw_values(self.0, &mut out) }, SaStatus::Ok);
+            assert_eq!(
+                unsafe { sa_f64_array_raw_values(self.0, &mut out) },
+                SaStatus::Ok
+            );
             // SAFETY: `len` values valid while the array lives and is not set (borrowed from self).
             unsafe { std::slice::from_raw_parts(out, self.len()) }
         }
@@ -294,24 +344,36 @@ mod abi {
             let mut array = FFI_ArrowArray::empty();
             let mut schema = FFI_ArrowSchema::empty();
             // SAFETY: live handle, local empty out structs.
-            assert_eq!(unsafe { sa_f64_array_export_arrow(self.0, &mut array, &mut schema) }, SaStatus::Ok);
+            assert_eq!(
+                unsafe { sa_f64_array_export_arrow(self.0, &mut array, &mut schema) },
+                SaStatus::Ok
+            );
             (array, schema)
         }
     }
 
     pub fn last_error() -> String {
         // SAFETY: the library returns a valid NUL-terminated string, valid until the next failure.
-        unsafe { CStr::from_ptr(sa_last_error_message()) }.to_str().unwrap().to_string()
+        unsafe { CStr::from_ptr(sa_last_error_message()) }
+            .to_str()
+            .unwrap()
+            .to_string()
     }
 
     pub fn status_name(status: i32) -> String {
         // SAFETY: the library returns static NUL-terminated text.
-        unsafe { CStr::from_ptr(sa_status_name(status)) }.to_str().unwrap().to_string()
+        unsafe { CStr::from_ptr(sa_status_name(status)) }
+            .to_str()
+            .unwrap()
+            .to_string()
     }
 
     pub fn version() -> String {
         // SAFETY: static NUL-terminated text.
-        unsafe { CStr::from_ptr(sa_version()) }.to_str().unwrap().to_string()
+        unsafe { CStr::from_ptr(sa_version()) }
+            .to_str()
+            .unwrap()
+            .to_string()
     }
 
     pub fn topology_json() -> String {
@@ -351,10 +413,28 @@ mod abi {
         // report) or valid for the access the function makes.
         unsafe {
             vec![
-                ("new out", sa_array_new(1, std::ptr::null(), 0, std::ptr::null_mut())),
-                ("from_u64 values", sa_array_from_u64(std::ptr::null(), 2, std::ptr::null(), 0, &mut a)),
-                ("from_u64 out", sa_array_from_u64(values.as_ptr(), 2, std::ptr::null(), 0, std::ptr::null_mut())),
-                ("from_u32 values", sa_array_from_u32(std::ptr::null(), 2, std::ptr::null(), 0, &mut a)),
+                (
+                    "new out",
+                    sa_array_new(1, std::ptr::null(), 0, std::ptr::null_mut()),
+                ),
+                (
+                    "from_u64 values",
+                    sa_array_from_u64(std::ptr::null(), 2, std::ptr::null(), 0, &mut a),
+                ),
+                (
+                    "from_u64 out",
+                    sa_array_from_u64(
+                        values.as_ptr(),
+                        2,
+                        std::ptr::null(),
+                        0,
+                        std::ptr::null_mut(),
+                    ),
+                ),
+                (
+                    "from_u32 values",
+                    sa_array_from_u32(std::ptr::null(), 2, std::ptr::null(), 0, &mut a),
+                ),
                 ("len array", sa_array_len(null, &mut z)),
                 ("len out", sa_array_len(live, std::ptr::null_mut())),
                 ("bits array", sa_array_bits(null, &mut b)),
@@ -363,43 +443,105 @@ mod abi {
                 ("memory", sa_array_memory_bytes(null, &mut z)),
                 ("packed", sa_array_packed_bytes(null, &mut z)),
                 ("placement array", sa_array_placement(null, &mut s)),
-                ("placement out", sa_array_placement(live, std::ptr::null_mut())),
+                (
+                    "placement out",
+                    sa_array_placement(live, std::ptr::null_mut()),
+                ),
                 ("get array", sa_array_get(null, 0, &mut u)),
                 ("get out", sa_array_get(live, 0, std::ptr::null_mut())),
                 ("set array", sa_array_set(std::ptr::null_mut(), 0, 1)),
-                ("unpack array", sa_array_unpack(null, 0, buffer.as_mut_ptr(), 2)),
-                ("unpack out", sa_array_unpack(live, 0, std::ptr::null_mut(), 2)),
-                ("unpack_ahead array", sa_array_unpack_ahead(null, 0, buffer.as_mut_ptr(), 2, 2)),
-                ("unpack_ahead out", sa_array_unpack_ahead(live, 0, std::ptr::null_mut(), 2, 2)),
-                ("chunks array", sa_array_for_each_chunk(null, 0, 0, None, std::ptr::null_mut())),
-                ("chunks visitor", sa_array_for_each_chunk(live, 0, 1, None, std::ptr::null_mut())),
+                (
+                    "unpack array",
+                    sa_array_unpack(null, 0, buffer.as_mut_ptr(), 2),
+                ),
+                (
+                    "unpack out",
+                    sa_array_unpack(live, 0, std::ptr::null_mut(), 2),
+                ),
+                (
+                    "unpack_ahead array",
+                    sa_array_unpack_ahead(null, 0, buffer.as_mut_ptr(), 2, 2),
+                ),
+                (
+                    "unpack_ahead out",
+                    sa_array_unpack_ahead(live, 0, std::ptr::null_mut(), 2, 2),
+                ),
+                (
+                    "chunks array",
+                    sa_array_for_each_chunk(null, 0, 0, None, std::ptr::null_mut()),
+                ),
+                (
+                    "chunks visitor",
+                    sa_array_for_each_chunk(live, 0, 1, None, std::ptr::null_mut()),
+                ),
                 ("sum array", sa_array_sum(null, &mut u)),
                 ("sum out", sa_array_sum(live, std::ptr::null_mut())),
                 ("sum_range array", sa_array_sum_range(null, 0, 0, &mut u)),
-                ("sum_range out", sa_array_sum_range(live, 0, 0, std::ptr::null_mut())),
+                (
+                    "sum_range out",
+                    sa_array_sum_range(live, 0, 0, std::ptr::null_mut()),
+                ),
                 ("min", sa_array_min(null, &mut u)),
                 ("min out", sa_array_min(live, std::ptr::null_mut())),
                 ("max", sa_array_max(null, &mut u)),
                 ("report json", sa_array_placement_report_json(null, &mut s)),
-                ("report json out", sa_array_placement_report_json(live, std::ptr::null_mut())),
+                (
+                    "report json out",
+                    sa_array_placement_report_json(live, std::ptr::null_mut()),
+                ),
                 ("report text", sa_array_placement_report_text(null, &mut s)),
                 ("raw", sa_array_raw_values(null, &mut p)),
                 ("raw out", sa_array_raw_values(live, std::ptr::null_mut())),
-                ("export array", sa_array_export_arrow(null, &mut ffi_array, &mut ffi_schema)),
-                ("export out_array", sa_array_export_arrow(live, std::ptr::null_mut(), &mut ffi_schema)),
-                ("export out_schema", sa_array_export_arrow(live, &mut ffi_array, std::ptr::null_mut())),
-                ("stream array", sa_array_export_arrow_stream(null, 0, &mut ffi_stream)),
-                ("stream out", sa_array_export_arrow_stream(live, 0, std::ptr::null_mut())),
-                ("f64 new out", sa_f64_array_new(1, std::ptr::null(), std::ptr::null_mut())),
-                ("f64 from values", sa_f64_array_from_f64(std::ptr::null(), 1, std::ptr::null(), &mut std::ptr::null_mut())),
+                (
+                    "export array",
+                    sa_array_export_arrow(null, &mut ffi_array, &mut ffi_schema),
+                ),
+                (
+                    "export out_array",
+                    sa_array_export_arrow(live, std::ptr::null_mut(), &mut ffi_schema),
+                ),
+                (
+                    "export out_schema",
+                    sa_array_export_arrow(live, &mut ffi_array, std::ptr::null_mut()),
+                ),
+                (
+                    "stream array",
+                    sa_array_export_arrow_stream(null, 0, &mut ffi_stream),
+                ),
+                (
+                    "stream out",
+                    sa_array_export_arrow_stream(live, 0, std::ptr::null_mut()),
+                ),
+                (
+                    "f64 new out",
+                    sa_f64_array_new(1, std::ptr::null(), std::ptr::null_mut()),
+                ),
+                (
+                    "f64 from values",
+                    sa_f64_array_from_f64(
+                        std::ptr::null(),
+                        1,
+                        std::ptr::null(),
+                        &mut std::ptr::null_mut(),
+                    ),
+                ),
                 ("f64 len", sa_f64_array_len(std::ptr::null(), &mut z)),
                 ("f64 get", sa_f64_array_get(std::ptr::null(), 0, &mut 0.0)),
                 ("f64 set", sa_f64_array_set(std::ptr::null_mut(), 0, 0.0)),
                 ("f64 sum", sa_f64_array_sum(std::ptr::null(), &mut 0.0)),
-                ("f64 raw", sa_f64_array_raw_values(std::ptr::null(), &mut std::ptr::null())),
-                ("f64 export", sa_f64_array_export_arrow(std::ptr::null(), &mut ffi_array, &mut ffi_schema)),
+                (
+                    "f64 raw",
+                    sa_f64_array_raw_values(std::ptr::null(), &mut std::ptr::null()),
+                ),
+                (
+                    "f64 export",
+                    sa_f64_array_export_arrow(std::ptr::null(), &mut ffi_array, &mut ffi_schema),
+                ),
                 ("runtime threads", sa_runtime_threads(std::ptr::null_mut())),
-                ("topology nodes", sa_topology_node_count(std::ptr::null_mut())),
+                (
+                    "topology nodes",
+                    sa_topology_node_count(std::ptr::null_mut()),
+                ),
                 ("topology cpus", sa_topology_cpu_count(std::ptr::null_mut())),
                 ("topology json", sa_topology_json(std::ptr::null_mut())),
             ]
@@ -421,7 +563,13 @@ mod abi {
         let mut out = std::ptr::null_mut();
         // SAFETY: live slice, NUL-terminated text, local out slot; a created array is freed.
         unsafe {
-            let status = sa_array_from_u64(values.as_ptr(), values.len(), placement.as_ptr(), 0, &mut out);
+            let status = sa_array_from_u64(
+                values.as_ptr(),
+                values.len(),
+                placement.as_ptr(),
+                0,
+                &mut out,
+            );
             sa_array_free(out);
             status
         }
@@ -470,7 +618,11 @@ fn check_against(array: &Array, expected: &[u64], bits: u32, placement: &str) {
     for (i, &v) in expected.iter().enumerate() {
         assert_eq!(array.get(i), Ok(v), "{context} index {i}");
     }
-    assert_eq!(array.get(expected.len()), Err(SaStatus::IndexOutOfRange), "{context}");
+    assert_eq!(
+        array.get(expected.len()),
+        Err(SaStatus::IndexOutOfRange),
+        "{context}"
+    );
     let mut all = vec![0u64; expected.len()];
     assert_eq!(array.unpack(0, &mut all), SaStatus::Ok);
     assert_eq!(all, expected, "{context}");
@@ -483,7 +635,12 @@ fn check_against(array: &Array, expected: &[u64], bits: u32, placement: &str) {
     assert_eq!(array.sum(), Ok(sum), "{context}");
     assert_eq!(array.sum_range(0, expected.len()), Ok(sum), "{context}");
     let half = expected.len() / 2;
-    assert_eq!(array.sum_range(1.min(half), half), Ok(expected[1.min(half)..half].iter().fold(0u64, |a, &b| a.wrapping_add(b))));
+    assert_eq!(
+        array.sum_range(1.min(half), half),
+        Ok(expected[1.min(half)..half]
+            .iter()
+            .fold(0u64, |a, &b| a.wrapping_add(b)))
+    );
     match (expected.iter().min(), expected.iter().max()) {
         (Some(&min), Some(&max)) => {
             assert_eq!(array.min(), Ok(min), "{context}");
@@ -502,7 +659,11 @@ fn check_against(array: &Array, expected: &[u64], bits: u32, placement: &str) {
         assert!(!values.is_empty() && values.len() <= 1024);
         next += values.len();
     }
-    assert_eq!(chunks.into_iter().flat_map(|(_, v)| v).collect::<Vec<_>>(), expected, "{context}");
+    assert_eq!(
+        chunks.into_iter().flat_map(|(_, v)| v).collect::<Vec<_>>(),
+        expected,
+        "{context}"
+    );
 }
 
 #[test]
@@ -524,22 +685,45 @@ fn unpack_ahead_walks_match_the_reference() {
         for len in LENGTHS.into_iter().chain([1023, 1024, 1025, 2049]) {
             let values = values_for(len, bits);
             let array = from_u64(&values, Some("os"), bits).unwrap();
-            for (chunk, ahead) in [(1usize, 0usize), (7, 7), (1024, 2048), (1000, usize::MAX), (4096, 1)] {
+            for (chunk, ahead) in [
+                (1usize, 0usize),
+                (7, 7),
+                (1024, 2048),
+                (1000, usize::MAX),
+                (4096, 1),
+            ] {
                 let mut walked = Vec::with_capacity(len);
                 let mut buffer = vec![0u64; chunk];
                 let mut start = 0;
                 while start < len {
                     let count = chunk.min(len - start);
-                    assert_eq!(array.unpack_ahead(start, &mut buffer[..count], ahead), SaStatus::Ok, "bits {bits} len {len} start {start}");
+                    assert_eq!(
+                        array.unpack_ahead(start, &mut buffer[..count], ahead),
+                        SaStatus::Ok,
+                        "bits {bits} len {len} start {start}"
+                    );
                     walked.extend_from_slice(&buffer[..count]);
                     start += count;
                 }
-                assert_eq!(walked, values, "bits {bits} len {len} chunk {chunk} ahead {ahead}");
+                assert_eq!(
+                    walked, values,
+                    "bits {bits} len {len} chunk {chunk} ahead {ahead}"
+                );
             }
             let mut sentinel = vec![7u64; 2];
-            assert_eq!(array.unpack_ahead(len, &mut sentinel[..0], 5), SaStatus::Ok, "an empty range at the end is fine");
-            assert_eq!(array.unpack_ahead(len.saturating_sub(1), &mut sentinel, 5), SaStatus::RangeOutOfBounds);
-            assert_eq!(array.unpack_ahead(usize::MAX, &mut sentinel[..1], usize::MAX), SaStatus::RangeOutOfBounds);
+            assert_eq!(
+                array.unpack_ahead(len, &mut sentinel[..0], 5),
+                SaStatus::Ok,
+                "an empty range at the end is fine"
+            );
+            assert_eq!(
+                array.unpack_ahead(len.saturating_sub(1), &mut sentinel, 5),
+                SaStatus::RangeOutOfBounds
+            );
+            assert_eq!(
+                array.unpack_ahead(usize::MAX, &mut sentinel[..1], usize::MAX),
+                SaStatus::RangeOutOfBounds
+            );
             assert_eq!(sentinel, [7, 7], "a refused range writes nothing");
             assert!(last_error().contains("out of bounds"), "{}", last_error());
         }
@@ -565,9 +749,15 @@ fn every_placement_round_trips() {
 
 #[test]
 fn automatic_width_is_the_fewest_bits() {
-    for (values, bits) in
-        [(vec![], 1), (vec![0], 1), (vec![1], 1), (vec![2], 2), (vec![999, 3], 10), (vec![u64::MAX], 64), (vec![1 << 32], 33)]
-    {
+    for (values, bits) in [
+        (vec![], 1),
+        (vec![0], 1),
+        (vec![1], 1),
+        (vec![2], 2),
+        (vec![999, 3], 10),
+        (vec![u64::MAX], 64),
+        (vec![1 << 32], 33),
+    ] {
         let array = from_u64(&values, None, 0).unwrap();
         assert_eq!(array.bits(), bits, "{values:?}");
         check_against(&array, &values, bits, "os");
@@ -588,7 +778,10 @@ fn u32_buffers_and_zeroed_arrays() {
     check_against(&zeros, &[0; 65], 1, "replicated");
     let zeros = abi::zeros(100, None, 17).unwrap();
     check_against(&zeros, &[0; 100], 17, "os");
-    assert_eq!(abi::zeros(1, None, 65).err(), Some(SaStatus::InvalidBitWidth));
+    assert_eq!(
+        abi::zeros(1, None, 65).err(),
+        Some(SaStatus::InvalidBitWidth)
+    );
 }
 
 #[test]
@@ -602,9 +795,15 @@ fn set_writes_every_copy_and_refuses_misfits() {
         }
         check_against(&array, &expected, 9, placement);
         assert_eq!(array.set(3, 512), SaStatus::ValueTooWide);
-        assert_eq!(last_error(), "value 512 at index 3 does not fit in 9 bits (largest allowed is 511)");
+        assert_eq!(
+            last_error(),
+            "value 512 at index 3 does not fit in 9 bits (largest allowed is 511)"
+        );
         assert_eq!(array.set(130, 1), SaStatus::IndexOutOfRange);
-        assert_eq!(last_error(), "index 130 is out of range for an array of length 130");
+        assert_eq!(
+            last_error(),
+            "index 130 is out of range for an array of length 130"
+        );
         check_against(&array, &expected, 9, placement);
     }
 }
@@ -613,28 +812,66 @@ fn set_writes_every_copy_and_refuses_misfits() {
 fn errors_have_typed_statuses_and_clear_messages() {
     clear_last_error();
     assert_eq!(last_error(), "");
-    assert_eq!(from_u64(&[1, 2, 300, 5000], None, 8).err(), Some(SaStatus::ValueTooWide));
-    assert_eq!(last_error(), "value 300 at index 2 does not fit in 8 bits (largest allowed is 255)");
-    assert_eq!(from_u64(&[1], None, 65).err(), Some(SaStatus::InvalidBitWidth));
-    assert_eq!(last_error(), "bit width 65 is invalid: it must be between 1 and 64");
-    assert_eq!(from_u64(&[1], Some("mirrored"), 0).err(), Some(SaStatus::InvalidPlacement));
+    assert_eq!(
+        from_u64(&[1, 2, 300, 5000], None, 8).err(),
+        Some(SaStatus::ValueTooWide)
+    );
+    assert_eq!(
+        last_error(),
+        "value 300 at index 2 does not fit in 8 bits (largest allowed is 255)"
+    );
+    assert_eq!(
+        from_u64(&[1], None, 65).err(),
+        Some(SaStatus::InvalidBitWidth)
+    );
+    assert_eq!(
+        last_error(),
+        "bit width 65 is invalid: it must be between 1 and 64"
+    );
+    assert_eq!(
+        from_u64(&[1], Some("mirrored"), 0).err(),
+        Some(SaStatus::InvalidPlacement)
+    );
     assert!(last_error().contains("\"mirrored\""), "{}", last_error());
-    assert_eq!(from_u64(&[1], Some("node:4096"), 0).err(), Some(SaStatus::UnknownNode));
-    assert!(last_error().starts_with("NUMA node 4096 does not exist"), "{}", last_error());
-    assert_eq!(from_u64_raw_placement(&[1], c"\xff\xfe"), SaStatus::InvalidArgument);
-    assert!(last_error().contains("`placement` is not UTF-8"), "{}", last_error());
+    assert_eq!(
+        from_u64(&[1], Some("node:4096"), 0).err(),
+        Some(SaStatus::UnknownNode)
+    );
+    assert!(
+        last_error().starts_with("NUMA node 4096 does not exist"),
+        "{}",
+        last_error()
+    );
+    assert_eq!(
+        from_u64_raw_placement(&[1], c"\xff\xfe"),
+        SaStatus::InvalidArgument
+    );
+    assert!(
+        last_error().contains("`placement` is not UTF-8"),
+        "{}",
+        last_error()
+    );
 
     let array = from_u64(&[5, 6, 7], None, 0).unwrap();
     let mut out = [0u64; 2];
     assert_eq!(array.unpack(2, &mut out), SaStatus::RangeOutOfBounds);
-    assert_eq!(last_error(), "range 2..4 is out of bounds for an array of length 3");
-    assert_eq!(array.unpack(usize::MAX, &mut out), SaStatus::RangeOutOfBounds);
+    assert_eq!(
+        last_error(),
+        "range 2..4 is out of bounds for an array of length 3"
+    );
+    assert_eq!(
+        array.unpack(usize::MAX, &mut out),
+        SaStatus::RangeOutOfBounds
+    );
     assert_eq!(array.unpack(3, &mut []), SaStatus::Ok);
     assert_eq!(array.sum_range(2, 1), Err(SaStatus::RangeOutOfBounds));
     assert_eq!(array.sum_range(0, 4), Err(SaStatus::RangeOutOfBounds));
     assert_eq!(array.chunks(1, 4, None).0, SaStatus::RangeOutOfBounds);
     assert_eq!(array.raw_values().err(), Some(SaStatus::NotUncompressed));
-    assert_eq!(last_error(), "the array stores 3 bits per value; only 64-bit arrays expose their values in place");
+    assert_eq!(
+        last_error(),
+        "the array stores 3 bits per value; only 64-bit arrays expose their values in place"
+    );
     let empty = from_u64(&[], None, 0).unwrap();
     assert_eq!(empty.min(), Err(SaStatus::EmptyArray));
     assert!(last_error().contains("empty"));
@@ -660,7 +897,10 @@ fn last_errors_are_per_thread() {
     let mine = last_error();
     std::thread::spawn(|| {
         assert_eq!(last_error(), "");
-        assert_eq!(from_u64(&[1], None, 70).err(), Some(SaStatus::InvalidBitWidth));
+        assert_eq!(
+            from_u64(&[1], None, 70).err(),
+            Some(SaStatus::InvalidBitWidth)
+        );
         assert!(last_error().contains("70"));
     })
     .join()
@@ -679,8 +919,14 @@ fn chunk_visitors_can_stop_early() {
     assert_eq!(chunks[1].1, &values[1024..2048]);
     let (status, chunks) = array.chunks(10, 2000, None);
     assert_eq!(status, SaStatus::Ok);
-    assert_eq!(chunks.iter().map(|(f, _)| *f).collect::<Vec<_>>(), vec![10, 1034]);
-    assert_eq!(chunks.into_iter().flat_map(|(_, v)| v).collect::<Vec<_>>(), &values[10..2000]);
+    assert_eq!(
+        chunks.iter().map(|(f, _)| *f).collect::<Vec<_>>(),
+        vec![10, 1034]
+    );
+    assert_eq!(
+        chunks.into_iter().flat_map(|(_, v)| v).collect::<Vec<_>>(),
+        &values[10..2000]
+    );
     assert_eq!(array.chunks(7, 7, None), (SaStatus::Ok, vec![]));
 }
 
@@ -704,7 +950,10 @@ fn reads_run_concurrently_from_many_threads() {
                     assert_eq!(array.get(i), Ok(values[i]));
                 }
                 assert_eq!(array.sum(), Ok(sum));
-                assert_eq!(array.max(), values.iter().max().copied().ok_or(SaStatus::EmptyArray));
+                assert_eq!(
+                    array.max(),
+                    values.iter().max().copied().ok_or(SaStatus::EmptyArray)
+                );
             });
         }
     });
@@ -714,8 +963,14 @@ fn reads_run_concurrently_from_many_threads() {
 fn topology_runtime_version_and_status_names() {
     let json: serde_json::Value = serde_json::from_str(&topology_json()).unwrap();
     let nodes = json["nodes"].as_array().unwrap();
-    assert_eq!(nodes.len(), size_query(smartarrays_ffi::sa_topology_node_count));
-    let cpus: usize = nodes.iter().map(|n| n["cpus"].as_array().unwrap().len()).sum();
+    assert_eq!(
+        nodes.len(),
+        size_query(smartarrays_ffi::sa_topology_node_count)
+    );
+    let cpus: usize = nodes
+        .iter()
+        .map(|n| n["cpus"].as_array().unwrap().len())
+        .sum();
     assert_eq!(cpus, size_query(smartarrays_ffi::sa_topology_cpu_count));
     assert!(size_query(smartarrays_ffi::sa_runtime_threads) >= 1);
     assert_eq!(version(), env!("CARGO_PKG_VERSION"));
@@ -732,7 +987,10 @@ fn the_runtime_thread_count_applies_to_new_arrays() {
     assert_eq!(size_query(smartarrays_ffi::sa_runtime_threads), 3);
     let values = values_for(300_000, 40);
     let array = from_u64(&values, Some("os"), 40).unwrap();
-    assert_eq!(array.sum(), Ok(values.iter().fold(0u64, |a, &b| a.wrapping_add(b))));
+    assert_eq!(
+        array.sum(),
+        Ok(values.iter().fold(0u64, |a, &b| a.wrapping_add(b)))
+    );
     assert_eq!(set_threads(0), SaStatus::Ok);
     assert!(size_query(smartarrays_ffi::sa_runtime_threads) >= 1);
     // The array keeps working after its runtime is no longer the current one.
@@ -742,13 +1000,28 @@ fn the_runtime_thread_count_applies_to_new_arrays() {
 #[test]
 fn placement_reports_are_json_and_text() {
     let array = from_u64(&values_for(100_000, 64), Some("replicated"), 64).unwrap();
-    let report: serde_json::Value = serde_json::from_str(&array.string(smartarrays_ffi::sa_array_placement_report_json).unwrap()).unwrap();
+    let report: serde_json::Value = serde_json::from_str(
+        &array
+            .string(smartarrays_ffi::sa_array_placement_report_json)
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(report["placement"], "replicated");
     let regions = report["regions"].as_array().unwrap();
     assert_eq!(regions.len(), array.replicas());
-    let resident: u64 = regions[0]["pages_by_node"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
-    assert!(resident + regions[0]["pages_not_present"].as_u64().unwrap() == regions[0]["pages"].as_u64().unwrap());
-    let text = array.string(smartarrays_ffi::sa_array_placement_report_text).unwrap();
+    let resident: u64 = regions[0]["pages_by_node"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert!(
+        resident + regions[0]["pages_not_present"].as_u64().unwrap()
+            == regions[0]["pages"].as_u64().unwrap()
+    );
+    let text = array
+        .string(smartarrays_ffi::sa_array_placement_report_text)
+        .unwrap();
     assert!(text.starts_with("placement replicated"), "{text}");
 }
 
@@ -773,7 +1046,10 @@ fn double_arrays_round_trip() {
             assert!(array.get(len - 1).unwrap().is_nan());
         }
     }
-    assert_eq!(f64_from(&[1.0], Some("node:77")).err(), Some(SaStatus::UnknownNode));
+    assert_eq!(
+        f64_from(&[1.0], Some("node:77")).err(),
+        Some(SaStatus::UnknownNode)
+    );
     let zeros = f64_zeros(10);
     assert_eq!(zeros.raw(), &[0.0; 10]);
 }
@@ -788,9 +1064,17 @@ fn arrow_export_is_zero_copy_for_64_bit_arrays() {
     let data = unsafe { from_ffi(ffi_array, &ffi_schema) }.unwrap();
     let imported = UInt64Array::from(data);
     assert_eq!(imported.values().as_ref(), values.as_slice());
-    assert_eq!(imported.values().as_ptr(), raw, "the export shares the array's memory");
+    assert_eq!(
+        imported.values().as_ptr(),
+        raw,
+        "the export shares the array's memory"
+    );
     assert_eq!(imported.null_count(), 0);
-    assert_eq!(array.set(0, 1), SaStatus::Busy, "a live export blocks writes");
+    assert_eq!(
+        array.set(0, 1),
+        SaStatus::Busy,
+        "a live export blocks writes"
+    );
     assert!(last_error().contains("Arrow export"), "{}", last_error());
     // Freeing the handle first keeps the exported memory alive.
     drop(array);
@@ -800,7 +1084,11 @@ fn arrow_export_is_zero_copy_for_64_bit_arrays() {
     let mut array = from_u64(&values, None, 64).unwrap();
     let export = array.export().unwrap();
     drop(export);
-    assert_eq!(array.set(0, 1), SaStatus::Ok, "released exports no longer block writes");
+    assert_eq!(
+        array.set(0, 1),
+        SaStatus::Ok,
+        "released exports no longer block writes"
+    );
 }
 
 #[test]
@@ -815,10 +1103,18 @@ fn arrow_export_decodes_compressed_arrays() {
             assert_eq!(imported.values().as_ref(), values.as_slice());
             assert_eq!(
                 array.set(0, 0).clone(),
-                if len == 0 { SaStatus::IndexOutOfRange } else { SaStatus::Ok },
+                if len == 0 {
+                    SaStatus::IndexOutOfRange
+                } else {
+                    SaStatus::Ok
+                },
                 "a decoded copy does not block writes"
             );
-            assert_eq!(imported.values().first().copied(), values.first().copied(), "the copy is independent");
+            assert_eq!(
+                imported.values().first().copied(),
+                values.first().copied(),
+                "the copy is independent"
+            );
         }
     }
 }
@@ -831,14 +1127,36 @@ fn arrow_streams_deliver_chunks() {
         let stream = array.export_stream(4096).unwrap();
         drop(array); // the stream keeps the data alive
         let reader = ArrayStreamReader::try_new(stream).unwrap();
-        let chunks: Vec<UInt64Array> = reader.map(|c| UInt64Array::from(c.unwrap().into_data())).collect();
-        assert_eq!(chunks.iter().map(|c| c.len()).collect::<Vec<_>>(), vec![4096, 4096, 1808]);
-        assert_eq!(chunks.iter().flat_map(|c| c.values().iter().copied()).collect::<Vec<_>>(), values);
+        let chunks: Vec<UInt64Array> = reader
+            .map(|c| UInt64Array::from(c.unwrap().into_data()))
+            .collect();
+        assert_eq!(
+            chunks.iter().map(|c| c.len()).collect::<Vec<_>>(),
+            vec![4096, 4096, 1808]
+        );
+        assert_eq!(
+            chunks
+                .iter()
+                .flat_map(|c| c.values().iter().copied())
+                .collect::<Vec<_>>(),
+            values
+        );
     }
     let empty = from_u64(&[], None, 0).unwrap();
-    assert_eq!(ArrayStreamReader::try_new(empty.export_stream(0).unwrap()).unwrap().count(), 0);
+    assert_eq!(
+        ArrayStreamReader::try_new(empty.export_stream(0).unwrap())
+            .unwrap()
+            .count(),
+        0
+    );
     let small = from_u64(&[1, 2, 3], None, 0).unwrap();
-    assert_eq!(ArrayStreamReader::try_new(small.export_stream(0).unwrap()).unwrap().count(), 1, "0 means the default chunk size");
+    assert_eq!(
+        ArrayStreamReader::try_new(small.export_stream(0).unwrap())
+            .unwrap()
+            .count(),
+        1,
+        "0 means the default chunk size"
+    );
 }
 
 #[test]

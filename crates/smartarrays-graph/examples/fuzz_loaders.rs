@@ -78,7 +78,9 @@ fn mutate(rng: &mut Xoshiro256PlusPlus, input: &mut Vec<u8>) {
             5 => input.truncate(rng.random_range(0..=len)),
             _ => {
                 let at = rng.random_range(0..=len);
-                let bytes: Vec<u8> = (0..rng.random_range(1..16)).map(|_| rng.next_u64() as u8).collect();
+                let bytes: Vec<u8> = (0..rng.random_range(1..16))
+                    .map(|_| rng.next_u64() as u8)
+                    .collect();
                 input.splice(at..at, bytes);
             }
         }
@@ -98,7 +100,10 @@ fn fix_checksums(input: &mut [u8]) {
         let at = 40 + 48 * i;
         let offset = u64::from_le_bytes(input[at + 16..at + 24].try_into().unwrap_or([0; 8]));
         let size = u64::from_le_bytes(input[at + 24..at + 32].try_into().unwrap_or([0; 8]));
-        if let Some(end) = offset.checked_add(size).filter(|&e| e <= input.len() as u64) {
+        if let Some(end) = offset
+            .checked_add(size)
+            .filter(|&e| e <= input.len() as u64)
+        {
             let sum = xxh3_64(&input[offset as usize..end as usize]);
             input[at + 32..at + 40].copy_from_slice(&sum.to_le_bytes());
         }
@@ -126,11 +131,21 @@ fn text_seeds() -> Vec<Vec<u8>> {
 
 fn binary_seeds(folder: &Path) -> Vec<Vec<u8>> {
     let mut seeds = Vec::new();
-    for (i, (directed, variant)) in
-        [(true, Variant::U), (false, Variant::VE), (true, Variant::VE), (false, Variant::V)].into_iter().enumerate()
+    for (i, (directed, variant)) in [
+        (true, Variant::U),
+        (false, Variant::VE),
+        (true, Variant::VE),
+        (false, Variant::V),
+    ]
+    .into_iter()
+    .enumerate()
     {
         let edges = generate::kronecker(6, 4, i as u64, directed).unwrap();
-        let graph = build(edges, &GraphOptions::variant(variant).duplicates(Keep::Drop)).unwrap();
+        let graph = build(
+            edges,
+            &GraphOptions::variant(variant).duplicates(Keep::Drop),
+        )
+        .unwrap();
         let path = folder.join(format!("seed{i}.sag"));
         save_binary(&graph, &path).unwrap();
         seeds.push(std::fs::read(&path).unwrap());
@@ -160,7 +175,9 @@ fn main() {
     while Instant::now() < deadline {
         for loader in 0..3 {
             let mut input = match rng.random_range(0..10) {
-                0 => (0..rng.random_range(0..256)).map(|_| rng.next_u64() as u8).collect(),
+                0 => (0..rng.random_range(0..256))
+                    .map(|_| rng.next_u64() as u8)
+                    .collect(),
                 _ if loader == 2 => binaries[rng.random_range(0..binaries.len())].clone(),
                 _ => texts[rng.random_range(0..texts.len())].clone(),
             };
@@ -178,7 +195,9 @@ fn main() {
                         };
                         match parsed {
                             // Ids define the vertex count; only build what fits a fuzzing run.
-                            Ok(edges) if edges.vertices() <= 1 << 20 => build(edges, &options).is_ok(),
+                            Ok(edges) if edges.vertices() <= 1 << 20 => {
+                                build(edges, &options).is_ok()
+                            }
                             Ok(_) => true,
                             Err(error) => {
                                 assert!(!error.to_string().is_empty());
@@ -197,7 +216,10 @@ fn main() {
                     failures += 1;
                     let path = folder.join(format!("crash-{loader}-{failures}.bin"));
                     std::fs::write(&path, &input).unwrap();
-                    eprintln!("PANIC in loader {loader}; input saved to {}", path.display());
+                    eprintln!(
+                        "PANIC in loader {loader}; input saved to {}",
+                        path.display()
+                    );
                 }
             }
         }

@@ -71,9 +71,19 @@ pub(crate) struct Decoded<'a, 'b> {
 
 impl<'a, 'b> Decoded<'a, 'b> {
     /// Decodes at most up to `limit` ahead (the end of a batch's edges), never past the array.
-    pub(crate) fn new(view: ArrayView<'a>, buffer: &'b mut Vec<u64>, limit: usize) -> Decoded<'a, 'b> {
+    pub(crate) fn new(
+        view: ArrayView<'a>,
+        buffer: &'b mut Vec<u64>,
+        limit: usize,
+    ) -> Decoded<'a, 'b> {
         buffer.resize(WINDOW, 0);
-        Decoded { view, buffer: &mut buffer[..], start: 0, end: 0, limit }
+        Decoded {
+            view,
+            buffer: &mut buffer[..],
+            start: 0,
+            end: 0,
+            limit,
+        }
     }
 }
 
@@ -151,7 +161,11 @@ fn prefetch<C>(values: &[C], index: usize) {
 /// [`PREFETCH_DISTANCE`] positions further in `ahead` (the ids from `ids[0]` on, `ids` a
 /// prefix of it). Four accumulators let consecutive loads and additions overlap.
 #[inline(always)]
-pub(crate) fn gather_sum_ahead<I: AsIndex, C: Contribution>(ids: &[I], ahead: &[I], values: &[C]) -> f64 {
+pub(crate) fn gather_sum_ahead<I: AsIndex, C: Contribution>(
+    ids: &[I],
+    ahead: &[I],
+    values: &[C],
+) -> f64 {
     let mut partial = [0.0f64; 4];
     let whole = ids.len() / 4 * 4;
     // Quads whose prefetch targets all lie in `ahead`.
@@ -229,7 +243,11 @@ macro_rules! with_window {
 pub(crate) use with_window;
 
 /// Values `range` of an array: in place at 64 bits, else decoded into `buffer`.
-pub(crate) fn values<'s>(view: ArrayView<'s>, range: Range<usize>, buffer: &'s mut Vec<u64>) -> &'s [u64] {
+pub(crate) fn values<'s>(
+    view: ArrayView<'s>,
+    range: Range<usize>,
+    buffer: &'s mut Vec<u64>,
+) -> &'s [u64] {
     if view.bits() == 64 {
         return &view.packed_words()[range];
     }

@@ -15,8 +15,8 @@ use smartarrays::Runtime;
 use crate::error::{GraphError, Result};
 use crate::io::{self, Format, TextOptions};
 use crate::{
-    build, degree_centrality, degree_centrality_into, generate, pagerank, Graph, GraphOptions, PageRankOptions, PlainGraph, Precision,
-    Variant,
+    build, degree_centrality, degree_centrality_into, generate, pagerank, Graph, GraphOptions,
+    PageRankOptions, PlainGraph, Precision, Variant,
 };
 
 /// Benchmark settings.
@@ -154,18 +154,31 @@ fn median(mut values: Vec<f64>) -> f64 {
 /// Resident memory now and at peak (kB), from /proc.
 fn rss_kib() -> Option<(u64, u64)> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let field = |name: &str| status.lines().find(|l| l.starts_with(name)).and_then(|l| l.split_whitespace().nth(1)?.parse().ok());
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+    };
     Some((field("VmRSS:")?, field("VmHWM:")?))
 }
 
 /// CPU seconds used so far by all threads of this process (Linux `/proc/self/task/*/schedstat`;
 /// NaN elsewhere).
 fn cpu_seconds() -> f64 {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return f64::NAN };
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return f64::NAN;
+    };
     let mut nanoseconds = 0u64;
     for task in tasks.flatten() {
-        let Ok(text) = std::fs::read_to_string(task.path().join("schedstat")) else { return f64::NAN };
-        nanoseconds += text.split_whitespace().next().and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+        let Ok(text) = std::fs::read_to_string(task.path().join("schedstat")) else {
+            return f64::NAN;
+        };
+        nanoseconds += text
+            .split_whitespace()
+            .next()
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0);
     }
     nanoseconds as f64 / 1e9
 }
@@ -201,7 +214,9 @@ pub fn run_benchmarks(config: &BenchConfig) -> Result<BenchReport> {
     let build_runtime = Arc::new(Runtime::with_threads(max_threads)?);
     for algorithm in &config.algorithms {
         if !["pagerank", "pagerank-f32", "degree"].contains(&algorithm.as_str()) {
-            return Err(GraphError::InvalidArgument(format!("algorithm {algorithm:?}: expected pagerank, pagerank-f32 or degree")));
+            return Err(GraphError::InvalidArgument(format!(
+                "algorithm {algorithm:?}: expected pagerank, pagerank-f32 or degree"
+            )));
         }
     }
     let mut graphs: Vec<(Variant, Graph)> = Vec::new();
@@ -221,10 +236,19 @@ pub fn run_benchmarks(config: &BenchConfig) -> Result<BenchReport> {
             graphs.push((variant, graph));
         }
     } else {
-        eprintln!("generating Kronecker scale {} edge factor {} (seed {})...", config.scale, config.edge_factor, config.seed);
+        eprintln!(
+            "generating Kronecker scale {} edge factor {} (seed {})...",
+            config.scale, config.edge_factor, config.seed
+        );
         let started = Instant::now();
-        let list =
-            generate::rmat_with(config.scale, config.edge_factor, generate::RmatParameters::GRAPH500, config.seed, true, &build_runtime)?;
+        let list = generate::rmat_with(
+            config.scale,
+            config.edge_factor,
+            generate::RmatParameters::GRAPH500,
+            config.seed,
+            true,
+            &build_runtime,
+        )?;
         generate_seconds = started.elapsed().as_secs_f64();
         generated_edges = list.len();
         let millions = generated_edges as f64 / 1e6;
@@ -248,7 +272,10 @@ pub fn run_benchmarks(config: &BenchConfig) -> Result<BenchReport> {
                     peak_with_input_ratio = Some((extra + list_bytes) / final_bytes);
                 }
             }
-            eprintln!("built {variant} in {seconds:.2} s ({:.3} s per million edges)", seconds / millions);
+            eprintln!(
+                "built {variant} in {seconds:.2} s ({:.3} s per million edges)",
+                seconds / millions
+            );
             build_seconds.push((variant.name().to_string(), seconds / millions));
             graphs.push((variant, graph));
         }
@@ -262,7 +289,8 @@ pub fn run_benchmarks(config: &BenchConfig) -> Result<BenchReport> {
         layout: "plain".into(),
         graph_bytes: plain.graph_bytes() as u64,
         bytes_per_edge: plain.graph_bytes() as f64 / edge_count as f64,
-        with_properties_bytes_per_edge: (plain.graph_bytes() as f64 + vertices as f64 * 12.0) / edge_count as f64,
+        with_properties_bytes_per_edge: (plain.graph_bytes() as f64 + vertices as f64 * 12.0)
+            / edge_count as f64,
         offset_bits: 64,
         id_bits: 32,
     }];
@@ -273,13 +301,17 @@ pub fn run_benchmarks(config: &BenchConfig) -> Result<BenchReport> {
             layout: variant.name().into(),
             graph_bytes: report.packed_bytes,
             bytes_per_edge: report.bytes_per_edge,
-            with_properties_bytes_per_edge: report.variants[index].with_pagerank_properties_bytes_per_edge,
+            with_properties_bytes_per_edge: report.variants[index]
+                .with_pagerank_properties_bytes_per_edge,
             offset_bits: graph.begin().bits(),
             id_bits: graph.edge().bits(),
         });
     }
 
-    let options = PageRankOptions { tolerance: config.tolerance, ..PageRankOptions::default() };
+    let options = PageRankOptions {
+        tolerance: config.tolerance,
+        ..PageRankOptions::default()
+    };
     let entries = graphs[0].1.stored_entries() as f64;
     let mut timings: Vec<Timing> = Vec::new();
     for &threads in &config.threads {
@@ -290,12 +322,18 @@ pub fn run_benchmarks(config: &BenchConfig) -> Result<BenchReport> {
         // Every layout is measured once per round, rounds repeated, so a burst of load from
         // other processes hits all layouts alike; the fastest round of each is reported.
         for algorithm in config.algorithms.iter().map(String::as_str) {
-            let layouts: Vec<&str> = std::iter::once("plain").chain(graphs.iter().map(|(v, _)| v.name())).collect();
+            let layouts: Vec<&str> = std::iter::once("plain")
+                .chain(graphs.iter().map(|(v, _)| v.name()))
+                .collect();
             let mut samples: Vec<Vec<f64>> = vec![Vec::new(); layouts.len()];
             let mut cpu_samples: Vec<Vec<f64>> = vec![Vec::new(); layouts.len()];
             let mut iterations = vec![0usize; layouts.len()];
             let options = PageRankOptions {
-                contributions: if algorithm == "pagerank-f32" { Precision::F32 } else { Precision::F64 },
+                contributions: if algorithm == "pagerank-f32" {
+                    Precision::F32
+                } else {
+                    Precision::F64
+                },
                 ..options.clone()
             };
             // Degree centrality writes into output arrays made once (as a program computing it
@@ -321,13 +359,20 @@ pub fn run_benchmarks(config: &BenchConfig) -> Result<BenchReport> {
                         }
                         ("degree", _) => {
                             for _ in 0..degree_runs {
-                                degree_centrality_into(&graphs[index - 1].1, &mut degrees[index - 1])?;
+                                degree_centrality_into(
+                                    &graphs[index - 1].1,
+                                    &mut degrees[index - 1],
+                                )?;
                                 std::hint::black_box(&mut degrees[index - 1]);
                             }
                             degree_runs
                         }
                         (_, 0) => plain.pagerank(&options, &runtime)?.1.iterations,
-                        _ => pagerank(&graphs[index - 1].1, &options, |_| {})?.summary.iterations,
+                        _ => {
+                            pagerank(&graphs[index - 1].1, &options, |_| {})?
+                                .summary
+                                .iterations
+                        }
                     };
                     let seconds = started.elapsed().as_secs_f64() / runs.max(1) as f64;
                     let cpu = (cpu_seconds() - cpu_started) / runs.max(1) as f64;
@@ -343,12 +388,15 @@ pub fn run_benchmarks(config: &BenchConfig) -> Result<BenchReport> {
                 let expected: Vec<u64> = plain_degrees.iter().map(|&d| u64::from(d)).collect();
                 for (array, (variant, _)) in degrees.iter().zip(&graphs) {
                     if array.to_vec() != expected {
-                        return Err(GraphError::InvalidArgument(format!("degree centrality of {variant} differs from the plain CSR")));
+                        return Err(GraphError::InvalidArgument(format!(
+                            "degree centrality of {variant} differs from the plain CSR"
+                        )));
                     }
                 }
             }
             for (index, layout) in layouts.iter().enumerate() {
-                let fastest = (0..samples[index].len()).min_by(|&a, &b| samples[index][a].total_cmp(&samples[index][b]));
+                let fastest = (0..samples[index].len())
+                    .min_by(|&a, &b| samples[index][a].total_cmp(&samples[index][b]));
                 let seconds = fastest.map_or(f64::NAN, |round| samples[index][round]);
                 let cpu = fastest.map_or(f64::NAN, |round| cpu_samples[index][round]);
                 let median_seconds = median(samples[index].clone());
@@ -361,17 +409,30 @@ pub fn run_benchmarks(config: &BenchConfig) -> Result<BenchReport> {
                     median_seconds,
                     speed_vs_plain: f64::NAN,
                     time_vs_u: f64::NAN,
-                    edges_per_second_per_core: if algorithm == "degree" { f64::NAN } else { entries / seconds / threads as f64 },
-                    edges_per_cpu_second: if algorithm == "degree" { f64::NAN } else { entries / cpu },
+                    edges_per_second_per_core: if algorithm == "degree" {
+                        f64::NAN
+                    } else {
+                        entries / seconds / threads as f64
+                    },
+                    edges_per_cpu_second: if algorithm == "degree" {
+                        f64::NAN
+                    } else {
+                        entries / cpu
+                    },
                     iterations: iterations[index],
                 });
             }
         }
     }
-    let reference: Vec<(String, usize, String, f64)> =
-        timings.iter().map(|t| (t.layout.clone(), t.threads, t.algorithm.clone(), t.seconds)).collect();
+    let reference: Vec<(String, usize, String, f64)> = timings
+        .iter()
+        .map(|t| (t.layout.clone(), t.threads, t.algorithm.clone(), t.seconds))
+        .collect();
     let find = |layout: &str, threads: usize, algorithm: &str| {
-        reference.iter().find(|r| r.0 == layout && r.1 == threads && r.2 == algorithm).map_or(f64::NAN, |r| r.3)
+        reference
+            .iter()
+            .find(|r| r.0 == layout && r.1 == threads && r.2 == algorithm)
+            .map_or(f64::NAN, |r| r.3)
     };
     for timing in &mut timings {
         timing.speed_vs_plain = find("plain", timing.threads, &timing.algorithm) / timing.seconds;
@@ -386,10 +447,15 @@ pub fn run_benchmarks(config: &BenchConfig) -> Result<BenchReport> {
         None
     };
 
-    let (mut edge_list_load_seconds, mut binary_load_seconds, mut binary_save_seconds) = (None, None, None);
+    let (mut edge_list_load_seconds, mut binary_load_seconds, mut binary_save_seconds) =
+        (None, None, None);
     if let (true, Some(edges)) = (config.io, edges) {
-        let text_path = config.workdir.join(format!("smartarrays-bench-kron{}.el", config.scale));
-        let binary_path = config.workdir.join(format!("smartarrays-bench-kron{}.sag", config.scale));
+        let text_path = config
+            .workdir
+            .join(format!("smartarrays-bench-kron{}.el", config.scale));
+        let binary_path = config
+            .workdir
+            .join(format!("smartarrays-bench-kron{}.sag", config.scale));
         io::write_edges(&edges, &text_path)?;
         drop(edges);
         let options = GraphOptions::variant(Variant::U)
@@ -397,7 +463,12 @@ pub fn run_benchmarks(config: &BenchConfig) -> Result<BenchReport> {
             .self_loops(crate::Keep::Drop)
             .runtime(Arc::clone(&build_runtime));
         let started = Instant::now();
-        let loaded = io::load_graph(&text_path, Format::EdgeList, &TextOptions::default(), &options)?;
+        let loaded = io::load_graph(
+            &text_path,
+            Format::EdgeList,
+            &TextOptions::default(),
+            &options,
+        )?;
         edge_list_load_seconds = Some(started.elapsed().as_secs_f64());
         let started = Instant::now();
         io::save_binary(&loaded, &binary_path)?;
@@ -407,7 +478,9 @@ pub fn run_benchmarks(config: &BenchConfig) -> Result<BenchReport> {
         let reloaded = io::load_binary(&binary_path, &options)?;
         binary_load_seconds = Some(started.elapsed().as_secs_f64());
         if reloaded.edges() != edge_count {
-            return Err(GraphError::InvalidArgument("the reloaded graph differs".into()));
+            return Err(GraphError::InvalidArgument(
+                "the reloaded graph differs".into(),
+            ));
         }
         let _ = std::fs::remove_file(&text_path);
         let _ = std::fs::remove_file(&binary_path);
@@ -446,7 +519,12 @@ impl std::fmt::Display for BenchReport {
             writeln!(
                 f,
                 "{:<8} {:>20} {:>8.2} {:>23.2} {:>12} {:>8}",
-                m.layout, m.graph_bytes, m.bytes_per_edge, m.with_properties_bytes_per_edge, m.offset_bits, m.id_bits
+                m.layout,
+                m.graph_bytes,
+                m.bytes_per_edge,
+                m.with_properties_bytes_per_edge,
+                m.offset_bits,
+                m.id_bits
             )?;
         }
         writeln!(
@@ -478,13 +556,24 @@ impl std::fmt::Display for BenchReport {
             writeln!(f)?;
         }
         for (layout, seconds) in &self.build_seconds_per_million_edges {
-            let what = if self.config.graph.is_some() { "load" } else { "build" };
+            let what = if self.config.graph.is_some() {
+                "load"
+            } else {
+                "build"
+            };
             writeln!(f, "{what} {layout}: {seconds:.3} s per million edges")?;
         }
-        if let (Some(extra), Some(with_input)) = (self.build_peak_over_final, self.build_peak_with_input_over_final) {
+        if let (Some(extra), Some(with_input)) = (
+            self.build_peak_over_final,
+            self.build_peak_with_input_over_final,
+        ) {
             writeln!(f, "build U peak memory: {extra:.2}x the final graph beyond the input list ({with_input:.2}x with the list)")?;
         }
-        if let (Some(text), Some(binary), Some(save)) = (self.edge_list_load_seconds, self.binary_load_seconds, self.binary_save_seconds) {
+        if let (Some(text), Some(binary), Some(save)) = (
+            self.edge_list_load_seconds,
+            self.binary_load_seconds,
+            self.binary_save_seconds,
+        ) {
             let m = self.generated_edges as f64 / 1e6;
             writeln!(
                 f,

@@ -41,7 +41,9 @@ pub fn build(edges: EdgeList, options: &GraphOptions) -> Result<Graph> {
     let runtime = options.resolve_runtime()?;
     let progress = Progress::new(options.progress);
     let (vertices, directed, pairs) = edges.into_parts();
-    let n = usize::try_from(vertices).map_err(|_| GraphError::InvalidArgument(format!("{vertices} vertices do not fit in memory")))?;
+    let n = usize::try_from(vertices).map_err(|_| {
+        GraphError::InvalidArgument(format!("{vertices} vertices do not fit in memory"))
+    })?;
     match pairs {
         Pairs::Narrow(pairs) => build_typed::<u32>(pairs, n, directed, options, &runtime, progress),
         Pairs::Wide(pairs) => build_typed::<u64>(pairs, n, directed, options, &runtime, progress),
@@ -56,8 +58,14 @@ fn build_typed<I: Id>(
     runtime: &Arc<Runtime>,
     progress: Progress,
 ) -> Result<Graph> {
-    if let Some(bad) = pairs.iter().find(|p| p[0].index() >= n || p[1].index() >= n) {
-        return Err(GraphError::InvalidArgument(format!("edge {:?} uses a vertex id beyond the {n} vertices", bad)));
+    if let Some(bad) = pairs
+        .iter()
+        .find(|p| p[0].index() >= n || p[1].index() >= n)
+    {
+        return Err(GraphError::InvalidArgument(format!(
+            "edge {:?} uses a vertex id beyond the {n} vertices",
+            bad
+        )));
     }
     let drop_loops = options.self_loops == Keep::Drop;
     let dedup = options.duplicates == Keep::Drop;
@@ -74,11 +82,25 @@ fn build_typed<I: Id>(
         drop(forward);
         None
     };
-    Graph::from_parts(n, directed, forward_csr, reverse_csr, options, Arc::clone(runtime))
+    Graph::from_parts(
+        n,
+        directed,
+        forward_csr,
+        reverse_csr,
+        options,
+        Arc::clone(runtime),
+    )
 }
 
 /// Counting pass, prefix sum and scatter of `pairs` into neighbour lists (unsorted).
-fn scatter<I: Id>(pairs: &[[I; 2]], n: usize, symmetric: bool, drop_loops: bool, runtime: &Runtime, progress: Progress) -> Adjacency<I> {
+fn scatter<I: Id>(
+    pairs: &[[I; 2]],
+    n: usize,
+    symmetric: bool,
+    drop_loops: bool,
+    runtime: &Runtime,
+    progress: Progress,
+) -> Adjacency<I> {
     let bar = progress.bar(pairs.len() as u64 * 2, "count+scatter");
     let counters: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
     runtime.for_each_batch(0..pairs.len(), EDGE_BATCH, |_, range| {
@@ -104,15 +126,25 @@ fn scatter<I: Id>(pairs: &[[I; 2]], n: usize, symmetric: bool, drop_loops: bool,
             if s == t && drop_loops {
                 continue;
             }
-            I::store(&targets[counters[s.index()].fetch_add(1, Ordering::Relaxed) as usize], t);
+            I::store(
+                &targets[counters[s.index()].fetch_add(1, Ordering::Relaxed) as usize],
+                t,
+            );
             if symmetric && s != t {
-                I::store(&targets[counters[t.index()].fetch_add(1, Ordering::Relaxed) as usize], s);
+                I::store(
+                    &targets[counters[t.index()].fetch_add(1, Ordering::Relaxed) as usize],
+                    s,
+                );
             }
         }
         bar.inc(range.len() as u64);
     });
     bar.finish_and_clear();
-    Adjacency { offsets, targets: targets.into_iter().map(I::into_inner).collect(), self_loops: 0 }
+    Adjacency {
+        offsets,
+        targets: targets.into_iter().map(I::into_inner).collect(),
+        self_loops: 0,
+    }
 }
 
 /// Turns degree counters into start cursors (in place) and returns the offsets.
@@ -130,12 +162,17 @@ fn prefix_into_cursors(counters: &[AtomicU64]) -> Vec<u64> {
 }
 
 /// Splits `targets` into one mutable piece per batch of `VERTEX_BATCH` vertices.
-fn vertex_pieces<'a, I>(offsets: &[u64], mut targets: &'a mut [I], n: usize) -> Vec<Mutex<&'a mut [I]>> {
+fn vertex_pieces<'a, I>(
+    offsets: &[u64],
+    mut targets: &'a mut [I],
+    n: usize,
+) -> Vec<Mutex<&'a mut [I]>> {
     let mut pieces = Vec::with_capacity(n.div_ceil(VERTEX_BATCH));
     let mut start = 0;
     while start < n {
         let end = (start + VERTEX_BATCH).min(n);
-        let (piece, rest) = std::mem::take(&mut targets).split_at_mut((offsets[end] - offsets[start]) as usize);
+        let (piece, rest) =
+            std::mem::take(&mut targets).split_at_mut((offsets[end] - offsets[start]) as usize);
         pieces.push(Mutex::new(piece));
         targets = rest;
         start = end;
@@ -145,9 +182,19 @@ fn vertex_pieces<'a, I>(offsets: &[u64], mut targets: &'a mut [I], n: usize) -> 
 
 /// Sorts every neighbour list in parallel, drops duplicates when asked (compacting the lists),
 /// and counts stored self-loops.
-fn sort_lists<I: Id>(mut adjacency: Adjacency<I>, n: usize, dedup: bool, runtime: &Runtime, progress: Progress) -> Adjacency<I> {
+fn sort_lists<I: Id>(
+    mut adjacency: Adjacency<I>,
+    n: usize,
+    dedup: bool,
+    runtime: &Runtime,
+    progress: Progress,
+) -> Adjacency<I> {
     let bar = progress.bar(n as u64, if dedup { "sort+dedup" } else { "sort" });
-    let kept: Vec<AtomicU64> = if dedup { (0..n).map(|_| AtomicU64::new(0)).collect() } else { Vec::new() };
+    let kept: Vec<AtomicU64> = if dedup {
+        (0..n).map(|_| AtomicU64::new(0)).collect()
+    } else {
+        Vec::new()
+    };
     let offsets = &adjacency.offsets;
     let self_loops = {
         let pieces = vertex_pieces(offsets, &mut adjacency.targets, n);
@@ -157,12 +204,19 @@ fn sort_lists<I: Id>(mut adjacency: Adjacency<I>, n: usize, dedup: bool, runtime
             || 0u64,
             |loops, _, range| {
                 let base = offsets[range.start];
-                let Ok(mut piece) = pieces[range.start / VERTEX_BATCH].lock() else { return loops };
+                let Ok(mut piece) = pieces[range.start / VERTEX_BATCH].lock() else {
+                    return loops;
+                };
                 let mut loops = loops;
                 for v in range.clone() {
-                    let list = &mut piece[(offsets[v] - base) as usize..(offsets[v + 1] - base) as usize];
+                    let list =
+                        &mut piece[(offsets[v] - base) as usize..(offsets[v + 1] - base) as usize];
                     list.sort_unstable();
-                    let length = if dedup { dedup_sorted(list) } else { list.len() };
+                    let length = if dedup {
+                        dedup_sorted(list)
+                    } else {
+                        list.len()
+                    };
                     if dedup {
                         kept[v].store(length as u64, Ordering::Relaxed);
                     }
@@ -210,7 +264,12 @@ fn dedup_sorted<I: Id>(list: &mut [I]) -> usize {
 }
 
 /// The reverse lists of a directed graph (unsorted), from its forward lists.
-fn transpose<I: Id>(forward: &Adjacency<I>, n: usize, runtime: &Runtime, progress: Progress) -> Adjacency<I> {
+fn transpose<I: Id>(
+    forward: &Adjacency<I>,
+    n: usize,
+    runtime: &Runtime,
+    progress: Progress,
+) -> Adjacency<I> {
     let bar = progress.bar(n as u64 * 2, "transpose");
     let counters: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
     runtime.for_each_batch(0..n, VERTEX_BATCH, |_, range| {
@@ -222,35 +281,62 @@ fn transpose<I: Id>(forward: &Adjacency<I>, n: usize, runtime: &Runtime, progres
         bar.inc(range.len() as u64);
     });
     let offsets = prefix_into_cursors(&counters);
-    let targets: Vec<I::Atomic> = (0..forward.targets.len()).map(|_| I::atomic(I::default())).collect();
+    let targets: Vec<I::Atomic> = (0..forward.targets.len())
+        .map(|_| I::atomic(I::default()))
+        .collect();
     runtime.for_each_batch(0..n, VERTEX_BATCH, |_, range| {
         for v in range.clone() {
             for w in forward.list(v) {
-                I::store(&targets[counters[w.index()].fetch_add(1, Ordering::Relaxed) as usize], I::from_u64(v as u64));
+                I::store(
+                    &targets[counters[w.index()].fetch_add(1, Ordering::Relaxed) as usize],
+                    I::from_u64(v as u64),
+                );
             }
         }
         bar.inc(range.len() as u64);
     });
     bar.finish_and_clear();
-    Adjacency { offsets, targets: targets.into_iter().map(I::into_inner).collect(), self_loops: forward.self_loops }
+    Adjacency {
+        offsets,
+        targets: targets.into_iter().map(I::into_inner).collect(),
+        self_loops: forward.self_loops,
+    }
 }
 
 /// Packs sorted lists into a `begin`/`edge` pair of smart arrays.
-fn to_csr<I: Id>(adjacency: &Adjacency<I>, n: usize, options: &GraphOptions, runtime: &Arc<Runtime>, progress: Progress) -> Result<Csr> {
+fn to_csr<I: Id>(
+    adjacency: &Adjacency<I>,
+    n: usize,
+    options: &GraphOptions,
+    runtime: &Arc<Runtime>,
+    progress: Progress,
+) -> Result<Csr> {
     let bar = progress.bar((n + 1 + adjacency.targets.len()) as u64, "pack");
     let entries = adjacency.targets.len() as u64;
     let offset_bits = options.offsets.width.resolve(entries, 64);
-    let offsets = SmartArray::from_batches(n + 1, &array_options(&options.offsets, offset_bits, runtime), |range, out| {
-        bar.inc(range.len() as u64);
-        out.copy_from_slice(&adjacency.offsets[range]);
-    })?;
+    let offsets = SmartArray::from_batches(
+        n + 1,
+        &array_options(&options.offsets, offset_bits, runtime),
+        |range, out| {
+            bar.inc(range.len() as u64);
+            out.copy_from_slice(&adjacency.offsets[range]);
+        },
+    )?;
     let id_bits = options.edges.width.resolve(n.saturating_sub(1) as u64, 32);
-    let targets = SmartArray::from_batches(adjacency.targets.len(), &array_options(&options.edges, id_bits, runtime), |range, out| {
-        bar.inc(range.len() as u64);
-        for (slot, id) in out.iter_mut().zip(&adjacency.targets[range]) {
-            *slot = id.to_u64();
-        }
-    })?;
+    let targets = SmartArray::from_batches(
+        adjacency.targets.len(),
+        &array_options(&options.edges, id_bits, runtime),
+        |range, out| {
+            bar.inc(range.len() as u64);
+            for (slot, id) in out.iter_mut().zip(&adjacency.targets[range]) {
+                *slot = id.to_u64();
+            }
+        },
+    )?;
     bar.finish_and_clear();
-    Ok(Csr { offsets, targets, self_loops: adjacency.self_loops })
+    Ok(Csr {
+        offsets,
+        targets,
+        self_loops: adjacency.self_loops,
+    })
 }

@@ -3,7 +3,9 @@
 //! takes 8 bytes per edge.
 
 /// Vertex id types the builder works with (`u32` and `u64`).
-pub(crate) trait Id: Copy + Send + Sync + Ord + Default + std::fmt::Debug + bytemuck::Pod + 'static {
+pub(crate) trait Id:
+    Copy + Send + Sync + Ord + Default + std::fmt::Debug + bytemuck::Pod + 'static
+{
     /// The atomic cell of the same width.
     type Atomic: Send + Sync;
     fn atomic(value: Self) -> Self::Atomic;
@@ -92,24 +94,51 @@ pub struct EdgeList {
 impl EdgeList {
     /// An empty list.
     pub fn new(directed: bool) -> EdgeList {
-        EdgeList { vertices: 0, directed, pairs: Pairs::Narrow(Vec::new()) }
+        EdgeList {
+            vertices: 0,
+            directed,
+            pairs: Pairs::Narrow(Vec::new()),
+        }
     }
 
     /// A list from 32-bit pairs; `vertices` grows to the highest id + 1 when smaller.
     pub fn from_pairs(vertices: u64, directed: bool, pairs: Vec<[u32; 2]>) -> EdgeList {
-        let highest = pairs.iter().map(|p| p[0].max(p[1]) as u64 + 1).max().unwrap_or(0);
-        EdgeList { vertices: vertices.max(highest), directed, pairs: Pairs::Narrow(pairs) }
+        let highest = pairs
+            .iter()
+            .map(|p| p[0].max(p[1]) as u64 + 1)
+            .max()
+            .unwrap_or(0);
+        EdgeList {
+            vertices: vertices.max(highest),
+            directed,
+            pairs: Pairs::Narrow(pairs),
+        }
     }
 
     /// A list from 64-bit pairs (kept in 32 bits when every id fits).
     pub fn from_wide_pairs(vertices: u64, directed: bool, pairs: Vec<[u64; 2]>) -> EdgeList {
-        let highest = pairs.iter().map(|p| p[0].max(p[1]).saturating_add(1)).max().unwrap_or(0);
+        let highest = pairs
+            .iter()
+            .map(|p| p[0].max(p[1]).saturating_add(1))
+            .max()
+            .unwrap_or(0);
         let vertices = vertices.max(highest);
         if highest <= u32::MAX as u64 + 1 {
-            let narrow = pairs.into_iter().map(|p| [p[0] as u32, p[1] as u32]).collect();
-            EdgeList { vertices, directed, pairs: Pairs::Narrow(narrow) }
+            let narrow = pairs
+                .into_iter()
+                .map(|p| [p[0] as u32, p[1] as u32])
+                .collect();
+            EdgeList {
+                vertices,
+                directed,
+                pairs: Pairs::Narrow(narrow),
+            }
         } else {
-            EdgeList { vertices, directed, pairs: Pairs::Wide(pairs) }
+            EdgeList {
+                vertices,
+                directed,
+                pairs: Pairs::Wide(pairs),
+            }
         }
     }
 
@@ -117,9 +146,12 @@ impl EdgeList {
     pub fn push(&mut self, source: u64, target: u64) {
         self.vertices = self.vertices.max(source.max(target).saturating_add(1));
         match &mut self.pairs {
-            Pairs::Narrow(pairs) if source <= u32::MAX as u64 && target <= u32::MAX as u64 => pairs.push([source as u32, target as u32]),
+            Pairs::Narrow(pairs) if source <= u32::MAX as u64 && target <= u32::MAX as u64 => {
+                pairs.push([source as u32, target as u32])
+            }
             Pairs::Narrow(pairs) => {
-                let mut wide: Vec<[u64; 2]> = pairs.iter().map(|p| [p[0] as u64, p[1] as u64]).collect();
+                let mut wide: Vec<[u64; 2]> =
+                    pairs.iter().map(|p| [p[0] as u64, p[1] as u64]).collect();
                 wide.push([source, target]);
                 self.pairs = Pairs::Wide(wide);
             }

@@ -59,10 +59,16 @@ pub enum GraphError {
 
 impl GraphError {
     pub(crate) fn io(file: impl Into<PathBuf>, source: std::io::Error) -> GraphError {
-        GraphError::Io { file: file.into(), source }
+        GraphError::Io {
+            file: file.into(),
+            source,
+        }
     }
 
     pub(crate) fn format(file: impl Into<PathBuf>, problem: impl Into<String>) -> GraphError {
-        GraphError::Format { file: file.into(), problem: problem.into() }
+        GraphError::Format {
+            file: file.into(),
+            problem: problem.into(),
+        }
     }
 }

@@ -19,7 +19,11 @@ use crate::EdgeList;
 const BLOCK: usize = 1 << 14;
 
 fn stream(seed: u64, block: usize) -> Xoshiro256PlusPlus {
-    Xoshiro256PlusPlus::seed_from_u64(seed ^ (block as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29))
+    Xoshiro256PlusPlus::seed_from_u64(
+        seed ^ (block as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(29),
+    )
 }
 
 /// A seeded pseudo-random permutation of `0..2^bits` (the Graph500 vertex relabelling),
@@ -36,7 +40,11 @@ struct Relabel {
 impl Relabel {
     fn new(bits: u32, seed: u64) -> Relabel {
         let mut rng = stream(seed ^ 0x5EED_0F9E_4100, usize::MAX);
-        let mask = if bits == 0 { 0 } else { u64::MAX >> (64 - bits) };
+        let mask = if bits == 0 {
+            0
+        } else {
+            u64::MAX >> (64 - bits)
+        };
         Relabel {
             mask,
             shift: (bits / 2).max(1),
@@ -48,7 +56,10 @@ impl Relabel {
     #[inline]
     fn apply(&self, mut x: u64) -> u64 {
         for round in 0..3 {
-            x = x.wrapping_mul(self.keys[round]).wrapping_add(self.offsets[round]) & self.mask;
+            x = x
+                .wrapping_mul(self.keys[round])
+                .wrapping_add(self.offsets[round])
+                & self.mask;
             x ^= x >> self.shift;
         }
         x
@@ -68,7 +79,11 @@ pub struct RmatParameters {
 
 impl RmatParameters {
     /// The Graph500 parameters: 0.57, 0.19, 0.19 (and 0.05).
-    pub const GRAPH500: RmatParameters = RmatParameters { a: 0.57, b: 0.19, c: 0.19 };
+    pub const GRAPH500: RmatParameters = RmatParameters {
+        a: 0.57,
+        b: 0.19,
+        c: 0.19,
+    };
 }
 
 /// A uniform random graph: `vertices` vertices, each with `degree` out-edges to uniformly drawn
@@ -78,17 +93,29 @@ pub fn uniform(vertices: u64, degree: u64, seed: u64, directed: bool) -> Result<
 }
 
 /// [`uniform`] on a given runtime.
-pub fn uniform_with(vertices: u64, degree: u64, seed: u64, directed: bool, runtime: &Arc<Runtime>) -> Result<EdgeList> {
+pub fn uniform_with(
+    vertices: u64,
+    degree: u64,
+    seed: u64,
+    directed: bool,
+    runtime: &Arc<Runtime>,
+) -> Result<EdgeList> {
     if vertices > u32::MAX as u64 + 1 {
-        return Err(GraphError::InvalidArgument(format!("{vertices} vertices: generators make at most 2^32")));
+        return Err(GraphError::InvalidArgument(format!(
+            "{vertices} vertices: generators make at most 2^32"
+        )));
     }
     if vertices == 0 && degree > 0 {
-        return Err(GraphError::InvalidArgument("a graph without vertices has no edges".into()));
+        return Err(GraphError::InvalidArgument(
+            "a graph without vertices has no edges".into(),
+        ));
     }
     let total = vertices
         .checked_mul(degree)
         .filter(|&t| t <= (1u64 << 40))
-        .ok_or_else(|| GraphError::InvalidArgument(format!("{vertices} vertices x {degree} edges is too many")))? as usize;
+        .ok_or_else(|| {
+            GraphError::InvalidArgument(format!("{vertices} vertices x {degree} edges is too many"))
+        })? as usize;
     let mut pairs = vec![[0u32; 2]; total];
     par_update_slice(
         runtime,
@@ -117,7 +144,14 @@ pub fn uniform_with(vertices: u64, degree: u64, seed: u64, directed: bool, runti
 /// assert_eq!(edges, smartarrays_graph::generate::kronecker(10, 16, 1, true).unwrap());
 /// ```
 pub fn kronecker(scale: u32, edge_factor: u64, seed: u64, directed: bool) -> Result<EdgeList> {
-    rmat_with(scale, edge_factor, RmatParameters::GRAPH500, seed, directed, &Runtime::global()?)
+    rmat_with(
+        scale,
+        edge_factor,
+        RmatParameters::GRAPH500,
+        seed,
+        directed,
+        &Runtime::global()?,
+    )
 }
 
 /// R-MAT with any parameters, on a given runtime.
@@ -130,18 +164,25 @@ pub fn rmat_with(
     runtime: &Arc<Runtime>,
 ) -> Result<EdgeList> {
     if scale > 32 {
-        return Err(GraphError::InvalidArgument(format!("scale {scale}: at most 32 (2^32 vertices)")));
+        return Err(GraphError::InvalidArgument(format!(
+            "scale {scale}: at most 32 (2^32 vertices)"
+        )));
     }
     let RmatParameters { a, b, c } = parameters;
     if !(a >= 0.0 && b >= 0.0 && c >= 0.0 && a + b + c <= 1.0) {
-        return Err(GraphError::InvalidArgument(format!("R-MAT parameters {a}, {b}, {c} must be probabilities summing to at most 1")));
+        return Err(GraphError::InvalidArgument(format!(
+            "R-MAT parameters {a}, {b}, {c} must be probabilities summing to at most 1"
+        )));
     }
     let vertices = 1u64 << scale;
     let total = vertices
         .checked_mul(edge_factor)
         .filter(|&t| t <= (1u64 << 40))
-        .ok_or_else(|| GraphError::InvalidArgument(format!("scale {scale} x edge factor {edge_factor} is too many edges")))?
-        as usize;
+        .ok_or_else(|| {
+            GraphError::InvalidArgument(format!(
+                "scale {scale} x edge factor {edge_factor} is too many edges"
+            ))
+        })? as usize;
     // Thresholds on 16-bit uniform draws.
     let scale16 = |p: f64| (p * 65536.0).round() as u32;
     let (ta, tab, tabc) = (scale16(a), scale16(a + b), scale16(a + b + c));

@@ -67,8 +67,19 @@ impl Graph {
         runtime: Arc<Runtime>,
     ) -> Result<Graph> {
         let max_out_degree = max_degree(&forward.offsets, &runtime);
-        let max_in_degree = reverse.as_ref().map_or(max_out_degree, |r| max_degree(&r.offsets, &runtime));
-        Ok(Graph { vertices, directed, forward, reverse, max_out_degree, max_in_degree, properties: options.properties.clone(), runtime })
+        let max_in_degree = reverse
+            .as_ref()
+            .map_or(max_out_degree, |r| max_degree(&r.offsets, &runtime));
+        Ok(Graph {
+            vertices,
+            directed,
+            forward,
+            reverse,
+            max_out_degree,
+            max_in_degree,
+            properties: options.properties.clone(),
+            runtime,
+        })
     }
 
     /// Number of vertices.
@@ -164,7 +175,10 @@ impl Graph {
 
     fn check_vertex(&self, v: u64) -> Result<usize> {
         if v as usize >= self.vertices || v > usize::MAX as u64 {
-            return Err(GraphError::InvalidArgument(format!("vertex {v} does not exist (the graph has {} vertices)", self.vertices)));
+            return Err(GraphError::InvalidArgument(format!(
+                "vertex {v} does not exist (the graph has {} vertices)",
+                self.vertices
+            )));
         }
         Ok(v as usize)
     }
@@ -207,7 +221,10 @@ impl Graph {
 
     /// The graph's arrays with their sizes.
     pub fn arrays(&self) -> Vec<(&'static str, &SmartArray)> {
-        let mut arrays = vec![("begin", &self.forward.offsets), ("edge", &self.forward.targets)];
+        let mut arrays = vec![
+            ("begin", &self.forward.offsets),
+            ("edge", &self.forward.targets),
+        ];
         if let Some(reverse) = &self.reverse {
             arrays.push(("rbegin", &reverse.offsets));
             arrays.push(("redge", &reverse.targets));
@@ -246,18 +263,23 @@ impl Graph {
                     graph_bytes,
                     graph_bytes_per_edge: graph_bytes as f64 / self.edges().max(1) as f64,
                     with_pagerank_properties_bytes: graph_bytes + property_bytes,
-                    with_pagerank_properties_bytes_per_edge: (graph_bytes + property_bytes) as f64 / self.edges().max(1) as f64,
+                    with_pagerank_properties_bytes_per_edge: (graph_bytes + property_bytes) as f64
+                        / self.edges().max(1) as f64,
                     saving_over_u: 0.0,
                     saving_over_u_with_properties: 0.0,
                 }
             })
             .collect::<Vec<_>>();
-        let (u_graph, u_all) = (variants[0].graph_bytes as f64, variants[0].with_pagerank_properties_bytes as f64);
+        let (u_graph, u_all) = (
+            variants[0].graph_bytes as f64,
+            variants[0].with_pagerank_properties_bytes as f64,
+        );
         let variants = variants
             .into_iter()
             .map(|mut v| {
                 v.saving_over_u = 1.0 - v.graph_bytes as f64 / u_graph.max(1.0);
-                v.saving_over_u_with_properties = 1.0 - v.with_pagerank_properties_bytes as f64 / u_all.max(1.0);
+                v.saving_over_u_with_properties =
+                    1.0 - v.with_pagerank_properties_bytes as f64 / u_all.max(1.0);
                 v
             })
             .collect();
@@ -277,19 +299,30 @@ impl Graph {
         let directions = if self.directed { 2 } else { 1 };
         let entries = self.forward.targets.len() as u64;
         let offset_bits = options.offsets.width.resolve(entries, 64) as u64;
-        let id_bits = options.edges.width.resolve(self.vertices.saturating_sub(1) as u64, 32) as u64;
+        let id_bits = options
+            .edges
+            .width
+            .resolve(self.vertices.saturating_sub(1) as u64, 32) as u64;
         directions * ((self.vertices as u64 + 1) * offset_bits + entries * id_bits).div_ceil(8)
     }
 
     /// Checks the CSR invariants in parallel: offsets start at 0, never decrease and end at the
     /// entry count; every neighbour id is a vertex. Used on loads of untrusted files.
     pub(crate) fn validate(&self) -> std::result::Result<(), String> {
-        for (name, csr) in [("begin/edge", &self.forward)].into_iter().chain(self.reverse.as_ref().map(|r| ("rbegin/redge", r))) {
-            validate_csr(csr, self.vertices, &self.runtime).map_err(|problem| format!("{name}: {problem}"))?;
+        for (name, csr) in [("begin/edge", &self.forward)]
+            .into_iter()
+            .chain(self.reverse.as_ref().map(|r| ("rbegin/redge", r)))
+        {
+            validate_csr(csr, self.vertices, &self.runtime)
+                .map_err(|problem| format!("{name}: {problem}"))?;
         }
         if let Some(reverse) = &self.reverse {
             if reverse.targets.len() != self.forward.targets.len() {
-                return Err(format!("{} reverse entries for {} forward entries", reverse.targets.len(), self.forward.targets.len()));
+                return Err(format!(
+                    "{} reverse entries for {} forward entries",
+                    reverse.targets.len(),
+                    self.forward.targets.len()
+                ));
             }
         }
         Ok(())
@@ -297,7 +330,10 @@ impl Graph {
 }
 
 fn neighbors(csr: &Csr, v: usize) -> Result<Vec<u64>> {
-    let (start, end) = (csr.offsets.get(v)? as usize, csr.offsets.get(v + 1)? as usize);
+    let (start, end) = (
+        csr.offsets.get(v)? as usize,
+        csr.offsets.get(v + 1)? as usize,
+    );
     let mut out = vec![0; end - start];
     csr.targets.unpack(start, &mut out)?;
     Ok(out)
@@ -316,7 +352,13 @@ fn max_degree(offsets: &SmartArray, runtime: &Runtime) -> u64 {
                 if view.unpack(range.start, &mut buffer).is_err() {
                     return (largest, buffer);
                 }
-                (buffer.windows(2).map(|w| w[1].saturating_sub(w[0])).fold(largest, u64::max), buffer)
+                (
+                    buffer
+                        .windows(2)
+                        .map(|w| w[1].saturating_sub(w[0]))
+                        .fold(largest, u64::max),
+                    buffer,
+                )
             },
             |a, b| (a.0.max(b.0), Vec::new()),
         )
@@ -331,7 +373,11 @@ fn validate_csr(csr: &Csr, vertices: usize, runtime: &Runtime) -> std::result::R
     }
     let view = offsets.local();
     if view.value(0) != 0 || view.value(vertices) != entries {
-        return Err(format!("offsets run from {} to {} but there are {entries} entries", view.value(0), view.value(vertices)));
+        return Err(format!(
+            "offsets run from {} to {} but there are {entries} entries",
+            view.value(0),
+            view.value(vertices)
+        ));
     }
     let decreasing = runtime.map_reduce(
         0..vertices,
@@ -340,7 +386,10 @@ fn validate_csr(csr: &Csr, vertices: usize, runtime: &Runtime) -> std::result::R
         |(found, mut buffer): (Option<usize>, Vec<u64>), _, range| {
             buffer.resize(range.len() + 1, 0);
             let _ = view.unpack(range.start, &mut buffer);
-            let here = buffer.windows(2).position(|w| w[1] < w[0]).map(|i| range.start + i);
+            let here = buffer
+                .windows(2)
+                .position(|w| w[1] < w[0])
+                .map(|i| range.start + i);
             (found.or(here), buffer)
         },
         |a, b| (a.0.or(b.0), Vec::new()),
@@ -350,7 +399,9 @@ fn validate_csr(csr: &Csr, vertices: usize, runtime: &Runtime) -> std::result::R
     }
     let largest = csr.targets.par_max().unwrap_or(0);
     if entries > 0 && largest >= vertices as u64 {
-        return Err(format!("neighbour id {largest} is not a vertex (there are {vertices})"));
+        return Err(format!(
+            "neighbour id {largest} is not a vertex (there are {vertices})"
+        ));
     }
     Ok(())
 }
@@ -416,7 +467,11 @@ pub struct MemoryReport {
 
 impl fmt::Display for MemoryReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{:<8} {:>14} {:>5} {:>14} {:>14} {:>12}  placement", "array", "elements", "bits", "packed B", "mapped B", "replicas")?;
+        writeln!(
+            f,
+            "{:<8} {:>14} {:>5} {:>14} {:>14} {:>12}  placement",
+            "array", "elements", "bits", "packed B", "mapped B", "replicas"
+        )?;
         for a in &self.arrays {
             writeln!(
                 f,
@@ -429,7 +484,10 @@ impl fmt::Display for MemoryReport {
             "{:<8} {:>14} {:>5} {:>14} {:>14}   ({:.2} B/edge)",
             "total", "", "", self.packed_bytes, self.mapped_bytes, self.bytes_per_edge
         )?;
-        writeln!(f, "variant   graph B      B/edge  saving   +pagerank props B  B/edge  saving")?;
+        writeln!(
+            f,
+            "variant   graph B      B/edge  saving   +pagerank props B  B/edge  saving"
+        )?;
         for v in &self.variants {
             writeln!(
                 f,

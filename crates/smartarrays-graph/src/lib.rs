@@ -43,7 +43,10 @@ mod progress;
 pub use algo::bfs::{bfs, BfsResult};
 pub use algo::components::{connected_components, ComponentSummary, Components};
 pub use algo::degree::{degree_centrality, degree_centrality_into};
-pub use algo::pagerank::{pagerank, Dangling, Iteration, PageRankOptions, PageRankResult, PageRankSummary, Precision, F32_CHANGE_FLOOR};
+pub use algo::pagerank::{
+    pagerank, Dangling, Iteration, PageRankOptions, PageRankResult, PageRankSummary, Precision,
+    F32_CHANGE_FLOOR,
+};
 pub use build::build;
 pub use edges::EdgeList;
 pub use error::{GraphError, Result};

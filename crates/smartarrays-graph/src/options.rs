@@ -29,7 +29,10 @@ impl Width {
     /// The width for an array of values at most `largest`, whose natural width is `natural`.
     pub fn resolve(self, largest: u64, natural: u32) -> u32 {
         match self {
-            Width::Natural => natural.max(bits_needed(largest)).next_power_of_two().min(64),
+            Width::Natural => natural
+                .max(bits_needed(largest))
+                .next_power_of_two()
+                .min(64),
             Width::Minimal => bits_needed(largest),
             Width::Exactly(bits) => bits,
         }
@@ -56,7 +59,9 @@ impl FromStr for Width {
             "min" | "minimal" | "auto" => Ok(Width::Minimal),
             number => match number.parse::<u32>() {
                 Ok(bits) if (1..=64).contains(&bits) => Ok(Width::Exactly(bits)),
-                _ => Err(GraphError::InvalidArgument(format!("bit width {text:?}: expected natural, min or a number from 1 to 64"))),
+                _ => Err(GraphError::InvalidArgument(format!(
+                    "bit width {text:?}: expected natural, min or a number from 1 to 64"
+                ))),
             },
         }
     }
@@ -111,7 +116,9 @@ impl FromStr for Variant {
             "u" => Ok(Variant::U),
             "v" => Ok(Variant::V),
             "v+e" | "ve" | "v-e" => Ok(Variant::VE),
-            _ => Err(GraphError::InvalidArgument(format!("variant {text:?}: expected u, v or v+e"))),
+            _ => Err(GraphError::InvalidArgument(format!(
+                "variant {text:?}: expected u, v or v+e"
+            ))),
         }
     }
 }
@@ -133,7 +140,9 @@ impl FromStr for Keep {
         match text.trim().to_ascii_lowercase().as_str() {
             "keep" => Ok(Keep::Keep),
             "drop" => Ok(Keep::Drop),
-            _ => Err(GraphError::InvalidArgument(format!("{text:?}: expected keep or drop"))),
+            _ => Err(GraphError::InvalidArgument(format!(
+                "{text:?}: expected keep or drop"
+            ))),
         }
     }
 }
@@ -232,5 +241,8 @@ impl GraphOptions {
 
 /// Array options for `class` at an exact width, on `runtime`.
 pub(crate) fn array_options(class: &ArrayClass, bits: u32, runtime: &Arc<Runtime>) -> ArrayOptions {
-    ArrayOptions::new().placement(class.placement.clone()).bits(bits).runtime(Arc::clone(runtime))
+    ArrayOptions::new()
+        .placement(class.placement.clone())
+        .bits(bits)
+        .runtime(Arc::clone(runtime))
 }

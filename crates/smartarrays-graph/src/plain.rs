@@ -53,13 +53,22 @@ impl PlainGraph {
     /// Copies a graph into plain vectors (vertex ids must fit in 32 bits).
     pub fn from_graph(graph: &Graph) -> Result<PlainGraph> {
         if graph.vertices() as u64 > u32::MAX as u64 + 1 {
-            return Err(GraphError::InvalidArgument("the plain baseline holds 32-bit vertex ids only".into()));
+            return Err(GraphError::InvalidArgument(
+                "the plain baseline holds 32-bit vertex ids only".into(),
+            ));
         }
-        let narrow = |array: &smartarrays::SmartArray| array.iter().map(|v| v as u32).collect::<Vec<u32>>();
+        let narrow =
+            |array: &smartarrays::SmartArray| array.iter().map(|v| v as u32).collect::<Vec<u32>>();
         let out_offsets = graph.begin().to_vec();
-        let out_degrees = out_offsets.windows(2).map(|w| (w[1] - w[0]) as u32).collect();
-        let (in_offsets, in_targets) =
-            if graph.is_directed() { (graph.rbegin().to_vec(), narrow(graph.redge())) } else { (Vec::new(), Vec::new()) };
+        let out_degrees = out_offsets
+            .windows(2)
+            .map(|w| (w[1] - w[0]) as u32)
+            .collect();
+        let (in_offsets, in_targets) = if graph.is_directed() {
+            (graph.rbegin().to_vec(), narrow(graph.redge()))
+        } else {
+            (Vec::new(), Vec::new())
+        };
         Ok(PlainGraph {
             vertices: graph.vertices(),
             directed: graph.is_directed(),
@@ -78,7 +87,8 @@ impl PlainGraph {
 
     /// Bytes of the graph's vectors (offsets and ids, both directions).
     pub fn graph_bytes(&self) -> usize {
-        (self.out_offsets.len() + self.in_offsets.len()) * 8 + (self.out_targets.len() + self.in_targets.len()) * 4
+        (self.out_offsets.len() + self.in_offsets.len()) * 8
+            + (self.out_targets.len() + self.in_targets.len()) * 4
     }
 
     fn incoming(&self) -> (&[u64], &[u32]) {
@@ -111,7 +121,11 @@ impl PlainGraph {
                 let forward = &out_offsets[range.start..range.end + 1];
                 if directed {
                     let reverse = &in_offsets[range.start..range.end + 1];
-                    for ((value, f), r) in values.iter_mut().zip(forward.windows(2)).zip(reverse.windows(2)) {
+                    for ((value, f), r) in values
+                        .iter_mut()
+                        .zip(forward.windows(2))
+                        .zip(reverse.windows(2))
+                    {
                         *value = ((f[1] - f[0]) + (r[1] - r[0])) as u32;
                     }
                 } else {
@@ -126,7 +140,11 @@ impl PlainGraph {
 
     /// PageRank with the same kernels as [`crate::pagerank`] (contributions in the precision
     /// the options ask for); returns the ranks and summary.
-    pub fn pagerank(&self, options: &PageRankOptions, runtime: &Runtime) -> Result<(Vec<f64>, PageRankSummary)> {
+    pub fn pagerank(
+        &self,
+        options: &PageRankOptions,
+        runtime: &Runtime,
+    ) -> Result<(Vec<f64>, PageRankSummary)> {
         options.check()?;
         let n = self.vertices;
         let mut summary = pagerank::start_summary(n);
@@ -149,7 +167,12 @@ impl PlainGraph {
         summary: &mut PageRankSummary,
     ) -> Vec<f64> {
         let n = self.vertices;
-        let mut state = PlainRanks::<C> { graph: self, runtime, ranks, contributions: vec![C::default(); n] };
+        let mut state = PlainRanks::<C> {
+            graph: self,
+            runtime,
+            ranks,
+            contributions: vec![C::default(); n],
+        };
         pagerank::iterate(&mut state, n, options, C::PRECISION, summary, &mut |_| {});
         state.ranks
     }
@@ -170,7 +193,9 @@ impl<C: Contribution> RankState for PlainRanks<'_, C> {
             &mut self.contributions,
             pagerank::BATCH,
             || 0.0,
-            |dangling, _, range, out| dangling + pagerank::contributions(&degrees[range.clone()], &ranks[range], out),
+            |dangling, _, range, out| {
+                dangling + pagerank::contributions(&degrees[range.clone()], &ranks[range], out)
+            },
             |a, b| a + b,
         )
     }

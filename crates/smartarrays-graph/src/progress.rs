@@ -15,7 +15,9 @@ pub struct Progress {
 impl Progress {
     /// Bars are drawn when `wanted` and stderr is a terminal.
     pub fn new(wanted: bool) -> Progress {
-        Progress { enabled: wanted && std::io::stderr().is_terminal() }
+        Progress {
+            enabled: wanted && std::io::stderr().is_terminal(),
+        }
     }
 
     /// No bars.
@@ -33,10 +35,13 @@ impl Progress {
         if !self.enabled {
             return ProgressBar::hidden();
         }
-        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(10));
-        let style = ProgressStyle::with_template("{msg:>12} [{bar:40}] {human_pos}/{human_len} ({elapsed})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> ");
+        let bar =
+            ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(10));
+        let style = ProgressStyle::with_template(
+            "{msg:>12} [{bar:40}] {human_pos}/{human_len} ({elapsed})",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ");
         bar.set_style(style);
         bar.set_message(message.to_string());
         bar.enable_steady_tick(Duration::from_millis(200));

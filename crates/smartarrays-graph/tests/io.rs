@@ -8,10 +8,12 @@ use std::sync::Arc;
 
 use smartarrays::{Placement, Runtime};
 use smartarrays_graph::io::{
-    self, detect_format, load_binary, load_graph, parse_binary, parse_edge_list, parse_matrix_market, save_binary, save_graph, Format,
-    TextOptions,
+    self, detect_format, load_binary, load_graph, parse_binary, parse_edge_list,
+    parse_matrix_market, save_binary, save_graph, Format, TextOptions,
 };
-use smartarrays_graph::{build, generate, EdgeList, Graph, GraphError, GraphOptions, Keep, Variant};
+use smartarrays_graph::{
+    build, generate, EdgeList, Graph, GraphError, GraphOptions, Keep, Variant,
+};
 use xxhash_rust::xxh3::xxh3_64;
 
 fn runtime() -> Arc<Runtime> {
@@ -20,7 +22,11 @@ fn runtime() -> Arc<Runtime> {
 
 fn parse_error(result: Result<EdgeList, GraphError>) -> (u64, String) {
     match result {
-        Err(GraphError::Parse { file, line, problem }) => {
+        Err(GraphError::Parse {
+            file,
+            line,
+            problem,
+        }) => {
             assert_eq!(file, Path::new("input.txt"));
             (line, problem)
         }
@@ -30,13 +36,21 @@ fn parse_error(result: Result<EdgeList, GraphError>) -> (u64, String) {
 
 #[test]
 fn snap_edge_lists_parse_with_comments_weights_and_declared_nodes() {
-    let text = b"# Directed graph\n# Nodes: 10 Edges: 3\n% also a comment\n\n0\t1\n  2 3 0.5\r\n4 4\n";
+    let text =
+        b"# Directed graph\n# Nodes: 10 Edges: 3\n% also a comment\n\n0\t1\n  2 3 0.5\r\n4 4\n";
     let edges = parse_edge_list(text, Path::new("input.txt"), true, &runtime()).unwrap();
-    assert_eq!(edges.iter().collect::<Vec<_>>(), vec![(0, 1), (2, 3), (4, 4)]);
+    assert_eq!(
+        edges.iter().collect::<Vec<_>>(),
+        vec![(0, 1), (2, 3), (4, 4)]
+    );
     assert_eq!(edges.vertices(), 10);
     let no_newline = parse_edge_list(b"5 6", Path::new("input.txt"), true, &runtime()).unwrap();
     assert_eq!((no_newline.len(), no_newline.vertices()), (1, 7));
-    assert!(parse_edge_list(b"", Path::new("input.txt"), true, &runtime()).unwrap().is_empty());
+    assert!(
+        parse_edge_list(b"", Path::new("input.txt"), true, &runtime())
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[test]
@@ -49,7 +63,12 @@ fn snap_errors_name_the_line_and_problem_even_in_late_chunks() {
         (b"99999999999999999999999 1\n", 1, "larger than"),
     ];
     for (text, line, problem) in cases {
-        let (got_line, got_problem) = parse_error(parse_edge_list(text, Path::new("input.txt"), true, &runtime()));
+        let (got_line, got_problem) = parse_error(parse_edge_list(
+            text,
+            Path::new("input.txt"),
+            true,
+            &runtime(),
+        ));
         assert_eq!(got_line, line, "{got_problem}");
         assert!(got_problem.contains(problem), "{got_problem}");
     }
@@ -59,7 +78,12 @@ fn snap_errors_name_the_line_and_problem_even_in_late_chunks() {
         big.push_str(&format!("{i} {}\n", i + 1));
     }
     big.push_str("1 2 3 oops\n");
-    let (line, _) = parse_error(parse_edge_list(big.as_bytes(), Path::new("input.txt"), true, &runtime()));
+    let (line, _) = parse_error(parse_edge_list(
+        big.as_bytes(),
+        Path::new("input.txt"),
+        true,
+        &runtime(),
+    ));
     assert_eq!(line, 400_001);
 }
 
@@ -68,7 +92,10 @@ fn matrix_market_files_parse_and_errors_are_precise() {
     let general = b"%%MatrixMarket matrix coordinate real general\n% comment\n3 4 3\n1 2 0.5\n3 4 1e3\n2 2 -1\n";
     let edges = parse_matrix_market(general, Path::new("input.txt"), &runtime()).unwrap();
     assert!(edges.is_directed());
-    assert_eq!(edges.iter().collect::<Vec<_>>(), vec![(0, 1), (2, 3), (1, 1)]);
+    assert_eq!(
+        edges.iter().collect::<Vec<_>>(),
+        vec![(0, 1), (2, 3), (1, 1)]
+    );
     assert_eq!(edges.vertices(), 4);
     let symmetric = b"%%MatrixMarket matrix coordinate pattern symmetric\n5 5 2\n2 1\n5 3\n";
     let edges = parse_matrix_market(symmetric, Path::new("input.txt"), &runtime()).unwrap();
@@ -79,22 +106,53 @@ fn matrix_market_files_parse_and_errors_are_precise() {
     let cases: [(&[u8], u64, &str); 8] = [
         (b"", 1, "empty"),
         (b"hello\n", 1, "banner"),
-        (b"%%MatrixMarket matrix array real general\n2 2\n", 1, "coordinate"),
-        (b"%%MatrixMarket matrix coordinate pattern general\n", 2, "size line"),
-        (b"%%MatrixMarket matrix coordinate pattern general\n2 2 1\n3 1\n", 3, "outside"),
-        (b"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1\n", 3, "numeric value"),
-        (b"%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 1\n", 4, "declares 2 entries"),
-        (b"%%MatrixMarket matrix coordinate pattern unknown\n", 1, "symmetry"),
+        (
+            b"%%MatrixMarket matrix array real general\n2 2\n",
+            1,
+            "coordinate",
+        ),
+        (
+            b"%%MatrixMarket matrix coordinate pattern general\n",
+            2,
+            "size line",
+        ),
+        (
+            b"%%MatrixMarket matrix coordinate pattern general\n2 2 1\n3 1\n",
+            3,
+            "outside",
+        ),
+        (
+            b"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1\n",
+            3,
+            "numeric value",
+        ),
+        (
+            b"%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 1\n",
+            4,
+            "declares 2 entries",
+        ),
+        (
+            b"%%MatrixMarket matrix coordinate pattern unknown\n",
+            1,
+            "symmetry",
+        ),
     ];
     for (text, line, problem) in cases {
-        let (got_line, got_problem) = parse_error(parse_matrix_market(text, Path::new("input.txt"), &runtime()));
+        let (got_line, got_problem) = parse_error(parse_matrix_market(
+            text,
+            Path::new("input.txt"),
+            &runtime(),
+        ));
         assert_eq!(got_line, line, "{got_problem}");
         assert!(got_problem.contains(problem), "{got_problem}");
     }
 }
 
 fn same_graph(a: &Graph, b: &Graph) {
-    assert_eq!((a.vertices(), a.edges(), a.is_directed(), a.self_loops()), (b.vertices(), b.edges(), b.is_directed(), b.self_loops()));
+    assert_eq!(
+        (a.vertices(), a.edges(), a.is_directed(), a.self_loops()),
+        (b.vertices(), b.edges(), b.is_directed(), b.self_loops())
+    );
     for ((_, x), (_, y)) in a.arrays().iter().zip(b.arrays()) {
         assert_eq!(x.to_vec(), y.to_vec());
     }
@@ -106,25 +164,43 @@ fn binary_round_trips_every_variant_and_changes_widths_on_reload() {
     for directed in [true, false] {
         for variant in Variant::ALL {
             let edges = generate::kronecker(9, 8, 3, directed).unwrap();
-            let graph = build(edges, &GraphOptions::variant(variant).self_loops(Keep::Keep)).unwrap();
+            let graph = build(
+                edges,
+                &GraphOptions::variant(variant).self_loops(Keep::Keep),
+            )
+            .unwrap();
             let path = folder.path().join(format!("{directed}-{variant}.sag"));
             save_binary(&graph, &path).unwrap();
             for reload in Variant::ALL {
-                let options = GraphOptions::variant(reload).placement(Placement::Interleaved(vec![]));
+                let options =
+                    GraphOptions::variant(reload).placement(Placement::Interleaved(vec![]));
                 let loaded = load_binary(&path, &options).unwrap();
                 same_graph(&graph, &loaded);
-                let expected = build(generate::kronecker(9, 8, 3, directed).unwrap(), &GraphOptions::variant(reload)).unwrap();
+                let expected = build(
+                    generate::kronecker(9, 8, 3, directed).unwrap(),
+                    &GraphOptions::variant(reload),
+                )
+                .unwrap();
                 assert_eq!(loaded.edge().bits(), expected.edge().bits());
                 assert_eq!(loaded.begin().bits(), expected.begin().bits());
             }
-            let auto = load_graph(&path, Format::Auto, &TextOptions::default(), &GraphOptions::default()).unwrap();
+            let auto = load_graph(
+                &path,
+                Format::Auto,
+                &TextOptions::default(),
+                &GraphOptions::default(),
+            )
+            .unwrap();
             same_graph(&graph, &auto);
         }
     }
     let empty = build(EdgeList::new(false), &GraphOptions::default()).unwrap();
     let path = folder.path().join("empty.sag");
     save_binary(&empty, &path).unwrap();
-    same_graph(&empty, &load_binary(&path, &GraphOptions::default()).unwrap());
+    same_graph(
+        &empty,
+        &load_binary(&path, &GraphOptions::default()).unwrap(),
+    );
 }
 
 fn format_problem(result: Result<Graph, GraphError>) -> String {
@@ -150,7 +226,11 @@ fn rechecksum(bytes: &mut [u8]) {
 
 #[test]
 fn damaged_truncated_and_inconsistent_binary_files_are_refused() {
-    let graph = build(generate::kronecker(8, 8, 1, true).unwrap(), &GraphOptions::variant(Variant::VE).duplicates(Keep::Drop)).unwrap();
+    let graph = build(
+        generate::kronecker(8, 8, 1, true).unwrap(),
+        &GraphOptions::variant(Variant::VE).duplicates(Keep::Drop),
+    )
+    .unwrap();
     let folder = tempfile::tempdir().unwrap();
     let path = folder.path().join("g.sag");
     save_binary(&graph, &path).unwrap();
@@ -165,7 +245,9 @@ fn damaged_truncated_and_inconsistent_binary_files_are_refused() {
 
     assert!(format_problem(parse_binary(b"not a graph", name, &options)).contains("magic"));
     assert!(format_problem(parse_binary(&good[..100], name, &options)).contains("header"));
-    assert!(format_problem(parse_binary(&good[..good.len() - 100], name, &options)).contains("outside"));
+    assert!(
+        format_problem(parse_binary(&good[..good.len() - 100], name, &options)).contains("outside")
+    );
     let mut version = good.clone();
     version[8] = 2;
     assert!(format_problem(parse_binary(&version, name, &options)).contains("version 2"));
@@ -192,7 +274,10 @@ fn damaged_truncated_and_inconsistent_binary_files_are_refused() {
     width[40 + 48 + 4..40 + 48 + 8].copy_from_slice(&65u32.to_le_bytes());
     rechecksum(&mut width);
     assert!(format_problem(parse_binary(&width, name, &options)).contains("bit width"));
-    assert!(matches!(load_binary(&folder.path().join("missing.sag"), &options), Err(GraphError::Io { .. })));
+    assert!(matches!(
+        load_binary(&folder.path().join("missing.sag"), &options),
+        Err(GraphError::Io { .. })
+    ));
 }
 
 #[test]
@@ -201,27 +286,53 @@ fn text_writers_round_trip_through_the_loaders_and_formats_are_detected() {
     for directed in [true, false] {
         let options = GraphOptions::variant(Variant::V).duplicates(Keep::Drop);
         let graph = build(generate::uniform(300, 4, 2, directed).unwrap(), &options).unwrap();
-        for (file, format) in [("g.el", Format::EdgeList), ("g.mtx", Format::MatrixMarket), ("g.sag", Format::Binary)] {
+        for (file, format) in [
+            ("g.el", Format::EdgeList),
+            ("g.mtx", Format::MatrixMarket),
+            ("g.sag", Format::Binary),
+        ] {
             let path = folder.path().join(file);
             save_graph(&graph, &path, Format::Auto).unwrap();
-            let text = TextOptions { undirected: !directed, vertices: Some(300) };
+            let text = TextOptions {
+                undirected: !directed,
+                vertices: Some(300),
+            };
             let loaded = load_graph(&path, Format::Auto, &text, &options).unwrap();
             same_graph(&graph, &loaded);
             let head = std::fs::read(&path).unwrap();
             assert_eq!(
                 detect_format(Path::new("x"), &head[..head.len().min(64)]),
-                if format == Format::EdgeList { Format::EdgeList } else { format }
+                if format == Format::EdgeList {
+                    Format::EdgeList
+                } else {
+                    format
+                }
             );
         }
     }
     let path = folder.path().join("bad.el");
     std::fs::write(&path, "0 1\n2 three\n").unwrap();
-    let error = load_graph(&path, Format::Auto, &TextOptions::default(), &GraphOptions::default()).unwrap_err();
-    assert_eq!(error.to_string(), format!("{}:2: target vertex id \"three\" is not an unsigned integer", path.display()));
+    let error = load_graph(
+        &path,
+        Format::Auto,
+        &TextOptions::default(),
+        &GraphOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "{}:2: target vertex id \"three\" is not an unsigned integer",
+            path.display()
+        )
+    );
     let edges = io::read_edges(
         &folder.path().join("g.el"),
         Format::Auto,
-        &TextOptions { undirected: true, vertices: Some(1000) },
+        &TextOptions {
+            undirected: true,
+            vertices: Some(1000),
+        },
         &GraphOptions::default(),
     )
     .unwrap();

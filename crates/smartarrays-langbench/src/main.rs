@@ -39,9 +39,18 @@ fn parse_settings() -> Result<Settings, String> {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--n" => n = parse_count(&args.next().ok_or("--n needs a value")?, "--n")?,
-            "--repetitions" => repetitions = parse_count(&args.next().ok_or("--repetitions needs a value")?, "--repetitions")?,
+            "--repetitions" => {
+                repetitions = parse_count(
+                    &args.next().ok_or("--repetitions needs a value")?,
+                    "--repetitions",
+                )?
+            }
             "-h" | "--help" => return Err("usage: langbench-rust [--n N] [--repetitions R]".into()),
-            other => return Err(format!("unknown argument {other:?}; usage: langbench-rust [--n N] [--repetitions R]")),
+            other => {
+                return Err(format!(
+                    "unknown argument {other:?}; usage: langbench-rust [--n N] [--repetitions R]"
+                ))
+            }
         }
     }
     if n == 0 || repetitions == 0 {
@@ -51,7 +60,9 @@ fn parse_settings() -> Result<Settings, String> {
 }
 
 fn parse_count(text: &str, what: &str) -> Result<usize, String> {
-    text.replace('_', "").parse().map_err(|_| format!("{what} must be a positive whole number, not {text:?}"))
+    text.replace('_', "")
+        .parse()
+        .map_err(|_| format!("{what} must be a positive whole number, not {text:?}"))
 }
 
 /// One measured way of summing the values.
@@ -64,7 +75,12 @@ struct Variant<'a> {
 
 impl<'a> Variant<'a> {
     fn new(name: &'static str, bits: u32, sum: impl Fn() -> u64 + 'a) -> Self {
-        Variant { name, bits, sum: Box::new(sum), best: f64::INFINITY }
+        Variant {
+            name,
+            bits,
+            sum: Box::new(sum),
+            best: f64::INFINITY,
+        }
     }
 
     fn run_checked(&self, expected: u64) -> Result<f64, String> {
@@ -72,7 +88,10 @@ impl<'a> Variant<'a> {
         let total = black_box((self.sum)());
         let seconds = start.elapsed().as_secs_f64();
         if total != expected {
-            return Err(format!("{} at {} bits summed to {total}, expected {expected}", self.name, self.bits));
+            return Err(format!(
+                "{} at {} bits summed to {total}, expected {expected}",
+                self.name, self.bits
+            ));
         }
         Ok(seconds)
     }
@@ -80,7 +99,11 @@ impl<'a> Variant<'a> {
 
 /// Warms every variant up once, then times them round-robin (each round runs every variant once,
 /// so load from other processes hits all alike) and prints each one's best round.
-fn measure_all(settings: &Settings, expected: u64, variants: &mut [Variant<'_>]) -> Result<(), String> {
+fn measure_all(
+    settings: &Settings,
+    expected: u64,
+    variants: &mut [Variant<'_>],
+) -> Result<(), String> {
     for variant in variants.iter() {
         variant.run_checked(expected)?;
     }
@@ -114,18 +137,41 @@ fn sum_chunks(array: &SmartArray) -> u64 {
 
 fn run(settings: &Settings) -> Result<(), String> {
     // One worker: builds run on it, and every sum below runs on the calling thread.
-    let runtime = Arc::new(Runtime::new(RuntimeOptions { threads: Some(1), ..Default::default() }).map_err(|e| e.to_string())?);
+    let runtime = Arc::new(
+        Runtime::new(RuntimeOptions {
+            threads: Some(1),
+            ..Default::default()
+        })
+        .map_err(|e| e.to_string())?,
+    );
     let values: Vec<u64> = (0..settings.n).map(value).collect();
     let expected = values.iter().copied().fold(0u64, u64::wrapping_add);
-    let build = |bits: u32| SmartArray::from_fn(settings.n, &ArrayOptions::new().bits(bits).runtime(Arc::clone(&runtime)), value);
+    let build = |bits: u32| {
+        SmartArray::from_fn(
+            settings.n,
+            &ArrayOptions::new().bits(bits).runtime(Arc::clone(&runtime)),
+            value,
+        )
+    };
     let wide = build(64).map_err(|e| e.to_string())?;
     let packed = build(33).map_err(|e| e.to_string())?;
-    let mut variants = vec![Variant::new("vec", 64, || black_box(&values).iter().copied().fold(0u64, u64::wrapping_add))];
+    let mut variants = vec![Variant::new("vec", 64, || {
+        black_box(&values)
+            .iter()
+            .copied()
+            .fold(0u64, u64::wrapping_add)
+    })];
     for array in [&wide, &packed] {
         let bits = array.bits();
-        variants.push(Variant::new("smartarray_sum", bits, move || black_box(array).sum()));
-        variants.push(Variant::new("smartarray_chunks", bits, move || sum_chunks(black_box(array))));
-        variants.push(Variant::new("smartarray_iter", bits, move || black_box(array).iter().fold(0u64, u64::wrapping_add)));
+        variants.push(Variant::new("smartarray_sum", bits, move || {
+            black_box(array).sum()
+        }));
+        variants.push(Variant::new("smartarray_chunks", bits, move || {
+            sum_chunks(black_box(array))
+        }));
+        variants.push(Variant::new("smartarray_iter", bits, move || {
+            black_box(array).iter().fold(0u64, u64::wrapping_add)
+        }));
     }
     measure_all(settings, expected, &mut variants)
 }

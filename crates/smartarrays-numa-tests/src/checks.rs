@@ -12,7 +12,10 @@ use std::sync::Arc;
 
 use smartarrays::memory::current_free_memory;
 use smartarrays::topology::format_cpu_list;
-use smartarrays::{ArrayOptions, Error, HugePages, Placement, Runtime, RuntimeOptions, SmartArray, Topology, TopologySource};
+use smartarrays::{
+    ArrayOptions, Error, HugePages, Placement, Runtime, RuntimeOptions, SmartArray, Topology,
+    TopologySource,
+};
 
 use crate::expect::{self, Outcome, PageStatus};
 use crate::os;
@@ -51,7 +54,10 @@ impl Suite {
     /// Runs one check (a panic counts as a failure) and prints its line.
     pub fn check(&mut self, name: impl Display, body: impl FnOnce() -> Outcome) {
         let outcome = catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| {
-            let message = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
             Err(format!("panicked: {}", message.unwrap_or_default()))
         });
         match outcome {
@@ -91,7 +97,11 @@ pub fn run_all(expected: Expected) -> Suite {
     let mut suite = Suite::default();
     // The global runtime must start while the process may use every CPU (later checks narrow the
     // main thread's affinity for a moment to start one-node runtimes).
-    suite.check("runtime/global starts", || Runtime::global().map(|r| format!("{} workers", r.threads())).map_err(|e| e.to_string()));
+    suite.check("runtime/global starts", || {
+        Runtime::global()
+            .map(|r| format!("{} workers", r.threads()))
+            .map_err(|e| e.to_string())
+    });
     topology_checks(&mut suite, expected);
     runtime_checks(&mut suite, expected);
     single_node_checks(&mut suite, expected);
@@ -125,20 +135,31 @@ fn runtime_on_node(expected: Expected, node: usize) -> Result<Arc<Runtime>, Stri
     let before = os::thread_affinity().map_err(ctx("sched_getaffinity"))?;
     let cpus = cpus_of(expected, node);
     os::set_thread_affinity(&cpus).map_err(ctx("sched_setaffinity"))?;
-    let runtime = Runtime::new(RuntimeOptions { threads: Some(1), ..RuntimeOptions::default() });
+    let runtime = Runtime::new(RuntimeOptions {
+        threads: Some(1),
+        ..RuntimeOptions::default()
+    });
     os::set_thread_affinity(&before).map_err(ctx("sched_setaffinity (restore)"))?;
     let runtime = runtime.map_err(ctx("Runtime::new"))?;
     let worker = &runtime.workers()[0];
     ensure!(
-        runtime.threads() == 1 && worker.node == node && worker.cpu.is_some_and(|c| cpus.contains(&c)),
+        runtime.threads() == 1
+            && worker.node == node
+            && worker.cpu.is_some_and(|c| cpus.contains(&c)),
         "a runtime started on node {node}'s CPUs {cpus:?} has workers {:?}",
         runtime.workers()
     );
     Ok(Arc::new(runtime))
 }
 
-fn options(placement: Placement, huge_pages: HugePages, runtime: Option<Arc<Runtime>>) -> ArrayOptions {
-    let options = ArrayOptions::new().placement(placement).huge_pages(huge_pages);
+fn options(
+    placement: Placement,
+    huge_pages: HugePages,
+    runtime: Option<Arc<Runtime>>,
+) -> ArrayOptions {
+    let options = ArrayOptions::new()
+        .placement(placement)
+        .huge_pages(huge_pages);
     match runtime {
         Some(runtime) => options.runtime(runtime),
         None => options,
@@ -147,7 +168,9 @@ fn options(placement: Placement, huge_pages: HugePages, runtime: Option<Arc<Runt
 
 /// Value `i` of the test arrays at `bits` bits (a scrambled sequence that uses every bit).
 fn value(i: usize, bits: u32) -> u64 {
-    let mixed = (i as u64 ^ 0x5bd1_e995).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17);
+    let mixed = (i as u64 ^ 0x5bd1_e995)
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        .rotate_left(17);
     if bits == 64 {
         mixed
     } else {
@@ -161,8 +184,14 @@ fn len_for_pages(pages: usize, bits: u32) -> usize {
 }
 
 fn build(len: usize, bits: u32, options: &ArrayOptions) -> Result<SmartArray, String> {
-    let array = SmartArray::from_fn(len, &options.clone().bits(bits), |i| value(i, bits)).map_err(ctx("SmartArray::from_fn"))?;
-    ensure!(array.len() == len && array.bits() == bits, "array has len {} bits {}, wanted {len} {bits}", array.len(), array.bits());
+    let array = SmartArray::from_fn(len, &options.clone().bits(bits), |i| value(i, bits))
+        .map_err(ctx("SmartArray::from_fn"))?;
+    ensure!(
+        array.len() == len && array.bits() == bits,
+        "array has len {} bits {}, wanted {len} {bits}",
+        array.len(),
+        array.bits()
+    );
     Ok(array)
 }
 
@@ -170,7 +199,11 @@ fn values_match(array: &SmartArray, replica: usize) -> Result<(), String> {
     let view = array.replica(replica);
     let mut wrong = 0usize;
     view.for_each_chunk(0..view.len(), |first, chunk| {
-        wrong += chunk.iter().enumerate().filter(|&(k, &v)| v != value(first + k, array.bits())).count();
+        wrong += chunk
+            .iter()
+            .enumerate()
+            .filter(|&(k, &v)| v != value(first + k, array.bits()))
+            .count();
     })
     .map_err(ctx("for_each_chunk"))?;
     ensure!(wrong == 0, "replica {replica} has {wrong} wrong values");
@@ -180,15 +213,34 @@ fn values_match(array: &SmartArray, replica: usize) -> Result<(), String> {
 /// The pages of replica `index`, read with this crate's `move_pages` and checked to agree, page by
 /// page, with the library's `page_nodes` and with its `placement_report` counts.
 fn pages_three_ways(array: &SmartArray, index: usize) -> Result<Vec<PageStatus>, String> {
-    let direct = os::page_nodes_of_words(array.replica(index).packed_words()).map_err(ctx("move_pages"))?;
-    let listed = array.page_nodes(index).map_err(ctx("SmartArray::page_nodes"))?;
-    ensure!(listed.len() == direct.len(), "page_nodes lists {} pages, move_pages {}", listed.len(), direct.len());
+    let direct =
+        os::page_nodes_of_words(array.replica(index).packed_words()).map_err(ctx("move_pages"))?;
+    let listed = array
+        .page_nodes(index)
+        .map_err(ctx("SmartArray::page_nodes"))?;
+    ensure!(
+        listed.len() == direct.len(),
+        "page_nodes lists {} pages, move_pages {}",
+        listed.len(),
+        direct.len()
+    );
     if let Some(i) = (0..direct.len()).find(|&i| listed[i] != direct[i].ok()) {
-        return Err(format!("page {i}: page_nodes says {:?}, move_pages says {:?}", listed[i], direct[i]));
+        return Err(format!(
+            "page {i}: page_nodes says {:?}, move_pages says {:?}",
+            listed[i], direct[i]
+        ));
     }
     let report = array.placement_report().map_err(ctx("placement_report"))?;
-    ensure!(!report.simulated, "the report says the placement was only simulated");
-    let region = report.regions.get(index).ok_or_else(|| format!("the report has {} regions, no {index}", report.regions.len()))?;
+    ensure!(
+        !report.simulated,
+        "the report says the placement was only simulated"
+    );
+    let region = report.regions.get(index).ok_or_else(|| {
+        format!(
+            "the report has {} regions, no {index}",
+            report.regions.len()
+        )
+    })?;
     let mut counted = std::collections::BTreeMap::new();
     for node in direct.iter().filter_map(|p| p.ok()) {
         *counted.entry(node).or_insert(0usize) += 1;
@@ -207,7 +259,12 @@ fn pages_three_ways(array: &SmartArray, index: usize) -> Result<Vec<PageStatus>,
 
 /// Checks the kernel policy of replica `index` two ways: the library's report (`get_mempolicy`)
 /// and `/proc/self/numa_maps`.
-fn policy_is(array: &SmartArray, index: usize, mode: &str, policy_nodes: &[usize]) -> Result<String, String> {
+fn policy_is(
+    array: &SmartArray,
+    index: usize,
+    mode: &str,
+    policy_nodes: &[usize],
+) -> Result<String, String> {
     let report = array.placement_report().map_err(ctx("placement_report"))?;
     let region = &report.regions[index];
     ensure!(
@@ -216,10 +273,17 @@ fn policy_is(array: &SmartArray, index: usize, mode: &str, policy_nodes: &[usize
         region.policy,
         region.policy_nodes
     );
-    let numa_maps_text = if mode == "default" { "default".to_string() } else { format!("{mode}:{}", format_cpu_list(policy_nodes)) };
+    let numa_maps_text = if mode == "default" {
+        "default".to_string()
+    } else {
+        format!("{mode}:{}", format_cpu_list(policy_nodes))
+    };
     let start = array.replica(index).packed_words().as_ptr() as usize;
     let seen = procfs::policy_at(start).map_err(ctx("numa_maps"))?;
-    ensure!(seen.as_deref() == Some(numa_maps_text.as_str()), "numa_maps says {seen:?}, expected {numa_maps_text:?}");
+    ensure!(
+        seen.as_deref() == Some(numa_maps_text.as_str()),
+        "numa_maps says {seen:?}, expected {numa_maps_text:?}"
+    );
     Ok(format!("policy {numa_maps_text}"))
 }
 
@@ -230,14 +294,21 @@ fn referenced_per_replica(array: &SmartArray) -> Result<Vec<u64>, String> {
     let ranges: Vec<(usize, usize)> = (0..array.replica_count())
         .map(|r| {
             let words = array.replica(r).packed_words();
-            (words.as_ptr() as usize, words.as_ptr() as usize + std::mem::size_of_val(words))
+            (
+                words.as_ptr() as usize,
+                words.as_ptr() as usize + std::mem::size_of_val(words),
+            )
         })
         .collect();
     let mut referenced = Vec::with_capacity(ranges.len());
     for (r, &(start, end)) in ranges.iter().enumerate() {
         let mut kib = 0;
         for mapping in maps.iter().filter(|m| m.overlaps(start, end)) {
-            if let Some(other) = ranges.iter().enumerate().position(|(o, &(s, e))| o != r && mapping.overlaps(s, e)) {
+            if let Some(other) = ranges
+                .iter()
+                .enumerate()
+                .position(|(o, &(s, e))| o != r && mapping.overlaps(s, e))
+            {
                 return Err(format!("replicas {r} and {other} share one mapping"));
             }
             kib += mapping.field("Referenced");
@@ -248,8 +319,17 @@ fn referenced_per_replica(array: &SmartArray) -> Result<Vec<u64>, String> {
 }
 
 /// Expects that of all replicas only `touched` has referenced pages, at least `min_kib` of them.
-fn only_replica_referenced(referenced: &[u64], touched: usize, min_kib: u64) -> Result<String, String> {
-    let others: Vec<(usize, u64)> = referenced.iter().copied().enumerate().filter(|&(r, kib)| r != touched && kib > 0).collect();
+fn only_replica_referenced(
+    referenced: &[u64],
+    touched: usize,
+    min_kib: u64,
+) -> Result<String, String> {
+    let others: Vec<(usize, u64)> = referenced
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|&(r, kib)| r != touched && kib > 0)
+        .collect();
     ensure!(
         referenced[touched] >= min_kib && others.is_empty(),
         "expected only replica {touched} read (>= {min_kib} KiB); referenced KiB per replica: {referenced:?}"
@@ -260,7 +340,10 @@ fn only_replica_referenced(referenced: &[u64], touched: usize, min_kib: u64) -> 
 /// Pages that hold values (the padding words after the last value may spill into one more page,
 /// which nothing writes).
 fn data_pages(array: &SmartArray) -> usize {
-    (array.len() * array.bits() as usize).div_ceil(64).saturating_mul(8).div_ceil(os::page_size())
+    (array.len() * array.bits() as usize)
+        .div_ceil(64)
+        .saturating_mul(8)
+        .div_ceil(os::page_size())
 }
 
 /// KiB of a replica's pages that hold values: what a full read must touch.
@@ -269,7 +352,10 @@ fn data_kib(array: &SmartArray) -> u64 {
 }
 
 /// Runs `task` on a new thread pinned to `cpu`.
-fn on_cpu<T: Send>(cpu: usize, task: impl FnOnce() -> Result<T, String> + Send) -> Result<T, String> {
+fn on_cpu<T: Send>(
+    cpu: usize,
+    task: impl FnOnce() -> Result<T, String> + Send,
+) -> Result<T, String> {
     std::thread::scope(|scope| {
         scope
             .spawn(move || {
@@ -287,11 +373,24 @@ fn on_cpu<T: Send>(cpu: usize, task: impl FnOnce() -> Result<T, String> + Send) 
 // Topology
 
 fn topology_checks(suite: &mut Suite, expected: Expected) {
-    let (n, c, m) = (expected.nodes, expected.cpus_per_node, expected.mib_per_node);
+    let (n, c, m) = (
+        expected.nodes,
+        expected.cpus_per_node,
+        expected.mib_per_node,
+    );
     suite.check(format!("topology/nodes and cpus (-n {n} -c {c})"), || {
         let topology = topology()?;
-        ensure!(topology.source() == TopologySource::Discovered, "source is {:?}", topology.source());
-        ensure!(topology.node_ids() == nodes(expected), "nodes {:?}, expected {:?}", topology.node_ids(), nodes(expected));
+        ensure!(
+            topology.source() == TopologySource::Discovered,
+            "source is {:?}",
+            topology.source()
+        );
+        ensure!(
+            topology.node_ids() == nodes(expected),
+            "nodes {:?}, expected {:?}",
+            topology.node_ids(),
+            nodes(expected)
+        );
         for node in topology.nodes() {
             ensure!(
                 node.cpus == cpus_of(expected, node.id),
@@ -301,14 +400,31 @@ fn topology_checks(suite: &mut Suite, expected: Expected) {
                 cpus_of(expected, node.id)
             );
         }
-        ensure!(topology.cpu_count() == n * c, "{} CPUs, expected {}", topology.cpu_count(), n * c);
+        ensure!(
+            topology.cpu_count() == n * c,
+            "{} CPUs, expected {}",
+            topology.cpu_count(),
+            n * c
+        );
         let allowed = os::thread_affinity().map_err(ctx("sched_getaffinity"))?;
-        ensure!(allowed == (0..n * c).collect::<Vec<_>>(), "the process may run on CPUs {allowed:?}");
+        ensure!(
+            allowed == (0..n * c).collect::<Vec<_>>(),
+            "the process may run on CPUs {allowed:?}"
+        );
         let current = Topology::current().map_err(ctx("Topology::current"))?;
-        ensure!(current.node_ids() == topology.node_ids() && current.cpu_count() == topology.cpu_count(), "Topology::current differs");
+        ensure!(
+            current.node_ids() == topology.node_ids()
+                && current.cpu_count() == topology.cpu_count(),
+            "Topology::current differs"
+        );
         Ok(format!(
             "{n} nodes, CPUs {}",
-            topology.nodes().iter().map(|node| format!("{}:[{}]", node.id, format_cpu_list(&node.cpus))).collect::<Vec<_>>().join(" ")
+            topology
+                .nodes()
+                .iter()
+                .map(|node| format!("{}:[{}]", node.id, format_cpu_list(&node.cpus)))
+                .collect::<Vec<_>>()
+                .join(" ")
         ))
     });
     suite.check(format!("topology/memory per node (-m {m})"), || {
@@ -317,7 +433,12 @@ fn topology_checks(suite: &mut Suite, expected: Expected) {
         let mut shown = Vec::new();
         for node in topology.nodes() {
             let sysfs = procfs::node_mem_total(node.id).map_err(ctx("node meminfo"))?;
-            ensure!(node.memory_total == sysfs, "node {} memory_total {} but sysfs MemTotal is {sysfs}", node.id, node.memory_total);
+            ensure!(
+                node.memory_total == sysfs,
+                "node {} memory_total {} but sysfs MemTotal is {sysfs}",
+                node.id,
+                node.memory_total
+            );
             // The guest kernel keeps page structures (~1/64) on every node and its image on node 0.
             let floor = m * MIB - m * MIB / 16 - if node.id == 0 { 96 * MIB } else { 0 };
             ensure!(
@@ -335,17 +456,35 @@ fn topology_checks(suite: &mut Suite, expected: Expected) {
                 node.memory_total
             );
             total += node.memory_total;
-            shown.push(format!("{}:{:.1}MiB", node.id, node.memory_total as f64 / MIB as f64));
+            shown.push(format!(
+                "{}:{:.1}MiB",
+                node.id,
+                node.memory_total as f64 / MIB as f64
+            ));
         }
         let machine = procfs::machine_mem_total().map_err(ctx("/proc/meminfo"))?;
-        ensure!(total == machine, "nodes total {total} bytes, /proc/meminfo MemTotal {machine}");
-        Ok(format!("{} (sum {} B = /proc/meminfo MemTotal)", shown.join(" "), total))
+        ensure!(
+            total == machine,
+            "nodes total {total} bytes, /proc/meminfo MemTotal {machine}"
+        );
+        Ok(format!(
+            "{} (sum {} B = /proc/meminfo MemTotal)",
+            shown.join(" "),
+            total
+        ))
     });
     suite.check("topology/distances", || {
         let topology = topology()?;
         for node in topology.nodes() {
-            let want: Vec<u32> = (0..n).map(|other| if other == node.id { 10 } else { 20 }).collect();
-            ensure!(node.distances == want, "node {} distances {:?}, expected {want:?}", node.id, node.distances);
+            let want: Vec<u32> = (0..n)
+                .map(|other| if other == node.id { 10 } else { 20 })
+                .collect();
+            ensure!(
+                node.distances == want,
+                "node {} distances {:?}, expected {want:?}",
+                node.id,
+                node.distances
+            );
         }
         Ok("10 local, 20 remote".into())
     });
@@ -353,7 +492,12 @@ fn topology_checks(suite: &mut Suite, expected: Expected) {
         let topology = topology()?;
         for node in nodes(expected) {
             for cpu in cpus_of(expected, node) {
-                let (library, kernel) = on_cpu(cpu, || Ok((topology.current_node(), os::cpu_and_node().map_err(ctx("getcpu"))?.1)))?;
+                let (library, kernel) = on_cpu(cpu, || {
+                    Ok((
+                        topology.current_node(),
+                        os::cpu_and_node().map_err(ctx("getcpu"))?.1,
+                    ))
+                })?;
                 ensure!(
                     library == Some(node) && kernel == node,
                     "on CPU {cpu}: current_node {library:?}, getcpu node {kernel}, expected {node}"
@@ -372,10 +516,17 @@ fn runtime_checks(suite: &mut Suite, expected: Expected) {
     suite.check("runtime/workers pinned per topology", || {
         let runtime = Runtime::global().map_err(ctx("Runtime::global"))?;
         let workers = runtime.workers();
-        ensure!(workers.len() == n * c, "{} workers, expected one per CPU ({})", workers.len(), n * c);
+        ensure!(
+            workers.len() == n * c,
+            "{} workers, expected one per CPU ({})",
+            workers.len(),
+            n * c
+        );
         let mut cpus: Vec<usize> = Vec::new();
         for worker in workers {
-            let cpu = worker.cpu.ok_or_else(|| format!("worker {} is not pinned", worker.index))?;
+            let cpu = worker
+                .cpu
+                .ok_or_else(|| format!("worker {} is not pinned", worker.index))?;
             ensure!(
                 cpus_of(expected, worker.node).contains(&cpu),
                 "worker {} of node {} is pinned to CPU {cpu}",
@@ -385,9 +536,17 @@ fn runtime_checks(suite: &mut Suite, expected: Expected) {
             cpus.push(cpu);
         }
         cpus.sort_unstable();
-        ensure!(cpus == (0..n * c).collect::<Vec<_>>(), "workers use CPUs {cpus:?}");
+        ensure!(
+            cpus == (0..n * c).collect::<Vec<_>>(),
+            "workers use CPUs {cpus:?}"
+        );
         let seen = runtime.on_each_worker(|worker| {
-            (worker.clone(), os::cpu_and_node().ok(), os::thread_affinity().ok(), smartarrays::runtime::current_worker_node())
+            (
+                worker.clone(),
+                os::cpu_and_node().ok(),
+                os::thread_affinity().ok(),
+                smartarrays::runtime::current_worker_node(),
+            )
         });
         for (worker, actual, affinity, node) in seen {
             let cpu = worker.cpu.unwrap_or(usize::MAX);
@@ -397,38 +556,82 @@ fn runtime_checks(suite: &mut Suite, expected: Expected) {
                 worker.index,
                 worker.node
             );
-            ensure!(affinity == Some(vec![cpu]), "worker {} may run on {affinity:?}", worker.index);
-            ensure!(node == Some(worker.node), "worker {} says current_worker_node {node:?}", worker.index);
+            ensure!(
+                affinity == Some(vec![cpu]),
+                "worker {} may run on {affinity:?}",
+                worker.index
+            );
+            ensure!(
+                node == Some(worker.node),
+                "worker {} says current_worker_node {node:?}",
+                worker.index
+            );
         }
-        Ok(workers.iter().map(|w| format!("w{}=node{}/cpu{}", w.index, w.node, w.cpu.unwrap_or(usize::MAX))).collect::<Vec<_>>().join(" "))
+        Ok(workers
+            .iter()
+            .map(|w| {
+                format!(
+                    "w{}=node{}/cpu{}",
+                    w.index,
+                    w.node,
+                    w.cpu.unwrap_or(usize::MAX)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" "))
     });
-    suite.check("runtime/every index visited once, on the worker's node", || {
-        let runtime = Runtime::global().map_err(ctx("Runtime::global"))?;
-        let len = 100_003;
-        let seen: Vec<AtomicU8> = (0..len).map(|_| AtomicU8::new(0)).collect();
-        let off_node = AtomicUsize::new(0);
-        let per_node: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
-        runtime.for_each_batch(0..len, 997, |worker, batch| {
-            let on = os::cpu_and_node().map(|(_, node)| node).unwrap_or(usize::MAX);
-            if on != worker.node {
-                off_node.fetch_add(1, Ordering::Relaxed);
-            }
-            if let Some(counter) = per_node.get(on) {
-                counter.fetch_add(batch.len(), Ordering::Relaxed);
-            }
-            for i in batch {
-                seen[i].fetch_add(1, Ordering::Relaxed);
-            }
-        });
-        let wrong = seen.iter().filter(|s| s.load(Ordering::Relaxed) != 1).count();
-        ensure!(wrong == 0, "{wrong} of {len} indices were not visited exactly once");
-        let off_node = off_node.into_inner();
-        ensure!(off_node == 0, "{off_node} batches ran on a node other than their worker's");
-        let sum = runtime.map_reduce(0..len, 1000, || 0u64, |s, _, r| s + r.map(|i| i as u64).sum::<u64>(), |a, b| a + b);
-        ensure!(sum == (len as u64 - 1) * len as u64 / 2, "map_reduce sum {sum}");
-        let shares: Vec<usize> = per_node.iter().map(|a| a.load(Ordering::Relaxed)).collect();
-        Ok(format!("{len} indices once each; indices run per node {shares:?}; map_reduce sum ok"))
-    });
+    suite.check(
+        "runtime/every index visited once, on the worker's node",
+        || {
+            let runtime = Runtime::global().map_err(ctx("Runtime::global"))?;
+            let len = 100_003;
+            let seen: Vec<AtomicU8> = (0..len).map(|_| AtomicU8::new(0)).collect();
+            let off_node = AtomicUsize::new(0);
+            let per_node: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+            runtime.for_each_batch(0..len, 997, |worker, batch| {
+                let on = os::cpu_and_node()
+                    .map(|(_, node)| node)
+                    .unwrap_or(usize::MAX);
+                if on != worker.node {
+                    off_node.fetch_add(1, Ordering::Relaxed);
+                }
+                if let Some(counter) = per_node.get(on) {
+                    counter.fetch_add(batch.len(), Ordering::Relaxed);
+                }
+                for i in batch {
+                    seen[i].fetch_add(1, Ordering::Relaxed);
+                }
+            });
+            let wrong = seen
+                .iter()
+                .filter(|s| s.load(Ordering::Relaxed) != 1)
+                .count();
+            ensure!(
+                wrong == 0,
+                "{wrong} of {len} indices were not visited exactly once"
+            );
+            let off_node = off_node.into_inner();
+            ensure!(
+                off_node == 0,
+                "{off_node} batches ran on a node other than their worker's"
+            );
+            let sum = runtime.map_reduce(
+                0..len,
+                1000,
+                || 0u64,
+                |s, _, r| s + r.map(|i| i as u64).sum::<u64>(),
+                |a, b| a + b,
+            );
+            ensure!(
+                sum == (len as u64 - 1) * len as u64 / 2,
+                "map_reduce sum {sum}"
+            );
+            let shares: Vec<usize> = per_node.iter().map(|a| a.load(Ordering::Relaxed)).collect();
+            Ok(format!(
+                "{len} indices once each; indices run per node {shares:?}; map_reduce sum ok"
+            ))
+        },
+    );
     suite.check("runtime/each worker reads its node's replica", || {
         let runtime = Runtime::global().map_err(ctx("Runtime::global"))?;
         let array = build(len_for_pages(PAGES_PER_ARRAY, 21), 21, &options(Placement::Replicated, HugePages::Never, Some(runtime)))?;
@@ -464,32 +667,51 @@ fn single_node_checks(suite: &mut Suite, expected: Expected) {
     let len = len_for_pages(PAGES_PER_ARRAY, bits);
     for node in nodes(expected) {
         for writer in nodes(expected) {
-            suite.check(format!("single/node {node}, initialised by a worker on node {writer}"), || {
-                let runtime = runtime_on_node(expected, writer)?;
-                let array = build(len, bits, &options(Placement::SingleNode(node), HugePages::Never, Some(runtime)))?;
-                let pages = expect::all_on(&pages_three_ways(&array, 0)?, node, data_pages(&array))?;
-                let policy = policy_is(&array, 0, "bind", &[node])?;
-                values_match(&array, 0)?;
-                ensure!(array.replica_nodes() == [Some(node)], "replica_nodes {:?}", array.replica_nodes());
-                Ok(format!("{pages}; {policy}"))
-            });
+            suite.check(
+                format!("single/node {node}, initialised by a worker on node {writer}"),
+                || {
+                    let runtime = runtime_on_node(expected, writer)?;
+                    let array = build(
+                        len,
+                        bits,
+                        &options(Placement::SingleNode(node), HugePages::Never, Some(runtime)),
+                    )?;
+                    let pages =
+                        expect::all_on(&pages_three_ways(&array, 0)?, node, data_pages(&array))?;
+                    let policy = policy_is(&array, 0, "bind", &[node])?;
+                    values_match(&array, 0)?;
+                    ensure!(
+                        array.replica_nodes() == [Some(node)],
+                        "replica_nodes {:?}",
+                        array.replica_nodes()
+                    );
+                    Ok(format!("{pages}; {policy}"))
+                },
+            );
         }
-        suite.check(format!("single/node {node}, global runtime, then set() from every node"), || {
-            let mut array = build(len, bits, &options(Placement::SingleNode(node), HugePages::Never, None))?;
-            let stride = os::page_size() * 8 / bits as usize;
-            for from in nodes(expected) {
-                let cpu = cpus_of(expected, from)[0];
-                // Writes from a thread on another node must not move or duplicate pages.
-                array = on_cpu(cpu, move || {
-                    for i in (from..array.len()).step_by(stride) {
-                        array.set(i, 1).map_err(ctx("set"))?;
-                    }
-                    Ok(array)
-                })?;
-            }
-            let pages = pages_three_ways(&array, 0)?;
-            expect::all_on(&pages, node, data_pages(&array))
-        });
+        suite.check(
+            format!("single/node {node}, global runtime, then set() from every node"),
+            || {
+                let mut array = build(
+                    len,
+                    bits,
+                    &options(Placement::SingleNode(node), HugePages::Never, None),
+                )?;
+                let stride = os::page_size() * 8 / bits as usize;
+                for from in nodes(expected) {
+                    let cpu = cpus_of(expected, from)[0];
+                    // Writes from a thread on another node must not move or duplicate pages.
+                    array = on_cpu(cpu, move || {
+                        for i in (from..array.len()).step_by(stride) {
+                            array.set(i, 1).map_err(ctx("set"))?;
+                        }
+                        Ok(array)
+                    })?;
+                }
+                let pages = pages_three_ways(&array, 0)?;
+                expect::all_on(&pages, node, data_pages(&array))
+            },
+        );
     }
 }
 
@@ -507,20 +729,35 @@ fn interleaved_checks(suite: &mut Suite, expected: Expected) {
         cases.push(vec![0, 2, 3]);
     }
     for requested in cases {
-        let mut cycle = if requested.is_empty() { all.clone() } else { requested.clone() };
+        let mut cycle = if requested.is_empty() {
+            all.clone()
+        } else {
+            requested.clone()
+        };
         cycle.sort_unstable();
-        suite.check(format!("interleaved/{:?} per base page (HugePages::Never)", requested), || {
-            let bits = 7;
-            let array = build(
-                len_for_pages(PAGES_PER_ARRAY, bits),
-                bits,
-                &options(Placement::Interleaved(requested.clone()), HugePages::Never, None),
-            )?;
-            let pages = expect::round_robin(&pages_three_ways(&array, 0)?, &cycle, data_pages(&array))?;
-            let policy = policy_is(&array, 0, "interleave", &cycle)?;
-            values_match(&array, 0)?;
-            Ok(format!("{pages}; {policy}"))
-        });
+        suite.check(
+            format!(
+                "interleaved/{:?} per base page (HugePages::Never)",
+                requested
+            ),
+            || {
+                let bits = 7;
+                let array = build(
+                    len_for_pages(PAGES_PER_ARRAY, bits),
+                    bits,
+                    &options(
+                        Placement::Interleaved(requested.clone()),
+                        HugePages::Never,
+                        None,
+                    ),
+                )?;
+                let pages =
+                    expect::round_robin(&pages_three_ways(&array, 0)?, &cycle, data_pages(&array))?;
+                let policy = policy_is(&array, 0, "interleave", &cycle)?;
+                values_match(&array, 0)?;
+                Ok(format!("{pages}; {policy}"))
+            },
+        );
     }
     let thp = procfs::transparent_huge_page_mode();
     match thp.as_deref() {
@@ -559,11 +796,16 @@ type ReadPath = (&'static str, fn(&SmartArray) -> u64);
 fn read_paths() -> Vec<ReadPath> {
     fn by_get(array: &SmartArray) -> u64 {
         let stride = (os::page_size() * 8 / array.bits() as usize / 2).max(1);
-        (0..array.len()).step_by(stride).map(|i| array.get(i).unwrap_or(u64::MAX)).fold(0, u64::wrapping_add)
+        (0..array.len())
+            .step_by(stride)
+            .map(|i| array.get(i).unwrap_or(u64::MAX))
+            .fold(0, u64::wrapping_add)
     }
     fn by_chunks(array: &SmartArray) -> u64 {
         let mut total = 0u64;
-        let visited = array.for_each_chunk(0..array.len(), |_, chunk| total = chunk.iter().fold(total, |t, &v| t.wrapping_add(v)));
+        let visited = array.for_each_chunk(0..array.len(), |_, chunk| {
+            total = chunk.iter().fold(total, |t, &v| t.wrapping_add(v))
+        });
         if visited.is_err() {
             return u64::MAX;
         }
@@ -588,15 +830,24 @@ fn read_paths() -> Vec<ReadPath> {
 fn expected_read(array: &SmartArray, path: &str) -> u64 {
     if path == "get" {
         let stride = (os::page_size() * 8 / array.bits() as usize / 2).max(1);
-        return (0..array.len()).step_by(stride).map(|i| value(i, array.bits())).fold(0, u64::wrapping_add);
+        return (0..array.len())
+            .step_by(stride)
+            .map(|i| value(i, array.bits()))
+            .fold(0, u64::wrapping_add);
     }
-    (0..array.len()).map(|i| value(i, array.bits())).fold(0, u64::wrapping_add)
+    (0..array.len())
+        .map(|i| value(i, array.bits()))
+        .fold(0, u64::wrapping_add)
 }
 
 fn replicated_checks(suite: &mut Suite, expected: Expected) {
     let bits = 17;
     let len = len_for_pages(PAGES_PER_ARRAY, bits);
-    let array = match build(len, bits, &options(Placement::Replicated, HugePages::Never, None)) {
+    let array = match build(
+        len,
+        bits,
+        &options(Placement::Replicated, HugePages::Never, None),
+    ) {
         Ok(array) => array,
         Err(why) => {
             suite.check("replicated/build", || Err(why));
@@ -604,67 +855,124 @@ fn replicated_checks(suite: &mut Suite, expected: Expected) {
         }
     };
     suite.check("replicated/one replica per node", || {
-        ensure!(array.replica_count() == expected.nodes, "{} replicas for {} nodes", array.replica_count(), expected.nodes);
+        ensure!(
+            array.replica_count() == expected.nodes,
+            "{} replicas for {} nodes",
+            array.replica_count(),
+            expected.nodes
+        );
         let want: Vec<Option<usize>> = nodes(expected).into_iter().map(Some).collect();
-        ensure!(array.replica_nodes() == want, "replica_nodes {:?}", array.replica_nodes());
+        ensure!(
+            array.replica_nodes() == want,
+            "replica_nodes {:?}",
+            array.replica_nodes()
+        );
         let report = array.placement_report().map_err(ctx("placement_report"))?;
         let intended: Vec<Option<usize>> = report.regions.iter().map(|r| r.intended_node).collect();
         ensure!(intended == want, "report intended nodes {intended:?}");
-        Ok(format!("{} replicas on nodes {:?}", array.replica_count(), nodes(expected)))
+        Ok(format!(
+            "{} replicas on nodes {:?}",
+            array.replica_count(),
+            nodes(expected)
+        ))
     });
     for node in nodes(expected) {
-        suite.check(format!("replicated/replica {node} entirely on node {node}"), || {
-            let pages = expect::all_on(&pages_three_ways(&array, node)?, node, data_pages(&array))?;
-            let policy = policy_is(&array, node, "bind", &[node])?;
-            values_match(&array, node)?;
-            Ok(format!("{pages}; {policy}"))
-        });
-        suite.check(format!("replicated/threads pinned to node {node} pick replica {node}"), || {
-            let replica_start = array.replica(node).packed_words().as_ptr() as usize;
-            for cpu in cpus_of(expected, node) {
-                let (index, start, pages, value3) = on_cpu(cpu, || {
-                    let pages = os::page_nodes_of_words(array.local().packed_words()).map_err(ctx("move_pages"))?;
-                    Ok((array.local_replica_index(), array.local().packed_words().as_ptr() as usize, pages, array.get(3).ok()))
-                })?;
-                ensure!(index == node && start == replica_start, "on CPU {cpu}: local_replica_index {index}, view at {start:#x}");
-                expect::all_on(&pages, node, data_pages(&array)).map_err(|why| format!("on CPU {cpu}, local() pages: {why}"))?;
-                ensure!(value3 == Some(value(3, bits)), "get(3) on CPU {cpu} returned {value3:?}");
-            }
-            Ok(format!("CPUs {:?}: local_replica_index {node}, local() pages on node {node}", cpus_of(expected, node)))
-        });
+        suite.check(
+            format!("replicated/replica {node} entirely on node {node}"),
+            || {
+                let pages =
+                    expect::all_on(&pages_three_ways(&array, node)?, node, data_pages(&array))?;
+                let policy = policy_is(&array, node, "bind", &[node])?;
+                values_match(&array, node)?;
+                Ok(format!("{pages}; {policy}"))
+            },
+        );
+        suite.check(
+            format!("replicated/threads pinned to node {node} pick replica {node}"),
+            || {
+                let replica_start = array.replica(node).packed_words().as_ptr() as usize;
+                for cpu in cpus_of(expected, node) {
+                    let (index, start, pages, value3) = on_cpu(cpu, || {
+                        let pages = os::page_nodes_of_words(array.local().packed_words())
+                            .map_err(ctx("move_pages"))?;
+                        Ok((
+                            array.local_replica_index(),
+                            array.local().packed_words().as_ptr() as usize,
+                            pages,
+                            array.get(3).ok(),
+                        ))
+                    })?;
+                    ensure!(
+                        index == node && start == replica_start,
+                        "on CPU {cpu}: local_replica_index {index}, view at {start:#x}"
+                    );
+                    expect::all_on(&pages, node, data_pages(&array))
+                        .map_err(|why| format!("on CPU {cpu}, local() pages: {why}"))?;
+                    ensure!(
+                        value3 == Some(value(3, bits)),
+                        "get(3) on CPU {cpu} returned {value3:?}"
+                    );
+                }
+                Ok(format!(
+                    "CPUs {:?}: local_replica_index {node}, local() pages on node {node}",
+                    cpus_of(expected, node)
+                ))
+            },
+        );
         for (path, read) in read_paths() {
-            suite.check(format!("replicated/{path}() on node {node} touches only replica {node}"), || {
-                let cpu = cpus_of(expected, node)[0];
-                let (result, referenced) = on_cpu(cpu, || {
-                    procfs::clear_referenced_bits().map_err(ctx("clear_refs"))?;
-                    let result = read(&array);
-                    Ok((result, referenced_per_replica(&array)?))
-                })?;
-                ensure!(result == expected_read(&array, path), "{path} read {result}, expected {}", expected_read(&array, path));
-                only_replica_referenced(&referenced, node, data_kib(&array))
-            });
+            suite.check(
+                format!("replicated/{path}() on node {node} touches only replica {node}"),
+                || {
+                    let cpu = cpus_of(expected, node)[0];
+                    let (result, referenced) = on_cpu(cpu, || {
+                        procfs::clear_referenced_bits().map_err(ctx("clear_refs"))?;
+                        let result = read(&array);
+                        Ok((result, referenced_per_replica(&array)?))
+                    })?;
+                    ensure!(
+                        result == expected_read(&array, path),
+                        "{path} read {result}, expected {}",
+                        expected_read(&array, path)
+                    );
+                    only_replica_referenced(&referenced, node, data_kib(&array))
+                },
+            );
         }
     }
     for node in nodes(expected) {
-        suite.check(format!("replicated/par_sum on a node-{node} runtime reads replica {node}"), || {
-            let runtime = runtime_on_node(expected, node)?;
-            // Built by the one worker on `node`: binding must still put every replica on its own node.
-            let array = build(len, bits, &options(Placement::Replicated, HugePages::Never, Some(runtime)))?;
-            for replica in nodes(expected) {
-                let pages = pages_three_ways(&array, replica)?;
-                expect::all_on(&pages, replica, data_pages(&array))
-                    .map_err(|why| format!("replica {replica} built from node {node}: {why}"))?;
-            }
-            procfs::clear_referenced_bits().map_err(ctx("clear_refs"))?;
-            let sum = array.par_sum();
-            let referenced = referenced_per_replica(&array)?;
-            ensure!(sum == expected_read(&array, "sum"), "par_sum {sum}");
-            let detail = only_replica_referenced(&referenced, node, data_kib(&array))?;
-            Ok(format!("replicas placed right although built on node {node}; {detail}"))
-        });
+        suite.check(
+            format!("replicated/par_sum on a node-{node} runtime reads replica {node}"),
+            || {
+                let runtime = runtime_on_node(expected, node)?;
+                // Built by the one worker on `node`: binding must still put every replica on its own node.
+                let array = build(
+                    len,
+                    bits,
+                    &options(Placement::Replicated, HugePages::Never, Some(runtime)),
+                )?;
+                for replica in nodes(expected) {
+                    let pages = pages_three_ways(&array, replica)?;
+                    expect::all_on(&pages, replica, data_pages(&array)).map_err(|why| {
+                        format!("replica {replica} built from node {node}: {why}")
+                    })?;
+                }
+                procfs::clear_referenced_bits().map_err(ctx("clear_refs"))?;
+                let sum = array.par_sum();
+                let referenced = referenced_per_replica(&array)?;
+                ensure!(sum == expected_read(&array, "sum"), "par_sum {sum}");
+                let detail = only_replica_referenced(&referenced, node, data_kib(&array))?;
+                Ok(format!(
+                    "replicas placed right although built on node {node}; {detail}"
+                ))
+            },
+        );
     }
     suite.check("replicated/set() reaches every replica", || {
-        let mut array = build(len, bits, &options(Placement::Replicated, HugePages::Never, None))?;
+        let mut array = build(
+            len,
+            bits,
+            &options(Placement::Replicated, HugePages::Never, None),
+        )?;
         let mut reference: Vec<u64> = (0..len).map(|i| value(i, bits)).collect();
         let max = (1u64 << bits) - 1;
         for (k, i) in (0..len).step_by(997).chain([0, len - 1]).enumerate() {
@@ -672,20 +980,39 @@ fn replicated_checks(suite: &mut Suite, expected: Expected) {
             array.set(i, v).map_err(ctx("set"))?;
             reference[i] = v;
         }
-        ensure!(array.set(1, max + 1).is_err() && array.get(1).ok() == Some(reference[1]), "a too-wide set changed the array");
+        ensure!(
+            array.set(1, max + 1).is_err() && array.get(1).ok() == Some(reference[1]),
+            "a too-wide set changed the array"
+        );
         for replica in 0..array.replica_count() {
-            ensure!(array.replica(replica).to_vec() == reference, "replica {replica} misses writes");
+            ensure!(
+                array.replica(replica).to_vec() == reference,
+                "replica {replica} misses writes"
+            );
         }
         for node in nodes(expected) {
-            let (replica, seen) = on_cpu(cpus_of(expected, node)[0], || Ok((array.local_replica_index(), array.to_vec())))?;
-            ensure!(replica == node, "a reader on node {node} reads replica {replica}");
+            let (replica, seen) = on_cpu(cpus_of(expected, node)[0], || {
+                Ok((array.local_replica_index(), array.to_vec()))
+            })?;
+            ensure!(
+                replica == node,
+                "a reader on node {node} reads replica {replica}"
+            );
             ensure!(seen == reference, "a reader on node {node} misses writes");
         }
         for replica in 0..array.replica_count() {
-            expect::all_on(&pages_three_ways(&array, replica)?, replica, data_pages(&array))
-                .map_err(|why| format!("after writes, replica {replica}: {why}"))?;
+            expect::all_on(
+                &pages_three_ways(&array, replica)?,
+                replica,
+                data_pages(&array),
+            )
+            .map_err(|why| format!("after writes, replica {replica}: {why}"))?;
         }
-        Ok(format!("{} writes visible in all {} replicas and to readers on every node; pages stayed", len / 997 + 3, array.replica_count()))
+        Ok(format!(
+            "{} writes visible in all {} replicas and to readers on every node; pages stayed",
+            len / 997 + 3,
+            array.replica_count()
+        ))
     });
 }
 
@@ -703,9 +1030,16 @@ fn auto_checks(suite: &mut Suite, expected: Expected) {
     let len = len_for_pages(PAGES_PER_ARRAY, bits);
     suite.check("auto/without an advisor: a typed error", || {
         smartarrays::array::uninstall_advisor();
-        match SmartArray::from_fn(len, &options(Placement::Auto, HugePages::Never, None).bits(bits), |i| value(i, bits)) {
+        match SmartArray::from_fn(
+            len,
+            &options(Placement::Auto, HugePages::Never, None).bits(bits),
+            |i| value(i, bits),
+        ) {
             Err(Error::AutoUnresolved(message)) => Ok(format!("AutoUnresolved: {message}")),
-            other => Err(format!("expected AutoUnresolved, got {:?}", other.map(|a| a.placement().clone()))),
+            other => Err(format!(
+                "expected AutoUnresolved, got {:?}",
+                other.map(|a| a.placement().clone())
+            )),
         }
     });
     // (preset, read-only?, what the paper's diagrams give for an uncompressed array)
@@ -715,40 +1049,70 @@ fn auto_checks(suite: &mut Suite, expected: Expected) {
         ("paper-18core", true, Placement::Interleaved(Vec::new())),
     ];
     for (preset, read_only, wanted) in cases {
-        let usage = Usage { read_only, accesses_per_element: 20.0, ..Usage::default() };
-        suite.check(format!("auto/{preset}, read-only {read_only}: chooses {wanted} and the pages follow"), || {
-            let machine = MachineDescription::preset(preset).ok_or("preset missing")?;
-            let costs = CostProfile::for_preset(preset).ok_or("cost preset missing")?;
-            smartarrays_adapt::install(Advisor::new(machine, costs));
-            let auto = options(Placement::Auto, HugePages::Never, None).compression(Compression::Uncompressed).usage(usage);
-            let built = build(len, bits, &auto);
-            smartarrays::array::uninstall_advisor();
-            let array = built?;
-            let chosen = array.placement().clone();
-            ensure!(chosen == wanted, "advisor chose {chosen}, expected {wanted}");
-            ensure!(array.advice().is_some_and(|a| a.explanation.contains("step 2")), "no explanation kept with the array");
-            let detail = match &chosen {
-                Placement::Replicated => {
-                    ensure!(array.replica_count() == expected.nodes, "{} replicas on {} nodes", array.replica_count(), expected.nodes);
-                    let mut lines = Vec::new();
-                    for node in nodes(expected) {
-                        lines.push(expect::all_on(&pages_three_ways(&array, node)?, node, data_pages(&array))?);
-                        values_match(&array, node)?;
+        let usage = Usage {
+            read_only,
+            accesses_per_element: 20.0,
+            ..Usage::default()
+        };
+        suite.check(
+            format!("auto/{preset}, read-only {read_only}: chooses {wanted} and the pages follow"),
+            || {
+                let machine = MachineDescription::preset(preset).ok_or("preset missing")?;
+                let costs = CostProfile::for_preset(preset).ok_or("cost preset missing")?;
+                smartarrays_adapt::install(Advisor::new(machine, costs));
+                let auto = options(Placement::Auto, HugePages::Never, None)
+                    .compression(Compression::Uncompressed)
+                    .usage(usage);
+                let built = build(len, bits, &auto);
+                smartarrays::array::uninstall_advisor();
+                let array = built?;
+                let chosen = array.placement().clone();
+                ensure!(
+                    chosen == wanted,
+                    "advisor chose {chosen}, expected {wanted}"
+                );
+                ensure!(
+                    array
+                        .advice()
+                        .is_some_and(|a| a.explanation.contains("step 2")),
+                    "no explanation kept with the array"
+                );
+                let detail = match &chosen {
+                    Placement::Replicated => {
+                        ensure!(
+                            array.replica_count() == expected.nodes,
+                            "{} replicas on {} nodes",
+                            array.replica_count(),
+                            expected.nodes
+                        );
+                        let mut lines = Vec::new();
+                        for node in nodes(expected) {
+                            lines.push(expect::all_on(
+                                &pages_three_ways(&array, node)?,
+                                node,
+                                data_pages(&array),
+                            )?);
+                            values_match(&array, node)?;
+                        }
+                        lines.join("; ")
                     }
-                    lines.join("; ")
-                }
-                Placement::SingleNode(node) => {
-                    values_match(&array, 0)?;
-                    expect::all_on(&pages_three_ways(&array, 0)?, *node, data_pages(&array))?
-                }
-                Placement::Interleaved(_) => {
-                    values_match(&array, 0)?;
-                    expect::round_robin(&pages_three_ways(&array, 0)?, &nodes(expected), data_pages(&array))?
-                }
-                other => return Err(format!("unexpected choice {other}")),
-            };
-            Ok(format!("{chosen}: {detail}"))
-        });
+                    Placement::SingleNode(node) => {
+                        values_match(&array, 0)?;
+                        expect::all_on(&pages_three_ways(&array, 0)?, *node, data_pages(&array))?
+                    }
+                    Placement::Interleaved(_) => {
+                        values_match(&array, 0)?;
+                        expect::round_robin(
+                            &pages_three_ways(&array, 0)?,
+                            &nodes(expected),
+                            data_pages(&array),
+                        )?
+                    }
+                    other => return Err(format!("unexpected choice {other}")),
+                };
+                Ok(format!("{chosen}: {detail}"))
+            },
+        );
     }
 }
 
@@ -758,14 +1122,22 @@ fn auto_checks(suite: &mut Suite, expected: Expected) {
 fn os_default_checks(suite: &mut Suite, expected: Expected) {
     let bits = 32;
     for node in nodes(expected) {
-        suite.check(format!("os-default/first touch by a worker on node {node}"), || {
-            let runtime = runtime_on_node(expected, node)?;
-            let array = build(len_for_pages(PAGES_PER_ARRAY, bits), bits, &options(Placement::OsDefault, HugePages::Never, Some(runtime)))?;
-            let pages = expect::all_on(&pages_three_ways(&array, 0)?, node, data_pages(&array))?;
-            let policy = policy_is(&array, 0, "default", &[])?;
-            values_match(&array, 0)?;
-            Ok(format!("{pages}; {policy}"))
-        });
+        suite.check(
+            format!("os-default/first touch by a worker on node {node}"),
+            || {
+                let runtime = runtime_on_node(expected, node)?;
+                let array = build(
+                    len_for_pages(PAGES_PER_ARRAY, bits),
+                    bits,
+                    &options(Placement::OsDefault, HugePages::Never, Some(runtime)),
+                )?;
+                let pages =
+                    expect::all_on(&pages_three_ways(&array, 0)?, node, data_pages(&array))?;
+                let policy = policy_is(&array, 0, "default", &[])?;
+                values_match(&array, 0)?;
+                Ok(format!("{pages}; {policy}"))
+            },
+        );
     }
 }
 
@@ -781,7 +1153,10 @@ fn refused(
     check: impl Fn(&Error) -> bool + 'static,
 ) -> Attempt {
     Box::new(move || match attempt() {
-        Ok(array) => Err(format!("{what}: built an array of {} bytes instead of failing", array.memory_bytes())),
+        Ok(array) => Err(format!(
+            "{what}: built an array of {} bytes instead of failing",
+            array.memory_bytes()
+        )),
         Err(error) if check(&error) => Ok(()),
         Err(error) => Err(format!("{what}: wrong error: {error}")),
     })
@@ -794,25 +1169,62 @@ fn error_checks(suite: &mut Suite, expected: Expected) {
     let available: Vec<usize> = nodes(expected);
 
     suite.check(format!("errors/node {n} does not exist"), || {
-        let error = SmartArray::zeroed(10, 8, &options(Placement::SingleNode(n), HugePages::Never, None)).err().ok_or("no error")?;
-        ensure!(error == Error::UnknownNode { node: n, available: available.clone() }, "got {error:?}");
+        let error = SmartArray::zeroed(
+            10,
+            8,
+            &options(Placement::SingleNode(n), HugePages::Never, None),
+        )
+        .err()
+        .ok_or("no error")?;
+        ensure!(
+            error
+                == Error::UnknownNode {
+                    node: n,
+                    available: available.clone()
+                },
+            "got {error:?}"
+        );
         let text = error.to_string();
-        ensure!(text.contains(&format!("NUMA node {n} does not exist")), "message {text:?}");
+        ensure!(
+            text.contains(&format!("NUMA node {n} does not exist")),
+            "message {text:?}"
+        );
         Ok(text)
     });
-    suite.check(format!("errors/node {} more than a node has (-m {})", n - 1, expected.mib_per_node), || {
-        let options = options(Placement::SingleNode(n - 1), HugePages::Never, None);
-        let error = SmartArray::zeroed(words(node_bytes + 4096), 64, &options).err().ok_or("no error")?;
-        match &error {
-            Error::NotEnoughMemory { node, requested, available } => {
-                ensure!(*node == n - 1 && *requested >= node_bytes + 4096 && *available < node_bytes, "got {error:?}");
+    suite.check(
+        format!(
+            "errors/node {} more than a node has (-m {})",
+            n - 1,
+            expected.mib_per_node
+        ),
+        || {
+            let options = options(Placement::SingleNode(n - 1), HugePages::Never, None);
+            let error = SmartArray::zeroed(words(node_bytes + 4096), 64, &options)
+                .err()
+                .ok_or("no error")?;
+            match &error {
+                Error::NotEnoughMemory {
+                    node,
+                    requested,
+                    available,
+                } => {
+                    ensure!(
+                        *node == n - 1
+                            && *requested >= node_bytes + 4096
+                            && *available < node_bytes,
+                        "got {error:?}"
+                    );
+                }
+                other => return Err(format!("got {other:?}")),
             }
-            other => return Err(format!("got {other:?}")),
-        }
-        let text = error.to_string();
-        ensure!(text.contains(&format!("not enough memory on NUMA node {}", n - 1)), "message {text:?}");
-        Ok(text)
-    });
+            let text = error.to_string();
+            ensure!(
+                text.contains(&format!("not enough memory on NUMA node {}", n - 1)),
+                "message {text:?}"
+            );
+            Ok(text)
+        },
+    );
 
     let mut attempts: Vec<(String, Attempt)> = Vec::new();
     let mut add = |name: String, attempt: Attempt| attempts.push((name, attempt));
@@ -820,7 +1232,13 @@ fn error_checks(suite: &mut Suite, expected: Expected) {
         format!("single node {n}"),
         refused(
             format!("single node {n}"),
-            move || SmartArray::zeroed(10, 8, &options(Placement::SingleNode(n), HugePages::Never, None)),
+            move || {
+                SmartArray::zeroed(
+                    10,
+                    8,
+                    &options(Placement::SingleNode(n), HugePages::Never, None),
+                )
+            },
             move |e| matches!(e, Error::UnknownNode { node, .. } if *node == n),
         ),
     );
@@ -828,7 +1246,17 @@ fn error_checks(suite: &mut Suite, expected: Expected) {
         format!("interleaved [0, {}]", n + 1),
         refused(
             "interleaved".into(),
-            move || SmartArray::zeroed(10, 8, &options(Placement::Interleaved(vec![0, n + 1]), HugePages::Never, None)),
+            move || {
+                SmartArray::zeroed(
+                    10,
+                    8,
+                    &options(
+                        Placement::Interleaved(vec![0, n + 1]),
+                        HugePages::Never,
+                        None,
+                    ),
+                )
+            },
             move |e| matches!(e, Error::UnknownNode { node, .. } if *node == n + 1),
         ),
     );
@@ -837,7 +1265,13 @@ fn error_checks(suite: &mut Suite, expected: Expected) {
             format!("node {node} x {} MiB", expected.mib_per_node + 1),
             refused(
                 format!("single node {node}"),
-                move || SmartArray::zeroed(words(node_bytes + MIB), 64, &options(Placement::SingleNode(node), HugePages::Never, None)),
+                move || {
+                    SmartArray::zeroed(
+                        words(node_bytes + MIB),
+                        64,
+                        &options(Placement::SingleNode(node), HugePages::Never, None),
+                    )
+                },
                 move |e| matches!(e, Error::NotEnoughMemory { node: bad, .. } if *bad == node),
             ),
         );
@@ -846,12 +1280,21 @@ fn error_checks(suite: &mut Suite, expected: Expected) {
         format!("replicated x {} MiB", expected.mib_per_node),
         refused(
             "replicated".into(),
-            move || SmartArray::zeroed(words(node_bytes), 64, &options(Placement::Replicated, HugePages::Never, None)),
+            move || {
+                SmartArray::zeroed(
+                    words(node_bytes),
+                    64,
+                    &options(Placement::Replicated, HugePages::Never, None),
+                )
+            },
             |e| matches!(e, Error::NotEnoughMemory { .. }),
         ),
     );
     add(
-        format!("interleaved x {} MiB", n as u64 * (expected.mib_per_node + 1)),
+        format!(
+            "interleaved x {} MiB",
+            n as u64 * (expected.mib_per_node + 1)
+        ),
         refused(
             "interleaved".into(),
             move || {
@@ -866,21 +1309,40 @@ fn error_checks(suite: &mut Suite, expected: Expected) {
     );
     // Fits every node but 0: the error must name node 0. Node 0 holds the kernel, and a bound
     // filler array takes more of it, so its free memory is well below the others'.
-    let filler = SmartArray::zeroed(words(FILLER_MIB * MIB), 64, &options(Placement::SingleNode(0), HugePages::Never, None));
-    let free: Vec<u64> = nodes(expected).into_iter().map(|node| current_free_memory(node).unwrap_or(0)).collect();
+    let filler = SmartArray::zeroed(
+        words(FILLER_MIB * MIB),
+        64,
+        &options(Placement::SingleNode(0), HugePages::Never, None),
+    );
+    let free: Vec<u64> = nodes(expected)
+        .into_iter()
+        .map(|node| current_free_memory(node).unwrap_or(0))
+        .collect();
     let others_min = free.iter().skip(1).copied().min().unwrap_or(0);
     let node0_only = (free[0] + others_min) / 2;
     if n >= 2 && filler.is_ok() && others_min > free[0] + 16 * MIB {
         add(
-            format!("replicated x {} MiB (only node 0 too small)", node0_only / MIB),
+            format!(
+                "replicated x {} MiB (only node 0 too small)",
+                node0_only / MIB
+            ),
             refused(
                 "replicated, node 0 too small".into(),
-                move || SmartArray::zeroed(words(node0_only), 64, &options(Placement::Replicated, HugePages::Never, None)),
+                move || {
+                    SmartArray::zeroed(
+                        words(node0_only),
+                        64,
+                        &options(Placement::Replicated, HugePages::Never, None),
+                    )
+                },
                 |e| matches!(e, Error::NotEnoughMemory { node: 0, .. }),
             ),
         );
     } else {
-        suite.skip("errors/replicated where only node 0 is too small", format!("free memory per node {free:?} is too even"));
+        suite.skip(
+            "errors/replicated where only node 0 is too small",
+            format!("free memory per node {free:?} is too even"),
+        );
     }
     // Fails after allocating and binding every replica (the last value is too wide): all must be freed.
     let misfit_len = len_for_pages(64, 3);
@@ -889,24 +1351,38 @@ fn error_checks(suite: &mut Suite, expected: Expected) {
         refused(
             "replicated, value too wide".into(),
             move || {
-                SmartArray::from_fn(misfit_len, &options(Placement::Replicated, HugePages::Never, None).bits(3), |i| {
-                    if i == misfit_len - 1 {
-                        8
-                    } else {
-                        i as u64 % 8
-                    }
-                })
+                SmartArray::from_fn(
+                    misfit_len,
+                    &options(Placement::Replicated, HugePages::Never, None).bits(3),
+                    |i| {
+                        if i == misfit_len - 1 {
+                            8
+                        } else {
+                            i as u64 % 8
+                        }
+                    },
+                )
             },
             move |e| matches!(e, Error::ValueTooWide { index, value: 8, bits: 3, .. } if *index == misfit_len - 1),
         ),
     );
 
-    suite.check(format!("errors/{} refused requests give the right typed error", attempts.len()), || {
-        for (name, attempt) in &attempts {
-            attempt().map_err(|why| format!("{name}: {why}"))?;
-        }
-        Ok(attempts.iter().map(|(name, _)| name.as_str()).collect::<Vec<_>>().join("; "))
-    });
+    suite.check(
+        format!(
+            "errors/{} refused requests give the right typed error",
+            attempts.len()
+        ),
+        || {
+            for (name, attempt) in &attempts {
+                attempt().map_err(|why| format!("{name}: {why}"))?;
+            }
+            Ok(attempts
+                .iter()
+                .map(|(name, _)| name.as_str())
+                .collect::<Vec<_>>()
+                .join("; "))
+        },
+    );
     suite.check("errors/refused requests leak nothing (20 rounds)", || {
         let before = procfs::process_size().map_err(ctx("/proc/self/status"))?;
         let bound_before = procfs::numa_maps().map_err(ctx("numa_maps"))?.iter().filter(|e| e.policy != "default").count();

@@ -23,11 +23,20 @@ pub fn histogram(pages: &[PageStatus]) -> String {
     if counts.is_empty() {
         return "no pages".to_string();
     }
-    counts.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")
+    counts
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn first_mismatches(pages: &[PageStatus], wrong: impl Fn(usize, &PageStatus) -> bool) -> String {
-    let bad: Vec<String> = pages.iter().enumerate().filter(|(i, p)| wrong(*i, p)).map(|(i, p)| format!("page {i}: {p:?}")).collect();
+    let bad: Vec<String> = pages
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| wrong(*i, p))
+        .map(|(i, p)| format!("page {i}: {p:?}"))
+        .collect();
     let shown = bad.iter().take(4).cloned().collect::<Vec<_>>().join(", ");
     if bad.len() > 4 {
         format!("{shown}, ... ({} pages wrong)", bad.len())
@@ -48,10 +57,26 @@ fn split_padding(
         return Err(format!("{} pages but {data_pages} data pages", pages.len()));
     }
     let (data, padding) = pages.split_at(data_pages);
-    if let Some(bad) = padding.iter().enumerate().position(|(k, p)| p.is_ok() && !padding_ok(data_pages + k, p)) {
-        return Err(format!("padding page {} is on the wrong node: {:?}", data_pages + bad, padding[bad]));
+    if let Some(bad) = padding
+        .iter()
+        .enumerate()
+        .position(|(k, p)| p.is_ok() && !padding_ok(data_pages + k, p))
+    {
+        return Err(format!(
+            "padding page {} is on the wrong node: {:?}",
+            data_pages + bad,
+            padding[bad]
+        ));
     }
-    let note = if padding.is_empty() { String::new() } else { format!(" (+{} padding page(s): {})", padding.len(), histogram(padding)) };
+    let note = if padding.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (+{} padding page(s): {})",
+            padding.len(),
+            histogram(padding)
+        )
+    };
     Ok((data, note))
 }
 
@@ -67,9 +92,17 @@ fn split_padding(
 pub fn all_on(pages: &[PageStatus], node: usize, data_pages: usize) -> Outcome {
     let (data, note) = split_padding(pages, data_pages, |_, p| *p == Ok(node))?;
     if data.iter().all(|p| *p == Ok(node)) {
-        return Ok(format!("{}/{} data pages on node {node}{note}", data.len(), data.len()));
+        return Ok(format!(
+            "{}/{} data pages on node {node}{note}",
+            data.len(),
+            data.len()
+        ));
     }
-    Err(format!("expected every page on node {node}, found {} [{}]", histogram(data), first_mismatches(data, |_, p| *p != Ok(node))))
+    Err(format!(
+        "expected every page on node {node}, found {} [{}]",
+        histogram(data),
+        first_mismatches(data, |_, p| *p != Ok(node))
+    ))
 }
 
 /// The data pages (the first `data_pages`) go round-robin over `cycle` (ascending node ids, the
@@ -87,8 +120,14 @@ pub fn round_robin(pages: &[PageStatus], cycle: &[usize], data_pages: usize) -> 
     if data_pages == 0 || cycle.is_empty() {
         return Err("no pages or no nodes to check".into());
     }
-    let start = pages.first().and_then(|p| p.ok()).and_then(|n| cycle.iter().position(|&c| c == n)).unwrap_or(0);
-    let (data, note) = split_padding(pages, data_pages, |i, p| *p == Ok(cycle[(start + i) % cycle.len()]))?;
+    let start = pages
+        .first()
+        .and_then(|p| p.ok())
+        .and_then(|n| cycle.iter().position(|&c| c == n))
+        .unwrap_or(0);
+    let (data, note) = split_padding(pages, data_pages, |i, p| {
+        *p == Ok(cycle[(start + i) % cycle.len()])
+    })?;
     round_robin_all(data, cycle).map(|detail| format!("{detail}{note}"))
 }
 
@@ -114,12 +153,23 @@ fn round_robin_all(pages: &[PageStatus], cycle: &[usize]) -> Outcome {
             first_mismatches(pages, |i, p| *p != Ok(expected(i)))
         ));
     }
-    let counts: Vec<usize> = cycle.iter().map(|&n| pages.iter().filter(|p| **p == Ok(n)).count()).collect();
-    let (low, high) = (counts.iter().min().copied().unwrap_or(0), counts.iter().max().copied().unwrap_or(0));
+    let counts: Vec<usize> = cycle
+        .iter()
+        .map(|&n| pages.iter().filter(|p| **p == Ok(n)).count())
+        .collect();
+    let (low, high) = (
+        counts.iter().min().copied().unwrap_or(0),
+        counts.iter().max().copied().unwrap_or(0),
+    );
     if high - low > 1 {
         return Err(format!("unbalanced interleave: {}", histogram(pages)));
     }
-    Ok(format!("{} pages alternate over nodes {cycle:?} from node {}: {}", pages.len(), cycle[start], histogram(pages)))
+    Ok(format!(
+        "{} pages alternate over nodes {cycle:?} from node {}: {}",
+        pages.len(),
+        cycle[start],
+        histogram(pages)
+    ))
 }
 
 /// Splits the pages of a region starting at `start` into the `block`-byte aligned blocks that lie
@@ -136,17 +186,28 @@ pub fn whole_blocks(start: usize, pages: usize, page: usize, block: usize) -> (u
 
 /// Huge-page interleaving: every whole `block`-byte aligned block of the region lies on one node,
 /// and consecutive whole blocks go round-robin over `cycle`.
-pub fn round_robin_blocks(pages: &[PageStatus], start: usize, page: usize, block: usize, cycle: &[usize]) -> Outcome {
+pub fn round_robin_blocks(
+    pages: &[PageStatus],
+    start: usize,
+    page: usize,
+    block: usize,
+    cycle: &[usize],
+) -> Outcome {
     let per_block = block / page;
     let (first, blocks) = whole_blocks(start, pages.len(), page, block);
     if blocks < 2 {
-        return Err(format!("only {blocks} whole {block}-byte block(s) in the region: too small to check"));
+        return Err(format!(
+            "only {blocks} whole {block}-byte block(s) in the region: too small to check"
+        ));
     }
     let mut block_nodes = Vec::with_capacity(blocks);
     for b in 0..blocks {
         let run = &pages[first + b * per_block..first + (b + 1) * per_block];
         if run.iter().any(|p| *p != run[0]) {
-            return Err(format!("huge page {b} is split over nodes: {}", histogram(run)));
+            return Err(format!(
+                "huge page {b} is split over nodes: {}",
+                histogram(run)
+            ));
         }
         block_nodes.push(run[0]);
     }
@@ -165,12 +226,19 @@ mod tests {
     fn all_on_accepts_only_a_full_match() {
         assert!(all_on(&[Ok(1), Ok(1)], 1, 2).is_ok());
         let why = all_on(&[Ok(1), Ok(0), ABSENT], 1, 3).unwrap_err();
-        assert!(why.contains("node0=1 node1=1") && why.contains("absent=1") && why.contains("page 1: Ok(0)"), "{why}");
+        assert!(
+            why.contains("node0=1 node1=1")
+                && why.contains("absent=1")
+                && why.contains("page 1: Ok(0)"),
+            "{why}"
+        );
         assert!(all_on(&[], 0, 0).is_err());
         // Padding pages after the data may be absent or on the node, never elsewhere.
         assert!(all_on(&[Ok(1), ABSENT], 1, 1).unwrap().contains("padding"));
         assert!(all_on(&[Ok(1), Ok(1)], 1, 1).is_ok());
-        assert!(all_on(&[Ok(1), Ok(0)], 1, 1).unwrap_err().contains("padding page 1"));
+        assert!(all_on(&[Ok(1), Ok(0)], 1, 1)
+            .unwrap_err()
+            .contains("padding page 1"));
         assert!(all_on(&[Ok(1), ABSENT], 1, 2).is_err());
         assert!(all_on(&[Ok(1)], 1, 2).is_err());
     }
@@ -180,8 +248,12 @@ mod tests {
         assert!(round_robin(&[Ok(1), Ok(0), Ok(1), Ok(0), Ok(1)], &[0, 1], 5).is_ok());
         assert!(round_robin(&[Ok(3), Ok(1), Ok(3)], &[1, 3], 3).is_ok());
         assert!(round_robin(&[Ok(2)], &[2], 1).is_ok());
-        assert!(round_robin(&[Ok(0), Ok(0), Ok(1)], &[0, 1], 3).unwrap_err().contains("do not alternate"));
-        assert!(round_robin(&[Ok(0), Ok(2)], &[0, 1], 2).unwrap_err().contains("not on one of nodes"));
+        assert!(round_robin(&[Ok(0), Ok(0), Ok(1)], &[0, 1], 3)
+            .unwrap_err()
+            .contains("do not alternate"));
+        assert!(round_robin(&[Ok(0), Ok(2)], &[0, 1], 2)
+            .unwrap_err()
+            .contains("not on one of nodes"));
         assert!(round_robin(&[Ok(0), ABSENT], &[0, 1], 2).is_err());
         // The wrong order of a three-node cycle is caught too.
         assert!(round_robin(&[Ok(0), Ok(2), Ok(1)], &[0, 1, 2], 3).is_err());
@@ -202,11 +274,16 @@ mod tests {
     #[test]
     fn huge_page_round_robin_needs_uniform_blocks() {
         let (page, block) = (4096, 16384); // four pages per block for the test
-        let pages: Vec<PageStatus> = [0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0].into_iter().map(Ok).collect();
+        let pages: Vec<PageStatus> = [0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0]
+            .into_iter()
+            .map(Ok)
+            .collect();
         assert!(round_robin_blocks(&pages, block, page, block, &[0, 1]).is_ok());
         let mut split = pages.clone();
         split[5] = Ok(0);
-        assert!(round_robin_blocks(&split, block, page, block, &[0, 1]).unwrap_err().contains("split"));
+        assert!(round_robin_blocks(&split, block, page, block, &[0, 1])
+            .unwrap_err()
+            .contains("split"));
         let same: Vec<PageStatus> = vec![Ok(0); 12];
         assert!(round_robin_blocks(&same, block, page, block, &[0, 1]).is_err());
     }

@@ -20,7 +20,10 @@ fn parse(args: &[String]) -> Result<Option<Expected>, String> {
     while let Some(flag) = words.next() {
         let number = |text: Option<&String>| -> Result<u64, String> {
             let text = text.ok_or_else(|| format!("{flag} needs a value"))?;
-            text.parse::<u64>().ok().filter(|&v| v > 0).ok_or_else(|| format!("{flag} {text:?} is not a positive number"))
+            text.parse::<u64>()
+                .ok()
+                .filter(|&v| v > 0)
+                .ok_or_else(|| format!("{flag} {text:?} is not a positive number"))
         };
         match flag.as_str() {
             "--nodes" => nodes = Some(number(words.next())? as usize),
@@ -31,7 +34,11 @@ fn parse(args: &[String]) -> Result<Option<Expected>, String> {
         }
     }
     match (nodes, cpus, mib) {
-        (Some(nodes), Some(cpus_per_node), Some(mib_per_node)) => Ok(Some(Expected { nodes, cpus_per_node, mib_per_node })),
+        (Some(nodes), Some(cpus_per_node), Some(mib_per_node)) => Ok(Some(Expected {
+            nodes,
+            cpus_per_node,
+            mib_per_node,
+        })),
         _ => Err("--nodes, --cpus-per-node and --mib-per-node are all required".into()),
     }
 }
@@ -41,7 +48,9 @@ fn main() -> ExitCode {
     let expected = match parse(&args) {
         Ok(Some(expected)) => expected,
         Ok(None) => {
-            println!("{USAGE}\nskipped: no VM shape given, nothing checked (run `make test-numa-vm`).");
+            println!(
+                "{USAGE}\nskipped: no VM shape given, nothing checked (run `make test-numa-vm`)."
+            );
             return ExitCode::SUCCESS;
         }
         Err(why) => {
@@ -90,7 +99,11 @@ mod tests {
         assert_eq!(parse(&[]).unwrap(), None);
         assert_eq!(
             parse(&args("--nodes 4 --cpus-per-node 1 --mib-per-node 256")).unwrap(),
-            Some(Expected { nodes: 4, cpus_per_node: 1, mib_per_node: 256 })
+            Some(Expected {
+                nodes: 4,
+                cpus_per_node: 1,
+                mib_per_node: 256
+            })
         );
         assert!(parse(&args("--nodes 4")).is_err());
         assert!(parse(&args("--nodes 0 --cpus-per-node 1 --mib-per-node 256")).is_err());

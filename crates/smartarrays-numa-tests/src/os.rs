@@ -14,7 +14,10 @@ pub fn page_nodes_of(address: *const u8, bytes: usize) -> io::Result<Vec<Result<
     let page = page_size();
     let first = address as usize / page * page;
     let end = address as usize + bytes;
-    let pages: Vec<*mut libc::c_void> = (first..end).step_by(page).map(|a| a as *mut libc::c_void).collect();
+    let pages: Vec<*mut libc::c_void> = (first..end)
+        .step_by(page)
+        .map(|a| a as *mut libc::c_void)
+        .collect();
     let mut status = vec![i32::MIN; pages.len()];
     for (addresses, statuses) in pages.chunks(4096).zip(status.chunks_mut(4096)) {
         // SAFETY: `addresses` and `statuses` are live arrays of the same length, passed with that
@@ -35,7 +38,10 @@ pub fn page_nodes_of(address: *const u8, bytes: usize) -> io::Result<Vec<Result<
             return Err(io::Error::last_os_error());
         }
     }
-    Ok(status.into_iter().map(|s| if s >= 0 { Ok(s as usize) } else { Err(-s) }).collect())
+    Ok(status
+        .into_iter()
+        .map(|s| if s >= 0 { Ok(s as usize) } else { Err(-s) })
+        .collect())
 }
 
 /// The node of every page of a slice of words (see [`page_nodes_of`]).
@@ -47,7 +53,10 @@ pub fn page_nodes_of_words(words: &[u64]) -> io::Result<Vec<Result<usize, i32>>>
 pub fn page_size() -> usize {
     // SAFETY: sysconf reads a configuration value and has no memory-safety preconditions.
     let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    usize::try_from(size).ok().filter(|&s| s > 0).unwrap_or(4096)
+    usize::try_from(size)
+        .ok()
+        .filter(|&s| s > 0)
+        .unwrap_or(4096)
 }
 
 /// Restricts the calling thread to `cpus` (`sched_setaffinity(2)`).
@@ -62,7 +71,8 @@ pub fn set_thread_affinity(cpus: &[usize]) -> io::Result<()> {
         unsafe { libc::CPU_SET(cpu, &mut set) };
     }
     // SAFETY: `set` is a valid cpu_set_t and its exact size is passed; pid 0 is this thread.
-    let result = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    let result =
+        unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
     if result != 0 {
         return Err(io::Error::last_os_error());
     }
@@ -74,12 +84,15 @@ pub fn thread_affinity() -> io::Result<Vec<usize>> {
     // SAFETY: all-zero bytes is a valid empty cpu_set_t.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     // SAFETY: `set` is valid for writes of the size passed; pid 0 is this thread.
-    let result = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    let result =
+        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
     if result != 0 {
         return Err(io::Error::last_os_error());
     }
     // SAFETY: every `cpu` tested is below CPU_SETSIZE, so the bit lies inside `set`.
-    Ok((0..libc::CPU_SETSIZE as usize).filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) }).collect())
+    Ok((0..libc::CPU_SETSIZE as usize)
+        .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
+        .collect())
 }
 
 /// The CPU and node the calling thread runs on right now, from the `getcpu(2)` system call.
@@ -89,7 +102,12 @@ pub fn cpu_and_node() -> io::Result<(usize, usize)> {
     // SAFETY: both out-pointers are valid for one write each; the third (cache) argument is
     // unused by the kernel and may be null.
     let result = unsafe {
-        libc::syscall(libc::SYS_getcpu, &mut cpu as *mut libc::c_uint, &mut node as *mut libc::c_uint, std::ptr::null_mut::<libc::c_void>())
+        libc::syscall(
+            libc::SYS_getcpu,
+            &mut cpu as *mut libc::c_uint,
+            &mut node as *mut libc::c_uint,
+            std::ptr::null_mut::<libc::c_void>(),
+        )
     };
     if result != 0 {
         return Err(io::Error::last_os_error());
@@ -114,9 +132,15 @@ mod tests {
         assert!(before.iter().all(|p| *p == Err(libc::ENOENT)), "{before:?}");
         region.words_mut()[..words / 2].fill(7);
         let after = page_nodes_of_words(region.words()).unwrap();
-        assert!(after[..32].iter().all(|p| *p == Ok(here)) && after[32..].iter().all(|p| p.is_err()), "{after:?}");
+        assert!(
+            after[..32].iter().all(|p| *p == Ok(here)) && after[32..].iter().all(|p| p.is_err()),
+            "{after:?}"
+        );
         // An address in the middle of a page counts that page.
-        assert_eq!(page_nodes_of(region.words()[1..].as_ptr().cast(), 8).unwrap(), vec![Ok(here)]);
+        assert_eq!(
+            page_nodes_of(region.words()[1..].as_ptr().cast(), 8).unwrap(),
+            vec![Ok(here)]
+        );
     }
 
     #[test]

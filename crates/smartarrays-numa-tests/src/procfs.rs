@@ -32,7 +32,10 @@ impl SmapsEntry {
 
 fn parse_range(word: &str) -> Option<(usize, usize)> {
     let (start, end) = word.split_once('-')?;
-    Some((usize::from_str_radix(start, 16).ok()?, usize::from_str_radix(end, 16).ok()?))
+    Some((
+        usize::from_str_radix(start, 16).ok()?,
+        usize::from_str_radix(end, 16).ok()?,
+    ))
 }
 
 /// Parses the text of an `smaps` file.
@@ -42,7 +45,11 @@ pub fn parse_smaps(text: &str) -> Vec<SmapsEntry> {
         let mut words = line.split_whitespace();
         let Some(first) = words.next() else { continue };
         if let Some((start, end)) = parse_range(first) {
-            entries.push(SmapsEntry { start, end, kib: BTreeMap::new() });
+            entries.push(SmapsEntry {
+                start,
+                end,
+                kib: BTreeMap::new(),
+            });
         } else if let (Some(name), Some(entry)) = (first.strip_suffix(':'), entries.last_mut()) {
             let value = words.next().and_then(|v| v.parse::<u64>().ok());
             if let (Some(value), Some("kB")) = (value, words.next()) {
@@ -82,26 +89,40 @@ pub fn parse_numa_maps(text: &str) -> Vec<NumaMapsEntry> {
                     Some((node.parse().ok()?, pages.parse().ok()?))
                 })
                 .collect();
-            Some(NumaMapsEntry { start, policy, pages_by_node })
+            Some(NumaMapsEntry {
+                start,
+                policy,
+                pages_by_node,
+            })
         })
         .collect()
 }
 
 /// The calling process's mappings with their NUMA policy.
 pub fn numa_maps() -> io::Result<Vec<NumaMapsEntry>> {
-    Ok(parse_numa_maps(&fs::read_to_string("/proc/self/numa_maps")?))
+    Ok(parse_numa_maps(&fs::read_to_string(
+        "/proc/self/numa_maps",
+    )?))
 }
 
 /// The policy text of the mapping that contains `address`, from `numa_maps` and `maps`.
 pub fn policy_at(address: usize) -> io::Result<Option<String>> {
     let ranges = mappings()?;
-    let Some(&(start, _)) = ranges.iter().find(|&&(s, e)| s <= address && address < e) else { return Ok(None) };
-    Ok(numa_maps()?.into_iter().find(|e| e.start == start).map(|e| e.policy))
+    let Some(&(start, _)) = ranges.iter().find(|&&(s, e)| s <= address && address < e) else {
+        return Ok(None);
+    };
+    Ok(numa_maps()?
+        .into_iter()
+        .find(|e| e.start == start)
+        .map(|e| e.policy))
 }
 
 /// Address ranges of the calling process's mappings (`/proc/self/maps`).
 pub fn mappings() -> io::Result<Vec<(usize, usize)>> {
-    Ok(fs::read_to_string("/proc/self/maps")?.lines().filter_map(|l| parse_range(l.split_whitespace().next()?)).collect())
+    Ok(fs::read_to_string("/proc/self/maps")?
+        .lines()
+        .filter_map(|l| parse_range(l.split_whitespace().next()?))
+        .collect())
 }
 
 /// Clears the referenced (accessed) bit of every page of the process (`/proc/self/clear_refs`),
@@ -130,7 +151,9 @@ pub struct ProcessSize {
 pub fn kib_field(text: &str, name: &str) -> Option<u64> {
     text.lines().find_map(|line| {
         let words: Vec<&str> = line.split_whitespace().collect();
-        let position = words.iter().position(|w| w.trim_end_matches(':') == name && w.ends_with(':'))?;
+        let position = words
+            .iter()
+            .position(|w| w.trim_end_matches(':') == name && w.ends_with(':'))?;
         words.get(position + 1)?.parse().ok()
     })
 }
@@ -149,18 +172,23 @@ pub fn process_size() -> io::Result<ProcessSize> {
 /// `MemTotal` of a node from `/sys/devices/system/node/node<N>/meminfo`, in bytes.
 pub fn node_mem_total(node: usize) -> io::Result<u64> {
     let text = fs::read_to_string(format!("/sys/devices/system/node/node{node}/meminfo"))?;
-    kib_field(&text, "MemTotal").map(|k| k * 1024).ok_or_else(|| io::Error::other(format!("node{node}/meminfo has no MemTotal")))
+    kib_field(&text, "MemTotal")
+        .map(|k| k * 1024)
+        .ok_or_else(|| io::Error::other(format!("node{node}/meminfo has no MemTotal")))
 }
 
 /// `MemTotal` of the whole machine from `/proc/meminfo`, in bytes.
 pub fn machine_mem_total() -> io::Result<u64> {
     let text = fs::read_to_string("/proc/meminfo")?;
-    kib_field(&text, "MemTotal").map(|k| k * 1024).ok_or_else(|| io::Error::other("/proc/meminfo has no MemTotal"))
+    kib_field(&text, "MemTotal")
+        .map(|k| k * 1024)
+        .ok_or_else(|| io::Error::other("/proc/meminfo has no MemTotal"))
 }
 
 /// The selected word of a sysfs choice file such as `always [madvise] never`.
 pub fn selected_choice(text: &str) -> Option<&str> {
-    text.split_whitespace().find_map(|w| w.strip_prefix('[')?.strip_suffix(']'))
+    text.split_whitespace()
+        .find_map(|w| w.strip_prefix('[')?.strip_suffix(']'))
 }
 
 /// The transparent huge page mode (`always`, `madvise`, `never`), `None` without THP support.
@@ -190,7 +218,10 @@ AnonHugePages:      2048 kB
     fn smaps_fields_are_read_per_mapping() {
         let entries = parse_smaps(SMAPS);
         assert_eq!(entries.len(), 2);
-        assert_eq!((entries[0].start, entries[0].end), (0x7f00_0000_0000, 0x7f00_0000_4000));
+        assert_eq!(
+            (entries[0].start, entries[0].end),
+            (0x7f00_0000_0000, 0x7f00_0000_4000)
+        );
         assert_eq!(entries[0].field("Rss"), 8);
         assert_eq!(entries[0].field("Referenced"), 4);
         assert_eq!(entries[0].field("Missing"), 0);
@@ -215,8 +246,14 @@ AnonHugePages:      2048 kB
 
     #[test]
     fn kib_fields_and_choices_are_read() {
-        assert_eq!(kib_field("VmSize:\t  1234 kB\nVmRSS:\t 56 kB\n", "VmRSS"), Some(56));
-        assert_eq!(kib_field("Node 1 MemTotal:  257624 kB\n", "MemTotal"), Some(257624));
+        assert_eq!(
+            kib_field("VmSize:\t  1234 kB\nVmRSS:\t 56 kB\n", "VmRSS"),
+            Some(56)
+        );
+        assert_eq!(
+            kib_field("Node 1 MemTotal:  257624 kB\n", "MemTotal"),
+            Some(257624)
+        );
         assert_eq!(kib_field("Node 1 MemFree:  1 kB\n", "MemTotal"), None);
         assert_eq!(selected_choice("always [madvise] never"), Some("madvise"));
         assert_eq!(selected_choice("always madvise never"), None);

@@ -39,7 +39,18 @@ pub fn array_capsules(py: Python<'_>, array: Arc<SmartArray>) -> PyResult<Bound<
 
 /// A capsule holding a C stream of `uint64` chunks of up to `chunk_values` values (0: the
 /// export's default of 2**20), decoded as the consumer pulls them.
-pub fn stream_capsule(py: Python<'_>, array: Arc<SmartArray>, chunk_values: usize) -> PyResult<Bound<'_, PyAny>> {
-    let chunk = if chunk_values == 0 { DEFAULT_STREAM_CHUNK } else { chunk_values };
-    Ok(PyCapsule::new_with_value(py, export_stream(array, chunk), c"arrow_array_stream")?.into_any())
+pub fn stream_capsule(
+    py: Python<'_>,
+    array: Arc<SmartArray>,
+    chunk_values: usize,
+) -> PyResult<Bound<'_, PyAny>> {
+    let chunk = if chunk_values == 0 {
+        DEFAULT_STREAM_CHUNK
+    } else {
+        chunk_values
+    };
+    Ok(
+        PyCapsule::new_with_value(py, export_stream(array, chunk), c"arrow_array_stream")?
+            .into_any(),
+    )
 }

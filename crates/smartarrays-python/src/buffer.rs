@@ -27,7 +27,11 @@ pub fn element_kind(format: &CStr, item_size: usize) -> PyResult<Kind> {
     let (order, code) = match bytes {
         [code] => (b'@', *code),
         [order @ (b'@' | b'=' | b'<' | b'>' | b'!'), code] => (*order, *code),
-        _ => return Err(PyTypeError::new_err(format!("buffers of format {text:?} are not supported: smart arrays take integers"))),
+        _ => {
+            return Err(PyTypeError::new_err(format!(
+                "buffers of format {text:?} are not supported: smart arrays take integers"
+            )))
+        }
     };
     let foreign_order = match order {
         b'<' => cfg!(target_endian = "big"),
@@ -50,7 +54,9 @@ pub fn element_kind(format: &CStr, item_size: usize) -> PyResult<Kind> {
         _ => return Err(PyTypeError::new_err(format!("buffers of format {text:?} are not supported: smart arrays take integers"))),
     };
     if ![1, 2, 4, 8].contains(&item_size) {
-        return Err(PyTypeError::new_err(format!("buffer format {text:?} has items of {item_size} bytes; expected 1, 2, 4 or 8")));
+        return Err(PyTypeError::new_err(format!(
+            "buffer format {text:?} has items of {item_size} bytes; expected 1, 2, 4 or 8"
+        )));
     }
     Ok(kind)
 }
@@ -95,11 +101,23 @@ impl<'a> Column<'a> {
             )));
         }
         if view.suboffsets().is_some_and(|s| s.iter().any(|&o| o >= 0)) {
-            return Err(PyBufferError::new_err("indirect buffers (with suboffsets) are not supported"));
+            return Err(PyBufferError::new_err(
+                "indirect buffers (with suboffsets) are not supported",
+            ));
         }
         let len = view.shape()[0];
-        let stride = view.strides().first().copied().unwrap_or(view.item_size() as isize);
-        Ok(Column { start: view.buf_ptr() as *const u8, len, stride, kind, _view: PhantomData })
+        let stride = view
+            .strides()
+            .first()
+            .copied()
+            .unwrap_or(view.item_size() as isize);
+        Ok(Column {
+            start: view.buf_ptr() as *const u8,
+            len,
+            stride,
+            kind,
+            _view: PhantomData,
+        })
     }
 
     /// Number of elements.
@@ -125,8 +143,15 @@ impl<'a> Column<'a> {
         let size = match self.kind {
             Kind::Unsigned(size) | Kind::Signed(size) => size,
         };
-        assert_eq!(size, std::mem::size_of::<T>(), "typed reader of the wrong width");
-        Typed { column: *self, _element: PhantomData }
+        assert_eq!(
+            size,
+            std::mem::size_of::<T>(),
+            "typed reader of the wrong width"
+        );
+        Typed {
+            column: *self,
+            _element: PhantomData,
+        }
     }
 
     /// The column as a plain slice when it holds contiguous, aligned 8-byte unsigned values.
@@ -161,18 +186,32 @@ impl<T: Element> Typed<'_, T> {
     /// If `index >= len`.
     #[inline]
     pub fn get(&self, index: usize) -> T {
-        assert!(index < self.column.len, "index {index} out of range for a buffer of {} elements", self.column.len);
+        assert!(
+            index < self.column.len,
+            "index {index} out of range for a buffer of {} elements",
+            self.column.len
+        );
         let offset = index as isize * self.column.stride;
         // SAFETY: `index < len`, and the exporter guarantees that element `index` of a
         // one-dimensional buffer without suboffsets lies at `start + index * stride`, inside
         // memory the borrowed view keeps alive; `T` has the item size (checked in `typed`), and
         // the read is unaligned-safe. Concurrent writers can only change which integer we read.
-        unsafe { self.column.start.offset(offset).cast::<T>().read_unaligned() }
+        unsafe {
+            self.column
+                .start
+                .offset(offset)
+                .cast::<T>()
+                .read_unaligned()
+        }
     }
 }
 
 /// Makes a numpy array of `len` uint64 values and lets `fill` write them with the GIL released.
-pub fn new_numpy_u64<'py>(py: Python<'py>, len: usize, fill: impl FnOnce(&mut [u64]) + Send) -> PyResult<Bound<'py, PyAny>> {
+pub fn new_numpy_u64<'py>(
+    py: Python<'py>,
+    len: usize,
+    fill: impl FnOnce(&mut [u64]) + Send,
+) -> PyResult<Bound<'py, PyAny>> {
     let numpy = py.import("numpy")?;
     let array = numpy.call_method1("empty", (len, numpy.getattr("uint64")?))?;
     let view = PyUntypedBuffer::get(&array)?;
@@ -182,7 +221,9 @@ pub fn new_numpy_u64<'py>(py: Python<'py>, len: usize, fill: impl FnOnce(&mut [u
         && view.is_c_contiguous()
         && (view.buf_ptr() as usize).is_multiple_of(std::mem::align_of::<u64>());
     if !ok {
-        return Err(PyBufferError::new_err("numpy.empty returned an array that is not a writable contiguous uint64 buffer"));
+        return Err(PyBufferError::new_err(
+            "numpy.empty returned an array that is not a writable contiguous uint64 buffer",
+        ));
     }
     let out: &mut [u64] = if len == 0 {
         &mut []

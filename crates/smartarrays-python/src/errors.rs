@@ -10,8 +10,12 @@ use smartarrays::Error;
 pub fn to_py(error: Error) -> PyErr {
     let message = error.to_string();
     match error {
-        Error::IndexOutOfRange { .. } | Error::RangeOutOfBounds { .. } => PyIndexError::new_err(message),
-        Error::NotEnoughMemory { .. } | Error::AllocationFailed { .. } => PyMemoryError::new_err(message),
+        Error::IndexOutOfRange { .. } | Error::RangeOutOfBounds { .. } => {
+            PyIndexError::new_err(message)
+        }
+        Error::NotEnoughMemory { .. } | Error::AllocationFailed { .. } => {
+            PyMemoryError::new_err(message)
+        }
         Error::System { .. } => PyOSError::new_err(message),
         Error::ValueTooWide { .. }
         | Error::BufferTooSmall { .. }

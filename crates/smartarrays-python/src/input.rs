@@ -19,16 +19,24 @@ pub fn placement(text: &str) -> PyResult<Placement> {
 /// The width rule from `bits=` and `compression=` (at most one of them may be given).
 /// `compression=` takes `"auto"` (the advisor chooses), `"uncompressed"` (32 or 64 bits),
 /// `"minimal"` or an integer width.
-pub fn width(bits: Option<&Bound<'_, PyAny>>, compression: Option<&Bound<'_, PyAny>>) -> PyResult<Bits> {
+pub fn width(
+    bits: Option<&Bound<'_, PyAny>>,
+    compression: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Bits> {
     let Some(compression) = compression.filter(|c| !c.is_none()) else {
         return self::bits(bits);
     };
     if bits.is_some_and(|b| !b.is_none()) {
-        return Err(PyValueError::new_err("give bits= or compression=, not both"));
+        return Err(PyValueError::new_err(
+            "give bits= or compression=, not both",
+        ));
     }
     if let Ok(text) = compression.cast::<PyString>() {
         let text = text.to_cow()?;
-        return text.parse::<smartarrays::Compression>().map(Bits::from).map_err(to_py);
+        return text
+            .parse::<smartarrays::Compression>()
+            .map(Bits::from)
+            .map_err(to_py);
     }
     if compression.cast::<PyInt>().is_ok() {
         return self::bits(Some(compression));
@@ -48,10 +56,16 @@ pub fn ensure_advisor(py: Python<'_>) -> PyResult<()> {
             if smartarrays::array::installed_advisor().is_some() {
                 return Ok(());
             }
-            smartarrays_adapt::install_for_this_machine().map(|_| ()).map_err(|e| e.to_string())
+            smartarrays_adapt::install_for_this_machine()
+                .map(|_| ())
+                .map_err(|e| e.to_string())
         })
     });
-    outcome.clone().map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("could not set up the advisor for this machine: {e}")))
+    outcome.clone().map_err(|e| {
+        pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "could not set up the advisor for this machine: {e}"
+        ))
+    })
 }
 
 /// Parses `bits=`: `"auto"`, `None` or an integer width 1..=64.
@@ -64,19 +78,33 @@ pub fn bits(value: Option<&Bound<'_, PyAny>>) -> PyResult<Bits> {
         return if text.trim().eq_ignore_ascii_case("auto") {
             Ok(Bits::Auto)
         } else {
-            Err(PyValueError::new_err(format!("bits={text:?} is invalid: use \"auto\" or a width from 1 to 64")))
+            Err(PyValueError::new_err(format!(
+                "bits={text:?} is invalid: use \"auto\" or a width from 1 to 64"
+            )))
         };
     }
-    let width: i128 =
-        value.extract().map_err(|_| PyTypeError::new_err(format!("bits must be \"auto\" or an integer, not {}", type_name(value))))?;
+    let width: i128 = value.extract().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "bits must be \"auto\" or an integer, not {}",
+            type_name(value)
+        ))
+    })?;
     match u32::try_from(width) {
-        Ok(width) => smartarrays::codec::check_bits(width).map(Bits::Exactly).map_err(to_py),
-        Err(_) => Err(PyValueError::new_err(format!("bit width {width} is invalid: it must be between 1 and 64"))),
+        Ok(width) => smartarrays::codec::check_bits(width)
+            .map(Bits::Exactly)
+            .map_err(to_py),
+        Err(_) => Err(PyValueError::new_err(format!(
+            "bit width {width} is invalid: it must be between 1 and 64"
+        ))),
     }
 }
 
 fn type_name(value: &Bound<'_, PyAny>) -> String {
-    value.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into())
+    value
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".into())
 }
 
 /// Why building from a buffer failed (decided without the GIL, reported with it).
@@ -97,28 +125,42 @@ impl From<BuildError> for PyErr {
 }
 
 /// Builds an array from `values` with `options`.
-pub fn build(py: Python<'_>, values: &Bound<'_, PyAny>, options: &ArrayOptions) -> PyResult<SmartArray> {
+pub fn build(
+    py: Python<'_>,
+    values: &Bound<'_, PyAny>,
+    options: &ArrayOptions,
+) -> PyResult<SmartArray> {
     if let Ok(view) = PyUntypedBuffer::get(values) {
         return from_buffer(py, &view, options);
     }
     if values.is_instance_of::<PyString>() {
-        return Err(PyTypeError::new_err(format!("expected a sequence, numpy array or buffer of integers, got {}", type_name(values))));
+        return Err(PyTypeError::new_err(format!(
+            "expected a sequence, numpy array or buffer of integers, got {}",
+            type_name(values)
+        )));
     }
     if values.hasattr("__array__")? {
         let numpy = py.import("numpy")?;
         let converted = numpy.call_method1("asarray", (values,))?;
         let ndim: usize = converted.getattr("ndim")?.extract()?;
         if ndim != 1 {
-            return Err(PyValueError::new_err(format!("expected one-dimensional values, got an array of {ndim} dimensions")));
+            return Err(PyValueError::new_err(format!(
+                "expected one-dimensional values, got an array of {ndim} dimensions"
+            )));
         }
         let view = PyUntypedBuffer::get(&converted)?;
         return from_buffer(py, &view, options);
     }
     let collected = collect_ints(values)?;
-    py.detach(|| SmartArray::from_slice(&collected, options)).map_err(to_py)
+    py.detach(|| SmartArray::from_slice(&collected, options))
+        .map_err(to_py)
 }
 
-fn from_buffer(py: Python<'_>, view: &PyUntypedBuffer, options: &ArrayOptions) -> PyResult<SmartArray> {
+fn from_buffer(
+    py: Python<'_>,
+    view: &PyUntypedBuffer,
+    options: &ArrayOptions,
+) -> PyResult<SmartArray> {
     let column = Column::new(view)?;
     let built = py.detach(|| match column.kind() {
         Kind::Unsigned(8) => match column.as_u64_slice() {
@@ -136,22 +178,36 @@ fn from_buffer(py: Python<'_>, view: &PyUntypedBuffer, options: &ArrayOptions) -
     Ok(built?)
 }
 
-fn unsigned<T: Element + Into<u64>>(values: Typed<'_, T>, len: usize, options: &ArrayOptions) -> Result<SmartArray, BuildError> {
+fn unsigned<T: Element + Into<u64>>(
+    values: Typed<'_, T>,
+    len: usize,
+    options: &ArrayOptions,
+) -> Result<SmartArray, BuildError> {
     SmartArray::from_fn(len, options, |i| values.get(i).into()).map_err(BuildError::Core)
 }
 
-fn signed<T: Element + Into<i64>>(values: Typed<'_, T>, len: usize, options: &ArrayOptions) -> Result<SmartArray, BuildError> {
+fn signed<T: Element + Into<i64>>(
+    values: Typed<'_, T>,
+    len: usize,
+    options: &ArrayOptions,
+) -> Result<SmartArray, BuildError> {
     if let Some(index) = (0..len).find(|&i| values.get(i).into() < 0) {
-        return Err(BuildError::Negative { index, value: values.get(index).into() });
+        return Err(BuildError::Negative {
+            index,
+            value: values.get(index).into(),
+        });
     }
     SmartArray::from_fn(len, options, |i| values.get(i).into() as u64).map_err(BuildError::Core)
 }
 
 /// Collects any iterable of Python integers, naming the first element that is not one.
 fn collect_ints(values: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
-    let iterator = values
-        .try_iter()
-        .map_err(|_| PyTypeError::new_err(format!("expected a sequence, numpy array or buffer of integers, got {}", type_name(values))))?;
+    let iterator = values.try_iter().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "expected a sequence, numpy array or buffer of integers, got {}",
+            type_name(values)
+        ))
+    })?;
     let mut collected = Vec::with_capacity(values.len().unwrap_or(0));
     for (index, item) in iterator.enumerate() {
         let item = item?;

@@ -55,15 +55,27 @@ fn array(
 /// written with `a[i] = v`).
 #[pyfunction]
 #[pyo3(signature = (length, bits, placement = "interleaved", threads = None))]
-fn zeros(py: Python<'_>, length: usize, bits: &Bound<'_, PyAny>, placement: &str, threads: Option<i64>) -> PyResult<PySmartArray> {
+fn zeros(
+    py: Python<'_>,
+    length: usize,
+    bits: &Bound<'_, PyAny>,
+    placement: &str,
+    threads: Option<i64>,
+) -> PyResult<PySmartArray> {
     let bits = match input::bits(Some(bits))? {
         smartarrays::Bits::Exactly(bits) => bits,
-        _ => return Err(pyo3::exceptions::PyValueError::new_err("zeros() needs an exact bit width, not \"auto\"")),
+        _ => {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "zeros() needs an exact bit width, not \"auto\"",
+            ))
+        }
     };
     let options = smartarrays::ArrayOptions::new()
         .placement(input::placement(placement)?)
         .runtime(runtime::resolve(runtime::check_threads(threads)?)?);
-    let built = py.detach(|| smartarrays::SmartArray::zeroed(length, bits, &options)).py_err()?;
+    let built = py
+        .detach(|| smartarrays::SmartArray::zeroed(length, bits, &options))
+        .py_err()?;
     Ok(PySmartArray::new(built))
 }
 

@@ -19,8 +19,12 @@ static BY_THREADS: Mutex<BTreeMap<usize, Arc<Runtime>>> = Mutex::new(BTreeMap::n
 pub fn check_threads(threads: Option<i64>) -> PyResult<Option<usize>> {
     match threads {
         None => Ok(None),
-        Some(n) if n >= 1 => usize::try_from(n).map(Some).map_err(|_| PyValueError::new_err(format!("threads={n} is too large"))),
-        Some(n) => Err(PyValueError::new_err(format!("threads={n} is invalid: it must be at least 1 (or None for the default runtime)"))),
+        Some(n) if n >= 1 => usize::try_from(n)
+            .map(Some)
+            .map_err(|_| PyValueError::new_err(format!("threads={n} is too large"))),
+        Some(n) => Err(PyValueError::new_err(format!(
+            "threads={n} is invalid: it must be at least 1 (or None for the default runtime)"
+        ))),
     }
 }
 
@@ -45,7 +49,9 @@ pub fn resolve(threads: Option<usize>) -> PyResult<Arc<Runtime>> {
 
 /// The thread count chosen with `set_threads`, if any.
 pub fn default_threads() -> Option<usize> {
-    *DEFAULT_THREADS.lock().unwrap_or_else(PoisonError::into_inner)
+    *DEFAULT_THREADS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Chooses the default worker count for arrays built from now on (`None`: the core's global
@@ -54,6 +60,8 @@ pub fn set_default_threads(threads: Option<usize>) -> PyResult<()> {
     if let Some(n) = threads {
         with_threads(n)?;
     }
-    *DEFAULT_THREADS.lock().unwrap_or_else(PoisonError::into_inner) = threads;
+    *DEFAULT_THREADS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner) = threads;
     Ok(())
 }

@@ -30,10 +30,15 @@ pub fn build_array(
     if placement == smartarrays::Placement::Auto || width == smartarrays::Bits::Advised {
         input::ensure_advisor(py)?;
     }
-    let options = ArrayOptions::new().placement(placement).width(width).runtime(runtime::resolve(runtime::check_threads(threads)?)?);
+    let options = ArrayOptions::new()
+        .placement(placement)
+        .width(width)
+        .runtime(runtime::resolve(runtime::check_threads(threads)?)?);
     if let Ok(other) = values.cast::<PySmartArray>() {
         let source = other.get().shared();
-        let array = py.detach(|| SmartArray::from_slice(&source.to_vec(), &options)).py_err()?;
+        let array = py
+            .detach(|| SmartArray::from_slice(&source.to_vec(), &options))
+            .py_err()?;
         return Ok(PySmartArray::new(array));
     }
     input::build(py, values, &options).map(PySmartArray::new)
@@ -70,12 +75,15 @@ fn fold_chunks<T: Send>(
     fold: impl Fn(T, &[u64]) -> T + Sync,
     combine: impl Fn(T, T) -> T,
 ) -> T {
-    let fold_range = |accumulator: T, view: smartarrays::ArrayView<'_>, range: std::ops::Range<usize>| {
-        let mut accumulator = Some(accumulator);
-        let visited = view.for_each_chunk(range, |_, values| accumulator = accumulator.take().map(|a| fold(a, values)));
-        debug_assert!(visited.is_ok());
-        accumulator.unwrap_or_else(&identity)
-    };
+    let fold_range =
+        |accumulator: T, view: smartarrays::ArrayView<'_>, range: std::ops::Range<usize>| {
+            let mut accumulator = Some(accumulator);
+            let visited = view.for_each_chunk(range, |_, values| {
+                accumulator = accumulator.take().map(|a| fold(a, values))
+            });
+            debug_assert!(visited.is_ok());
+            accumulator.unwrap_or_else(&identity)
+        };
     match workers {
         Workers::Array => array.par_map_reduce(&identity, |a, _, values| fold(a, values), combine),
         Workers::Calling => fold_range(identity(), array.local(), 0..array.len()),
@@ -115,7 +123,9 @@ pub struct PySmartArray {
 impl PySmartArray {
     /// Wraps a core array.
     pub fn new(array: SmartArray) -> Self {
-        PySmartArray { inner: RwLock::new(Arc::new(array)) }
+        PySmartArray {
+            inner: RwLock::new(Arc::new(array)),
+        }
     }
 
     /// A shared handle to the core array (scans use it with the GIL released).
@@ -124,40 +134,64 @@ impl PySmartArray {
     }
 
     fn normalize(len: usize, index: isize) -> PyResult<usize> {
-        let resolved = if index < 0 { index.checked_add(len as isize) } else { Some(index) };
+        let resolved = if index < 0 {
+            index.checked_add(len as isize)
+        } else {
+            Some(index)
+        };
         match resolved {
             Some(i) if i >= 0 && (i as usize) < len => Ok(i as usize),
-            _ => Err(PyIndexError::new_err(format!("index {index} is out of range for an array of length {len}"))),
+            _ => Err(PyIndexError::new_err(format!(
+                "index {index} is out of range for an array of length {len}"
+            ))),
         }
     }
 
-    fn take<'py>(py: Python<'py>, array: Arc<SmartArray>, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn take<'py>(
+        py: Python<'py>,
+        array: Arc<SmartArray>,
+        key: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let numpy = py.import("numpy")?;
         let mut indices = numpy.call_method1("asarray", (key,))?;
         let kind: String = indices.getattr("dtype")?.getattr("kind")?.extract()?;
         let ndim: usize = indices.getattr("ndim")?.extract()?;
         if ndim != 1 {
-            return Err(PyIndexError::new_err(format!("index arrays must be one-dimensional, got {ndim} dimensions")));
+            return Err(PyIndexError::new_err(format!(
+                "index arrays must be one-dimensional, got {ndim} dimensions"
+            )));
         }
         let len = array.len();
         match kind.as_str() {
             "b" => {
                 let mask_len = indices.len()?;
                 if mask_len != len {
-                    return Err(PyIndexError::new_err(format!("boolean index of length {mask_len} does not match the array length {len}")));
+                    return Err(PyIndexError::new_err(format!(
+                        "boolean index of length {mask_len} does not match the array length {len}"
+                    )));
                 }
                 indices = numpy.call_method1("flatnonzero", (indices,))?;
             }
             "i" | "u" => {}
             _ if indices.len()? == 0 => {}
-            _ => return Err(PyIndexError::new_err("only integers, slices and integer or boolean arrays are valid indices")),
+            _ => {
+                return Err(PyIndexError::new_err(
+                    "only integers, slices and integer or boolean arrays are valid indices",
+                ))
+            }
         }
         let positions: Vec<i128> = indices.call_method0("tolist")?.extract()?;
         let mut resolved = Vec::with_capacity(positions.len());
         for &position in &positions {
-            let index = if position < 0 { position + len as i128 } else { position };
+            let index = if position < 0 {
+                position + len as i128
+            } else {
+                position
+            };
             if index < 0 || index >= len as i128 {
-                return Err(PyIndexError::new_err(format!("index {position} is out of range for an array of length {len}")));
+                return Err(PyIndexError::new_err(format!(
+                    "index {position} is out of range for an array of length {len}"
+                )));
             }
             resolved.push(index as usize);
         }
@@ -196,7 +230,11 @@ impl PySmartArray {
 
     /// `a[i]` is an int (negative indices count from the end); `a[start:stop:step]` and
     /// `a[index_array]` are new numpy uint64 arrays.
-    fn __getitem__<'py>(&self, py: Python<'py>, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn __getitem__<'py>(
+        &self,
+        py: Python<'py>,
+        key: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let array = self.shared();
         let len = array.len();
         if let Ok(slice) = key.cast::<PySlice>() {
@@ -214,14 +252,21 @@ impl PySmartArray {
                 }
             });
         }
-        if key.is_instance_of::<PyInt>() || (key.hasattr("__index__")? && !key.hasattr("__len__")?) {
-            let index: isize =
-                key.extract().map_err(|_| PyIndexError::new_err(format!("index {key} is out of range for an array of length {len}")))?;
+        if key.is_instance_of::<PyInt>()
+            || (key.hasattr("__index__")? && !key.hasattr("__len__")?)
+        {
+            let index: isize = key.extract().map_err(|_| {
+                PyIndexError::new_err(format!(
+                    "index {key} is out of range for an array of length {len}"
+                ))
+            })?;
             let value = array.get(Self::normalize(len, index)?).py_err()?;
             return Ok(value.into_pyobject(py)?.into_any());
         }
         if key.is_instance_of::<PyTuple>() {
-            return Err(PyIndexError::new_err("smart arrays are one-dimensional: use a single index or slice"));
+            return Err(PyIndexError::new_err(
+                "smart arrays are one-dimensional: use a single index or slice",
+            ));
         }
         Self::take(py, array, key)
     }
@@ -230,7 +275,9 @@ impl PySmartArray {
     /// bits raises ValueError and writes nothing.
     fn __setitem__(&self, index: isize, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let value: u64 = value.extract().map_err(|_| match value.extract::<i128>() {
-            Ok(v) => PyValueError::new_err(format!("value {v} is outside 0 to 2**64-1: smart arrays hold unsigned integers")),
+            Ok(v) => PyValueError::new_err(format!(
+                "value {v} is outside 0 to 2**64-1: smart arrays hold unsigned integers"
+            )),
             Err(_) => PyTypeError::new_err("smart array values must be integers"),
         })?;
         let mut guard = self.inner.write().unwrap_or_else(PoisonError::into_inner);
@@ -243,7 +290,12 @@ impl PySmartArray {
     }
 
     fn __iter__(slf: Bound<'_, Self>) -> SmartArrayIterator {
-        SmartArrayIterator { array: slf.unbind(), next: 0, buffer: Vec::new(), buffer_start: 0 }
+        SmartArrayIterator {
+            array: slf.unbind(),
+            next: 0,
+            buffer: Vec::new(),
+            buffer_start: 0,
+        }
     }
 
     fn __repr__(&self) -> String {
@@ -254,16 +306,30 @@ impl PySmartArray {
         } else {
             let head = (0..3).map(|i| array.local().value(i).to_string());
             let tail = (len - 3..len).map(|i| array.local().value(i).to_string());
-            head.chain(std::iter::once("...".to_string())).chain(tail).collect()
+            head.chain(std::iter::once("...".to_string()))
+                .chain(tail)
+                .collect()
         };
-        format!("SmartArray([{}], len={len}, bits={}, placement='{}')", shown.join(", "), array.bits(), array.placement())
+        format!(
+            "SmartArray([{}], len={len}, bits={}, placement='{}')",
+            shown.join(", "),
+            array.bits(),
+            array.placement()
+        )
     }
 
     /// numpy conversion (`numpy.asarray(a)`): always a decoded copy.
     #[pyo3(signature = (dtype = None, copy = None))]
-    fn __array__<'py>(&self, py: Python<'py>, dtype: Option<&Bound<'py, PyAny>>, copy: Option<bool>) -> PyResult<Bound<'py, PyAny>> {
+    fn __array__<'py>(
+        &self,
+        py: Python<'py>,
+        dtype: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         if copy == Some(false) {
-            return Err(PyValueError::new_err("a smart array is bit-packed: converting it to numpy always makes a decoded copy"));
+            return Err(PyValueError::new_err(
+                "a smart array is bit-packed: converting it to numpy always makes a decoded copy",
+            ));
         }
         let decoded = self.to_numpy(py)?;
         match dtype {
@@ -275,7 +341,14 @@ impl PySmartArray {
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
         let array = self.shared();
         let constructor = py.import("smartarrays")?.getattr("array")?;
-        Ok((constructor, (self.to_numpy(py)?, array.placement().to_string(), array.bits())))
+        Ok((
+            constructor,
+            (
+                self.to_numpy(py)?,
+                array.placement().to_string(),
+                array.bits(),
+            ),
+        ))
     }
 
     /// All values decoded into a new numpy uint64 array.
@@ -307,7 +380,12 @@ impl PySmartArray {
                 || 0u64,
                 |sum, worker, range| {
                     let words = array.for_worker(worker).packed_words();
-                    sum.wrapping_add(codec::sum_range(words, array.bits(), range.start, range.end))
+                    sum.wrapping_add(codec::sum_range(
+                        words,
+                        array.bits(),
+                        range.start,
+                        range.end,
+                    ))
                 },
                 u64::wrapping_add,
             ),
@@ -341,7 +419,13 @@ impl PySmartArray {
             return Err(PyValueError::new_err("mean() of an empty smart array"));
         }
         let total = py.detach(|| {
-            fold_chunks(&array, &workers, || 0u128, |acc, values| acc + values.iter().map(|&v| u128::from(v)).sum::<u128>(), |a, b| a + b)
+            fold_chunks(
+                &array,
+                &workers,
+                || 0u128,
+                |acc, values| acc + values.iter().map(|&v| u128::from(v)).sum::<u128>(),
+                |a, b| a + b,
+            )
         });
         Ok(total as f64 / array.len() as f64)
     }
@@ -352,7 +436,13 @@ impl PySmartArray {
         let workers = Workers::from_threads(threads)?;
         let array = self.shared();
         Ok(py.detach(|| {
-            fold_chunks(&array, &workers, || 0usize, |acc, values| acc + values.iter().filter(|&&v| v != 0).count(), |a, b| a + b)
+            fold_chunks(
+                &array,
+                &workers,
+                || 0usize,
+                |acc, values| acc + values.iter().filter(|&&v| v != 0).count(),
+                |a, b| a + b,
+            )
         }))
     }
 
@@ -367,7 +457,9 @@ impl PySmartArray {
     /// `compression="auto"`, else None.
     #[getter]
     fn advice(&self) -> Option<String> {
-        self.shared().advice().map(|advice| advice.explanation.clone())
+        self.shared()
+            .advice()
+            .map(|advice| advice.explanation.clone())
     }
 
     /// Bits per value (1..64).
@@ -432,7 +524,11 @@ impl PySmartArray {
 
     /// Arrow PyCapsule interface: `(schema, array)` capsules of the decoded values.
     #[pyo3(signature = (requested_schema = None))]
-    fn __arrow_c_array__<'py>(&self, py: Python<'py>, requested_schema: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyTuple>> {
+    fn __arrow_c_array__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
         let _ = requested_schema;
         arrow::array_capsules(py, self.shared())
     }
@@ -461,8 +557,9 @@ impl PySmartArray {
                 &workers,
                 || None,
                 |acc, values| {
-                    let chunk =
-                        values.iter().fold(None, |m: Option<(u64, u64)>, &v| Some(m.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v)))));
+                    let chunk = values.iter().fold(None, |m: Option<(u64, u64)>, &v| {
+                        Some(m.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))))
+                    });
                     min_max(acc, chunk)
                 },
                 min_max,

@@ -11,7 +11,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict, PyList};
 use smartarrays::SmartArray;
 use smartarrays_ffi::arrow::arrow_array::ffi_stream::FFI_ArrowArrayStream;
-use smartarrays_ffi::arrow::arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions, RecordBatchReader};
+use smartarrays_ffi::arrow::arrow_array::{
+    ArrayRef, RecordBatch, RecordBatchOptions, RecordBatchReader,
+};
 use smartarrays_ffi::arrow::arrow_schema::ffi::FFI_ArrowSchema;
 use smartarrays_ffi::arrow::arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use smartarrays_ffi::arrow::{range_to_arrow, DEFAULT_STREAM_CHUNK};
@@ -35,7 +37,12 @@ pub struct SmartTable {
 
 impl SmartTable {
     fn schema(&self) -> SchemaRef {
-        Arc::new(Schema::new(self.names.iter().map(|name| Field::new(name, DataType::UInt64, false)).collect::<Vec<_>>()))
+        Arc::new(Schema::new(
+            self.names
+                .iter()
+                .map(|name| Field::new(name, DataType::UInt64, false))
+                .collect::<Vec<_>>(),
+        ))
     }
 }
 
@@ -48,10 +55,14 @@ pub fn table(columns: &Bound<'_, PyDict>, chunk_values: usize) -> PyResult<Smart
     let mut arrays = Vec::with_capacity(columns.len());
     let mut objects = Vec::with_capacity(columns.len());
     for (name, column) in columns.iter() {
-        let name: String = name.extract().map_err(|_| PyValueError::new_err("table column names must be strings"))?;
-        let column = column
-            .cast::<PySmartArray>()
-            .map_err(|_| PyValueError::new_err(format!("table column {name:?} is not a SmartArray (build it with smartarrays.array)")))?;
+        let name: String = name
+            .extract()
+            .map_err(|_| PyValueError::new_err("table column names must be strings"))?;
+        let column = column.cast::<PySmartArray>().map_err(|_| {
+            PyValueError::new_err(format!(
+                "table column {name:?} is not a SmartArray (build it with smartarrays.array)"
+            ))
+        })?;
         names.push(name);
         arrays.push(column.get().shared());
         objects.push(column.clone().unbind());
@@ -64,8 +75,17 @@ pub fn table(columns: &Bound<'_, PyDict>, chunk_values: usize) -> PyResult<Smart
             other.len()
         )));
     }
-    let chunk_values = if chunk_values == 0 { DEFAULT_STREAM_CHUNK } else { chunk_values };
-    Ok(SmartTable { names, objects, rows, chunk_values })
+    let chunk_values = if chunk_values == 0 {
+        DEFAULT_STREAM_CHUNK
+    } else {
+        chunk_values
+    };
+    Ok(SmartTable {
+        names,
+        objects,
+        rows,
+        chunk_values,
+    })
 }
 
 #[pymethods]
@@ -84,7 +104,10 @@ impl SmartTable {
     fn __getitem__(&self, py: Python<'_>, name: &str) -> PyResult<Py<PySmartArray>> {
         match self.names.iter().position(|n| n == name) {
             Some(index) => Ok(self.objects[index].clone_ref(py)),
-            None => Err(PyKeyError::new_err(format!("no column {name:?}; the columns are {:?}", self.names))),
+            None => Err(PyKeyError::new_err(format!(
+                "no column {name:?}; the columns are {:?}",
+                self.names
+            ))),
         }
     }
 
@@ -95,16 +118,31 @@ impl SmartTable {
 
     /// Arrow PyCapsule interface: the table's schema (a struct of uint64 fields).
     fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let schema = FFI_ArrowSchema::try_from(self.schema().as_ref()).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let schema = FFI_ArrowSchema::try_from(self.schema().as_ref())
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(PyCapsule::new_with_value(py, schema, c"arrow_schema")?.into_any())
     }
 
     /// Arrow PyCapsule interface: a stream of record batches.
     #[pyo3(signature = (requested_schema = None))]
-    fn __arrow_c_stream__<'py>(&self, py: Python<'py>, requested_schema: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let _ = requested_schema;
-        let columns = self.objects.iter().map(|object| object.get().shared()).collect();
-        let reader = Batches { schema: self.schema(), columns, rows: self.rows, next: 0, chunk: self.chunk_values };
+        let columns = self
+            .objects
+            .iter()
+            .map(|object| object.get().shared())
+            .collect();
+        let reader = Batches {
+            schema: self.schema(),
+            columns,
+            rows: self.rows,
+            next: 0,
+            chunk: self.chunk_values,
+        };
         let stream = FFI_ArrowArrayStream::new(Box::new(reader));
         Ok(PyCapsule::new_with_value(py, stream, c"arrow_array_stream")?.into_any())
     }
@@ -128,13 +166,18 @@ impl Iterator for Batches {
         }
         let range = self.next..self.next.saturating_add(self.chunk).min(self.rows);
         self.next = range.end;
-        let columns: Result<Vec<ArrayRef>, _> =
-            self.columns.iter().map(|column| range_to_arrow(column, range.clone()).map(|a| Arc::new(a) as ArrayRef)).collect();
+        let columns: Result<Vec<ArrayRef>, _> = self
+            .columns
+            .iter()
+            .map(|column| range_to_arrow(column, range.clone()).map(|a| Arc::new(a) as ArrayRef))
+            .collect();
         let options = RecordBatchOptions::new().with_row_count(Some(range.len()));
         Some(
             columns
                 .map_err(|e| ArrowError::ComputeError(e.to_string()))
-                .and_then(|columns| RecordBatch::try_new_with_options(Arc::clone(&self.schema), columns, &options)),
+                .and_then(|columns| {
+                    RecordBatch::try_new_with_options(Arc::clone(&self.schema), columns, &options)
+                }),
         )
     }
 }

@@ -9,7 +9,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[non_exhaustive]
 pub enum Error {
     /// A value is larger than the array's bit width can hold.
-    #[error("value {value} at index {index} does not fit in {bits} bits (largest allowed is {max})")]
+    #[error(
+        "value {value} at index {index} does not fit in {bits} bits (largest allowed is {max})"
+    )]
     ValueTooWide {
         /// Position of the offending value.
         index: usize,
@@ -51,7 +53,9 @@ pub enum Error {
     #[error("cannot resolve auto configuration: {0}")]
     AutoUnresolved(String),
     /// A compression name that is not `auto`, `uncompressed`, `minimal` or a width.
-    #[error("unknown compression {0:?}: expected auto, uncompressed, minimal or a bit width 1..64")]
+    #[error(
+        "unknown compression {0:?}: expected auto, uncompressed, minimal or a bit width 1..64"
+    )]
     InvalidCompression(String),
     /// A bit width outside 1..=64.
     #[error("bit width {0} is invalid: it must be between 1 and 64")]

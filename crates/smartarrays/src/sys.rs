@@ -64,7 +64,8 @@ pub fn map_anonymous(bytes: usize) -> io::Result<Mapping> {
     if pointer == libc::MAP_FAILED {
         return Err(io::Error::last_os_error());
     }
-    let start = NonNull::new(pointer.cast::<u8>()).ok_or_else(|| io::Error::other("mmap returned null"))?;
+    let start =
+        NonNull::new(pointer.cast::<u8>()).ok_or_else(|| io::Error::other("mmap returned null"))?;
     Ok(Mapping { start, bytes })
 }
 
@@ -137,7 +138,10 @@ pub fn page_nodes(start: NonNull<u8>, bytes: usize) -> io::Result<Vec<Result<usi
     let page = page_size();
     let first = start.as_ptr() as usize & !(page - 1);
     let end = start.as_ptr() as usize + bytes;
-    let pages: Vec<*mut libc::c_void> = (first..end).step_by(page).map(|address| address as *mut libc::c_void).collect();
+    let pages: Vec<*mut libc::c_void> = (first..end)
+        .step_by(page)
+        .map(|address| address as *mut libc::c_void)
+        .collect();
     let mut status = vec![0i32; pages.len()];
     for (addresses, statuses) in pages.chunks(16384).zip(status.chunks_mut(16384)) {
         // SAFETY: `addresses` and `statuses` are valid arrays of equal length; with a null
@@ -157,7 +161,10 @@ pub fn page_nodes(start: NonNull<u8>, bytes: usize) -> io::Result<Vec<Result<usi
             return Err(io::Error::last_os_error());
         }
     }
-    Ok(status.into_iter().map(|s| if s >= 0 { Ok(s as usize) } else { Err(-s) }).collect())
+    Ok(status
+        .into_iter()
+        .map(|s| if s >= 0 { Ok(s as usize) } else { Err(-s) })
+        .collect())
 }
 
 /// The kernel's memory policy for the page containing `address` (`get_mempolicy(2)` with
@@ -190,7 +197,9 @@ pub fn policy_of(address: NonNull<u8>) -> io::Result<(String, Vec<usize>)> {
         6 => "weighted-interleave",
         _ => "unknown",
     };
-    let nodes = (0..mask.len() * 64).filter(|&n| mask[n / 64] & (1 << (n % 64)) != 0).collect();
+    let nodes = (0..mask.len() * 64)
+        .filter(|&n| mask[n / 64] & (1 << (n % 64)) != 0)
+        .collect();
     Ok((name.to_string(), nodes))
 }
 
@@ -204,7 +213,8 @@ pub fn pin_current_thread(cpu: usize) -> io::Result<()> {
     // SAFETY: `cpu` was checked to be below CPU_SETSIZE, so the bit lies inside `set`.
     unsafe { libc::CPU_SET(cpu, &mut set) };
     // SAFETY: `set` is a valid cpu_set_t and its size is passed; pid 0 means this thread.
-    let result = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    let result =
+        unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
     if result != 0 {
         return Err(io::Error::last_os_error());
     }
@@ -216,7 +226,8 @@ pub fn allowed_cpus() -> io::Result<Vec<usize>> {
     // SAFETY: all-zero bytes is a valid empty cpu_set_t.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     // SAFETY: `set` is valid for writes of the size passed; pid 0 means this thread.
-    let result = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    let result =
+        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
     if result != 0 {
         return Err(io::Error::last_os_error());
     }

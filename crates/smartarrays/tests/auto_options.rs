@@ -7,7 +7,10 @@
 use std::sync::{Arc, Mutex};
 
 use smartarrays::array::{install_advisor, uninstall_advisor, Advice, Advise, AutoRequest};
-use smartarrays::{ArrayOptions, Bits, Compression, Error, Placement, Runtime, RuntimeOptions, SmartArray, Topology, Usage};
+use smartarrays::{
+    ArrayOptions, Bits, Compression, Error, Placement, Runtime, RuntimeOptions, SmartArray,
+    Topology, Usage,
+};
 
 /// A scripted advisor: answers with a fixed placement and either the minimal or the natural
 /// width, and remembers every request.
@@ -29,23 +32,36 @@ impl Advise for Scripted {
         } else {
             smartarrays::array::natural_bits(minimal)
         };
-        Ok(Advice { placement: self.placement.clone(), bits, explanation: format!("scripted: {} at {bits} bits", self.placement) })
+        Ok(Advice {
+            placement: self.placement.clone(),
+            bits,
+            explanation: format!("scripted: {} at {bits} bits", self.placement),
+        })
     }
 }
 
 fn scripted(placement: Placement, compress: bool) -> Arc<Scripted> {
-    Arc::new(Scripted { placement, compress, narrower_than_needed: false, requests: Mutex::new(Vec::new()) })
+    Arc::new(Scripted {
+        placement,
+        compress,
+        narrower_than_needed: false,
+        requests: Mutex::new(Vec::new()),
+    })
 }
 
 #[test]
 fn auto_options_resolve_through_the_installed_advisor() {
     let values: Vec<u64> = (0..70_001u64).map(|i| (i * 7919) % 5000).collect();
-    let auto = ArrayOptions::new().placement(Placement::Auto).compression(Compression::Auto);
+    let auto = ArrayOptions::new()
+        .placement(Placement::Auto)
+        .compression(Compression::Auto);
 
     // 1. No advisor: a clear, typed error, nothing built.
     uninstall_advisor();
     match SmartArray::from_slice(&values, &auto) {
-        Err(Error::AutoUnresolved(message)) => assert!(message.contains("smartarrays_adapt::install"), "{message}"),
+        Err(Error::AutoUnresolved(message)) => {
+            assert!(message.contains("smartarrays_adapt::install"), "{message}")
+        }
         other => panic!("expected AutoUnresolved, got {other:?}"),
     }
     // Concrete options never need an advisor.
@@ -55,7 +71,11 @@ fn auto_options_resolve_through_the_installed_advisor() {
     // 2. Both parts auto: the advisor's choice is used and reported.
     let advisor = scripted(Placement::Interleaved(vec![]), true);
     install_advisor(advisor.clone());
-    let usage = Usage { accesses_per_element: 3.0, random_share: 0.25, ..Usage::default() };
+    let usage = Usage {
+        accesses_per_element: 3.0,
+        random_share: 0.25,
+        ..Usage::default()
+    };
     let array = SmartArray::from_slice(&values, &auto.clone().usage(usage.clone())).unwrap();
     assert_eq!(*array.placement(), Placement::Interleaved(vec![]));
     assert_eq!(array.bits(), 13); // 4999 needs 13 bits
@@ -65,31 +85,64 @@ fn auto_options_resolve_through_the_installed_advisor() {
         let requests = advisor.requests.lock().unwrap();
         let request = requests.last().unwrap();
         assert_eq!((request.len, request.largest), (values.len(), 4999));
-        assert_eq!((request.placement.clone(), request.compression), (Placement::Auto, Compression::Auto));
+        assert_eq!(
+            (request.placement.clone(), request.compression),
+            (Placement::Auto, Compression::Auto)
+        );
         assert_eq!(request.usage, usage);
     }
 
     // 3. Only the placement is auto: the caller's width stays, whatever the advisor says.
-    let array = SmartArray::from_slice(&values, &ArrayOptions::new().placement(Placement::Auto).bits(40)).unwrap();
-    assert_eq!((array.placement().clone(), array.bits()), (Placement::Interleaved(vec![]), 40));
-    assert_eq!(advisor.requests.lock().unwrap().last().unwrap().compression, Compression::Exactly(40));
-    let array =
-        SmartArray::from_slice(&values, &ArrayOptions::new().placement(Placement::Auto).compression(Compression::Uncompressed)).unwrap();
+    let array = SmartArray::from_slice(
+        &values,
+        &ArrayOptions::new().placement(Placement::Auto).bits(40),
+    )
+    .unwrap();
+    assert_eq!(
+        (array.placement().clone(), array.bits()),
+        (Placement::Interleaved(vec![]), 40)
+    );
+    assert_eq!(
+        advisor.requests.lock().unwrap().last().unwrap().compression,
+        Compression::Exactly(40)
+    );
+    let array = SmartArray::from_slice(
+        &values,
+        &ArrayOptions::new()
+            .placement(Placement::Auto)
+            .compression(Compression::Uncompressed),
+    )
+    .unwrap();
     assert_eq!(array.bits(), 32);
     assert_eq!(array.to_vec(), values);
 
     // 4. Only the width is auto: the caller's placement stays.
     let advisor = scripted(Placement::Replicated, false);
     install_advisor(advisor.clone());
-    let array =
-        SmartArray::from_slice(&values, &ArrayOptions::new().placement(Placement::SingleNode(0)).compression(Compression::Auto)).unwrap();
-    assert_eq!((array.placement().clone(), array.bits()), (Placement::SingleNode(0), 32));
+    let array = SmartArray::from_slice(
+        &values,
+        &ArrayOptions::new()
+            .placement(Placement::SingleNode(0))
+            .compression(Compression::Auto),
+    )
+    .unwrap();
+    assert_eq!(
+        (array.placement().clone(), array.bits()),
+        (Placement::SingleNode(0), 32)
+    );
     assert_eq!(array.to_vec(), values);
 
     // 5. Every constructor asks, at edge lengths, including a replicated answer on a described
     //    two-node machine (so there really are two replicas to fill).
     let topology = Arc::new(Topology::uniform(2, 2, 1 << 30).unwrap());
-    let two_nodes = Arc::new(Runtime::new(RuntimeOptions { threads: Some(3), topology: Some(topology), no_pinning: true }).unwrap());
+    let two_nodes = Arc::new(
+        Runtime::new(RuntimeOptions {
+            threads: Some(3),
+            topology: Some(topology),
+            no_pinning: true,
+        })
+        .unwrap(),
+    );
     for len in [0usize, 1, 63, 64, 65, 1023, 1025] {
         let reference: Vec<u64> = (0..len as u64).map(|i| i * 3).collect();
         let options = auto.clone().runtime(Arc::clone(&two_nodes));
@@ -111,8 +164,12 @@ fn auto_options_resolve_through_the_installed_advisor() {
             assert!(array.advice().is_some());
         }
     }
-    let zeros = SmartArray::zeroed(100, 7, &ArrayOptions::new().placement(Placement::Auto)).unwrap();
-    assert_eq!((zeros.bits(), zeros.placement().clone()), (7, Placement::Replicated));
+    let zeros =
+        SmartArray::zeroed(100, 7, &ArrayOptions::new().placement(Placement::Auto)).unwrap();
+    assert_eq!(
+        (zeros.bits(), zeros.placement().clone()),
+        (7, Placement::Replicated)
+    );
 
     // 6. An answer that cannot hold the data, or that is still "auto", is refused.
     install_advisor(Arc::new(Scripted {
@@ -121,14 +178,22 @@ fn auto_options_resolve_through_the_installed_advisor() {
         narrower_than_needed: true,
         requests: Mutex::new(Vec::new()),
     }));
-    assert!(matches!(SmartArray::from_slice(&values, &auto), Err(Error::AutoUnresolved(m)) if m.contains("needs 13")));
+    assert!(
+        matches!(SmartArray::from_slice(&values, &auto), Err(Error::AutoUnresolved(m)) if m.contains("needs 13"))
+    );
     install_advisor(scripted(Placement::Auto, true));
-    assert!(matches!(SmartArray::from_slice(&values, &auto), Err(Error::AutoUnresolved(_))));
+    assert!(matches!(
+        SmartArray::from_slice(&values, &auto),
+        Err(Error::AutoUnresolved(_))
+    ));
 
     // 7. Value checks still apply to a fixed width under an auto placement.
     install_advisor(scripted(Placement::OsDefault, true));
     assert!(matches!(
-        SmartArray::from_slice(&values, &ArrayOptions::new().placement(Placement::Auto).bits(8)),
+        SmartArray::from_slice(
+            &values,
+            &ArrayOptions::new().placement(Placement::Auto).bits(8)
+        ),
         Err(Error::ValueTooWide { bits: 8, .. })
     ));
     uninstall_advisor();

@@ -6,13 +6,17 @@ use std::sync::{Arc, OnceLock};
 
 use proptest::prelude::*;
 use smartarrays::codec::{self, KernelLevel};
-use smartarrays::{ArrayOptions, Bits, Error, HugePages, Placement, Runtime, RuntimeOptions, SmartArray, Topology};
+use smartarrays::{
+    ArrayOptions, Bits, Error, HugePages, Placement, Runtime, RuntimeOptions, SmartArray, Topology,
+};
 
 const LENGTHS: [usize; 10] = [0, 1, 63, 64, 65, 1023, 1024, 1025, 4097, 70_001];
 
 fn runtime() -> Arc<Runtime> {
     static RUNTIME: OnceLock<Arc<Runtime>> = OnceLock::new();
-    RUNTIME.get_or_init(|| Arc::new(Runtime::with_threads(3).unwrap())).clone()
+    RUNTIME
+        .get_or_init(|| Arc::new(Runtime::with_threads(3).unwrap()))
+        .clone()
 }
 
 /// A runtime on a described two-node machine, so replicated arrays really have two replicas.
@@ -21,7 +25,14 @@ fn two_node_runtime() -> Arc<Runtime> {
     RUNTIME
         .get_or_init(|| {
             let topology = Arc::new(Topology::uniform(2, 2, 8 << 30).unwrap());
-            Arc::new(Runtime::new(RuntimeOptions { threads: Some(3), topology: Some(topology), no_pinning: true }).unwrap())
+            Arc::new(
+                Runtime::new(RuntimeOptions {
+                    threads: Some(3),
+                    topology: Some(topology),
+                    no_pinning: true,
+                })
+                .unwrap(),
+            )
         })
         .clone()
 }
@@ -49,11 +60,26 @@ fn check_array(array: &SmartArray, expected: &[u64], context: &str) {
     for replica in 0..array.replica_count() {
         let view = array.replica(replica);
         for (i, &v) in expected.iter().enumerate() {
-            assert_eq!(view.get(i).unwrap(), v, "{context} replica {replica} get({i})");
+            assert_eq!(
+                view.get(i).unwrap(),
+                v,
+                "{context} replica {replica} get({i})"
+            );
         }
-        assert!(matches!(view.get(expected.len()), Err(Error::IndexOutOfRange { .. })), "{context}");
-        assert_eq!(view.to_vec(), expected, "{context} replica {replica} unpack");
-        assert_eq!(view.iter().collect::<Vec<_>>(), expected, "{context} replica {replica} iter");
+        assert!(
+            matches!(view.get(expected.len()), Err(Error::IndexOutOfRange { .. })),
+            "{context}"
+        );
+        assert_eq!(
+            view.to_vec(),
+            expected,
+            "{context} replica {replica} unpack"
+        );
+        assert_eq!(
+            view.iter().collect::<Vec<_>>(),
+            expected,
+            "{context} replica {replica} iter"
+        );
         let mut visited = Vec::with_capacity(expected.len());
         view.for_each_chunk(0..expected.len(), |first, chunk| {
             assert_eq!(first, visited.len());
@@ -61,32 +87,58 @@ fn check_array(array: &SmartArray, expected: &[u64], context: &str) {
         })
         .unwrap();
         assert_eq!(visited, expected, "{context} replica {replica} chunks");
-        assert_eq!(view.sum_range(0..expected.len()).unwrap(), wrapping_sum, "{context} replica {replica} sum");
+        assert_eq!(
+            view.sum_range(0..expected.len()).unwrap(),
+            wrapping_sum,
+            "{context} replica {replica} sum"
+        );
     }
     assert_eq!(array.par_sum(), wrapping_sum, "{context} par_sum");
-    assert_eq!(array.par_max(), expected.iter().copied().max(), "{context} par_max");
-    assert_eq!(array.par_min(), expected.iter().copied().min(), "{context} par_min");
+    assert_eq!(
+        array.par_max(),
+        expected.iter().copied().max(),
+        "{context} par_max"
+    );
+    assert_eq!(
+        array.par_min(),
+        expected.iter().copied().min(),
+        "{context} par_min"
+    );
 }
 
 #[test]
 fn every_width_every_placement_every_edge_length() {
-    for (runtime, label) in [(runtime(), "this machine"), (two_node_runtime(), "two described nodes")] {
+    for (runtime, label) in [
+        (runtime(), "this machine"),
+        (two_node_runtime(), "two described nodes"),
+    ] {
         let placements = Placement::all(runtime.topology());
         for bits in 1..=64 {
             for &len in &LENGTHS {
                 let expected = reference(len, bits, len as u64);
                 for placement in &placements {
-                    let options = ArrayOptions::new().placement(placement.clone()).bits(bits).runtime(Arc::clone(&runtime));
+                    let options = ArrayOptions::new()
+                        .placement(placement.clone())
+                        .bits(bits)
+                        .runtime(Arc::clone(&runtime));
                     let array = SmartArray::from_slice(&expected, &options).unwrap();
                     let context = format!("{label}: bits {bits} len {len} placement {placement}");
                     assert_eq!(array.bits(), bits);
-                    let replicas = if *placement == Placement::Replicated { runtime.topology().nodes().len() } else { 1 };
+                    let replicas = if *placement == Placement::Replicated {
+                        runtime.topology().nodes().len()
+                    } else {
+                        1
+                    };
                     assert_eq!(array.replica_count(), replicas, "{context}");
                     // Full checks on the lengths that stress chunk edges; sums only on the long one.
                     if len <= 4097 || bits % 7 == 0 {
                         check_array(&array, &expected, &context);
                     } else {
-                        assert_eq!(array.par_sum(), expected.iter().fold(0u64, |s, &v| s.wrapping_add(v)), "{context}");
+                        assert_eq!(
+                            array.par_sum(),
+                            expected.iter().fold(0u64, |s, &v| s.wrapping_add(v)),
+                            "{context}"
+                        );
                     }
                 }
             }
@@ -98,42 +150,88 @@ fn every_width_every_placement_every_edge_length() {
 fn automatic_width_is_minimal_and_exact_width_refuses_misfits() {
     for bits in 1..=64u32 {
         let max = codec::max_value(bits);
-        let array = SmartArray::from_slice(&[0, max, 1], &ArrayOptions::new().runtime(runtime())).unwrap();
+        let array =
+            SmartArray::from_slice(&[0, max, 1], &ArrayOptions::new().runtime(runtime())).unwrap();
         assert_eq!(array.bits(), bits);
         assert_eq!(array.get(1).unwrap(), max);
         if bits < 64 {
-            let error =
-                SmartArray::from_slice(&[0, max, max + 1, max + 2], &ArrayOptions::new().bits(bits).runtime(runtime())).unwrap_err();
-            assert_eq!(error, Error::ValueTooWide { index: 2, value: max + 1, bits, max });
-            assert!(error.to_string().contains(&format!("does not fit in {bits} bits")));
+            let error = SmartArray::from_slice(
+                &[0, max, max + 1, max + 2],
+                &ArrayOptions::new().bits(bits).runtime(runtime()),
+            )
+            .unwrap_err();
+            assert_eq!(
+                error,
+                Error::ValueTooWide {
+                    index: 2,
+                    value: max + 1,
+                    bits,
+                    max
+                }
+            );
+            assert!(error
+                .to_string()
+                .contains(&format!("does not fit in {bits} bits")));
         }
     }
     let empty = SmartArray::from_slice(&[], &ArrayOptions::new().runtime(runtime())).unwrap();
-    assert_eq!((empty.len(), empty.bits(), empty.par_sum(), empty.par_max()), (0, 1, 0, None));
+    assert_eq!(
+        (empty.len(), empty.bits(), empty.par_sum(), empty.par_max()),
+        (0, 1, 0, None)
+    );
     // The first misfit is reported even when several batches hold one.
     let mut values = vec![1u64; 300_000];
     values[250_000] = 1 << 20;
     values[70_000] = 1 << 21;
-    let error = SmartArray::from_slice(&values, &ArrayOptions::new().bits(20).runtime(runtime())).unwrap_err();
-    assert!(matches!(error, Error::ValueTooWide { index: 70_000, value: 2_097_152, bits: 20, .. }), "{error}");
+    let error = SmartArray::from_slice(&values, &ArrayOptions::new().bits(20).runtime(runtime()))
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::ValueTooWide {
+                index: 70_000,
+                value: 2_097_152,
+                bits: 20,
+                ..
+            }
+        ),
+        "{error}"
+    );
 }
 
 #[test]
 fn set_writes_every_replica_and_refuses_bad_input_without_writing() {
     for bits in [1, 7, 32, 33, 63, 64] {
         let expected = reference(1025, bits, 9);
-        let options = ArrayOptions::new().placement(Placement::Replicated).bits(bits).runtime(two_node_runtime());
+        let options = ArrayOptions::new()
+            .placement(Placement::Replicated)
+            .bits(bits)
+            .runtime(two_node_runtime());
         let mut array = SmartArray::from_slice(&expected, &options).unwrap();
         assert_eq!(array.replica_count(), 2);
         let mut model = expected.clone();
-        for (index, value) in [(0, codec::max_value(bits)), (63, 0), (64, 1), (1024, codec::max_value(bits) / 2)] {
+        for (index, value) in [
+            (0, codec::max_value(bits)),
+            (63, 0),
+            (64, 1),
+            (1024, codec::max_value(bits) / 2),
+        ] {
             array.set(index, value).unwrap();
             model[index] = value;
         }
         check_array(&array, &model, &format!("after set, bits {bits}"));
-        assert!(matches!(array.set(1025, 0), Err(Error::IndexOutOfRange { index: 1025, len: 1025 })));
+        assert!(matches!(
+            array.set(1025, 0),
+            Err(Error::IndexOutOfRange {
+                index: 1025,
+                len: 1025
+            })
+        ));
         if bits < 64 {
-            assert!(matches!(array.set(3, codec::max_value(bits) + 1), Err(Error::ValueTooWide { .. })));
+            assert!(matches!(
+                array.set(3, codec::max_value(bits) + 1),
+                Err(Error::ValueTooWide { .. })
+            ));
         }
         check_array(&array, &model, &format!("after refused set, bits {bits}"));
     }
@@ -141,36 +239,76 @@ fn set_writes_every_replica_and_refuses_bad_input_without_writing() {
 
 #[test]
 fn ranges_and_buffers_are_checked() {
-    let array = SmartArray::from_slice(&reference(100, 9, 1), &ArrayOptions::new().bits(9).runtime(runtime())).unwrap();
+    let array = SmartArray::from_slice(
+        &reference(100, 9, 1),
+        &ArrayOptions::new().bits(9).runtime(runtime()),
+    )
+    .unwrap();
     let mut out = vec![0; 10];
-    assert!(matches!(array.unpack(95, &mut out), Err(Error::RangeOutOfBounds { start: 95, end: 105, len: 100 })));
+    assert!(matches!(
+        array.unpack(95, &mut out),
+        Err(Error::RangeOutOfBounds {
+            start: 95,
+            end: 105,
+            len: 100
+        })
+    ));
     assert!(array.unpack(90, &mut out).is_ok());
-    assert!(matches!(array.local().sum_range(50..101), Err(Error::RangeOutOfBounds { .. })));
+    assert!(matches!(
+        array.local().sum_range(50..101),
+        Err(Error::RangeOutOfBounds { .. })
+    ));
     let (start, end) = (10, 5);
     assert!(array.for_each_chunk(start..end, |_, _| {}).is_err());
     assert!(matches!(
-        SmartArray::from_slice(&[1], &ArrayOptions::new().width(Bits::Exactly(0)).runtime(runtime())),
+        SmartArray::from_slice(
+            &[1],
+            &ArrayOptions::new()
+                .width(Bits::Exactly(0))
+                .runtime(runtime())
+        ),
         Err(Error::InvalidBitWidth(0))
     ));
-    assert!(matches!(SmartArray::from_slice(&[1], &ArrayOptions::new().bits(65).runtime(runtime())), Err(Error::InvalidBitWidth(65))));
+    assert!(matches!(
+        SmartArray::from_slice(&[1], &ArrayOptions::new().bits(65).runtime(runtime())),
+        Err(Error::InvalidBitWidth(65))
+    ));
 }
 
 #[test]
 fn bad_nodes_and_impossible_sizes_are_errors() {
     let missing = runtime().topology().node_ids().iter().max().unwrap() + 1;
-    let options = ArrayOptions::new().placement(Placement::SingleNode(missing)).runtime(runtime());
-    assert!(matches!(SmartArray::from_slice(&[1, 2], &options), Err(Error::UnknownNode { .. })));
-    let options = ArrayOptions::new().placement(Placement::Interleaved(vec![missing])).runtime(runtime());
-    assert!(matches!(SmartArray::zeroed(10, 3, &options), Err(Error::UnknownNode { .. })));
+    let options = ArrayOptions::new()
+        .placement(Placement::SingleNode(missing))
+        .runtime(runtime());
+    assert!(matches!(
+        SmartArray::from_slice(&[1, 2], &options),
+        Err(Error::UnknownNode { .. })
+    ));
+    let options = ArrayOptions::new()
+        .placement(Placement::Interleaved(vec![missing]))
+        .runtime(runtime());
+    assert!(matches!(
+        SmartArray::zeroed(10, 3, &options),
+        Err(Error::UnknownNode { .. })
+    ));
     // More than any node has: refused up front, before touching memory.
-    let options = ArrayOptions::new().placement(Placement::SingleNode(0)).runtime(runtime());
-    assert!(matches!(SmartArray::zeroed(1 << 45, 64, &options), Err(Error::NotEnoughMemory { node: 0, .. })));
+    let options = ArrayOptions::new()
+        .placement(Placement::SingleNode(0))
+        .runtime(runtime());
+    assert!(matches!(
+        SmartArray::zeroed(1 << 45, 64, &options),
+        Err(Error::NotEnoughMemory { node: 0, .. })
+    ));
     // The allocation failure path: the OS refuses an absurd mapping.
     assert!(matches!(
         SmartArray::zeroed(usize::MAX / 64, 64, &ArrayOptions::new().runtime(runtime())),
         Err(Error::AllocationFailed { .. })
     ));
-    assert!(matches!(SmartArray::zeroed(usize::MAX, 2, &ArrayOptions::new().runtime(runtime())), Err(Error::AllocationFailed { .. })));
+    assert!(matches!(
+        SmartArray::zeroed(usize::MAX, 2, &ArrayOptions::new().runtime(runtime())),
+        Err(Error::AllocationFailed { .. })
+    ));
 }
 
 #[test]
@@ -178,12 +316,22 @@ fn memory_stays_within_the_packed_size_plus_one_percent_and_a_page_per_replica()
     let page = smartarrays::sys::page_size() as f64;
     for bits in [1, 3, 10, 31, 33, 50, 63, 64] {
         for len in [0usize, 1, 1000, 1 << 16, 3_000_001] {
-            for (placement, runtime) in [(Placement::OsDefault, runtime()), (Placement::Replicated, two_node_runtime())] {
-                let options = ArrayOptions::new().placement(placement.clone()).huge_pages(HugePages::Never).runtime(runtime);
+            for (placement, runtime) in [
+                (Placement::OsDefault, runtime()),
+                (Placement::Replicated, two_node_runtime()),
+            ] {
+                let options = ArrayOptions::new()
+                    .placement(placement.clone())
+                    .huge_pages(HugePages::Never)
+                    .runtime(runtime);
                 let array = SmartArray::zeroed(len, bits, &options).unwrap();
                 let replicas = array.replica_count() as f64;
                 let limit = replicas * (len as f64 * bits as f64 / 8.0 * 1.01 + page);
-                assert!(array.memory_bytes() as f64 <= limit, "bits {bits} len {len} {placement}: {} > {limit}", array.memory_bytes());
+                assert!(
+                    array.memory_bytes() as f64 <= limit,
+                    "bits {bits} len {len} {placement}: {} > {limit}",
+                    array.memory_bytes()
+                );
             }
         }
     }
@@ -196,17 +344,35 @@ fn signed_and_float_arrays_round_trip() {
     let array = SignedArray::from_slice(&values, &ArrayOptions::new().runtime(runtime())).unwrap();
     assert_eq!(array.bits(), 64);
     assert_eq!(array.to_vec(), values);
-    assert_eq!(array.sum(), values.iter().fold(0i64, |s, &v| s.wrapping_add(v)));
+    assert_eq!(
+        array.sum(),
+        values.iter().fold(0i64, |s, &v| s.wrapping_add(v))
+    );
     let small: Vec<i64> = (-500..500).collect();
-    let array = SignedArray::from_slice(&small, &ArrayOptions::new().placement(Placement::Replicated).runtime(two_node_runtime())).unwrap();
+    let array = SignedArray::from_slice(
+        &small,
+        &ArrayOptions::new()
+            .placement(Placement::Replicated)
+            .runtime(two_node_runtime()),
+    )
+    .unwrap();
     assert_eq!(array.bits(), 10);
-    assert_eq!((0..small.len()).map(|i| array.get(i).unwrap()).collect::<Vec<_>>(), small);
+    assert_eq!(
+        (0..small.len())
+            .map(|i| array.get(i).unwrap())
+            .collect::<Vec<_>>(),
+        small
+    );
     assert_eq!(array.sum(), -500);
-    assert!(SignedArray::from_slice(&[-513], &ArrayOptions::new().bits(10).runtime(runtime())).is_err());
+    assert!(
+        SignedArray::from_slice(&[-513], &ArrayOptions::new().bits(10).runtime(runtime())).is_err()
+    );
 
     for placement in Placement::all(two_node_runtime().topology()) {
         let floats: Vec<f64> = (0..1025).map(|i| i as f64 * 0.25 - 7.0).collect();
-        let options = ArrayOptions::new().placement(placement).runtime(two_node_runtime());
+        let options = ArrayOptions::new()
+            .placement(placement)
+            .runtime(two_node_runtime());
         let mut array = F64Array::from_slice(&floats, &options).unwrap();
         assert_eq!(array.to_vec(), floats);
         assert_eq!(array.par_sum(), floats.iter().sum::<f64>());
@@ -229,8 +395,14 @@ fn every_kernel_level_agrees_on_long_unaligned_ranges() {
                 let mut out = vec![0; end - start];
                 codec::unpack_range_with(level, &words, bits, start, &mut out);
                 assert_eq!(out, &expected[start..end], "bits {bits} {level:?}");
-                let sum = expected[start..end].iter().fold(0u64, |s, &v| s.wrapping_add(v));
-                assert_eq!(codec::sum_range_with(level, &words, bits, start, end), sum, "bits {bits} {level:?}");
+                let sum = expected[start..end]
+                    .iter()
+                    .fold(0u64, |s, &v| s.wrapping_add(v));
+                assert_eq!(
+                    codec::sum_range_with(level, &words, bits, start, end),
+                    sum,
+                    "bits {bits} {level:?}"
+                );
             }
         }
     }
@@ -277,7 +449,10 @@ proptest! {
 fn many_threads_read_one_array_at_once() {
     for runtime in [runtime(), two_node_runtime()] {
         let expected = reference(100_003, 27, 5);
-        let options = ArrayOptions::new().placement(Placement::Replicated).bits(27).runtime(runtime);
+        let options = ArrayOptions::new()
+            .placement(Placement::Replicated)
+            .bits(27)
+            .runtime(runtime);
         let array = SmartArray::from_slice(&expected, &options).unwrap();
         let total = expected.iter().fold(0u64, |s, &v| s.wrapping_add(v));
         std::thread::scope(|scope| {

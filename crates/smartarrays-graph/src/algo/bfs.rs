@@ -50,7 +50,10 @@ impl BfsResult {
 
     /// Level of `v`, or `None` when unreached or out of range.
     pub fn level(&self, v: u64) -> Option<u64> {
-        self.levels.get(v as usize).ok().filter(|&l| l != self.unreached())
+        self.levels
+            .get(v as usize)
+            .ok()
+            .filter(|&l| l != self.unreached())
     }
 
     /// Parent of `v`, or `None` when unreached or out of range.
@@ -70,11 +73,23 @@ fn in_edges(graph: &Graph, v: usize, buffer: &mut Vec<u64>, mut visit: impl FnMu
     let incoming = graph.incoming();
     let offsets = incoming.offsets().local();
     let (s, t) = (offsets.value(v) as usize, offsets.value(v + 1) as usize);
-    scan(Targets::of(incoming.targets().local()), s, t, buffer, &mut visit);
+    scan(
+        Targets::of(incoming.targets().local()),
+        s,
+        t,
+        buffer,
+        &mut visit,
+    );
 }
 
 /// Calls `visit` on the ids at positions `s..t` until it returns false.
-fn scan(targets: Targets<'_>, mut s: usize, t: usize, buffer: &mut Vec<u64>, visit: &mut impl FnMut(u64) -> bool) {
+fn scan(
+    targets: Targets<'_>,
+    mut s: usize,
+    t: usize,
+    buffer: &mut Vec<u64>,
+    visit: &mut impl FnMut(u64) -> bool,
+) {
     with_window!(targets, buffer, 0, |window| {
         while s < t {
             let piece = window.piece(s, t);
@@ -101,7 +116,9 @@ fn scan(targets: Targets<'_>, mut s: usize, t: usize, buffer: &mut Vec<u64>, vis
 pub fn bfs(graph: &Graph, source: u64) -> Result<BfsResult> {
     let n = graph.vertices();
     if source >= n as u64 {
-        return Err(GraphError::InvalidArgument(format!("source vertex {source} does not exist (the graph has {n} vertices)")));
+        return Err(GraphError::InvalidArgument(format!(
+            "source vertex {source} does not exist (the graph has {n} vertices)"
+        )));
     }
     let runtime = Arc::clone(graph.runtime());
     let parents: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(UNSEEN)).collect();
@@ -141,7 +158,10 @@ pub fn bfs(graph: &Graph, source: u64) -> Result<BfsResult> {
                                     continue;
                                 }
                                 in_edges(graph, v, &mut buffer, |u| {
-                                    if bitmap[u as usize / 64].load(Ordering::Relaxed) & (1 << (u % 64)) == 0 {
+                                    if bitmap[u as usize / 64].load(Ordering::Relaxed)
+                                        & (1 << (u % 64))
+                                        == 0
+                                    {
                                         return true;
                                     }
                                     parents[v].store(u, Ordering::Relaxed);
@@ -184,7 +204,14 @@ pub fn bfs(graph: &Graph, source: u64) -> Result<BfsResult> {
                         out_edges(graph, u as usize, &mut buffer, |v| {
                             let slot = &parents[v as usize];
                             if slot.load(Ordering::Relaxed) == UNSEEN
-                                && slot.compare_exchange(UNSEEN, u, Ordering::Relaxed, Ordering::Relaxed).is_ok()
+                                && slot
+                                    .compare_exchange(
+                                        UNSEEN,
+                                        u,
+                                        Ordering::Relaxed,
+                                        Ordering::Relaxed,
+                                    )
+                                    .is_ok()
                             {
                                 levels[v as usize].store(next_level, Ordering::Relaxed);
                                 next.push(v);
@@ -211,7 +238,9 @@ pub fn bfs(graph: &Graph, source: u64) -> Result<BfsResult> {
     let properties = graph.properties();
     let level_bits = property_bits(properties, depth + 1);
     let parent_bits = property_bits(properties, n as u64);
-    let options = ArrayOptions::new().placement(properties.placement.clone()).runtime(Arc::clone(&runtime));
+    let options = ArrayOptions::new()
+        .placement(properties.placement.clone())
+        .runtime(Arc::clone(&runtime));
     let pack = |source: &[u64], bits: u32| {
         let marker = max_value(bits);
         SmartArray::from_batches(source.len(), &options.clone().bits(bits), |range, out| {

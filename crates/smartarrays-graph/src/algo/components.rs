@@ -44,7 +44,12 @@ fn find(parents: &[AtomicU64], mut x: u64) -> u64 {
         let grandparent = parents[parent as usize].load(Ordering::Relaxed);
         if grandparent != parent {
             // Path halving; losing the race only means the path stays a bit longer.
-            let _ = parents[x as usize].compare_exchange(parent, grandparent, Ordering::Relaxed, Ordering::Relaxed);
+            let _ = parents[x as usize].compare_exchange(
+                parent,
+                grandparent,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
         }
         x = grandparent;
     }
@@ -59,7 +64,10 @@ fn union(parents: &[AtomicU64], a: u64, b: u64) {
             return;
         }
         let (high, low) = if a > b { (a, b) } else { (b, a) };
-        if parents[high as usize].compare_exchange(high, low, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+        if parents[high as usize]
+            .compare_exchange(high, low, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+        {
             return;
         }
     }
@@ -83,24 +91,33 @@ pub fn connected_components(graph: &Graph) -> Result<Components> {
     runtime.for_each_batch(0..n, BATCH, |worker, range| {
         let mut offsets_buffer = Vec::new();
         let mut edges_buffer = Vec::new();
-        let offsets = values(begin.for_worker(worker), range.start..range.end + 1, &mut offsets_buffer);
+        let offsets = values(
+            begin.for_worker(worker),
+            range.start..range.end + 1,
+            &mut offsets_buffer,
+        );
         let limit = offsets[offsets.len() - 1] as usize;
-        with_window!(Targets::of(edge.for_worker(worker)), &mut edges_buffer, limit, |window| {
-            for (i, u) in range.clone().enumerate() {
-                let (mut s, t) = (offsets[i] as usize, offsets[i + 1] as usize);
-                while s < t {
-                    let piece = window.piece(s, t);
-                    for &v in piece {
-                        let v = v.at() as u64;
-                        // Each undirected edge is stored twice; one copy is enough.
-                        if !(undirected && v > u as u64) {
-                            union(&parents, u as u64, v);
+        with_window!(
+            Targets::of(edge.for_worker(worker)),
+            &mut edges_buffer,
+            limit,
+            |window| {
+                for (i, u) in range.clone().enumerate() {
+                    let (mut s, t) = (offsets[i] as usize, offsets[i + 1] as usize);
+                    while s < t {
+                        let piece = window.piece(s, t);
+                        for &v in piece {
+                            let v = v.at() as u64;
+                            // Each undirected edge is stored twice; one copy is enough.
+                            if !(undirected && v > u as u64) {
+                                union(&parents, u as u64, v);
+                            }
                         }
+                        s += piece.len();
                     }
-                    s += piece.len();
                 }
             }
-        });
+        );
     });
     let labels: Vec<u64> = (0..n as u64).map(|v| find(&parents, v)).collect();
     drop(parents);
@@ -113,7 +130,16 @@ pub fn connected_components(graph: &Graph) -> Result<Components> {
     drop(sizes);
     let properties = graph.properties();
     let bits = property_bits(properties, n.saturating_sub(1) as u64);
-    let options = ArrayOptions::new().placement(properties.placement.clone()).bits(bits).runtime(runtime);
-    let labels = SmartArray::from_batches(n, &options, |range, out| out.copy_from_slice(&labels[range]))?;
-    Ok(Components { labels, count, largest })
+    let options = ArrayOptions::new()
+        .placement(properties.placement.clone())
+        .bits(bits)
+        .runtime(runtime);
+    let labels = SmartArray::from_batches(n, &options, |range, out| {
+        out.copy_from_slice(&labels[range])
+    })?;
+    Ok(Components {
+        labels,
+        count,
+        largest,
+    })
 }

@@ -54,7 +54,11 @@ pub fn degree_centrality(graph: &Graph) -> Result<SmartArray> {
         .placement(graph.properties().placement.clone())
         .bits(property_bits(graph.properties(), largest_degree(graph)))
         .runtime(Arc::clone(graph.runtime()));
-    Ok(SmartArray::from_batches(graph.vertices(), &options, |range, out| produce(graph, range, out))?)
+    Ok(SmartArray::from_batches(
+        graph.vertices(),
+        &options,
+        |range, out| produce(graph, range, out),
+    )?)
 }
 
 /// Degree centrality written into `out` in place, in parallel on the graph's runtime (each
@@ -80,7 +84,12 @@ pub fn degree_centrality(graph: &Graph) -> Result<SmartArray> {
 pub fn degree_centrality_into(graph: &Graph, out: &mut SmartArray) -> Result<()> {
     let needed_bits = codec::bits_needed(largest_degree(graph));
     if out.len() != graph.vertices() || out.bits() < needed_bits {
-        return Err(GraphError::OutputMismatch { expected_len: graph.vertices(), len: out.len(), needed_bits, bits: out.bits() });
+        return Err(GraphError::OutputMismatch {
+            expected_len: graph.vertices(),
+            len: out.len(),
+            needed_bits,
+            bits: out.bits(),
+        });
     }
     Ok(out.rewrite_batches(|range, values| produce(graph, range, values))?)
 }

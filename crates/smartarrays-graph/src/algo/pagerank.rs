@@ -24,7 +24,9 @@ use std::time::Instant;
 use serde::Serialize;
 use smartarrays::{ArrayOptions, F64Array, SmartArray};
 
-use crate::access::{f64_for_worker, gather_sum_ahead, values, with_window, Contribution, EdgeWindow, Targets};
+use crate::access::{
+    f64_for_worker, gather_sum_ahead, values, with_window, Contribution, EdgeWindow, Targets,
+};
 use crate::error::{GraphError, Result};
 use crate::graph::property_bits;
 use crate::Graph;
@@ -66,7 +68,9 @@ impl std::str::FromStr for Precision {
         match text.trim().to_ascii_lowercase().as_str() {
             "f64" | "double" => Ok(Precision::F64),
             "f32" | "single" | "float" => Ok(Precision::F32),
-            _ => Err(GraphError::InvalidArgument(format!("precision {text:?}: expected f64 or f32"))),
+            _ => Err(GraphError::InvalidArgument(format!(
+                "precision {text:?}: expected f64 or f32"
+            ))),
         }
     }
 }
@@ -97,20 +101,34 @@ pub struct PageRankOptions {
 
 impl Default for PageRankOptions {
     fn default() -> Self {
-        PageRankOptions { damping: 0.85, tolerance: 1e-3, max_iterations: 1000, dangling: Dangling::Spread, contributions: Precision::F32 }
+        PageRankOptions {
+            damping: 0.85,
+            tolerance: 1e-3,
+            max_iterations: 1000,
+            dangling: Dangling::Spread,
+            contributions: Precision::F32,
+        }
     }
 }
 
 impl PageRankOptions {
     pub(crate) fn check(&self) -> Result<()> {
         if !(0.0..1.0).contains(&self.damping) {
-            return Err(GraphError::InvalidArgument(format!("damping {} must be in [0, 1)", self.damping)));
+            return Err(GraphError::InvalidArgument(format!(
+                "damping {} must be in [0, 1)",
+                self.damping
+            )));
         }
         if self.tolerance.is_nan() || self.tolerance < 0.0 {
-            return Err(GraphError::InvalidArgument(format!("tolerance {} must be at least 0", self.tolerance)));
+            return Err(GraphError::InvalidArgument(format!(
+                "tolerance {} must be at least 0",
+                self.tolerance
+            )));
         }
         if self.max_iterations == 0 {
-            return Err(GraphError::InvalidArgument("max iterations must be at least 1".into()));
+            return Err(GraphError::InvalidArgument(
+                "max iterations must be at least 1".into(),
+            ));
         }
         Ok(())
     }
@@ -167,7 +185,12 @@ pub const F32_CHANGE_FLOOR: f64 = 1e-5;
 /// A summary before the first iteration.
 pub(crate) fn start_summary(n: usize) -> PageRankSummary {
     let empty = n == 0;
-    PageRankSummary { iterations: 0, converged: empty, change: if empty { 0.0 } else { f64::INFINITY }, history: Vec::new() }
+    PageRankSummary {
+        iterations: 0,
+        converged: empty,
+        change: if empty { 0.0 } else { f64::INFINITY },
+        history: Vec::new(),
+    }
 }
 
 /// Whether a run in `precision` that has reached `summary` must go on with `f64`
@@ -175,7 +198,11 @@ pub(crate) fn start_summary(n: usize) -> PageRankSummary {
 /// [`F32_CHANGE_FLOOR`], and a tighter tolerance is then met in `f64`. (A small `f32` change
 /// alone would not do: `f32` rounding has fixed points of its own, about 1e-7 of a rank away
 /// from the true ones.)
-pub(crate) fn continue_in_f64(precision: Precision, summary: &mut PageRankSummary, options: &PageRankOptions) -> bool {
+pub(crate) fn continue_in_f64(
+    precision: Precision,
+    summary: &mut PageRankSummary,
+    options: &PageRankOptions,
+) -> bool {
     let go_on = precision == Precision::F32
         && options.tolerance < F32_CHANGE_FLOOR
         && summary.iterations > 0
@@ -201,13 +228,25 @@ pub(crate) fn iterate(
         return;
     }
     let d = options.damping;
-    let threshold = if precision == Precision::F32 { options.tolerance.max(F32_CHANGE_FLOOR) } else { options.tolerance };
+    let threshold = if precision == Precision::F32 {
+        options.tolerance.max(F32_CHANGE_FLOOR)
+    } else {
+        options.tolerance
+    };
     for iteration in summary.iterations + 1..=options.max_iterations {
         let started = Instant::now();
         let dangling = state.spread();
-        let spread = if options.dangling == Dangling::Spread { d * dangling / n as f64 } else { 0.0 };
+        let spread = if options.dangling == Dangling::Spread {
+            d * dangling / n as f64
+        } else {
+            0.0
+        };
         let change = state.pull((1.0 - d) / n as f64 + spread, d);
-        let step = Iteration { iteration, change, seconds: started.elapsed().as_secs_f64() };
+        let step = Iteration {
+            iteration,
+            change,
+            seconds: started.elapsed().as_secs_f64(),
+        };
         on_iteration(&step);
         summary.history.push(step);
         summary.iterations = iteration;
@@ -222,7 +261,11 @@ pub(crate) fn iterate(
 /// Contributions of a batch: `out[i] = ranks[i] / degree[i]`; returns the rank of the batch's
 /// vertices without out-edges.
 #[inline]
-pub(crate) fn contributions<T: Copy + Into<u64>, C: Contribution>(degrees: &[T], ranks: &[f64], out: &mut [C]) -> f64 {
+pub(crate) fn contributions<T: Copy + Into<u64>, C: Contribution>(
+    degrees: &[T],
+    ranks: &[f64],
+    out: &mut [C],
+) -> f64 {
     let mut dangling = 0.0;
     for ((slot, &degree), &rank) in out.iter_mut().zip(degrees).zip(ranks) {
         let degree: u64 = degree.into();
@@ -284,32 +327,71 @@ pub(crate) fn contribution_words<C: Contribution>(n: usize) -> usize {
 /// let result = pagerank(&graph, &exact, |_| {}).unwrap();
 /// assert!((result.ranks.get(0).unwrap() - 1.0 / 3.0).abs() < 1e-12);
 /// ```
-pub fn pagerank(graph: &Graph, options: &PageRankOptions, mut on_iteration: impl FnMut(&Iteration)) -> Result<PageRankResult> {
+pub fn pagerank(
+    graph: &Graph,
+    options: &PageRankOptions,
+    mut on_iteration: impl FnMut(&Iteration),
+) -> Result<PageRankResult> {
     options.check()?;
     let n = graph.vertices();
     let runtime = Arc::clone(graph.runtime());
     let properties = graph.properties();
-    let array_options = ArrayOptions::new().placement(properties.placement.clone()).runtime(Arc::clone(&runtime));
+    let array_options = ArrayOptions::new()
+        .placement(properties.placement.clone())
+        .runtime(Arc::clone(&runtime));
     let begin = graph.begin();
-    let out_degrees =
-        SmartArray::from_batches(n, &array_options.clone().bits(property_bits(properties, graph.max_out_degree())), |range, out| {
+    let out_degrees = SmartArray::from_batches(
+        n,
+        &array_options
+            .clone()
+            .bits(property_bits(properties, graph.max_out_degree())),
+        |range, out| {
             crate::access::with_scratch(|buffer, _| {
                 let offsets = values(begin.local(), range.start..range.end + 1, buffer);
                 for (slot, pair) in out.iter_mut().zip(offsets.windows(2)) {
                     *slot = pair[1] - pair[0];
                 }
             })
-        })?;
+        },
+    )?;
     let ranks = F64Array::from_fn(n, &array_options, |_| 1.0 / n as f64)?;
     let mut summary = start_summary(n);
     let mut ranks = match options.contributions {
-        Precision::F64 => run::<f64>(graph, &out_degrees, ranks, &array_options, options, &mut summary, &mut on_iteration)?,
-        Precision::F32 => run::<f32>(graph, &out_degrees, ranks, &array_options, options, &mut summary, &mut on_iteration)?,
+        Precision::F64 => run::<f64>(
+            graph,
+            &out_degrees,
+            ranks,
+            &array_options,
+            options,
+            &mut summary,
+            &mut on_iteration,
+        )?,
+        Precision::F32 => run::<f32>(
+            graph,
+            &out_degrees,
+            ranks,
+            &array_options,
+            options,
+            &mut summary,
+            &mut on_iteration,
+        )?,
     };
     if continue_in_f64(options.contributions, &mut summary, options) {
-        ranks = run::<f64>(graph, &out_degrees, ranks, &array_options, options, &mut summary, &mut on_iteration)?;
+        ranks = run::<f64>(
+            graph,
+            &out_degrees,
+            ranks,
+            &array_options,
+            options,
+            &mut summary,
+            &mut on_iteration,
+        )?;
     }
-    Ok(PageRankResult { ranks, out_degrees, summary })
+    Ok(PageRankResult {
+        ranks,
+        out_degrees,
+        summary,
+    })
 }
 
 /// Iterates with contributions of type `C` from `summary` on; returns the ranks.
@@ -326,7 +408,13 @@ fn run<C: Contribution>(
     // Contributions of type C packed into 64-bit words (two f32 per word), placed like the
     // other vertex properties.
     let contributions = F64Array::from_fn(contribution_words::<C>(n), array_options, |_| 0.0)?;
-    let mut state = SmartRanks::<C> { graph, out_degrees, ranks, contributions, kind: PhantomData };
+    let mut state = SmartRanks::<C> {
+        graph,
+        out_degrees,
+        ranks,
+        contributions,
+        kind: PhantomData,
+    };
     iterate(&mut state, n, options, C::PRECISION, summary, on_iteration);
     Ok(state.ranks)
 }
@@ -373,8 +461,13 @@ impl<C: Contribution> RankState for SmartRanks<'_, C> {
                 BATCH,
                 || (0.0, Vec::new(), Vec::new()),
                 |(change, mut offsets_buffer, mut edges_buffer), worker, range, ranks| {
-                    let contributions = contribution_slice::<C>(f64_for_worker(contributions, worker), n);
-                    let offsets = values(incoming.offsets().for_worker(worker), range.start..range.end + 1, &mut offsets_buffer);
+                    let contributions =
+                        contribution_slice::<C>(f64_for_worker(contributions, worker), n);
+                    let offsets = values(
+                        incoming.offsets().for_worker(worker),
+                        range.start..range.end + 1,
+                        &mut offsets_buffer,
+                    );
                     let limit = offsets[offsets.len() - 1] as usize;
                     let targets = Targets::of(incoming.targets().for_worker(worker));
                     let delta = with_window!(targets, &mut edges_buffer, limit, |window| {

@@ -50,7 +50,10 @@ fn align64(value: u64) -> u64 {
 /// Saves a graph in the binary format.
 pub fn save_binary(graph: &Graph, path: &Path) -> Result<()> {
     if cfg!(target_endian = "big") {
-        return Err(GraphError::format(path, "the binary graph format is little-endian; this host is big-endian"));
+        return Err(GraphError::format(
+            path,
+            "the binary graph format is little-endian; this host is big-endian",
+        ));
     }
     let arrays = graph.arrays();
     let header_bytes = (FIXED_HEADER + ENTRY * arrays.len() + 8) as u64;
@@ -124,19 +127,29 @@ fn read_u64(bytes: &[u8], at: usize) -> u64 {
 pub fn parse_binary(bytes: &[u8], file: &Path, options: &GraphOptions) -> Result<Graph> {
     let bad = |problem: String| GraphError::format(file, problem);
     if cfg!(target_endian = "big") {
-        return Err(bad("the binary graph format is little-endian; this host is big-endian".into()));
+        return Err(bad(
+            "the binary graph format is little-endian; this host is big-endian".into(),
+        ));
     }
     if bytes.as_ptr().align_offset(8) != 0 {
         let mut aligned = vec![0u64; bytes.len().div_ceil(8)];
         bytemuck::cast_slice_mut::<u64, u8>(&mut aligned)[..bytes.len()].copy_from_slice(bytes);
-        return parse_binary(&bytemuck::cast_slice::<u64, u8>(&aligned)[..bytes.len()], file, options);
+        return parse_binary(
+            &bytemuck::cast_slice::<u64, u8>(&aligned)[..bytes.len()],
+            file,
+            options,
+        );
     }
     if bytes.len() < FIXED_HEADER + 8 || &bytes[..8] != MAGIC {
-        return Err(bad("not a smartarrays binary graph (bad magic bytes)".into()));
+        return Err(bad(
+            "not a smartarrays binary graph (bad magic bytes)".into()
+        ));
     }
     let version = read_u32(bytes, 8);
     if version != VERSION {
-        return Err(bad(format!("format version {version} is not supported (this reader knows version {VERSION})")));
+        return Err(bad(format!(
+            "format version {version} is not supported (this reader knows version {VERSION})"
+        )));
     }
     let flags = read_u32(bytes, 12);
     if flags & !1 != 0 {
@@ -148,7 +161,10 @@ pub fn parse_binary(bytes: &[u8], file: &Path, options: &GraphOptions) -> Result
     let count = read_u32(bytes, 32) as usize;
     let expected = if directed { 4 } else { 2 };
     if count != expected {
-        return Err(bad(format!("{count} arrays; a {} graph has {expected}", if directed { "directed" } else { "undirected" })));
+        return Err(bad(format!(
+            "{count} arrays; a {} graph has {expected}",
+            if directed { "directed" } else { "undirected" }
+        )));
     }
     let header_end = FIXED_HEADER + ENTRY * count;
     if bytes.len() < header_end + 8 {
@@ -157,37 +173,76 @@ pub fn parse_binary(bytes: &[u8], file: &Path, options: &GraphOptions) -> Result
     if xxh3_64(&bytes[..header_end]) != read_u64(bytes, header_end) {
         return Err(bad("header checksum mismatch (the file is damaged)".into()));
     }
-    let n = usize::try_from(vertices).ok().filter(|&n| n < usize::MAX).ok_or_else(|| bad(format!("{vertices} vertices is too many")))?;
+    let n = usize::try_from(vertices)
+        .ok()
+        .filter(|&n| n < usize::MAX)
+        .ok_or_else(|| bad(format!("{vertices} vertices is too many")))?;
     let runtime = options.resolve_runtime()?;
     let mut arrays: Vec<SmartArray> = Vec::with_capacity(count);
     for (kind, name) in NAMES.iter().enumerate().take(count) {
         let at = FIXED_HEADER + ENTRY * kind;
-        let (stored_kind, bits, len) = (read_u32(bytes, at), read_u32(bytes, at + 4), read_u64(bytes, at + 8));
-        let (offset, size, checksum) = (read_u64(bytes, at + 16), read_u64(bytes, at + 24), read_u64(bytes, at + 32));
+        let (stored_kind, bits, len) = (
+            read_u32(bytes, at),
+            read_u32(bytes, at + 4),
+            read_u64(bytes, at + 8),
+        );
+        let (offset, size, checksum) = (
+            read_u64(bytes, at + 16),
+            read_u64(bytes, at + 24),
+            read_u64(bytes, at + 32),
+        );
         if stored_kind as usize != kind {
-            return Err(bad(format!("array {kind} has kind {stored_kind}; expected {kind} ({name})")));
+            return Err(bad(format!(
+                "array {kind} has kind {stored_kind}; expected {kind} ({name})"
+            )));
         }
         if !(1..=64).contains(&bits) {
             return Err(bad(format!("{name}: bit width {bits} is not in 1..=64")));
         }
-        let len = usize::try_from(len).map_err(|_| bad(format!("{name}: length {len} is too large")))?;
+        let len =
+            usize::try_from(len).map_err(|_| bad(format!("{name}: length {len} is too large")))?;
         if kind % 2 == 0 && len != n + 1 {
-            return Err(bad(format!("{name}: {len} offsets for {n} vertices (expected {})", n + 1)));
+            return Err(bad(format!(
+                "{name}: {len} offsets for {n} vertices (expected {})",
+                n + 1
+            )));
         }
-        let words = storage_words(len, bits).ok_or_else(|| bad(format!("{name}: {len} values of {bits} bits overflow")))?;
+        let words = storage_words(len, bits)
+            .ok_or_else(|| bad(format!("{name}: {len} values of {bits} bits overflow")))?;
         if size != words as u64 * 8 {
-            return Err(bad(format!("{name}: {size} data bytes; {len} values of {bits} bits take {}", words * 8)));
+            return Err(bad(format!(
+                "{name}: {size} data bytes; {len} values of {bits} bits take {}",
+                words * 8
+            )));
         }
-        if offset % 64 != 0 || offset < (header_end + 8) as u64 || offset.checked_add(size).is_none_or(|end| end > bytes.len() as u64) {
-            return Err(bad(format!("{name}: data at {offset}..+{size} lies outside the {}-byte file or is misaligned", bytes.len())));
+        if offset % 64 != 0
+            || offset < (header_end + 8) as u64
+            || offset
+                .checked_add(size)
+                .is_none_or(|end| end > bytes.len() as u64)
+        {
+            return Err(bad(format!(
+                "{name}: data at {offset}..+{size} lies outside the {}-byte file or is misaligned",
+                bytes.len()
+            )));
         }
         let data = &bytes[offset as usize..(offset + size) as usize];
         if xxh3_64(data) != checksum {
-            return Err(bad(format!("{name}: checksum mismatch (the file is damaged)")));
+            return Err(bad(format!(
+                "{name}: checksum mismatch (the file is damaged)"
+            )));
         }
         let words: &[u64] = bytemuck::cast_slice(data);
-        let class = if kind % 2 == 0 { &options.offsets } else { &options.edges };
-        let largest = if kind % 2 == 0 { read_u64(bytes, FIXED_HEADER + ENTRY * (kind + 1) + 8) } else { (n as u64).saturating_sub(1) };
+        let class = if kind % 2 == 0 {
+            &options.offsets
+        } else {
+            &options.edges
+        };
+        let largest = if kind % 2 == 0 {
+            read_u64(bytes, FIXED_HEADER + ENTRY * (kind + 1) + 8)
+        } else {
+            (n as u64).saturating_sub(1)
+        };
         let natural = if kind % 2 == 0 { 64 } else { 32 };
         let target_bits = class.width.resolve(largest, natural);
         let array = SmartArray::from_batches(len, &array_options(class, target_bits, &runtime), |range, out| {
@@ -205,15 +260,26 @@ pub fn parse_binary(bytes: &[u8], file: &Path, options: &GraphOptions) -> Result
     let (Some(begin), Some(edge)) = (arrays.next(), arrays.next()) else {
         return Err(bad("missing arrays".into()));
     };
-    let forward = Csr { offsets: begin, targets: edge, self_loops };
+    let forward = Csr {
+        offsets: begin,
+        targets: edge,
+        self_loops,
+    };
     let reverse = match (arrays.next(), arrays.next()) {
-        (Some(offsets), Some(targets)) => Some(Csr { offsets, targets, self_loops }),
+        (Some(offsets), Some(targets)) => Some(Csr {
+            offsets,
+            targets,
+            self_loops,
+        }),
         _ => None,
     };
     let graph = Graph::from_parts(n, directed, forward, reverse, options, Arc::clone(&runtime))?;
     graph.validate().map_err(bad)?;
     if self_loops > graph.stored_entries() {
-        return Err(bad(format!("{self_loops} self-loops but only {} entries", graph.stored_entries())));
+        return Err(bad(format!(
+            "{self_loops} self-loops but only {} entries",
+            graph.stored_entries()
+        )));
     }
     Ok(graph)
 }

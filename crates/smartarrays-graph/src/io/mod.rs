@@ -43,7 +43,9 @@ impl FromStr for Format {
             "snap" | "edgelist" | "edge-list" | "el" | "txt" => Ok(Format::EdgeList),
             "mtx" | "matrix-market" | "mm" => Ok(Format::MatrixMarket),
             "binary" | "sag" | "bin" => Ok(Format::Binary),
-            _ => Err(GraphError::InvalidArgument(format!("format {text:?}: expected auto, snap, mtx or binary"))),
+            _ => Err(GraphError::InvalidArgument(format!(
+                "format {text:?}: expected auto, snap, mtx or binary"
+            ))),
         }
     }
 }
@@ -76,7 +78,12 @@ pub fn detect_format(path: &Path, first_bytes: &[u8]) -> Format {
     if first_bytes.len() >= 14 && first_bytes[..14].eq_ignore_ascii_case(b"%%MatrixMarket") {
         return Format::MatrixMarket;
     }
-    match path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase()).as_deref() {
+    match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase())
+        .as_deref()
+    {
         Some("mtx") => Format::MatrixMarket,
         Some("sag") => Format::Binary,
         _ => Format::EdgeList,
@@ -90,7 +97,10 @@ fn map_file(path: &Path) -> Result<memmap2::Mmap> {
 }
 
 fn with_bytes<R>(path: &Path, task: impl FnOnce(&[u8]) -> Result<R>) -> Result<R> {
-    let empty = std::fs::metadata(path).map_err(|e| GraphError::io(path, e))?.len() == 0;
+    let empty = std::fs::metadata(path)
+        .map_err(|e| GraphError::io(path, e))?
+        .len()
+        == 0;
     if empty {
         return task(&[]);
     }
@@ -101,13 +111,27 @@ fn with_bytes<R>(path: &Path, task: impl FnOnce(&[u8]) -> Result<R>) -> Result<R
 }
 
 /// Reads an edge list or Matrix Market file into an [`EdgeList`].
-pub fn read_edges(path: &Path, format: Format, text: &TextOptions, options: &GraphOptions) -> Result<EdgeList> {
+pub fn read_edges(
+    path: &Path,
+    format: Format,
+    text: &TextOptions,
+    options: &GraphOptions,
+) -> Result<EdgeList> {
     let runtime = options.resolve_runtime()?;
     with_bytes(path, |bytes| {
-        let format = if format == Format::Auto { detect_format(path, &bytes[..bytes.len().min(64)]) } else { format };
+        let format = if format == Format::Auto {
+            detect_format(path, &bytes[..bytes.len().min(64)])
+        } else {
+            format
+        };
         let mut edges = match format {
             Format::MatrixMarket => parse_matrix_market(bytes, path, &runtime)?,
-            Format::Binary => return Err(GraphError::format(path, "a binary graph holds a built graph, not an edge list")),
+            Format::Binary => {
+                return Err(GraphError::format(
+                    path,
+                    "a binary graph holds a built graph, not an edge list",
+                ))
+            }
             _ => {
                 let mut edges = parse_edge_list(bytes, path, true, &runtime)?;
                 edges.set_directed(!text.undirected);
@@ -123,7 +147,12 @@ pub fn read_edges(path: &Path, format: Format, text: &TextOptions, options: &Gra
 }
 
 /// Loads a graph from any supported file: binary files directly, text files parsed and built.
-pub fn load_graph(path: &Path, format: Format, text: &TextOptions, options: &GraphOptions) -> Result<Graph> {
+pub fn load_graph(
+    path: &Path,
+    format: Format,
+    text: &TextOptions,
+    options: &GraphOptions,
+) -> Result<Graph> {
     let format = if format == Format::Auto {
         let mut first = [0u8; 64];
         let read = {
@@ -144,7 +173,11 @@ pub fn load_graph(path: &Path, format: Format, text: &TextOptions, options: &Gra
 /// Saves a graph in the format chosen by `format` (or by the extension with
 /// [`Format::Auto`]: `.sag` binary, `.mtx` Matrix Market, else an edge list).
 pub fn save_graph(graph: &Graph, path: &Path, format: Format) -> Result<()> {
-    let format = if format == Format::Auto { detect_format(path, &[]) } else { format };
+    let format = if format == Format::Auto {
+        detect_format(path, &[])
+    } else {
+        format
+    };
     match format {
         Format::Binary => save_binary(graph, path),
         Format::MatrixMarket => write_matrix_market(graph, path),

@@ -21,9 +21,12 @@ pub(crate) enum Chunk {
 impl Chunk {
     fn push(&mut self, s: u64, t: u64) {
         match self {
-            Chunk::Narrow(pairs) if s <= u32::MAX as u64 && t <= u32::MAX as u64 => pairs.push([s as u32, t as u32]),
+            Chunk::Narrow(pairs) if s <= u32::MAX as u64 && t <= u32::MAX as u64 => {
+                pairs.push([s as u32, t as u32])
+            }
             Chunk::Narrow(pairs) => {
-                let mut wide: Vec<[u64; 2]> = pairs.iter().map(|p| [p[0] as u64, p[1] as u64]).collect();
+                let mut wide: Vec<[u64; 2]> =
+                    pairs.iter().map(|p| [p[0] as u64, p[1] as u64]).collect();
                 wide.push([s, t]);
                 *self = Chunk::Wide(wide);
             }
@@ -119,8 +122,15 @@ pub(crate) fn parse_lines(
                 parts.push(chunk);
             }
             Err((local_line, problem)) => {
-                let before = bytes[..bounds[index]].iter().filter(|&&b| b == b'\n').count() as u64;
-                return Err(GraphError::Parse { file: file.to_path_buf(), line: first_line + before + local_line, problem });
+                let before = bytes[..bounds[index]]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count() as u64;
+                return Err(GraphError::Parse {
+                    file: file.to_path_buf(),
+                    line: first_line + before + local_line,
+                    problem,
+                });
             }
         }
     }
@@ -137,20 +147,31 @@ pub(crate) fn parse_lines(
         let mut all = Vec::with_capacity(total);
         for part in parts {
             match part {
-                Chunk::Narrow(pairs) => all.extend(pairs.iter().map(|p| [p[0] as u64, p[1] as u64])),
+                Chunk::Narrow(pairs) => {
+                    all.extend(pairs.iter().map(|p| [p[0] as u64, p[1] as u64]))
+                }
                 Chunk::Wide(pairs) => all.extend_from_slice(&pairs),
             }
         }
         EdgeList::from_wide_pairs(0, directed, all)
     };
-    Ok(Parsed { edges, declared_vertices })
+    Ok(Parsed {
+        edges,
+        declared_vertices,
+    })
 }
 
 /// Splits off the next whitespace-separated token (spaces, tabs, carriage returns).
 pub(crate) fn next_token(line: &[u8]) -> (&[u8], &[u8]) {
-    let start = line.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(line.len());
+    let start = line
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(line.len());
     let rest = &line[start..];
-    let end = rest.iter().position(|b| b.is_ascii_whitespace()).unwrap_or(rest.len());
+    let end = rest
+        .iter()
+        .position(|b| b.is_ascii_whitespace())
+        .unwrap_or(rest.len());
     (&rest[..end], &rest[end..])
 }
 
@@ -172,7 +193,12 @@ pub(crate) fn parse_id(token: &[u8], what: &str) -> std::result::Result<u64, Str
         value = value
             .checked_mul(10)
             .and_then(|v| v.checked_add((b - b'0') as u64))
-            .ok_or_else(|| format!("{what} {} is larger than 2^64 - 1", String::from_utf8_lossy(&token[..token.len().min(40)])))?;
+            .ok_or_else(|| {
+                format!(
+                    "{what} {} is larger than 2^64 - 1",
+                    String::from_utf8_lossy(&token[..token.len().min(40)])
+                )
+            })?;
     }
     Ok(value)
 }
@@ -199,7 +225,10 @@ fn parse_snap_line(line: &[u8]) -> std::result::Result<Line, String> {
             break;
         }
         if !is_number(extra) {
-            return Err(format!("unexpected {:?} after the edge (only numeric weight columns may follow)", String::from_utf8_lossy(extra)));
+            return Err(format!(
+                "unexpected {:?} after the edge (only numeric weight columns may follow)",
+                String::from_utf8_lossy(extra)
+            ));
         }
         rest = after;
     }
@@ -215,7 +244,12 @@ fn declared_nodes(line: &[u8]) -> Option<u64> {
 
 /// Parses a SNAP edge list held in memory (`file` names it in errors). The vertex count is the
 /// largest of the highest id + 1 and a `# Nodes: N` comment.
-pub fn parse_edge_list(bytes: &[u8], file: &Path, directed: bool, runtime: &Runtime) -> Result<EdgeList> {
+pub fn parse_edge_list(
+    bytes: &[u8],
+    file: &Path,
+    directed: bool,
+    runtime: &Runtime,
+) -> Result<EdgeList> {
     let parsed = parse_lines(bytes, 1, file, directed, runtime, parse_snap_line)?;
     let mut edges = parsed.edges;
     let vertices = edges.vertices().max(parsed.declared_vertices);
@@ -228,8 +262,21 @@ pub fn write_edge_list(graph: &Graph, path: &Path) -> Result<()> {
     let file = std::fs::File::create(path).map_err(|e| GraphError::io(path, e))?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     let write = |out: &mut std::io::BufWriter<std::fs::File>| -> std::io::Result<()> {
-        writeln!(out, "# {} graph written by smartarrays-graph", if graph.is_directed() { "Directed" } else { "Undirected" })?;
-        writeln!(out, "# Nodes: {} Edges: {}", graph.vertices(), graph.edges())?;
+        writeln!(
+            out,
+            "# {} graph written by smartarrays-graph",
+            if graph.is_directed() {
+                "Directed"
+            } else {
+                "Undirected"
+            }
+        )?;
+        writeln!(
+            out,
+            "# Nodes: {} Edges: {}",
+            graph.vertices(),
+            graph.edges()
+        )?;
         writeln!(out, "# FromNodeId\tToNodeId")?;
         let mut line = Vec::with_capacity(48);
         let mut numbers = itoa::Buffer::new();
@@ -254,7 +301,15 @@ pub fn write_edges(edges: &EdgeList, path: &Path) -> Result<()> {
     let file = std::fs::File::create(path).map_err(|e| GraphError::io(path, e))?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     let write = |out: &mut std::io::BufWriter<std::fs::File>| -> std::io::Result<()> {
-        writeln!(out, "# {} graph written by smartarrays-graph", if edges.is_directed() { "Directed" } else { "Undirected" })?;
+        writeln!(
+            out,
+            "# {} graph written by smartarrays-graph",
+            if edges.is_directed() {
+                "Directed"
+            } else {
+                "Undirected"
+            }
+        )?;
         writeln!(out, "# Nodes: {} Edges: {}", edges.vertices(), edges.len())?;
         let mut numbers = itoa::Buffer::new();
         let mut line = Vec::with_capacity(48);

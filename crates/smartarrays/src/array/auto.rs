@@ -78,7 +78,12 @@ pub struct Usage {
 
 impl Default for Usage {
     fn default() -> Self {
-        Usage { read_only: true, accesses_per_element: 10.0, random_share: 0.0, init_hidden: false }
+        Usage {
+            read_only: true,
+            accesses_per_element: 10.0,
+            random_share: 0.0,
+            init_hidden: false,
+        }
     }
 }
 
@@ -120,17 +125,24 @@ static ADVISOR: RwLock<Option<Arc<dyn Advise>>> = RwLock::new(None);
 /// Installs the process-wide advisor used for arrays built with "auto" options (replacing any
 /// earlier one).
 pub fn install_advisor(advisor: Arc<dyn Advise>) {
-    *ADVISOR.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(advisor);
+    *ADVISOR
+        .write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(advisor);
 }
 
 /// Removes the installed advisor; later "auto" builds fail with [`Error::AutoUnresolved`].
 pub fn uninstall_advisor() {
-    *ADVISOR.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
+    *ADVISOR
+        .write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
 }
 
 /// The installed advisor, if any.
 pub fn installed_advisor() -> Option<Arc<dyn Advise>> {
-    ADVISOR.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+    ADVISOR
+        .read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .clone()
 }
 
 /// The natural (uncompressed) width of data that needs `minimal_bits`: 32 when the values fit
@@ -154,12 +166,16 @@ pub(crate) fn resolve(request: &AutoRequest, runtime: &Runtime) -> Result<Advice
     })?;
     let advice = advisor.advise(request, runtime)?;
     if advice.placement == Placement::Auto {
-        return Err(Error::AutoUnresolved("the advisor answered with placement auto".to_string()));
+        return Err(Error::AutoUnresolved(
+            "the advisor answered with placement auto".to_string(),
+        ));
     }
     crate::codec::check_bits(advice.bits)?;
     // The advisor's width is used only when the width was left to it (a fixed one is checked
     // against the values while the array is filled).
-    if request.compression == Compression::Auto && advice.bits < crate::codec::bits_needed(request.largest) {
+    if request.compression == Compression::Auto
+        && advice.bits < crate::codec::bits_needed(request.largest)
+    {
         return Err(Error::AutoUnresolved(format!(
             "the advisor chose {} bits, but the largest value {} needs {}",
             advice.bits,
@@ -187,7 +203,10 @@ mod tests {
         }
         assert_eq!(Compression::Exactly(7).to_string(), "7");
         assert_eq!("65".parse::<Compression>(), Err(Error::InvalidBitWidth(65)));
-        assert!(matches!("tiny".parse::<Compression>(), Err(Error::InvalidCompression(_))));
+        assert!(matches!(
+            "tiny".parse::<Compression>(),
+            Err(Error::InvalidCompression(_))
+        ));
     }
 
     #[test]

@@ -29,8 +29,13 @@ impl F64Array {
     }
 
     /// Builds from a pure function of the index, in parallel (each replica written on its node).
-    pub fn from_fn(len: usize, options: &ArrayOptions, value: impl Fn(usize) -> f64 + Sync) -> Result<F64Array> {
-        SmartArray::from_fn(len, &options.clone().bits(64), |i| value(i).to_bits()).map(|bits| F64Array { bits })
+    pub fn from_fn(
+        len: usize,
+        options: &ArrayOptions,
+        value: impl Fn(usize) -> f64 + Sync,
+    ) -> Result<F64Array> {
+        SmartArray::from_fn(len, &options.clone().bits(64), |i| value(i).to_bits())
+            .map(|bits| F64Array { bits })
     }
 
     /// Number of values.
@@ -79,7 +84,9 @@ impl F64Array {
             || 0.0f64,
             |sum, worker, range| {
                 let words = self.bits.for_worker(worker).packed_words();
-                sum + bytemuck::cast_slice::<u64, f64>(&words[range]).iter().sum::<f64>()
+                sum + bytemuck::cast_slice::<u64, f64>(&words[range])
+                    .iter()
+                    .sum::<f64>()
             },
             |a, b| a + b,
         )

@@ -10,7 +10,10 @@ mod signed;
 mod smart_array;
 mod view;
 
-pub use auto::{install_advisor, installed_advisor, natural_bits, uninstall_advisor, Advice, Advise, AutoRequest, Compression, Usage};
+pub use auto::{
+    install_advisor, installed_advisor, natural_bits, uninstall_advisor, Advice, Advise,
+    AutoRequest, Compression, Usage,
+};
 pub use float::F64Array;
 pub use signed::{zigzag_decode, zigzag_encode, SignedArray};
 pub use smart_array::{ArrayOptions, Bits, SmartArray, PARALLEL_BATCH};

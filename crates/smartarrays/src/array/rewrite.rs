@@ -43,7 +43,10 @@ impl SmartArray {
     /// });
     /// assert!(matches!(misfit, Err(Error::ValueTooWide { index: 500, .. })));
     /// ```
-    pub fn rewrite_batches(&mut self, produce: impl Fn(Range<usize>, &mut [u64]) + Sync) -> Result<()> {
+    pub fn rewrite_batches(
+        &mut self,
+        produce: impl Fn(Range<usize>, &mut [u64]) + Sync,
+    ) -> Result<()> {
         self.fill_batches(&produce)
     }
 }

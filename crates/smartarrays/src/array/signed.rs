@@ -40,8 +40,13 @@ impl SignedArray {
     }
 
     /// Builds from a pure function of the index, in parallel.
-    pub fn from_fn(len: usize, options: &ArrayOptions, value: impl Fn(usize) -> i64 + Sync) -> Result<SignedArray> {
-        SmartArray::from_fn(len, options, |i| zigzag_encode(value(i))).map(|codes| SignedArray { codes })
+    pub fn from_fn(
+        len: usize,
+        options: &ArrayOptions,
+        value: impl Fn(usize) -> i64 + Sync,
+    ) -> Result<SignedArray> {
+        SmartArray::from_fn(len, options, |i| zigzag_encode(value(i)))
+            .map(|codes| SignedArray { codes })
     }
 
     /// Number of values.
@@ -71,7 +76,15 @@ impl SignedArray {
 
     /// Wrapping sum of all values, in parallel.
     pub fn sum(&self) -> i64 {
-        self.codes.par_map_reduce(|| 0i64, |s, _, codes| codes.iter().fold(s, |s, &c| s.wrapping_add(zigzag_decode(c))), i64::wrapping_add)
+        self.codes.par_map_reduce(
+            || 0i64,
+            |s, _, codes| {
+                codes
+                    .iter()
+                    .fold(s, |s, &c| s.wrapping_add(zigzag_decode(c)))
+            },
+            i64::wrapping_add,
+        )
     }
 
     /// All values, decoded.

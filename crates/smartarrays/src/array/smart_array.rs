@@ -170,7 +170,11 @@ fn configure(
     };
     let advice = auto::resolve(&request, runtime)?;
     let bits = fixed_bits.unwrap_or(advice.bits);
-    let placement = if options.placement == Placement::Auto { advice.placement.clone() } else { options.placement.clone() };
+    let placement = if options.placement == Placement::Auto {
+        advice.placement.clone()
+    } else {
+        options.placement.clone()
+    };
     Ok((bits, placement, Some(Arc::new(advice))))
 }
 
@@ -227,7 +231,10 @@ impl SmartArray {
 
     /// Builds an array from an iterator (collected first, since the width and length must be
     /// known before packing).
-    pub fn from_iter_with(values: impl IntoIterator<Item = u64>, options: &ArrayOptions) -> Result<SmartArray> {
+    pub fn from_iter_with(
+        values: impl IntoIterator<Item = u64>,
+        options: &ArrayOptions,
+    ) -> Result<SmartArray> {
         let collected: Vec<u64> = values.into_iter().collect();
         SmartArray::from_slice(&collected, options)
     }
@@ -241,9 +248,21 @@ impl SmartArray {
     /// the workers of its own node, so pages are touched where they belong. `value` must be a
     /// pure function (it is called once per index and replica, and once more for
     /// [`Bits::Auto`]). On error nothing is returned and all memory is freed.
-    pub fn from_fn(len: usize, options: &ArrayOptions, value: impl Fn(usize) -> u64 + Sync) -> Result<SmartArray> {
+    pub fn from_fn(
+        len: usize,
+        options: &ArrayOptions,
+        value: impl Fn(usize) -> u64 + Sync,
+    ) -> Result<SmartArray> {
         let runtime = options.resolve_runtime()?;
-        let largest = || runtime.map_reduce(0..len, PARALLEL_BATCH, || 0u64, |m, _, r| r.map(&value).fold(m, u64::max), u64::max);
+        let largest = || {
+            runtime.map_reduce(
+                0..len,
+                PARALLEL_BATCH,
+                || 0u64,
+                |m, _, r| r.map(&value).fold(m, u64::max),
+                u64::max,
+            )
+        };
         let (bits, placement, advice) = configure(len, options, &runtime, largest)?;
         let mut array = SmartArray::allocate(len, bits, &placement, options, runtime)?;
         array.advice = advice;
@@ -252,12 +271,19 @@ impl SmartArray {
     }
 
     /// Maps zeroed, placed storage for `len` values of `bits` bits (not yet written).
-    fn allocate(len: usize, bits: u32, placement: &Placement, options: &ArrayOptions, runtime: Arc<Runtime>) -> Result<SmartArray> {
+    fn allocate(
+        len: usize,
+        bits: u32,
+        placement: &Placement,
+        options: &ArrayOptions,
+        runtime: Arc<Runtime>,
+    ) -> Result<SmartArray> {
         let words = codec::storage_words(len, bits).ok_or(Error::AllocationFailed {
             bytes: u64::MAX,
             reason: format!("{len} values of {bits} bits overflow the address space"),
         })?;
-        let allocation = memory::allocate(runtime.topology(), placement, words, options.huge_pages)?;
+        let allocation =
+            memory::allocate(runtime.topology(), placement, words, options.huge_pages)?;
         Ok(SmartArray {
             len,
             bits,
@@ -274,9 +300,25 @@ impl SmartArray {
     fn fill(&mut self, value: &(impl Fn(usize) -> u64 + Sync)) -> Result<()> {
         let (len, bits) = (self.len, self.bits);
         let words_per_batch = PARALLEL_BATCH / 64 * bits as usize;
-        let parts: Vec<Part> = self.region_nodes.iter().map(|&node| Part { node, range: 0..len }).collect();
-        let pieces: Vec<Vec<Mutex<&mut [u64]>>> =
-            self.regions.iter_mut().map(|region| region.words_mut().chunks_mut(words_per_batch).map(Mutex::new).collect()).collect();
+        let parts: Vec<Part> = self
+            .region_nodes
+            .iter()
+            .map(|&node| Part {
+                node,
+                range: 0..len,
+            })
+            .collect();
+        let pieces: Vec<Vec<Mutex<&mut [u64]>>> = self
+            .regions
+            .iter_mut()
+            .map(|region| {
+                region
+                    .words_mut()
+                    .chunks_mut(words_per_batch)
+                    .map(Mutex::new)
+                    .collect()
+            })
+            .collect();
         let max = codec::max_value(bits);
         let runtime = Arc::clone(&self.runtime);
         let first_misfit = runtime.run_parts(
@@ -295,9 +337,15 @@ impl SmartArray {
                     codec::pack_into(&mut piece, bits, values);
                 }
                 if widest > max {
-                    let index = batch.clone().find(|&i| value(i) > max).unwrap_or(batch.start);
+                    let index = batch
+                        .clone()
+                        .find(|&i| value(i) > max)
+                        .unwrap_or(batch.start);
                     let found = (index, value(index));
-                    return Some(misfit.map_or(found, |m: (usize, u64)| if m.0 < found.0 { m } else { found }));
+                    return Some(misfit.map_or(
+                        found,
+                        |m: (usize, u64)| if m.0 < found.0 { m } else { found },
+                    ));
                 }
                 misfit
             },
@@ -307,7 +355,12 @@ impl SmartArray {
             },
         );
         match first_misfit {
-            Some((index, value)) => Err(Error::ValueTooWide { index, value, bits, max }),
+            Some((index, value)) => Err(Error::ValueTooWide {
+                index,
+                value,
+                bits,
+                max,
+            }),
             None => Ok(()),
         }
     }
@@ -369,12 +422,14 @@ impl SmartArray {
         if self.regions.len() == 1 {
             return 0;
         }
-        let node = runtime::current_worker_node().or_else(|| self.runtime.topology().current_node());
+        let node =
+            runtime::current_worker_node().or_else(|| self.runtime.topology().current_node());
         self.replica_index_for_node(node)
     }
 
     fn replica_index_for_node(&self, node: Option<usize>) -> usize {
-        node.and_then(|n| self.region_nodes.iter().position(|&r| r == Some(n))).unwrap_or(0)
+        node.and_then(|n| self.region_nodes.iter().position(|&r| r == Some(n)))
+            .unwrap_or(0)
     }
 
     /// A view of replica `index`.
@@ -405,11 +460,19 @@ impl SmartArray {
     /// ([`Error::ValueTooWide`]) and indices past the end; on error nothing is written.
     pub fn set(&mut self, index: usize, value: u64) -> Result<()> {
         if index >= self.len {
-            return Err(Error::IndexOutOfRange { index, len: self.len });
+            return Err(Error::IndexOutOfRange {
+                index,
+                len: self.len,
+            });
         }
         let max = codec::max_value(self.bits);
         if value > max {
-            return Err(Error::ValueTooWide { index, value, bits: self.bits, max });
+            return Err(Error::ValueTooWide {
+                index,
+                value,
+                bits: self.bits,
+                max,
+            });
         }
         for region in &mut self.regions {
             codec::set(region.words_mut(), self.bits, index, value);
@@ -423,7 +486,11 @@ impl SmartArray {
     }
 
     /// Visits `range` in decoded chunks; see [`ArrayView::for_each_chunk`].
-    pub fn for_each_chunk(&self, range: Range<usize>, visit: impl FnMut(usize, &[u64])) -> Result<()> {
+    pub fn for_each_chunk(
+        &self,
+        range: Range<usize>,
+        visit: impl FnMut(usize, &[u64]),
+    ) -> Result<()> {
         self.local().for_each_chunk(range, visit)
     }
 
@@ -450,7 +517,12 @@ impl SmartArray {
             PARALLEL_BATCH,
             || 0u64,
             |sum, worker, range| {
-                sum.wrapping_add(codec::sum_range(self.for_worker(worker).packed_words(), self.bits, range.start, range.end))
+                sum.wrapping_add(codec::sum_range(
+                    self.for_worker(worker).packed_words(),
+                    self.bits,
+                    range.start,
+                    range.end,
+                ))
             },
             u64::wrapping_add,
         )
@@ -485,7 +557,14 @@ impl SmartArray {
     pub fn par_min(&self) -> Option<u64> {
         self.par_map_reduce(
             || None,
-            |m: Option<u64>, _, values| values.iter().copied().min().map(|v| m.map_or(v, |m| m.min(v))).or(m),
+            |m: Option<u64>, _, values| {
+                values
+                    .iter()
+                    .copied()
+                    .min()
+                    .map(|v| m.map_or(v, |m| m.min(v)))
+                    .or(m)
+            },
             |a, b| match (a, b) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
@@ -497,7 +576,14 @@ impl SmartArray {
     pub fn par_max(&self) -> Option<u64> {
         self.par_map_reduce(
             || None,
-            |m: Option<u64>, _, values| values.iter().copied().max().map(|v| m.map_or(v, |m| m.max(v))).or(m),
+            |m: Option<u64>, _, values| {
+                values
+                    .iter()
+                    .copied()
+                    .max()
+                    .map(|v| m.map_or(v, |m| m.max(v)))
+                    .or(m)
+            },
             |a, b| match (a, b) {
                 (Some(a), Some(b)) => Some(a.max(b)),
                 (a, b) => a.or(b),
@@ -523,7 +609,10 @@ impl SmartArray {
 
     /// The node of every page of replica `index` (`None` for pages not present).
     pub fn page_nodes(&self, index: usize) -> Result<Vec<Option<usize>>> {
-        let region = self.regions.get(index).ok_or(Error::IndexOutOfRange { index, len: self.regions.len() })?;
+        let region = self.regions.get(index).ok_or(Error::IndexOutOfRange {
+            index,
+            len: self.regions.len(),
+        })?;
         memory::region_page_nodes(region)
     }
 }
@@ -553,7 +642,11 @@ impl SmartArray {
     /// assert_eq!(array.bits(), 11);
     /// assert_eq!(array.get(999).unwrap(), 1998);
     /// ```
-    pub fn from_batches(len: usize, options: &ArrayOptions, produce: impl Fn(Range<usize>, &mut [u64]) + Sync) -> Result<SmartArray> {
+    pub fn from_batches(
+        len: usize,
+        options: &ArrayOptions,
+        produce: impl Fn(Range<usize>, &mut [u64]) + Sync,
+    ) -> Result<SmartArray> {
         let runtime = options.resolve_runtime()?;
         let largest = || {
             runtime
@@ -581,12 +674,31 @@ impl SmartArray {
         Ok(array)
     }
 
-    pub(crate) fn fill_batches(&mut self, produce: &(impl Fn(Range<usize>, &mut [u64]) + Sync)) -> Result<()> {
+    pub(crate) fn fill_batches(
+        &mut self,
+        produce: &(impl Fn(Range<usize>, &mut [u64]) + Sync),
+    ) -> Result<()> {
         let (len, bits) = (self.len, self.bits);
         let words_per_batch = PARALLEL_BATCH / 64 * bits as usize;
-        let parts: Vec<Part> = self.region_nodes.iter().map(|&node| Part { node, range: 0..len }).collect();
-        let pieces: Vec<Vec<Mutex<&mut [u64]>>> =
-            self.regions.iter_mut().map(|region| region.words_mut().chunks_mut(words_per_batch).map(Mutex::new).collect()).collect();
+        let parts: Vec<Part> = self
+            .region_nodes
+            .iter()
+            .map(|&node| Part {
+                node,
+                range: 0..len,
+            })
+            .collect();
+        let pieces: Vec<Vec<Mutex<&mut [u64]>>> = self
+            .regions
+            .iter_mut()
+            .map(|region| {
+                region
+                    .words_mut()
+                    .chunks_mut(words_per_batch)
+                    .map(Mutex::new)
+                    .collect()
+            })
+            .collect();
         let max = codec::max_value(bits);
         let runtime = Arc::clone(&self.runtime);
         let (first_misfit, _) = runtime.run_parts(
@@ -595,7 +707,9 @@ impl SmartArray {
             false,
             || (None::<(usize, u64)>, Vec::new()),
             |(mut misfit, mut buffer): (Option<(usize, u64)>, Vec<u64>), _worker, part, batch| {
-                let Ok(mut piece) = pieces[part][batch.start / PARALLEL_BATCH].lock() else { return (misfit, buffer) };
+                let Ok(mut piece) = pieces[part][batch.start / PARALLEL_BATCH].lock() else {
+                    return (misfit, buffer);
+                };
                 // Produced and packed in L1-sized steps of FILL_STEP values (whole words at any
                 // width, since FILL_STEP is a multiple of 64).
                 let mut start = batch.start;
@@ -631,7 +745,10 @@ impl SmartArray {
                     if widest > max {
                         let offset = buffer.iter().position(|&v| v > max).unwrap_or(0);
                         let found = (start + offset, buffer[offset]);
-                        misfit = Some(misfit.map_or(found, |m: (usize, u64)| if m.0 <= found.0 { m } else { found }));
+                        misfit = Some(misfit.map_or(
+                            found,
+                            |m: (usize, u64)| if m.0 <= found.0 { m } else { found },
+                        ));
                     }
                     start = end;
                 }
@@ -646,7 +763,12 @@ impl SmartArray {
             },
         );
         match first_misfit {
-            Some((index, value)) => Err(Error::ValueTooWide { index, value, bits, max }),
+            Some((index, value)) => Err(Error::ValueTooWide {
+                index,
+                value,
+                bits,
+                max,
+            }),
             None => Ok(()),
         }
     }
@@ -668,9 +790,15 @@ impl SmartArray {
         assert_eq!(self.bits, 64, "in-place batch updates need a 64-bit array");
         let (len, batch) = (self.len, batch.max(1));
         let runtime = Arc::clone(&self.runtime);
-        let (first, rest) = self.regions.split_first_mut().expect("an array has at least one region");
+        let (first, rest) = self
+            .regions
+            .split_first_mut()
+            .expect("an array has at least one region");
         let result = {
-            let pieces: Vec<Mutex<&mut [u64]>> = first.words_mut()[..len].chunks_mut(batch).map(Mutex::new).collect();
+            let pieces: Vec<Mutex<&mut [u64]>> = first.words_mut()[..len]
+                .chunks_mut(batch)
+                .map(Mutex::new)
+                .collect();
             runtime.map_reduce(
                 0..len,
                 batch,
@@ -684,9 +812,22 @@ impl SmartArray {
         };
         if !rest.is_empty() {
             let source = &first.words()[..len];
-            let parts: Vec<Part> = self.region_nodes[1..].iter().map(|&node| Part { node, range: 0..len }).collect();
-            let pieces: Vec<Vec<Mutex<&mut [u64]>>> =
-                rest.iter_mut().map(|region| region.words_mut()[..len].chunks_mut(PARALLEL_BATCH).map(Mutex::new).collect()).collect();
+            let parts: Vec<Part> = self.region_nodes[1..]
+                .iter()
+                .map(|&node| Part {
+                    node,
+                    range: 0..len,
+                })
+                .collect();
+            let pieces: Vec<Vec<Mutex<&mut [u64]>>> = rest
+                .iter_mut()
+                .map(|region| {
+                    region.words_mut()[..len]
+                        .chunks_mut(PARALLEL_BATCH)
+                        .map(Mutex::new)
+                        .collect()
+                })
+                .collect();
             runtime.run_parts(
                 &parts,
                 PARALLEL_BATCH,

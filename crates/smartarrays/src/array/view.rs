@@ -49,7 +49,10 @@ impl<'a> ArrayView<'a> {
     #[inline]
     pub fn get(&self, index: usize) -> Result<u64> {
         if index >= self.len {
-            return Err(Error::IndexOutOfRange { index, len: self.len });
+            return Err(Error::IndexOutOfRange {
+                index,
+                len: self.len,
+            });
         }
         Ok(codec::get(self.words, self.bits, index))
     }
@@ -60,13 +63,21 @@ impl<'a> ArrayView<'a> {
     /// If `index >= len`.
     #[inline]
     pub fn value(&self, index: usize) -> u64 {
-        assert!(index < self.len, "index {index} is out of range for an array of length {}", self.len);
+        assert!(
+            index < self.len,
+            "index {index} is out of range for an array of length {}",
+            self.len
+        );
         codec::get(self.words, self.bits, index)
     }
 
     fn check_range(&self, range: &Range<usize>) -> Result<()> {
         if range.start > range.end || range.end > self.len {
-            return Err(Error::RangeOutOfBounds { start: range.start, end: range.end, len: self.len });
+            return Err(Error::RangeOutOfBounds {
+                start: range.start,
+                end: range.end,
+                len: self.len,
+            });
         }
         Ok(())
     }
@@ -96,8 +107,15 @@ impl<'a> ArrayView<'a> {
     /// assert_eq!(degrees, [5, 3, 4, 4]);
     /// assert!(offsets.local().unpack_differences(1, &mut degrees, Combine::Overwrite).is_err());
     /// ```
-    pub fn unpack_differences(&self, start: usize, out: &mut [u64], combine: codec::Combine) -> Result<()> {
-        let last = start.saturating_add(out.len()).saturating_add(usize::from(!out.is_empty()));
+    pub fn unpack_differences(
+        &self,
+        start: usize,
+        out: &mut [u64],
+        combine: codec::Combine,
+    ) -> Result<()> {
+        let last = start
+            .saturating_add(out.len())
+            .saturating_add(usize::from(!out.is_empty()));
         self.check_range(&(start..last))?;
         codec::unpack_differences(self.words, self.bits, start, out, combine);
         Ok(())
@@ -118,24 +136,45 @@ impl<'a> ArrayView<'a> {
     /// forward.local().unpack_paired_differences(reverse.local(), 0, &mut degrees).unwrap();
     /// assert_eq!(degrees, [3, 3, 4]);
     /// ```
-    pub fn unpack_paired_differences(&self, other: ArrayView<'_>, start: usize, out: &mut [u64]) -> Result<()> {
-        let last = start.saturating_add(out.len()).saturating_add(usize::from(!out.is_empty()));
+    pub fn unpack_paired_differences(
+        &self,
+        other: ArrayView<'_>,
+        start: usize,
+        out: &mut [u64],
+    ) -> Result<()> {
+        let last = start
+            .saturating_add(out.len())
+            .saturating_add(usize::from(!out.is_empty()));
         self.check_range(&(start..last))?;
         other.check_range(&(start..last))?;
-        codec::unpack_paired_differences((self.words, self.bits), (other.words, other.bits), start, out);
+        codec::unpack_paired_differences(
+            (self.words, self.bits),
+            (other.words, other.bits),
+            start,
+            out,
+        );
         Ok(())
     }
 
     /// Wrapping sum of the values in `range`.
     pub fn sum_range(&self, range: Range<usize>) -> Result<u64> {
         self.check_range(&range)?;
-        Ok(codec::sum_range(self.words, self.bits, range.start, range.end))
+        Ok(codec::sum_range(
+            self.words,
+            self.bits,
+            range.start,
+            range.end,
+        ))
     }
 
     /// Calls `visit(first_index, values)` for consecutive chunks of decoded values covering
     /// `range` (at most [`VISIT_CHUNK`] values each). 64-bit arrays are visited in place, without
     /// copying; other widths are decoded into a stack buffer first.
-    pub fn for_each_chunk(&self, range: Range<usize>, mut visit: impl FnMut(usize, &[u64])) -> Result<()> {
+    pub fn for_each_chunk(
+        &self,
+        range: Range<usize>,
+        mut visit: impl FnMut(usize, &[u64]),
+    ) -> Result<()> {
         self.check_range(&range)?;
         if self.bits == 64 {
             let mut start = range.start;
@@ -159,7 +198,12 @@ impl<'a> ArrayView<'a> {
 
     /// A forward iterator over all values.
     pub fn iter(&self) -> Iter<'a> {
-        Iter { view: *self, next: 0, buffer: [0; ITER_BUFFER], buffered: 0..0 }
+        Iter {
+            view: *self,
+            next: 0,
+            buffer: [0; ITER_BUFFER],
+            buffered: 0..0,
+        }
     }
 
     /// All values decoded into a vector.
@@ -191,7 +235,12 @@ impl Iterator for Iter<'_> {
         }
         if !self.buffered.contains(&self.next) {
             let count = (self.view.len - self.next).min(ITER_BUFFER);
-            codec::unpack_range(self.view.words, self.view.bits, self.next, &mut self.buffer[..count]);
+            codec::unpack_range(
+                self.view.words,
+                self.view.bits,
+                self.next,
+                &mut self.buffer[..count],
+            );
             self.buffered = self.next..self.next + count;
         }
         let value = self.buffer[self.next - self.buffered.start];

@@ -25,7 +25,10 @@ impl KernelLevel {
     /// Levels this CPU can run, lowest first.
     pub fn supported() -> Vec<KernelLevel> {
         let best = cpu_level();
-        [KernelLevel::Scalar, KernelLevel::Avx2, KernelLevel::Avx512].into_iter().filter(|&l| l <= best).collect()
+        [KernelLevel::Scalar, KernelLevel::Avx2, KernelLevel::Avx512]
+            .into_iter()
+            .filter(|&l| l <= best)
+            .collect()
     }
 
     /// Lower-case name (`scalar`, `avx2`, `avx512`).
@@ -84,10 +87,18 @@ pub fn sum_range(words: &[u64], bits: u32, start: usize, end: usize) -> u64 {
 }
 
 /// [`sum_range`] with an explicit kernel level (clamped to what the CPU supports).
-pub fn sum_range_with(level: KernelLevel, words: &[u64], bits: u32, start: usize, end: usize) -> u64 {
+pub fn sum_range_with(
+    level: KernelLevel,
+    words: &[u64],
+    bits: u32,
+    start: usize,
+    end: usize,
+) -> u64 {
     debug_assert!(start <= end);
     if bits == 64 {
-        return words[start..end].iter().fold(0u64, |s, &v| s.wrapping_add(v));
+        return words[start..end]
+            .iter()
+            .fold(0u64, |s, &v| s.wrapping_add(v));
     }
     let level = level.min(cpu_level());
     let bytes: &[u8] = bytemuck::cast_slice(words);
@@ -99,7 +110,9 @@ pub fn sum_range_with(level: KernelLevel, words: &[u64], bits: u32, start: usize
     sum = sum.wrapping_add(match (level, group) {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the level was clamped to the CPU's features above.
-        (KernelLevel::Avx512, 16) => unsafe { super::x86::sum_groups16_avx512(bytes, bits, first, groups) },
+        (KernelLevel::Avx512, 16) => unsafe {
+            super::x86::sum_groups16_avx512(bytes, bits, first, groups)
+        },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the level was clamped to the CPU's features above, and VBMI2 is checked here.
         (KernelLevel::Avx512, 8) if bits > 56 && has_vbmi2() => unsafe {
@@ -107,10 +120,14 @@ pub fn sum_range_with(level: KernelLevel, words: &[u64], bits: u32, start: usize
         },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the level was clamped to the CPU's features above.
-        (KernelLevel::Avx512, 8) => unsafe { super::x86::sum_groups8_avx512(bytes, bits, first, groups) },
+        (KernelLevel::Avx512, 8) => unsafe {
+            super::x86::sum_groups8_avx512(bytes, bits, first, groups)
+        },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the level was clamped to the CPU's features above.
-        (KernelLevel::Avx2, 8) => unsafe { super::x86::sum_groups8_avx2(bytes, bits, first, groups) },
+        (KernelLevel::Avx2, 8) => unsafe {
+            super::x86::sum_groups8_avx2(bytes, bits, first, groups)
+        },
         _ => scalar::sum_chunks(words, bits, first, groups),
     });
     sum.wrapping_add(scalar::sum_each(words, bits, body_end, end))
@@ -122,7 +139,13 @@ pub fn unpack_range(words: &[u64], bits: u32, start: usize, out: &mut [u64]) {
 }
 
 /// [`unpack_range`] with an explicit kernel level (clamped to what the CPU supports).
-pub fn unpack_range_with(level: KernelLevel, words: &[u64], bits: u32, start: usize, out: &mut [u64]) {
+pub fn unpack_range_with(
+    level: KernelLevel,
+    words: &[u64],
+    bits: u32,
+    start: usize,
+    out: &mut [u64],
+) {
     let end = start + out.len();
     let bytes: &[u8] = bytemuck::cast_slice(words);
     match bits {
@@ -138,15 +161,25 @@ pub fn unpack_range_with(level: KernelLevel, words: &[u64], bits: u32, start: us
         16 => 8,
         other => other,
     };
-    let GroupSplit { head, first_group: first, body, tail_start, tail } = split_groups(out, start, group);
+    let GroupSplit {
+        head,
+        first_group: first,
+        body,
+        tail_start,
+        tail,
+    } = split_groups(out, start, group);
     scalar::unpack_each(words, bits, start, head);
     match (level, group) {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the level was clamped to the CPU's features above.
-        (KernelLevel::Avx512, 8) => unsafe { super::x86::unpack_groups8_avx512(bytes, bits, first, body) },
+        (KernelLevel::Avx512, 8) => unsafe {
+            super::x86::unpack_groups8_avx512(bytes, bits, first, body)
+        },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the level was clamped to the CPU's features above.
-        (KernelLevel::Avx2, 8) => unsafe { super::x86::unpack_groups8_avx2(bytes, bits, first, body) },
+        (KernelLevel::Avx2, 8) => unsafe {
+            super::x86::unpack_groups8_avx2(bytes, bits, first, body)
+        },
         _ => scalar::unpack_chunks(words, bits, first, body),
     }
     scalar::unpack_each(words, bits, tail_start, tail);
@@ -175,7 +208,9 @@ pub fn pack_slice_with(level: KernelLevel, words: &mut [u64], bits: u32, values:
     let chunk_words = whole / 64 * bits as usize;
     match level.min(cpu_level()) {
         #[cfg(target_arch = "x86_64")]
-        KernelLevel::Avx512 if (super::x86::PACK_MIN_BITS..=super::x86::PACK_MAX_BITS).contains(&bits) => {
+        KernelLevel::Avx512
+            if (super::x86::PACK_MIN_BITS..=super::x86::PACK_MAX_BITS).contains(&bits) =>
+        {
             let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut words[..chunk_words]);
             // SAFETY: the level was clamped to the CPU's features above.
             unsafe { super::x86::pack_groups8_avx512(&values[..whole], bits, bytes) }
@@ -183,7 +218,12 @@ pub fn pack_slice_with(level: KernelLevel, words: &mut [u64], bits: u32, values:
         _ => scalar::pack_chunks(words, bits, &values[..whole]),
     }
     let mask = max_value(bits);
-    chunk_words + scalar::pack_into(&mut words[chunk_words..], bits, values[whole..].iter().map(|&v| v & mask))
+    chunk_words
+        + scalar::pack_into(
+            &mut words[chunk_words..],
+            bits,
+            values[whole..].iter().map(|&v| v & mask),
+        )
 }
 
 /// How a kernel's results combine with what its output already holds.
@@ -216,16 +256,25 @@ pub fn differences<T: Copy + Into<u64>>(values: &[T], out: &mut [u64], combine: 
 }
 
 /// [`differences`] with an explicit kernel level (clamped to what the CPU supports).
-pub fn differences_with<T: Copy + Into<u64>>(level: KernelLevel, values: &[T], out: &mut [u64], combine: Combine) {
+pub fn differences_with<T: Copy + Into<u64>>(
+    level: KernelLevel,
+    values: &[T],
+    out: &mut [u64],
+    combine: Combine,
+) {
     let add = combine == Combine::Add;
     match (level.min(cpu_level()), add) {
         // 256-bit vectors at both SIMD levels (see `differences_avx2`).
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the level was clamped to the CPU's features; both SIMD levels include AVX2.
-        (KernelLevel::Avx512 | KernelLevel::Avx2, false) => unsafe { super::x86::differences_avx2::<T, false>(values, out) },
+        (KernelLevel::Avx512 | KernelLevel::Avx2, false) => unsafe {
+            super::x86::differences_avx2::<T, false>(values, out)
+        },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
-        (KernelLevel::Avx512 | KernelLevel::Avx2, true) => unsafe { super::x86::differences_avx2::<T, true>(values, out) },
+        (KernelLevel::Avx512 | KernelLevel::Avx2, true) => unsafe {
+            super::x86::differences_avx2::<T, true>(values, out)
+        },
         (_, false) => scalar::differences::<T, false>(values, out),
         (_, true) => scalar::differences::<T, true>(values, out),
     }
@@ -236,31 +285,81 @@ pub fn differences_with<T: Copy + Into<u64>>(level: KernelLevel, values: &[T], o
 /// On AVX-512 the decode and the subtraction are one pass over registers; elsewhere values are
 /// decoded a block at a time into a stack buffer. Reads one value past `out`'s range, which must
 /// exist.
-pub fn unpack_differences(words: &[u64], bits: u32, start: usize, out: &mut [u64], combine: Combine) {
+pub fn unpack_differences(
+    words: &[u64],
+    bits: u32,
+    start: usize,
+    out: &mut [u64],
+    combine: Combine,
+) {
     unpack_differences_with(detected_level(), words, bits, start, out, combine)
 }
 
 /// [`unpack_differences`] with an explicit kernel level (clamped to what the CPU supports).
-pub fn unpack_differences_with(level: KernelLevel, words: &[u64], bits: u32, start: usize, out: &mut [u64], combine: Combine) {
+pub fn unpack_differences_with(
+    level: KernelLevel,
+    words: &[u64],
+    bits: u32,
+    start: usize,
+    out: &mut [u64],
+    combine: Combine,
+) {
     let end = start + out.len();
     match bits {
         64 => return differences_with(level, &words[start..=end], out, combine),
-        32 => return differences_with(level, &bytemuck::cast_slice::<u64, u32>(words)[start..=end], out, combine),
-        16 => return differences_with(level, &bytemuck::cast_slice::<u64, u16>(words)[start..=end], out, combine),
-        8 => return differences_with(level, &bytemuck::cast_slice::<u64, u8>(words)[start..=end], out, combine),
+        32 => {
+            return differences_with(
+                level,
+                &bytemuck::cast_slice::<u64, u32>(words)[start..=end],
+                out,
+                combine,
+            )
+        }
+        16 => {
+            return differences_with(
+                level,
+                &bytemuck::cast_slice::<u64, u16>(words)[start..=end],
+                out,
+                combine,
+            )
+        }
+        8 => {
+            return differences_with(
+                level,
+                &bytemuck::cast_slice::<u64, u8>(words)[start..=end],
+                out,
+                combine,
+            )
+        }
         _ => {}
     }
     let level = level.min(cpu_level());
     #[cfg(target_arch = "x86_64")]
     if level == KernelLevel::Avx512 {
-        let GroupSplit { head, first_group, body, tail_start, tail } = split_groups(out, start, 8);
+        let GroupSplit {
+            head,
+            first_group,
+            body,
+            tail_start,
+            tail,
+        } = split_groups(out, start, 8);
         differences_one_by_one(words, bits, start, head, combine);
         let bytes: &[u8] = bytemuck::cast_slice(words);
         // SAFETY: the level was clamped to the CPU's features above.
         unsafe {
             match combine {
-                Combine::Overwrite => super::x86::unpack_differences_groups8_avx512::<false>(bytes, bits, first_group, body),
-                Combine::Add => super::x86::unpack_differences_groups8_avx512::<true>(bytes, bits, first_group, body),
+                Combine::Overwrite => super::x86::unpack_differences_groups8_avx512::<false>(
+                    bytes,
+                    bits,
+                    first_group,
+                    body,
+                ),
+                Combine::Add => super::x86::unpack_differences_groups8_avx512::<true>(
+                    bytes,
+                    bits,
+                    first_group,
+                    body,
+                ),
             }
         }
         return differences_one_by_one(words, bits, tail_start, tail, combine);
@@ -291,17 +390,28 @@ pub fn unpack_differences_with(level: KernelLevel, words: &[u64], bits: u32, sta
 /// paired_differences(&forward, &reverse, &mut degrees);
 /// assert_eq!(degrees, [3, 4]);
 /// ```
-pub fn paired_differences<T: Copy + Into<u64>, U: Copy + Into<u64>>(a: &[T], b: &[U], out: &mut [u64]) {
+pub fn paired_differences<T: Copy + Into<u64>, U: Copy + Into<u64>>(
+    a: &[T],
+    b: &[U],
+    out: &mut [u64],
+) {
     paired_differences_with(detected_level(), a, b, out)
 }
 
 /// [`paired_differences`] with an explicit kernel level (clamped to what the CPU supports).
-pub fn paired_differences_with<T: Copy + Into<u64>, U: Copy + Into<u64>>(level: KernelLevel, a: &[T], b: &[U], out: &mut [u64]) {
+pub fn paired_differences_with<T: Copy + Into<u64>, U: Copy + Into<u64>>(
+    level: KernelLevel,
+    a: &[T],
+    b: &[U],
+    out: &mut [u64],
+) {
     match level.min(cpu_level()) {
         // 256-bit vectors at both SIMD levels (see `differences_avx2`).
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the level was clamped to the CPU's features; both SIMD levels include AVX2.
-        KernelLevel::Avx512 | KernelLevel::Avx2 => unsafe { super::x86::paired_differences_avx2(a, b, out) },
+        KernelLevel::Avx512 | KernelLevel::Avx2 => unsafe {
+            super::x86::paired_differences_avx2(a, b, out)
+        },
         _ => scalar::paired_differences(a, b, out),
     }
 }
@@ -310,28 +420,58 @@ pub fn paired_differences_with<T: Copy + Into<u64>, U: Copy + Into<u64>>(level: 
 /// `start..=start + out.len()` of both: on AVX-512 both are decoded and subtracted in one pass
 /// over registers; elsewhere one array after the other (`unpack_differences`). Both must hold a
 /// value at `start + out.len()`.
-pub fn unpack_paired_differences(a: (&[u64], u32), b: (&[u64], u32), start: usize, out: &mut [u64]) {
+pub fn unpack_paired_differences(
+    a: (&[u64], u32),
+    b: (&[u64], u32),
+    start: usize,
+    out: &mut [u64],
+) {
     unpack_paired_differences_with(detected_level(), a, b, start, out)
 }
 
 /// [`unpack_paired_differences`] with an explicit kernel level (clamped to what the CPU supports).
-pub fn unpack_paired_differences_with(level: KernelLevel, a: (&[u64], u32), b: (&[u64], u32), start: usize, out: &mut [u64]) {
+pub fn unpack_paired_differences_with(
+    level: KernelLevel,
+    a: (&[u64], u32),
+    b: (&[u64], u32),
+    start: usize,
+    out: &mut [u64],
+) {
     let end = start + out.len();
     let level = level.min(cpu_level());
     match (a.1, b.1) {
-        (64, 64) => return paired_differences_with(level, &a.0[start..=end], &b.0[start..=end], out),
+        (64, 64) => {
+            return paired_differences_with(level, &a.0[start..=end], &b.0[start..=end], out)
+        }
         (32, 32) => {
-            let (a32, b32) = (bytemuck::cast_slice::<u64, u32>(a.0), bytemuck::cast_slice::<u64, u32>(b.0));
+            let (a32, b32) = (
+                bytemuck::cast_slice::<u64, u32>(a.0),
+                bytemuck::cast_slice::<u64, u32>(b.0),
+            );
             return paired_differences_with(level, &a32[start..=end], &b32[start..=end], out);
         }
         _ => {}
     }
     #[cfg(target_arch = "x86_64")]
     if level == KernelLevel::Avx512 && a.1 < 64 && b.1 < 64 {
-        let GroupSplit { head, first_group, body, tail_start, tail } = split_groups(out, start, 8);
-        let (bytes_a, bytes_b): (&[u8], &[u8]) = (bytemuck::cast_slice(a.0), bytemuck::cast_slice(b.0));
+        let GroupSplit {
+            head,
+            first_group,
+            body,
+            tail_start,
+            tail,
+        } = split_groups(out, start, 8);
+        let (bytes_a, bytes_b): (&[u8], &[u8]) =
+            (bytemuck::cast_slice(a.0), bytemuck::cast_slice(b.0));
         // SAFETY: the level was clamped to the CPU's features above.
-        unsafe { super::x86::unpack_paired_differences_groups8_avx512((bytes_a, a.1), (bytes_b, b.1), first_group, body) };
+        unsafe {
+            super::x86::unpack_paired_differences_groups8_avx512(
+                (bytes_a, a.1),
+                (bytes_b, b.1),
+                first_group,
+                body,
+            )
+        };
         for (part, part_start) in [(head, start), (tail, tail_start)] {
             differences_one_by_one(a.0, a.1, part_start, part, Combine::Overwrite);
             differences_one_by_one(b.0, b.1, part_start, part, Combine::Add);
@@ -344,9 +484,19 @@ pub fn unpack_paired_differences_with(level: KernelLevel, a: (&[u64], u32), b: (
 }
 
 /// The differences of `out.len()` neighbours from `start` on, each value read with `get`.
-fn differences_one_by_one(words: &[u64], bits: u32, start: usize, out: &mut [u64], combine: Combine) {
+fn differences_one_by_one(
+    words: &[u64],
+    bits: u32,
+    start: usize,
+    out: &mut [u64],
+    combine: Combine,
+) {
     for (offset, slot) in out.iter_mut().enumerate() {
-        let difference = scalar::get(words, bits, start + offset + 1).wrapping_sub(scalar::get(words, bits, start + offset));
+        let difference = scalar::get(words, bits, start + offset + 1).wrapping_sub(scalar::get(
+            words,
+            bits,
+            start + offset,
+        ));
         *slot = match combine {
             Combine::Overwrite => difference,
             Combine::Add => slot.wrapping_add(difference),
@@ -371,7 +521,13 @@ fn split_groups(out: &mut [u64], start: usize, group: usize) -> GroupSplit<'_> {
     let body_end = (end / group * group).max(body_start);
     let (head, rest) = out.split_at_mut(body_start - start);
     let (body, tail) = rest.split_at_mut(body_end - body_start);
-    GroupSplit { head, first_group: body_start / group, body, tail_start: body_end, tail }
+    GroupSplit {
+        head,
+        first_group: body_start / group,
+        body,
+        tail_start: body_end,
+        tail,
+    }
 }
 
 /// Values per kernel step: 16 for the u32-lane AVX-512 kernels, 8 for the u64-lane SIMD
@@ -420,8 +576,15 @@ mod tests {
             pack_into(&mut words, bits, std::iter::repeat_n(max_value(bits), len));
             let expected = (0..len).fold(0u64, |s, _| s.wrapping_add(max_value(bits)));
             for level in KernelLevel::supported() {
-                assert_eq!(sum_range_with(level, &words, bits, 0, len), expected, "bits {bits} {level:?}");
-                assert_eq!(sum_range_with(level, &words, bits, 5, len), expected.wrapping_sub(5u64.wrapping_mul(max_value(bits))));
+                assert_eq!(
+                    sum_range_with(level, &words, bits, 0, len),
+                    expected,
+                    "bits {bits} {level:?}"
+                );
+                assert_eq!(
+                    sum_range_with(level, &words, bits, 5, len),
+                    expected.wrapping_sub(5u64.wrapping_mul(max_value(bits)))
+                );
             }
         }
     }
@@ -430,16 +593,36 @@ mod tests {
     fn every_level_agrees_with_get_at_every_width_and_alignment() {
         for bits in 1..=64u32 {
             let len = 1000;
-            let values: Vec<u64> = (0..len as u64).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 3) & max_value(bits)).collect();
+            let values: Vec<u64> = (0..len as u64)
+                .map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 3) & max_value(bits))
+                .collect();
             let mut words = vec![0u64; storage_words(len, bits).unwrap()];
             pack_into(&mut words, bits, values.iter().copied());
             for level in KernelLevel::supported() {
-                for (start, end) in [(0, len), (3, 997), (16, 48), (5, 9), (0, 0), (999, 1000), (64, 1000)] {
-                    let expected = values[start..end].iter().fold(0u64, |s, &v| s.wrapping_add(v));
-                    assert_eq!(sum_range_with(level, &words, bits, start, end), expected, "sum bits {bits} {level:?} {start}..{end}");
+                for (start, end) in [
+                    (0, len),
+                    (3, 997),
+                    (16, 48),
+                    (5, 9),
+                    (0, 0),
+                    (999, 1000),
+                    (64, 1000),
+                ] {
+                    let expected = values[start..end]
+                        .iter()
+                        .fold(0u64, |s, &v| s.wrapping_add(v));
+                    assert_eq!(
+                        sum_range_with(level, &words, bits, start, end),
+                        expected,
+                        "sum bits {bits} {level:?} {start}..{end}"
+                    );
                     let mut out = vec![0u64; end - start];
                     unpack_range_with(level, &words, bits, start, &mut out);
-                    assert_eq!(out, &values[start..end], "unpack bits {bits} {level:?} {start}..{end}");
+                    assert_eq!(
+                        out,
+                        &values[start..end],
+                        "unpack bits {bits} {level:?} {start}..{end}"
+                    );
                 }
             }
         }
@@ -448,12 +631,32 @@ mod tests {
     #[test]
     fn pack_slice_equals_pack_into_at_every_level_width_and_length() {
         for bits in 1..=64 {
-            for len in [0usize, 1, 7, 8, 63, 64, 65, 127, 128, 1023, 1024, 1025, 4096 + 64] {
+            for len in [
+                0usize,
+                1,
+                7,
+                8,
+                63,
+                64,
+                65,
+                127,
+                128,
+                1023,
+                1024,
+                1025,
+                4096 + 64,
+            ] {
                 // Values wider than the width too: both must keep only the low `bits` bits.
-                let values: Vec<u64> = (0..len as u64).map(|i| (i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i << 7)).collect();
+                let values: Vec<u64> = (0..len as u64)
+                    .map(|i| (i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i << 7))
+                    .collect();
                 let words = storage_words(len, bits).unwrap();
                 let mut reference = vec![u64::MAX; words];
-                let expected = pack_into(&mut reference, bits, values.iter().map(|&v| v & max_value(bits)));
+                let expected = pack_into(
+                    &mut reference,
+                    bits,
+                    values.iter().map(|&v| v & max_value(bits)),
+                );
                 for level in KernelLevel::supported() {
                     let mut fast = vec![u64::MAX; words];
                     let written = pack_slice_with(level, &mut fast, bits, &values);
@@ -473,7 +676,10 @@ mod tests {
                 let mut words = vec![0xDEAD_BEEF_u64; 4 * bits as usize + 16];
                 let written = pack_slice_with(level, &mut words, bits, &values);
                 assert_eq!(written, 4 * bits as usize);
-                assert!(words[written..].iter().all(|&w| w == 0xDEAD_BEEF), "bits {bits} {level:?}");
+                assert!(
+                    words[written..].iter().all(|&w| w == 0xDEAD_BEEF),
+                    "bits {bits} {level:?}"
+                );
             }
         }
     }
@@ -483,12 +689,21 @@ mod tests {
         let values: Vec<u64> = (0..1100u64).map(|i| i * i / 3 + (i % 7)).collect();
         for level in KernelLevel::supported() {
             for len in [0usize, 1, 7, 8, 9, 63, 64, 65, 1023, 1025] {
-                let expected: Vec<u64> = (0..len).map(|i| values[i + 1].wrapping_sub(values[i])).collect();
+                let expected: Vec<u64> = (0..len)
+                    .map(|i| values[i + 1].wrapping_sub(values[i]))
+                    .collect();
                 let mut out = vec![u64::MAX; len];
                 differences_with(level, &values[..=len], &mut out, Combine::Overwrite);
                 assert_eq!(out, expected, "{level:?} len {len}");
                 differences_with(level, &values[..=len], &mut out, Combine::Add);
-                assert_eq!(out, expected.iter().map(|v| v.wrapping_mul(2)).collect::<Vec<_>>(), "{level:?} len {len}");
+                assert_eq!(
+                    out,
+                    expected
+                        .iter()
+                        .map(|v| v.wrapping_mul(2))
+                        .collect::<Vec<_>>(),
+                    "{level:?} len {len}"
+                );
                 let narrow: Vec<u32> = values[..=len].iter().map(|&v| v as u32).collect();
                 differences_with(level, &narrow, &mut out, Combine::Overwrite);
                 assert_eq!(out, expected, "u32 {level:?} len {len}");
@@ -506,15 +721,40 @@ mod tests {
             let len = 1200;
             // Random values (differences wrap), and at the widest values too.
             let values: Vec<u64> = (0..len as u64)
-                .map(|i| if i % 97 == 5 { max_value(bits) } else { (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 5) & max_value(bits) })
+                .map(|i| {
+                    if i % 97 == 5 {
+                        max_value(bits)
+                    } else {
+                        (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 5) & max_value(bits)
+                    }
+                })
                 .collect();
             let mut words = vec![0u64; storage_words(len, bits).unwrap()];
             pack_into(&mut words, bits, values.iter().copied());
             for level in KernelLevel::supported() {
-                for (start, count) in [(0, len - 1), (3, 996), (16, 32), (5, 3), (0, 0), (1198, 1), (64, 1135), (8, 8), (1191, 8)] {
-                    let expected: Vec<u64> = (start..start + count).map(|i| values[i + 1].wrapping_sub(values[i])).collect();
+                for (start, count) in [
+                    (0, len - 1),
+                    (3, 996),
+                    (16, 32),
+                    (5, 3),
+                    (0, 0),
+                    (1198, 1),
+                    (64, 1135),
+                    (8, 8),
+                    (1191, 8),
+                ] {
+                    let expected: Vec<u64> = (start..start + count)
+                        .map(|i| values[i + 1].wrapping_sub(values[i]))
+                        .collect();
                     let mut out = vec![7u64; count];
-                    unpack_differences_with(level, &words, bits, start, &mut out, Combine::Overwrite);
+                    unpack_differences_with(
+                        level,
+                        &words,
+                        bits,
+                        start,
+                        &mut out,
+                        Combine::Overwrite,
+                    );
                     assert_eq!(out, expected, "bits {bits} {level:?} {start}+{count}");
                     unpack_differences_with(level, &words, bits, start, &mut out, Combine::Add);
                     let doubled: Vec<u64> = expected.iter().map(|v| v.wrapping_mul(2)).collect();
@@ -527,24 +767,68 @@ mod tests {
     #[test]
     fn paired_differences_agree_with_a_plain_loop_at_every_level_and_width_pair() {
         let len = 700;
-        for (bits_a, bits_b) in [(64, 64), (32, 32), (26, 26), (1, 63), (63, 1), (64, 20), (33, 57), (8, 16), (56, 64)] {
+        for (bits_a, bits_b) in [
+            (64, 64),
+            (32, 32),
+            (26, 26),
+            (1, 63),
+            (63, 1),
+            (64, 20),
+            (33, 57),
+            (8, 16),
+            (56, 64),
+        ] {
             let make = |bits: u32, seed: u64| -> Vec<u64> {
-                (0..len as u64).map(|i| (i.wrapping_add(seed).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7) & max_value(bits)).collect()
+                (0..len as u64)
+                    .map(|i| {
+                        (i.wrapping_add(seed).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7)
+                            & max_value(bits)
+                    })
+                    .collect()
             };
             let (a, b) = (make(bits_a, 1), make(bits_b, 2));
-            let (mut words_a, mut words_b) =
-                (vec![0u64; storage_words(len, bits_a).unwrap()], vec![0u64; storage_words(len, bits_b).unwrap()]);
+            let (mut words_a, mut words_b) = (
+                vec![0u64; storage_words(len, bits_a).unwrap()],
+                vec![0u64; storage_words(len, bits_b).unwrap()],
+            );
             pack_into(&mut words_a, bits_a, a.iter().copied());
             pack_into(&mut words_b, bits_b, b.iter().copied());
             for level in KernelLevel::supported() {
-                for (start, count) in [(0, len - 1), (3, 600), (16, 32), (5, 2), (0, 0), (698, 1), (64, 635)] {
-                    let expected: Vec<u64> =
-                        (start..start + count).map(|i| a[i + 1].wrapping_sub(a[i]).wrapping_add(b[i + 1].wrapping_sub(b[i]))).collect();
+                for (start, count) in [
+                    (0, len - 1),
+                    (3, 600),
+                    (16, 32),
+                    (5, 2),
+                    (0, 0),
+                    (698, 1),
+                    (64, 635),
+                ] {
+                    let expected: Vec<u64> = (start..start + count)
+                        .map(|i| {
+                            a[i + 1]
+                                .wrapping_sub(a[i])
+                                .wrapping_add(b[i + 1].wrapping_sub(b[i]))
+                        })
+                        .collect();
                     let mut out = vec![9u64; count];
-                    unpack_paired_differences_with(level, (&words_a, bits_a), (&words_b, bits_b), start, &mut out);
-                    assert_eq!(out, expected, "bits {bits_a}/{bits_b} {level:?} {start}+{count}");
+                    unpack_paired_differences_with(
+                        level,
+                        (&words_a, bits_a),
+                        (&words_b, bits_b),
+                        start,
+                        &mut out,
+                    );
+                    assert_eq!(
+                        out, expected,
+                        "bits {bits_a}/{bits_b} {level:?} {start}+{count}"
+                    );
                     let mut plain = vec![9u64; count];
-                    paired_differences_with(level, &a[start..=start + count], &b[start..=start + count], &mut plain);
+                    paired_differences_with(
+                        level,
+                        &a[start..=start + count],
+                        &b[start..=start + count],
+                        &mut plain,
+                    );
                     assert_eq!(plain, expected, "slices {level:?} {start}+{count}");
                 }
             }

@@ -17,9 +17,10 @@ mod scalar;
 mod x86;
 
 pub use dispatch::{
-    detected_level, differences, differences_with, pack_slice, pack_slice_with, paired_differences, paired_differences_with, sum_range,
-    sum_range_with, unpack_differences, unpack_differences_with, unpack_paired_differences, unpack_paired_differences_with, unpack_range,
-    unpack_range_with, Combine, KernelLevel,
+    detected_level, differences, differences_with, pack_slice, pack_slice_with, paired_differences,
+    paired_differences_with, sum_range, sum_range_with, unpack_differences,
+    unpack_differences_with, unpack_paired_differences, unpack_paired_differences_with,
+    unpack_range, unpack_range_with, Combine, KernelLevel,
 };
 pub use scalar::{get, pack_into, set};
 
@@ -56,7 +57,8 @@ pub const fn bits_needed(value: u64) -> u32 {
 
 /// Words needed to store `len` values at `bits` bits, padding included, or `None` on overflow.
 pub fn storage_words(len: usize, bits: u32) -> Option<usize> {
-    len.checked_mul(bits as usize).map(|total_bits| total_bits.div_ceil(64) + PADDING_WORDS)
+    len.checked_mul(bits as usize)
+        .map(|total_bits| total_bits.div_ceil(64) + PADDING_WORDS)
 }
 
 #[cfg(test)]

@@ -15,13 +15,17 @@ pub fn get(words: &[u64], bits: u32, index: usize) -> u64 {
         // One unaligned 8-byte load covers the value and its bit offset (at most 7 + 56 bits).
         let bytes: &[u8] = bytemuck::cast_slice(words);
         let start = bit / 8;
-        let window: [u8; 8] = bytes[start..start + 8].try_into().expect("an 8-byte window");
+        let window: [u8; 8] = bytes[start..start + 8]
+            .try_into()
+            .expect("an 8-byte window");
         return (u64::from_le_bytes(window) >> (bit % 8)) & max_value(bits);
     }
     // Wider values may reach a ninth byte: one unaligned 16-byte load, shifted as a u128.
     let bytes: &[u8] = bytemuck::cast_slice(words);
     let start = bit / 8;
-    let window: [u8; 16] = bytes[start..start + 16].try_into().expect("a 16-byte window");
+    let window: [u8; 16] = bytes[start..start + 16]
+        .try_into()
+        .expect("a 16-byte window");
     (u128::from_le_bytes(window) >> (bit % 8)) as u64 & max_value(bits)
 }
 
@@ -57,7 +61,11 @@ pub fn pack_into(words: &mut [u64], bits: u32, values: impl IntoIterator<Item = 
             words[out] = accumulator;
             out += 1;
             filled -= 64;
-            accumulator = if filled > 0 { value >> (bits - filled) } else { 0 };
+            accumulator = if filled > 0 {
+                value >> (bits - filled)
+            } else {
+                0
+            };
         }
     }
     if filled > 0 {
@@ -78,7 +86,10 @@ pub fn pack_chunks(words: &mut [u64], bits: u32, values: &[u64]) {
 #[allow(clippy::erasing_op, clippy::identity_op)] // the unrolled `J * B` includes `0 * B` and `1 * B`
 fn pack_chunks_const<const B: u32>(values: &[u64], words: &mut [u64]) {
     let mask = max_value(B);
-    for (chunk_values, chunk_words) in values.chunks_exact(64).zip(words.chunks_exact_mut(B as usize)) {
+    for (chunk_values, chunk_words) in values
+        .chunks_exact(64)
+        .zip(words.chunks_exact_mut(B as usize))
+    {
         let chunk_values: &[u64; 64] = chunk_values.try_into().expect("chunks of 64");
         let mut packed = [0u64; 65];
         seq_macro::seq!(J in 0..64 {
@@ -116,20 +127,38 @@ static CHUNK_ENCODERS: [ChunkEncoder; 64] = encoder_table!(
 /// again with their features enabled).
 #[inline(always)]
 pub fn differences<T: Copy + Into<u64>, const ADD: bool>(values: &[T], out: &mut [u64]) {
-    assert_eq!(values.len(), out.len() + 1, "differences need one value more than outputs");
+    assert_eq!(
+        values.len(),
+        out.len() + 1,
+        "differences need one value more than outputs"
+    );
     for (slot, pair) in out.iter_mut().zip(values.windows(2)) {
         let difference = pair[1].into().wrapping_sub(pair[0].into());
-        *slot = if ADD { slot.wrapping_add(difference) } else { difference };
+        *slot = if ADD {
+            slot.wrapping_add(difference)
+        } else {
+            difference
+        };
     }
 }
 
 /// `out[i] = (a[i + 1] - a[i]) + (b[i + 1] - b[i])` (wrapping); both slices are one longer
 /// than `out`. One loop over both, so that it vectorises and streams both inputs at once.
 #[inline(always)]
-pub fn paired_differences<T: Copy + Into<u64>, U: Copy + Into<u64>>(a: &[T], b: &[U], out: &mut [u64]) {
-    assert!(a.len() == out.len() + 1 && b.len() == out.len() + 1, "differences need one value more than outputs");
+pub fn paired_differences<T: Copy + Into<u64>, U: Copy + Into<u64>>(
+    a: &[T],
+    b: &[U],
+    out: &mut [u64],
+) {
+    assert!(
+        a.len() == out.len() + 1 && b.len() == out.len() + 1,
+        "differences need one value more than outputs"
+    );
     for ((slot, x), y) in out.iter_mut().zip(a.windows(2)).zip(b.windows(2)) {
-        *slot = x[1].into().wrapping_sub(x[0].into()).wrapping_add(y[1].into().wrapping_sub(y[0].into()));
+        *slot = x[1]
+            .into()
+            .wrapping_sub(x[0].into())
+            .wrapping_add(y[1].into().wrapping_sub(y[0].into()));
     }
 }
 
@@ -216,7 +245,9 @@ mod tests {
     fn pack_get_set_agree_at_every_width() {
         for bits in 1..=64 {
             let len = 200;
-            let values: Vec<u64> = (0..len as u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) & max_value(bits)).collect();
+            let values: Vec<u64> = (0..len as u64)
+                .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) & max_value(bits))
+                .collect();
             let mut words = vec![0u64; storage_words(len, bits).unwrap()];
             pack_into(&mut words, bits, values.iter().copied());
             for (i, &v) in values.iter().enumerate() {
@@ -229,7 +260,10 @@ mod tests {
             assert_eq!(get(&words, bits, 77), max_value(bits));
             assert_eq!(get(&words, bits, 76), values[76]);
             assert_eq!(get(&words, bits, 78), values[78]);
-            assert_eq!(sum_chunks(&words, bits, 1, 2), sum_each(&words, bits, 64, 192));
+            assert_eq!(
+                sum_chunks(&words, bits, 1, 2),
+                sum_each(&words, bits, 64, 192)
+            );
         }
     }
 }

@@ -29,7 +29,12 @@ fn tables64(bits: u32) -> &'static Lanes64 {
 }
 
 fn lanes64(bits: u32) -> Lanes64 {
-    let mut lanes = Lanes64 { low_index: [0; 64], high_index: [0; 64], low_shift: [0; 8], high_shift: [0; 8] };
+    let mut lanes = Lanes64 {
+        low_index: [0; 64],
+        high_index: [0; 64],
+        low_shift: [0; 8],
+        high_shift: [0; 8],
+    };
     for j in 0..8 {
         let bit = j * bits as usize;
         let first_byte = bit / 8;
@@ -56,7 +61,10 @@ fn tables32(bits: u32) -> &'static Lanes32 {
 }
 
 fn lanes32(bits: u32) -> Lanes32 {
-    let mut lanes = Lanes32 { low_index: [0; 64], low_shift: [0; 16] };
+    let mut lanes = Lanes32 {
+        low_index: [0; 64],
+        low_shift: [0; 16],
+    };
     for j in 0..16 {
         let bit = j * bits as usize;
         let first_byte = bit / 8;
@@ -112,9 +120,13 @@ fn constants32(bits: u32) -> Avx512Constants {
 macro_rules! decode8 {
     ($pointer:expr, $c:expr, $straddle:expr) => {{
         let data = _mm512_loadu_si512($pointer.cast());
-        let mut value = _mm512_srlv_epi64(_mm512_permutexvar_epi8($c.low_index, data), $c.low_shift);
+        let mut value =
+            _mm512_srlv_epi64(_mm512_permutexvar_epi8($c.low_index, data), $c.low_shift);
         if $straddle {
-            value = _mm512_or_si512(value, _mm512_sllv_epi64(_mm512_permutexvar_epi8($c.high_index, data), $c.high_shift));
+            value = _mm512_or_si512(
+                value,
+                _mm512_sllv_epi64(_mm512_permutexvar_epi8($c.high_index, data), $c.high_shift),
+            );
         }
         _mm512_and_si512(value, $c.mask)
     }};
@@ -136,7 +148,10 @@ macro_rules! decode8_funnel {
 macro_rules! decode16 {
     ($pointer:expr, $c:expr) => {{
         let data = _mm512_loadu_si512($pointer.cast());
-        _mm512_and_si512(_mm512_srlv_epi32(_mm512_permutexvar_epi8($c.low_index, data), $c.low_shift), $c.mask)
+        _mm512_and_si512(
+            _mm512_srlv_epi32(_mm512_permutexvar_epi8($c.low_index, data), $c.low_shift),
+            $c.mask,
+        )
     }};
 }
 
@@ -146,7 +161,10 @@ pub const U32_LANE_MAX_BITS: u32 = 25;
 /// Checks that a 64-byte load at the start of each of `groups` groups of `group_bytes` bytes,
 /// from group `first` on, stays inside `bytes`.
 fn assert_readable(bytes: &[u8], group_bytes: usize, first: usize, groups: usize) {
-    assert!(groups == 0 || (first + groups - 1) * group_bytes + 64 <= bytes.len(), "kernel would read past the padded storage");
+    assert!(
+        groups == 0 || (first + groups - 1) * group_bytes + 64 <= bytes.len(),
+        "kernel would read past the padded storage"
+    );
 }
 
 /// Sum of 8-value groups `first..first + groups` (u64 lanes), for 1 <= bits <= 63.
@@ -179,7 +197,10 @@ pub unsafe fn sum_groups8_avx512(bytes: &[u8], bits: u32, first: usize, groups: 
             group += 1;
         }
     }
-    let total = _mm512_add_epi64(_mm512_add_epi64(sums[0], sums[1]), _mm512_add_epi64(sums[2], sums[3]));
+    let total = _mm512_add_epi64(
+        _mm512_add_epi64(sums[0], sums[1]),
+        _mm512_add_epi64(sums[2], sums[3]),
+    );
     _mm512_reduce_add_epi64(total) as u64
 }
 
@@ -188,7 +209,12 @@ pub unsafe fn sum_groups8_avx512(bytes: &[u8], bits: u32, first: usize, groups: 
 /// # Safety
 /// The CPU must support AVX-512 F, BW, VBMI and VBMI2.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
-pub unsafe fn sum_groups8_straddling_vbmi2(bytes: &[u8], bits: u32, first: usize, groups: usize) -> u64 {
+pub unsafe fn sum_groups8_straddling_vbmi2(
+    bytes: &[u8],
+    bits: u32,
+    first: usize,
+    groups: usize,
+) -> u64 {
     let stride = bits as usize;
     assert_readable(bytes, stride, first, groups);
     let c = constants64(bits);
@@ -211,7 +237,10 @@ pub unsafe fn sum_groups8_straddling_vbmi2(bytes: &[u8], bits: u32, first: usize
             group += 1;
         }
     }
-    let total = _mm512_add_epi64(_mm512_add_epi64(sums[0], sums[1]), _mm512_add_epi64(sums[2], sums[3]));
+    let total = _mm512_add_epi64(
+        _mm512_add_epi64(sums[0], sums[1]),
+        _mm512_add_epi64(sums[2], sums[3]),
+    );
     _mm512_reduce_add_epi64(total) as u64
 }
 
@@ -281,8 +310,14 @@ pub unsafe fn unpack_groups8_avx512(bytes: &[u8], bits: u32, first: usize, out: 
     unsafe {
         while g + 4 <= groups {
             let pointer = base.add((first + g) * stride);
-            let (a, b) = (decode8!(pointer, c, straddle), decode8!(pointer.add(stride), c, straddle));
-            let (d, e) = (decode8!(pointer.add(2 * stride), c, straddle), decode8!(pointer.add(3 * stride), c, straddle));
+            let (a, b) = (
+                decode8!(pointer, c, straddle),
+                decode8!(pointer.add(stride), c, straddle),
+            );
+            let (d, e) = (
+                decode8!(pointer.add(2 * stride), c, straddle),
+                decode8!(pointer.add(3 * stride), c, straddle),
+            );
             _mm512_storeu_si512(target.add(8 * g).cast(), a);
             _mm512_storeu_si512(target.add(8 * g + 8).cast(), b);
             _mm512_storeu_si512(target.add(8 * g + 16).cast(), d);
@@ -290,7 +325,10 @@ pub unsafe fn unpack_groups8_avx512(bytes: &[u8], bits: u32, first: usize, out: 
             g += 4;
         }
         while g < groups {
-            _mm512_storeu_si512(target.add(8 * g).cast(), decode8!(base.add((first + g) * stride), c, straddle));
+            _mm512_storeu_si512(
+                target.add(8 * g).cast(),
+                decode8!(base.add((first + g) * stride), c, straddle),
+            );
             g += 1;
         }
     }
@@ -312,7 +350,11 @@ fn cached_avx2_tables(bits: u32) -> &'static Avx2Tables {
 
 fn avx2_tables(bits: u32) -> Avx2Tables {
     let byte_of = |j: usize| j * bits as usize / 8;
-    let mut tables = Avx2Tables { load_offset: [0; 4], shuffle: [[0; 32]; 2], shift: [[0; 4]; 2] };
+    let mut tables = Avx2Tables {
+        load_offset: [0; 4],
+        shuffle: [[0; 32]; 2],
+        shift: [[0; 4]; 2],
+    };
     for pair in 0..4 {
         let j = 2 * pair;
         tables.load_offset[pair] = byte_of(j);
@@ -332,10 +374,22 @@ fn avx2_tables(bits: u32) -> Avx2Tables {
 macro_rules! decode8_avx2 {
     ($pointer:expr, $t:expr, $shuffle:expr, $shift:expr, $mask:expr) => {{
         let p = $pointer;
-        let first = _mm256_loadu2_m128i(p.add($t.load_offset[1]).cast(), p.add($t.load_offset[0]).cast());
-        let second = _mm256_loadu2_m128i(p.add($t.load_offset[3]).cast(), p.add($t.load_offset[2]).cast());
-        let first = _mm256_and_si256(_mm256_srlv_epi64(_mm256_shuffle_epi8(first, $shuffle[0]), $shift[0]), $mask);
-        let second = _mm256_and_si256(_mm256_srlv_epi64(_mm256_shuffle_epi8(second, $shuffle[1]), $shift[1]), $mask);
+        let first = _mm256_loadu2_m128i(
+            p.add($t.load_offset[1]).cast(),
+            p.add($t.load_offset[0]).cast(),
+        );
+        let second = _mm256_loadu2_m128i(
+            p.add($t.load_offset[3]).cast(),
+            p.add($t.load_offset[2]).cast(),
+        );
+        let first = _mm256_and_si256(
+            _mm256_srlv_epi64(_mm256_shuffle_epi8(first, $shuffle[0]), $shift[0]),
+            $mask,
+        );
+        let second = _mm256_and_si256(
+            _mm256_srlv_epi64(_mm256_shuffle_epi8(second, $shuffle[1]), $shift[1]),
+            $mask,
+        );
         (first, second)
     }};
 }
@@ -345,8 +399,14 @@ fn avx2_vectors(t: &Avx2Tables) -> ([__m256i; 2], [__m256i; 2]) {
     // SAFETY: each table row is exactly 32 bytes; `loadu` has no alignment requirement.
     unsafe {
         (
-            [_mm256_loadu_si256(t.shuffle[0].as_ptr().cast()), _mm256_loadu_si256(t.shuffle[1].as_ptr().cast())],
-            [_mm256_loadu_si256(t.shift[0].as_ptr().cast()), _mm256_loadu_si256(t.shift[1].as_ptr().cast())],
+            [
+                _mm256_loadu_si256(t.shuffle[0].as_ptr().cast()),
+                _mm256_loadu_si256(t.shuffle[1].as_ptr().cast()),
+            ],
+            [
+                _mm256_loadu_si256(t.shift[0].as_ptr().cast()),
+                _mm256_loadu_si256(t.shift[1].as_ptr().cast()),
+            ],
         )
     }
 }
@@ -428,7 +488,12 @@ fn pack_tables(bits: u32) -> &'static PackLanes {
 }
 
 fn pack_lanes(bits: u32) -> PackLanes {
-    let mut lanes = PackLanes { shift: [0; 8], spill_shift: [0; 8], index: [[0; 64]; 2], keep: [0; 2] };
+    let mut lanes = PackLanes {
+        shift: [0; 8],
+        spill_shift: [0; 8],
+        index: [[0; 64]; 2],
+        keep: [0; 2],
+    };
     if !(PACK_MIN_BITS..=PACK_MAX_BITS).contains(&bits) {
         return lanes;
     }
@@ -440,12 +505,17 @@ fn pack_lanes(bits: u32) -> PackLanes {
     }
     for byte in 0..width {
         // The lanes whose bits [j*b, j*b + b) meet the byte's bits [8k, 8k + 8), lowest first.
-        let contributors = (0..8).filter(|&j| j * width < 8 * byte + 8 && j * width + width > 8 * byte);
+        let contributors =
+            (0..8).filter(|&j| j * width < 8 * byte + 8 && j * width + width > 8 * byte);
         for (slot, j) in contributors.enumerate() {
             // Byte `byte - first byte of value j` of the value's shifted bits: bytes 0..8 are in
             // the lane, byte 8 is the spill lane's first byte.
             let offset = byte - j * width / 8;
-            lanes.index[slot][byte] = if offset < 8 { (8 * j + offset) as u8 } else { (64 + 8 * j) as u8 };
+            lanes.index[slot][byte] = if offset < 8 {
+                (8 * j + offset) as u8
+            } else {
+                (64 + 8 * j) as u8
+            };
             lanes.keep[slot] |= 1 << byte;
         }
     }
@@ -469,7 +539,10 @@ pub unsafe fn pack_groups8_avx512(values: &[u64], bits: u32, out: &mut [u8]) {
     assert_eq!(values.len() % 8, 0);
     let stride = bits as usize;
     let groups = values.len() / 8;
-    assert!(out.len() >= groups * stride, "pack kernel would write past its output");
+    assert!(
+        out.len() >= groups * stride,
+        "pack kernel would write past its output"
+    );
     let lanes = pack_tables(bits);
     let mask = _mm512_set1_epi64(max_value(bits) as i64);
     // SAFETY: each table is exactly 64 bytes and `loadu` has no alignment requirement.
@@ -486,7 +559,11 @@ pub unsafe fn pack_groups8_avx512(values: &[u64], bits: u32, out: &mut [u8]) {
     let group_mask: __mmask64 = (1u64 << stride) - 1;
     let source = values.as_ptr();
     let target = out.as_mut_ptr();
-    let full_stores = if out.len() >= 64 { ((out.len() - 64) / stride + 1).min(groups) } else { 0 };
+    let full_stores = if out.len() >= 64 {
+        ((out.len() - 64) / stride + 1).min(groups)
+    } else {
+        0
+    };
     for g in 0..groups {
         // SAFETY: the load reads values[8g..8g+8], inside `values` since g < values.len() / 8.
         // A full 64-byte store at byte g*stride is used only while it ends inside `out`
@@ -525,7 +602,12 @@ pub unsafe fn pack_groups8_avx512(values: &[u64], bits: u32, out: &mut [u8]) {
 /// # Safety
 /// The CPU must support AVX-512 F, BW and VBMI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-pub unsafe fn unpack_differences_groups8_avx512<const ADD: bool>(bytes: &[u8], bits: u32, first: usize, out: &mut [u64]) {
+pub unsafe fn unpack_differences_groups8_avx512<const ADD: bool>(
+    bytes: &[u8],
+    bits: u32,
+    first: usize,
+    out: &mut [u64],
+) {
     assert_eq!(out.len() % 8, 0);
     let stride = bits as usize;
     let groups = out.len() / 8;
@@ -545,7 +627,8 @@ pub unsafe fn unpack_differences_groups8_avx512<const ADD: bool>(bytes: &[u8], b
             let successors = _mm512_alignr_epi64::<1>(next, current);
             let mut difference = _mm512_sub_epi64(successors, current);
             if ADD {
-                difference = _mm512_add_epi64(difference, _mm512_loadu_si512(target.add(8 * g).cast()));
+                difference =
+                    _mm512_add_epi64(difference, _mm512_loadu_si512(target.add(8 * g).cast()));
             }
             _mm512_storeu_si512(target.add(8 * g).cast(), difference);
             current = next;
@@ -561,7 +644,12 @@ pub unsafe fn unpack_differences_groups8_avx512<const ADD: bool>(bytes: &[u8], b
 /// # Safety
 /// The CPU must support AVX-512 F, BW and VBMI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-pub unsafe fn unpack_paired_differences_groups8_avx512(a: (&[u8], u32), b: (&[u8], u32), first: usize, out: &mut [u64]) {
+pub unsafe fn unpack_paired_differences_groups8_avx512(
+    a: (&[u8], u32),
+    b: (&[u8], u32),
+    first: usize,
+    out: &mut [u64],
+) {
     assert_eq!(out.len() % 8, 0);
     let (stride_a, stride_b) = (a.1 as usize, b.1 as usize);
     let groups = out.len() / 8;
@@ -579,9 +667,14 @@ pub unsafe fn unpack_paired_differences_groups8_avx512(a: (&[u8], u32), b: (&[u8
         for g in 0..groups {
             let next_a = decode8!(base_a.add((first + g + 1) * stride_a), ca, straddle_a);
             let next_b = decode8!(base_b.add((first + g + 1) * stride_b), cb, straddle_b);
-            let difference_a = _mm512_sub_epi64(_mm512_alignr_epi64::<1>(next_a, current_a), current_a);
-            let difference_b = _mm512_sub_epi64(_mm512_alignr_epi64::<1>(next_b, current_b), current_b);
-            _mm512_storeu_si512(target.add(8 * g).cast(), _mm512_add_epi64(difference_a, difference_b));
+            let difference_a =
+                _mm512_sub_epi64(_mm512_alignr_epi64::<1>(next_a, current_a), current_a);
+            let difference_b =
+                _mm512_sub_epi64(_mm512_alignr_epi64::<1>(next_b, current_b), current_b);
+            _mm512_storeu_si512(
+                target.add(8 * g).cast(),
+                _mm512_add_epi64(difference_a, difference_b),
+            );
             current_a = next_a;
             current_b = next_b;
         }
@@ -590,7 +683,11 @@ pub unsafe fn unpack_paired_differences_groups8_avx512(a: (&[u8], u32), b: (&[u8
 
 /// [`super::scalar::paired_differences`] compiled with AVX2 enabled.
 #[target_feature(enable = "avx2")]
-pub fn paired_differences_avx2<T: Copy + Into<u64>, U: Copy + Into<u64>>(a: &[T], b: &[U], out: &mut [u64]) {
+pub fn paired_differences_avx2<T: Copy + Into<u64>, U: Copy + Into<u64>>(
+    a: &[T],
+    b: &[U],
+    out: &mut [u64],
+) {
     super::scalar::paired_differences(a, b, out)
 }
 

@@ -35,7 +35,12 @@ impl Placement {
     /// The four kinds, one of each, for a machine with this topology (single node = the first
     /// node; interleaved over all nodes). Used by benchmarks and tests.
     pub fn all(topology: &Topology) -> Vec<Placement> {
-        vec![Placement::OsDefault, Placement::SingleNode(topology.nodes()[0].id), Placement::Interleaved(Vec::new()), Placement::Replicated]
+        vec![
+            Placement::OsDefault,
+            Placement::SingleNode(topology.nodes()[0].id),
+            Placement::Interleaved(Vec::new()),
+            Placement::Replicated,
+        ]
     }
 
     /// Short name of the kind: `os`, `single`, `interleaved`, `replicated`.
@@ -57,7 +62,15 @@ impl fmt::Display for Placement {
             Placement::SingleNode(node) => write!(f, "node:{node}"),
             Placement::Interleaved(nodes) if nodes.is_empty() => write!(f, "interleaved"),
             Placement::Interleaved(nodes) => {
-                write!(f, "interleaved:{}", nodes.iter().map(usize::to_string).collect::<Vec<_>>().join(","))
+                write!(
+                    f,
+                    "interleaved:{}",
+                    nodes
+                        .iter()
+                        .map(usize::to_string)
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )
             }
             Placement::Replicated => write!(f, "replicated"),
             Placement::Auto => write!(f, "auto"),
@@ -77,12 +90,20 @@ impl FromStr for Placement {
             Some((kind, argument)) => (kind, Some(argument)),
             None => (lower.as_str(), None),
         };
-        let nodes =
-            |argument: &str| -> Result<Vec<usize>> { argument.split(',').map(|n| n.trim().parse::<usize>().map_err(|_| bad())).collect() };
+        let nodes = |argument: &str| -> Result<Vec<usize>> {
+            argument
+                .split(',')
+                .map(|n| n.trim().parse::<usize>().map_err(|_| bad()))
+                .collect()
+        };
         match (kind, argument) {
             ("os" | "default" | "os-default", None) => Ok(Placement::OsDefault),
             ("single" | "single-node", None) => Ok(Placement::SingleNode(0)),
-            ("node" | "single" | "single-node", Some(n)) => n.trim().parse().map(Placement::SingleNode).map_err(|_| bad()),
+            ("node" | "single" | "single-node", Some(n)) => n
+                .trim()
+                .parse()
+                .map(Placement::SingleNode)
+                .map_err(|_| bad()),
             ("interleaved" | "interleave", None) => Ok(Placement::Interleaved(Vec::new())),
             ("interleaved" | "interleave", Some(list)) => nodes(list).map(Placement::Interleaved),
             ("replicated" | "replicate", None) => Ok(Placement::Replicated),
@@ -123,7 +144,12 @@ pub struct Allocation {
 /// Checks that every node exists and has room (free memory as the kernel reports it now, or as
 /// the description says), then maps and binds. Nothing is leaked on error: regions already
 /// mapped are freed when the partial allocation is dropped.
-pub fn allocate(topology: &Topology, placement: &Placement, words: usize, huge_pages: HugePages) -> Result<Allocation> {
+pub fn allocate(
+    topology: &Topology,
+    placement: &Placement,
+    words: usize,
+    huge_pages: HugePages,
+) -> Result<Allocation> {
     let bytes = (words as u64).saturating_mul(8);
     let advice = match huge_pages {
         HugePages::Always => Some(HugePageAdvice::Use),
@@ -133,7 +159,11 @@ pub fn allocate(topology: &Topology, placement: &Placement, words: usize, huge_p
     };
     let simulated = topology.source() == TopologySource::Described;
     let policy_nodes: Vec<usize>;
-    let mut allocation = Allocation { regions: Vec::new(), nodes: Vec::new(), simulated };
+    let mut allocation = Allocation {
+        regions: Vec::new(),
+        nodes: Vec::new(),
+        simulated,
+    };
     match placement {
         Placement::OsDefault => {
             allocation.regions.push(Region::map(words, None, advice)?);
@@ -185,14 +215,19 @@ fn check_room(topology: &Topology, node: usize, bytes: u64) -> Result<()> {
         TopologySource::Described => described.memory_free,
     };
     if bytes > available {
-        return Err(Error::NotEnoughMemory { node, requested: bytes, available });
+        return Err(Error::NotEnoughMemory {
+            node,
+            requested: bytes,
+            available,
+        });
     }
     Ok(())
 }
 
 /// Free memory of a node right now, from sysfs (`None` when the kernel does not say).
 pub fn current_free_memory(node: usize) -> Option<u64> {
-    let text = std::fs::read_to_string(format!("/sys/devices/system/node/node{node}/meminfo")).ok()?;
+    let text =
+        std::fs::read_to_string(format!("/sys/devices/system/node/node{node}/meminfo")).ok()?;
     let line = text.lines().find(|l| l.contains("MemFree:"))?;
     let kib: u64 = line.split_whitespace().rev().nth(1)?.parse().ok()?;
     Some(kib * 1024)
@@ -204,12 +239,24 @@ mod tests {
 
     #[test]
     fn placements_parse_and_print() {
-        for text in ["os", "node:3", "interleaved", "interleaved:0,2", "replicated"] {
+        for text in [
+            "os",
+            "node:3",
+            "interleaved",
+            "interleaved:0,2",
+            "replicated",
+        ] {
             assert_eq!(text.parse::<Placement>().unwrap().to_string(), text);
         }
-        assert_eq!("single".parse::<Placement>().unwrap(), Placement::SingleNode(0));
+        assert_eq!(
+            "single".parse::<Placement>().unwrap(),
+            Placement::SingleNode(0)
+        );
         for bad in ["", "node", "node:x", "interleaved:1,,2", "mirrored"] {
-            assert!(matches!(bad.parse::<Placement>(), Err(Error::InvalidPlacement(_))), "{bad}");
+            assert!(
+                matches!(bad.parse::<Placement>(), Err(Error::InvalidPlacement(_))),
+                "{bad}"
+            );
         }
     }
 
@@ -217,26 +264,56 @@ mod tests {
     fn unknown_nodes_and_oversized_requests_are_refused() {
         let topology = Topology::discover().unwrap();
         let missing = topology.node_ids().iter().max().unwrap() + 1;
-        assert!(matches!(allocate(&topology, &Placement::SingleNode(missing), 8, HugePages::Auto), Err(Error::UnknownNode { .. })));
         assert!(matches!(
-            allocate(&topology, &Placement::Interleaved(vec![0, missing]), 8, HugePages::Auto),
+            allocate(
+                &topology,
+                &Placement::SingleNode(missing),
+                8,
+                HugePages::Auto
+            ),
+            Err(Error::UnknownNode { .. })
+        ));
+        assert!(matches!(
+            allocate(
+                &topology,
+                &Placement::Interleaved(vec![0, missing]),
+                8,
+                HugePages::Auto
+            ),
             Err(Error::UnknownNode { .. })
         ));
         let too_big = 1usize << 50;
         assert!(matches!(
-            allocate(&topology, &Placement::SingleNode(0), too_big, HugePages::Auto),
+            allocate(
+                &topology,
+                &Placement::SingleNode(0),
+                too_big,
+                HugePages::Auto
+            ),
             Err(Error::NotEnoughMemory { node: 0, .. })
         ));
-        assert!(matches!(allocate(&topology, &Placement::Replicated, too_big, HugePages::Auto), Err(Error::NotEnoughMemory { .. })));
+        assert!(matches!(
+            allocate(&topology, &Placement::Replicated, too_big, HugePages::Auto),
+            Err(Error::NotEnoughMemory { .. })
+        ));
     }
 
     #[test]
     fn described_topologies_allocate_one_region_per_replica_without_kernel_policy() {
         let topology = Topology::uniform(3, 1, 1 << 30).unwrap();
-        let allocation = allocate(&topology, &Placement::Replicated, 100, HugePages::Never).unwrap();
+        let allocation =
+            allocate(&topology, &Placement::Replicated, 100, HugePages::Never).unwrap();
         assert_eq!(allocation.regions.len(), 3);
         assert_eq!(allocation.nodes, vec![Some(0), Some(1), Some(2)]);
         assert!(allocation.simulated);
-        assert!(matches!(allocate(&topology, &Placement::SingleNode(0), 1 << 28, HugePages::Auto), Err(Error::NotEnoughMemory { .. })));
+        assert!(matches!(
+            allocate(
+                &topology,
+                &Placement::SingleNode(0),
+                1 << 28,
+                HugePages::Auto
+            ),
+            Err(Error::NotEnoughMemory { .. })
+        ));
     }
 }

@@ -43,7 +43,11 @@ pub fn packed_values(words: &[u64], bits: u32, values: Range<usize>, level: Cach
     let bits = bits as usize;
     // Byte range covering the values' bits; saturating, since a hint must never panic.
     let first = values.start.saturating_mul(bits) / 8;
-    let last = values.end.saturating_mul(bits).div_ceil(8).min(std::mem::size_of_val(words));
+    let last = values
+        .end
+        .saturating_mul(bits)
+        .div_ceil(8)
+        .min(std::mem::size_of_val(words));
     let base = words.as_ptr().cast::<u8>();
     let mut offset = first - first % LINE_BYTES;
     while offset < last {

@@ -27,22 +27,35 @@ impl Region {
     /// Maps room for `words` words (rounded up to whole pages, at least one page), applies the
     /// NUMA `policy` when given and the huge page advice, and returns the zeroed region. Pages
     /// are not touched here; the first write places each one.
-    pub fn map(words: usize, policy: Option<(PolicyMode, &[usize])>, huge_pages: Option<HugePageAdvice>) -> Result<Region> {
+    pub fn map(
+        words: usize,
+        policy: Option<(PolicyMode, &[usize])>,
+        huge_pages: Option<HugePageAdvice>,
+    ) -> Result<Region> {
         let page = sys::page_size();
         let bytes = words
             .checked_mul(8)
             .and_then(|b| b.checked_next_multiple_of(page))
             .filter(|&b| b <= isize::MAX as usize)
-            .ok_or(Error::AllocationFailed { bytes: u64::MAX, reason: "size overflows the address space".into() })?
+            .ok_or(Error::AllocationFailed {
+                bytes: u64::MAX,
+                reason: "size overflows the address space".into(),
+            })?
             .max(page);
-        let mapping = sys::map_anonymous(bytes).map_err(|e| Error::AllocationFailed { bytes: bytes as u64, reason: e.to_string() })?;
+        let mapping = sys::map_anonymous(bytes).map_err(|e| Error::AllocationFailed {
+            bytes: bytes as u64,
+            reason: e.to_string(),
+        })?;
         let region = Region { mapping, words };
         if let Some(advice) = huge_pages {
             // Advice only: a kernel without transparent huge pages simply ignores the request.
             let _ = sys::advise_huge_pages(&region.mapping, advice);
         }
         if let Some((mode, nodes)) = policy {
-            sys::bind(&region.mapping, mode, nodes).map_err(|e| Error::System { call: "mbind", reason: e.to_string() })?;
+            sys::bind(&region.mapping, mode, nodes).map_err(|e| Error::System {
+                call: "mbind",
+                reason: e.to_string(),
+            })?;
         }
         Ok(region)
     }
@@ -73,7 +86,9 @@ impl Region {
     /// The words as a mutable slice.
     pub fn words_mut(&mut self) -> &mut [u64] {
         // SAFETY: as in `words`, and `&mut self` guarantees this is the only live reference.
-        unsafe { std::slice::from_raw_parts_mut(self.mapping.start.as_ptr().cast::<u64>(), self.words) }
+        unsafe {
+            std::slice::from_raw_parts_mut(self.mapping.start.as_ptr().cast::<u64>(), self.words)
+        }
     }
 }
 
@@ -104,7 +119,13 @@ mod tests {
 
     #[test]
     fn impossible_sizes_are_errors_not_aborts() {
-        assert!(matches!(Region::map(usize::MAX / 4, None, None), Err(Error::AllocationFailed { .. })));
-        assert!(matches!(Region::map(1 << 58, None, None), Err(Error::AllocationFailed { .. })));
+        assert!(matches!(
+            Region::map(usize::MAX / 4, None, None),
+            Err(Error::AllocationFailed { .. })
+        ));
+        assert!(matches!(
+            Region::map(1 << 58, None, None),
+            Err(Error::AllocationFailed { .. })
+        ));
     }
 }

@@ -50,9 +50,14 @@ pub struct PlacementReport {
 /// Reads back one region's placement.
 pub fn region_report(region: &Region, intended_node: Option<usize>) -> Result<RegionReport> {
     let statuses =
-        sys::page_nodes(region.start(), region.mapped_bytes()).map_err(|e| Error::System { call: "move_pages", reason: e.to_string() })?;
-    let (policy, policy_nodes) =
-        sys::policy_of(region.start()).map_err(|e| Error::System { call: "get_mempolicy", reason: e.to_string() })?;
+        sys::page_nodes(region.start(), region.mapped_bytes()).map_err(|e| Error::System {
+            call: "move_pages",
+            reason: e.to_string(),
+        })?;
+    let (policy, policy_nodes) = sys::policy_of(region.start()).map_err(|e| Error::System {
+        call: "get_mempolicy",
+        reason: e.to_string(),
+    })?;
     let mut pages_by_node = BTreeMap::new();
     let mut pages_not_present = 0;
     for status in &statuses {
@@ -61,13 +66,23 @@ pub fn region_report(region: &Region, intended_node: Option<usize>) -> Result<Re
             Err(_) => pages_not_present += 1,
         }
     }
-    Ok(RegionReport { intended_node, policy, policy_nodes, pages: statuses.len(), pages_by_node, pages_not_present })
+    Ok(RegionReport {
+        intended_node,
+        policy,
+        policy_nodes,
+        pages: statuses.len(),
+        pages_by_node,
+        pages_not_present,
+    })
 }
 
 /// The node of every base page of a region, in address order (`None` for pages not present).
 pub fn region_page_nodes(region: &Region) -> Result<Vec<Option<usize>>> {
     let statuses =
-        sys::page_nodes(region.start(), region.mapped_bytes()).map_err(|e| Error::System { call: "move_pages", reason: e.to_string() })?;
+        sys::page_nodes(region.start(), region.mapped_bytes()).map_err(|e| Error::System {
+            call: "move_pages",
+            reason: e.to_string(),
+        })?;
     Ok(statuses.into_iter().map(|s| s.ok()).collect())
 }
 
@@ -79,8 +94,15 @@ impl fmt::Display for PlacementReport {
         }
         writeln!(f)?;
         for (index, region) in self.regions.iter().enumerate() {
-            let intended = region.intended_node.map_or_else(|| "-".to_string(), |n| n.to_string());
-            let by_node = region.pages_by_node.iter().map(|(node, pages)| format!("node {node}: {pages}")).collect::<Vec<_>>().join(", ");
+            let intended = region
+                .intended_node
+                .map_or_else(|| "-".to_string(), |n| n.to_string());
+            let by_node = region
+                .pages_by_node
+                .iter()
+                .map(|(node, pages)| format!("node {node}: {pages}"))
+                .collect::<Vec<_>>()
+                .join(", ");
             writeln!(
                 f,
                 "  region {index}: meant for node {intended}, policy {} {:?}, {} pages of {} B; resident {}; not present {}",

@@ -59,7 +59,9 @@ pub struct Runtime {
 
 impl std::fmt::Debug for Runtime {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Runtime").field("workers", &self.workers).finish_non_exhaustive()
+        f.debug_struct("Runtime")
+            .field("workers", &self.workers)
+            .finish_non_exhaustive()
     }
 }
 
@@ -89,16 +91,29 @@ impl Runtime {
         let node_cpus: Vec<(usize, Vec<usize>)> = topology
             .nodes()
             .iter()
-            .map(|n| (n.id, n.cpus.iter().copied().filter(|c| described || allowed.is_empty() || allowed.contains(c)).collect::<Vec<_>>()))
+            .map(|n| {
+                (
+                    n.id,
+                    n.cpus
+                        .iter()
+                        .copied()
+                        .filter(|c| described || allowed.is_empty() || allowed.contains(c))
+                        .collect::<Vec<_>>(),
+                )
+            })
             .filter(|(_, cpus)| !cpus.is_empty())
             .collect();
         if node_cpus.is_empty() {
-            return Err(Error::InvalidRuntime("no node of the topology has a CPU this process may use".into()));
+            return Err(Error::InvalidRuntime(
+                "no node of the topology has a CPU this process may use".into(),
+            ));
         }
         let total_cpus: usize = node_cpus.iter().map(|(_, c)| c.len()).sum();
         let threads = options.threads.unwrap_or(total_cpus);
         if threads == 0 {
-            return Err(Error::InvalidRuntime("the thread count must be at least 1".into()));
+            return Err(Error::InvalidRuntime(
+                "the thread count must be at least 1".into(),
+            ));
         }
         let mut used = vec![0usize; node_cpus.len()];
         let mut assignment: Vec<(usize, usize)> = (0..threads)
@@ -134,14 +149,25 @@ impl Runtime {
         let workers = assignment
             .iter()
             .enumerate()
-            .map(|(index, &(node, cpu))| Worker { index, node, cpu: flags.get(index).copied().unwrap_or(false).then_some(cpu) })
+            .map(|(index, &(node, cpu))| Worker {
+                index,
+                node,
+                cpu: flags.get(index).copied().unwrap_or(false).then_some(cpu),
+            })
             .collect();
-        Ok(Runtime { pool, workers, topology })
+        Ok(Runtime {
+            pool,
+            workers,
+            topology,
+        })
     }
 
     /// A runtime with `threads` workers on the current topology.
     pub fn with_threads(threads: usize) -> Result<Runtime> {
-        Runtime::new(RuntimeOptions { threads: Some(threads), ..RuntimeOptions::default() })
+        Runtime::new(RuntimeOptions {
+            threads: Some(threads),
+            ..RuntimeOptions::default()
+        })
     }
 
     /// The process-wide default runtime: one worker per CPU (or `SMARTARRAYS_THREADS`), on
@@ -151,14 +177,16 @@ impl Runtime {
         GLOBAL
             .get_or_init(|| {
                 let threads = match std::env::var(THREADS_ENV) {
-                    Ok(text) => Some(
-                        text.trim()
-                            .parse::<usize>()
-                            .map_err(|_| Error::InvalidRuntime(format!("{THREADS_ENV}={text:?} is not a number")))?,
-                    ),
+                    Ok(text) => Some(text.trim().parse::<usize>().map_err(|_| {
+                        Error::InvalidRuntime(format!("{THREADS_ENV}={text:?} is not a number"))
+                    })?),
                     Err(_) => None,
                 };
-                Runtime::new(RuntimeOptions { threads, ..RuntimeOptions::default() }).map(Arc::new)
+                Runtime::new(RuntimeOptions {
+                    threads,
+                    ..RuntimeOptions::default()
+                })
+                .map(Arc::new)
             })
             .clone()
     }
@@ -180,13 +208,25 @@ impl Runtime {
 
     /// Runs `task` once on every worker and returns the results in worker order.
     pub fn on_each_worker<R: Send>(&self, task: impl Fn(&Worker) -> R + Sync) -> Vec<R> {
-        self.pool.broadcast(|context| task(&self.workers[context.index()]))
+        self.pool
+            .broadcast(|context| task(&self.workers[context.index()]))
     }
 
     /// Calls `body(worker, batch)` for consecutive batches of at most `batch` indices covering
     /// `range` exactly once, in parallel. Batch boundaries are `range.start + k * batch`.
-    pub fn for_each_batch(&self, range: Range<usize>, batch: usize, body: impl Fn(&Worker, Range<usize>) + Sync) {
-        self.map_reduce(range, batch, || (), |(), worker, batch| body(worker, batch), |(), ()| ());
+    pub fn for_each_batch(
+        &self,
+        range: Range<usize>,
+        batch: usize,
+        body: impl Fn(&Worker, Range<usize>) + Sync,
+    ) {
+        self.map_reduce(
+            range,
+            batch,
+            || (),
+            |(), worker, batch| body(worker, batch),
+            |(), ()| (),
+        );
     }
 
     /// Parallel map-reduce over `range` in batches: each worker folds the batches it claims into
@@ -202,7 +242,14 @@ impl Runtime {
     ) -> T {
         let batch = batch.max(1);
         let parts = self.split_by_node(range, batch);
-        self.run_parts(&parts, batch, true, identity, |acc, worker, _part, batch| fold(acc, worker, batch), combine)
+        self.run_parts(
+            &parts,
+            batch,
+            true,
+            identity,
+            |acc, worker, _part, batch| fold(acc, worker, batch),
+            combine,
+        )
     }
 
     /// Splits `range` into one part per node that has workers, sized by its worker count, with
@@ -224,10 +271,16 @@ impl Runtime {
             let end = if position + 1 == counts.len() {
                 range.end
             } else {
-                let share = (len as u128 * workers_before as u128 / self.workers.len() as u128) as usize;
-                (range.start + share.next_multiple_of(batch)).min(range.end).max(start)
+                let share =
+                    (len as u128 * workers_before as u128 / self.workers.len() as u128) as usize;
+                (range.start + share.next_multiple_of(batch))
+                    .min(range.end)
+                    .max(start)
             };
-            parts.push(Part { node: Some(node), range: start..end });
+            parts.push(Part {
+                node: Some(node),
+                range: start..end,
+            });
             start = end;
         }
         parts
@@ -246,11 +299,23 @@ impl Runtime {
         combine: impl Fn(T, T) -> T,
     ) -> T {
         let batch = batch.max(1);
-        let cursors: Vec<AtomicUsize> = parts.iter().map(|p| AtomicUsize::new(p.range.start)).collect();
-        let orphan: Vec<bool> = parts.iter().map(|p| p.node.is_none_or(|n| !self.workers.iter().any(|w| w.node == n))).collect();
+        let cursors: Vec<AtomicUsize> = parts
+            .iter()
+            .map(|p| AtomicUsize::new(p.range.start))
+            .collect();
+        let orphan: Vec<bool> = parts
+            .iter()
+            .map(|p| {
+                p.node
+                    .is_none_or(|n| !self.workers.iter().any(|w| w.node == n))
+            })
+            .collect();
         let results = self.on_each_worker(|worker| {
             let mut accumulator = identity();
-            let own = parts.iter().position(|p| p.node == Some(worker.node)).unwrap_or(0);
+            let own = parts
+                .iter()
+                .position(|p| p.node == Some(worker.node))
+                .unwrap_or(0);
             for offset in 0..parts.len() {
                 let index = (own + offset) % parts.len();
                 let part = &parts[index];
@@ -263,7 +328,12 @@ impl Runtime {
                     if start >= part.range.end {
                         break;
                     }
-                    accumulator = fold(accumulator, worker, index, start..(start + batch).min(part.range.end));
+                    accumulator = fold(
+                        accumulator,
+                        worker,
+                        index,
+                        start..(start + batch).min(part.range.end),
+                    );
                 }
             }
             accumulator
@@ -298,9 +368,20 @@ mod tests {
     fn every_index_is_visited_once_for_odd_sizes_and_thread_counts() {
         for threads in [1, 2, 3, 5, 7] {
             let runtime = Runtime::with_threads(threads).unwrap();
-            for (len, batch) in [(0, 1), (1, 64), (63, 64), (65, 64), (1023, 7), (1025, 64), (100_003, 1000)] {
+            for (len, batch) in [
+                (0, 1),
+                (1, 64),
+                (63, 64),
+                (65, 64),
+                (1023, 7),
+                (1025, 64),
+                (100_003, 1000),
+            ] {
                 let seen = visits(&runtime, 0..len, batch);
-                assert!(seen.iter().all(|&c| c == 1), "threads {threads} len {len} batch {batch}");
+                assert!(
+                    seen.iter().all(|&c| c == 1),
+                    "threads {threads} len {len} batch {batch}"
+                );
             }
             let seen = visits(&runtime, 10..500, 33);
             assert!(seen[..10].iter().all(|&c| c == 0) && seen[10..].iter().all(|&c| c == 1));
@@ -310,21 +391,37 @@ mod tests {
     #[test]
     fn described_multi_node_machines_split_work_over_nodes() {
         let topology = Arc::new(Topology::uniform(3, 2, 1 << 30).unwrap());
-        let runtime = Runtime::new(RuntimeOptions { threads: Some(5), topology: Some(topology), no_pinning: false }).unwrap();
+        let runtime = Runtime::new(RuntimeOptions {
+            threads: Some(5),
+            topology: Some(topology),
+            no_pinning: false,
+        })
+        .unwrap();
         let nodes: Vec<usize> = runtime.workers().iter().map(|w| w.node).collect();
         assert_eq!(nodes, vec![0, 0, 1, 1, 2]);
         assert!(runtime.workers().iter().all(|w| w.cpu.is_none()));
         let on_node = runtime.on_each_worker(|w| (w.node, current_worker_node()));
-        assert!(on_node.iter().all(|(node, current)| Some(*node) == *current));
+        assert!(on_node
+            .iter()
+            .all(|(node, current)| Some(*node) == *current));
         let seen = visits(&runtime, 0..10_001, 64);
         assert!(seen.iter().all(|&c| c == 1));
-        let sum = runtime.map_reduce(0..10_001, 100, || 0u64, |s, _, r| s + r.map(|i| i as u64).sum::<u64>(), |a, b| a + b);
+        let sum = runtime.map_reduce(
+            0..10_001,
+            100,
+            || 0u64,
+            |s, _, r| s + r.map(|i| i as u64).sum::<u64>(),
+            |a, b| a + b,
+        );
         assert_eq!(sum, 10_000 * 10_001 / 2);
     }
 
     #[test]
     fn zero_threads_is_an_error_and_workers_are_pinned_here() {
-        assert!(matches!(Runtime::with_threads(0), Err(Error::InvalidRuntime(_))));
+        assert!(matches!(
+            Runtime::with_threads(0),
+            Err(Error::InvalidRuntime(_))
+        ));
         let runtime = Runtime::with_threads(2).unwrap();
         let cpus = runtime.on_each_worker(|w| (w.cpu, sys::current_cpu()));
         for (pinned, actual) in cpus {

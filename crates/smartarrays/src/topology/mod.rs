@@ -70,27 +70,58 @@ impl Topology {
         if let Ok(entries) = fs::read_dir(root) {
             for entry in entries.flatten() {
                 let name = entry.file_name().to_string_lossy().into_owned();
-                let Some(id) = name.strip_prefix("node").and_then(|n| n.parse::<usize>().ok()) else {
+                let Some(id) = name
+                    .strip_prefix("node")
+                    .and_then(|n| n.parse::<usize>().ok())
+                else {
                     continue;
                 };
                 let dir = entry.path();
                 let cpus = fs::read_to_string(dir.join("cpulist"))
-                    .map_err(|e| Error::InvalidTopology(format!("{}: {e}", dir.join("cpulist").display())))
+                    .map_err(|e| {
+                        Error::InvalidTopology(format!("{}: {e}", dir.join("cpulist").display()))
+                    })
                     .and_then(|text| parse_cpu_list(text.trim()))?;
-                let (memory_total, memory_free) = fs::read_to_string(dir.join("meminfo")).map(|t| parse_node_meminfo(&t)).unwrap_or((0, 0));
+                let (memory_total, memory_free) = fs::read_to_string(dir.join("meminfo"))
+                    .map(|t| parse_node_meminfo(&t))
+                    .unwrap_or((0, 0));
                 let distances = fs::read_to_string(dir.join("distance"))
-                    .map(|t| t.split_whitespace().filter_map(|d| d.parse().ok()).collect())
+                    .map(|t| {
+                        t.split_whitespace()
+                            .filter_map(|d| d.parse().ok())
+                            .collect()
+                    })
                     .unwrap_or_default();
-                nodes.push(Node { id, cpus, memory_total, memory_free, distances });
+                nodes.push(Node {
+                    id,
+                    cpus,
+                    memory_total,
+                    memory_free,
+                    distances,
+                });
             }
         }
         if nodes.is_empty() {
-            let cpus = sys::allowed_cpus().map_err(|e| Error::System { call: "sched_getaffinity", reason: e.to_string() })?;
-            let (memory_total, memory_free) = fs::read_to_string("/proc/meminfo").map(|t| parse_node_meminfo(&t)).unwrap_or((0, 0));
-            nodes.push(Node { id: 0, cpus, memory_total, memory_free, distances: vec![10] });
+            let cpus = sys::allowed_cpus().map_err(|e| Error::System {
+                call: "sched_getaffinity",
+                reason: e.to_string(),
+            })?;
+            let (memory_total, memory_free) = fs::read_to_string("/proc/meminfo")
+                .map(|t| parse_node_meminfo(&t))
+                .unwrap_or((0, 0));
+            nodes.push(Node {
+                id: 0,
+                cpus,
+                memory_total,
+                memory_free,
+                distances: vec![10],
+            });
         }
         nodes.sort_by_key(|n| n.id);
-        Ok(Topology { nodes, source: TopologySource::Discovered })
+        Ok(Topology {
+            nodes,
+            source: TopologySource::Discovered,
+        })
     }
 
     /// The topology every default [`crate::Runtime`] uses: the file named by
@@ -109,12 +140,17 @@ impl Topology {
     /// every node has at least one CPU or some memory.
     pub fn from_nodes(mut nodes: Vec<Node>) -> Result<Topology> {
         if nodes.is_empty() {
-            return Err(Error::InvalidTopology("a topology needs at least one node".into()));
+            return Err(Error::InvalidTopology(
+                "a topology needs at least one node".into(),
+            ));
         }
         nodes.sort_by_key(|n| n.id);
         for pair in nodes.windows(2) {
             if pair[0].id == pair[1].id {
-                return Err(Error::InvalidTopology(format!("node {} is listed twice", pair[0].id)));
+                return Err(Error::InvalidTopology(format!(
+                    "node {} is listed twice",
+                    pair[0].id
+                )));
             }
         }
         let mut seen = std::collections::BTreeSet::new();
@@ -122,17 +158,27 @@ impl Topology {
             node.cpus.sort_unstable();
             for &cpu in &node.cpus {
                 if !seen.insert(cpu) {
-                    return Err(Error::InvalidTopology(format!("CPU {cpu} belongs to more than one node")));
+                    return Err(Error::InvalidTopology(format!(
+                        "CPU {cpu} belongs to more than one node"
+                    )));
                 }
             }
             if node.memory_free > node.memory_total {
-                return Err(Error::InvalidTopology(format!("node {} has more free memory than total", node.id)));
+                return Err(Error::InvalidTopology(format!(
+                    "node {} has more free memory than total",
+                    node.id
+                )));
             }
         }
         if seen.is_empty() {
-            return Err(Error::InvalidTopology("a topology needs at least one CPU".into()));
+            return Err(Error::InvalidTopology(
+                "a topology needs at least one CPU".into(),
+            ));
         }
-        Ok(Topology { nodes, source: TopologySource::Described })
+        Ok(Topology {
+            nodes,
+            source: TopologySource::Described,
+        })
     }
 
     /// A described machine of `nodes` nodes with `cpus_per_node` CPUs and `memory_per_node` bytes
@@ -144,7 +190,9 @@ impl Topology {
                 cpus: (id * cpus_per_node..(id + 1) * cpus_per_node).collect(),
                 memory_total: memory_per_node,
                 memory_free: memory_per_node,
-                distances: (0..nodes).map(|other| if other == id { 10 } else { 21 }).collect(),
+                distances: (0..nodes)
+                    .map(|other| if other == id { 10 } else { 21 })
+                    .collect(),
             })
             .collect();
         Topology::from_nodes(described)
@@ -157,19 +205,23 @@ impl Topology {
         struct Description {
             nodes: Vec<Node>,
         }
-        let description: Description = serde_json::from_str(text).map_err(|e| Error::InvalidTopology(e.to_string()))?;
+        let description: Description =
+            serde_json::from_str(text).map_err(|e| Error::InvalidTopology(e.to_string()))?;
         Topology::from_nodes(description.nodes)
     }
 
     /// Reads a JSON description from a file.
     pub fn load(path: &Path) -> Result<Topology> {
-        let text = fs::read_to_string(path).map_err(|e| Error::InvalidTopology(format!("{}: {e}", path.display())))?;
-        Topology::from_json(&text).map_err(|e| Error::InvalidTopology(format!("{}: {e}", path.display())))
+        let text = fs::read_to_string(path)
+            .map_err(|e| Error::InvalidTopology(format!("{}: {e}", path.display())))?;
+        Topology::from_json(&text)
+            .map_err(|e| Error::InvalidTopology(format!("{}: {e}", path.display())))
     }
 
     /// The description as JSON, in the format [`Topology::from_json`] reads.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(&serde_json::json!({ "nodes": self.nodes })).unwrap_or_default()
+        serde_json::to_string_pretty(&serde_json::json!({ "nodes": self.nodes }))
+            .unwrap_or_default()
     }
 
     /// The nodes, ascending by id.
@@ -189,12 +241,21 @@ impl Topology {
 
     /// The node with this id, or [`Error::UnknownNode`].
     pub fn node(&self, id: usize) -> Result<&Node> {
-        self.nodes.iter().find(|n| n.id == id).ok_or_else(|| Error::UnknownNode { node: id, available: self.node_ids() })
+        self.nodes
+            .iter()
+            .find(|n| n.id == id)
+            .ok_or_else(|| Error::UnknownNode {
+                node: id,
+                available: self.node_ids(),
+            })
     }
 
     /// The node that holds `cpu`, if any.
     pub fn node_of_cpu(&self, cpu: usize) -> Option<usize> {
-        self.nodes.iter().find(|n| n.cpus.binary_search(&cpu).is_ok()).map(|n| n.id)
+        self.nodes
+            .iter()
+            .find(|n| n.cpus.binary_search(&cpu).is_ok())
+            .map(|n| n.id)
     }
 
     /// Total number of CPUs over all nodes.
@@ -214,10 +275,24 @@ impl std::fmt::Display for Topology {
             TopologySource::Discovered => "discovered from the kernel",
             TopologySource::Described => "described (not read from this machine)",
         };
-        writeln!(f, "{} NUMA node(s), {} CPU(s), {source}", self.nodes.len(), self.cpu_count())?;
-        writeln!(f, "{:>5}  {:>5}  {:<24}  {:>12}  {:>12}  distances", "node", "cpus", "cpu list", "memory", "free")?;
+        writeln!(
+            f,
+            "{} NUMA node(s), {} CPU(s), {source}",
+            self.nodes.len(),
+            self.cpu_count()
+        )?;
+        writeln!(
+            f,
+            "{:>5}  {:>5}  {:<24}  {:>12}  {:>12}  distances",
+            "node", "cpus", "cpu list", "memory", "free"
+        )?;
         for node in &self.nodes {
-            let distances = node.distances.iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
+            let distances = node
+                .distances
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(" ");
             writeln!(
                 f,
                 "{:>5}  {:>5}  {:<24}  {:>12}  {:>12}  {}",
@@ -240,7 +315,10 @@ pub fn parse_cpu_list(text: &str) -> Result<Vec<usize>> {
         let bad = || Error::InvalidTopology(format!("bad CPU list {text:?}"));
         match part.split_once('-') {
             Some((low, high)) => {
-                let (low, high): (usize, usize) = (low.parse().map_err(|_| bad())?, high.parse().map_err(|_| bad())?);
+                let (low, high): (usize, usize) = (
+                    low.parse().map_err(|_| bad())?,
+                    high.parse().map_err(|_| bad())?,
+                );
                 if low > high {
                     return Err(bad());
                 }
@@ -261,7 +339,11 @@ pub fn format_cpu_list(cpus: &[usize]) -> String {
         while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
             j += 1;
         }
-        parts.push(if i == j { cpus[i].to_string() } else { format!("{}-{}", cpus[i], cpus[j]) });
+        parts.push(if i == j {
+            cpus[i].to_string()
+        } else {
+            format!("{}-{}", cpus[i], cpus[j])
+        });
         i = j + 1;
     }
     parts.join(",")
@@ -286,7 +368,10 @@ pub fn format_bytes(bytes: u64) -> String {
 fn parse_node_meminfo(text: &str) -> (u64, u64) {
     let field = |name: &str| {
         text.lines()
-            .find(|line| line.split_whitespace().any(|w| w.trim_end_matches(':') == name))
+            .find(|line| {
+                line.split_whitespace()
+                    .any(|w| w.trim_end_matches(':') == name)
+            })
             .and_then(|line| {
                 let words: Vec<&str> = line.split_whitespace().collect();
                 let position = words.iter().position(|w| w.trim_end_matches(':') == name)?;
@@ -303,7 +388,10 @@ mod tests {
 
     #[test]
     fn cpu_lists_round_trip() {
-        assert_eq!(parse_cpu_list("0-3,8,10-11").unwrap(), vec![0, 1, 2, 3, 8, 10, 11]);
+        assert_eq!(
+            parse_cpu_list("0-3,8,10-11").unwrap(),
+            vec![0, 1, 2, 3, 8, 10, 11]
+        );
         assert_eq!(format_cpu_list(&[0, 1, 2, 3, 8, 10, 11]), "0-3,8,10-11");
         assert_eq!(parse_cpu_list("").unwrap(), Vec::<usize>::new());
         assert!(parse_cpu_list("3-1").is_err());
@@ -332,10 +420,18 @@ mod tests {
         let again = Topology::from_json(&topology.to_json()).unwrap();
         assert_eq!(topology, again);
         assert_eq!(again.node_of_cpu(5), Some(1));
-        assert!(matches!(again.node(7), Err(Error::UnknownNode { node: 7, .. })));
-        let duplicate =
-            r#"{"nodes":[{"id":0,"cpus":[0],"memory_total":1,"memory_free":1},{"id":1,"cpus":[0],"memory_total":1,"memory_free":1}]}"#;
-        assert!(matches!(Topology::from_json(duplicate), Err(Error::InvalidTopology(_))));
-        assert!(matches!(Topology::from_json("{"), Err(Error::InvalidTopology(_))));
+        assert!(matches!(
+            again.node(7),
+            Err(Error::UnknownNode { node: 7, .. })
+        ));
+        let duplicate = r#"{"nodes":[{"id":0,"cpus":[0],"memory_total":1,"memory_free":1},{"id":1,"cpus":[0],"memory_total":1,"memory_free":1}]}"#;
+        assert!(matches!(
+            Topology::from_json(duplicate),
+            Err(Error::InvalidTopology(_))
+        ));
+        assert!(matches!(
+            Topology::from_json("{"),
+            Err(Error::InvalidTopology(_))
+        ));
     }
 }

@@ -39,7 +39,12 @@ pub struct AggregateInput {
 impl AggregateInput {
     /// Generates both arrays with `len` values at `bits` bits and the given options (the width
     /// in `options` is replaced by `bits`).
-    pub fn generate(len: usize, bits: u32, seed: u64, options: &ArrayOptions) -> Result<AggregateInput> {
+    pub fn generate(
+        len: usize,
+        bits: u32,
+        seed: u64,
+        options: &ArrayOptions,
+    ) -> Result<AggregateInput> {
         let options = options.clone().bits(bits);
         let a1 = SmartArray::from_fn(len, &options, |i| value(seed, 0, i, bits))?;
         let a2 = SmartArray::from_fn(len, &options, |i| value(seed, 1, i, bits))?;
@@ -56,8 +61,18 @@ impl AggregateInput {
             PARALLEL_BATCH,
             || 0u64,
             |sum, worker, range: Range<usize>| {
-                let first = codec::sum_range(self.a1.for_worker(worker).packed_words(), bits, range.start, range.end);
-                let second = codec::sum_range(self.a2.for_worker(worker).packed_words(), bits, range.start, range.end);
+                let first = codec::sum_range(
+                    self.a1.for_worker(worker).packed_words(),
+                    bits,
+                    range.start,
+                    range.end,
+                );
+                let second = codec::sum_range(
+                    self.a2.for_worker(worker).packed_words(),
+                    bits,
+                    range.start,
+                    range.end,
+                );
                 sum.wrapping_add(first).wrapping_add(second)
             },
             u64::wrapping_add,
@@ -85,13 +100,16 @@ impl<T: Copy + Default + Into<u64> + Send + Sync + TryFrom<u64>> RawInput<T> {
     pub fn generate(runtime: &Runtime, len: usize, bits: u32, seed: u64) -> Option<RawInput<T>> {
         let build = |which: u64| -> Option<Vec<T>> {
             let mut values = vec![T::default(); len];
-            let pieces: Vec<Mutex<&mut [T]>> = values.chunks_mut(PARALLEL_BATCH).map(Mutex::new).collect();
+            let pieces: Vec<Mutex<&mut [T]>> =
+                values.chunks_mut(PARALLEL_BATCH).map(Mutex::new).collect();
             let fits = runtime.map_reduce(
                 0..len,
                 PARALLEL_BATCH,
                 || true,
                 |fits, _, range| {
-                    let Ok(mut piece) = pieces[range.start / PARALLEL_BATCH].lock() else { return false };
+                    let Ok(mut piece) = pieces[range.start / PARALLEL_BATCH].lock() else {
+                        return false;
+                    };
                     let mut all = fits;
                     for (slot, i) in piece.iter_mut().zip(range) {
                         match T::try_from(value(seed, which, i, bits)) {
@@ -106,7 +124,10 @@ impl<T: Copy + Default + Into<u64> + Send + Sync + TryFrom<u64>> RawInput<T> {
             drop(pieces);
             fits.then_some(values)
         };
-        Some(RawInput { a1: build(0)?, a2: build(1)? })
+        Some(RawInput {
+            a1: build(0)?,
+            a2: build(1)?,
+        })
     }
 
     /// `sum(a1[i] + a2[i])`, wrapping, in parallel with the same batches as the smart array job.
@@ -117,7 +138,9 @@ impl<T: Copy + Default + Into<u64> + Send + Sync + TryFrom<u64>> RawInput<T> {
             || 0u64,
             |sum, _, range| {
                 let (first, second) = (&self.a1[range.clone()], &self.a2[range]);
-                first.iter().zip(second).fold(sum, |s, (&x, &y)| s.wrapping_add(x.into()).wrapping_add(y.into()))
+                first.iter().zip(second).fold(sum, |s, (&x, &y)| {
+                    s.wrapping_add(x.into()).wrapping_add(y.into())
+                })
             },
             u64::wrapping_add,
         )
@@ -140,14 +163,19 @@ mod tests {
         for bits in [10, 31, 32, 33, 50, 63, 64] {
             let raw = RawInput::<u64>::generate(&runtime, 100_003, bits, 7).unwrap();
             let expected = raw.parallel_sum(&runtime);
-            let sequential = (0..100_003).fold(0u64, |s, i| s.wrapping_add(value(7, 0, i, bits)).wrapping_add(value(7, 1, i, bits)));
+            let sequential = (0..100_003).fold(0u64, |s, i| {
+                s.wrapping_add(value(7, 0, i, bits))
+                    .wrapping_add(value(7, 1, i, bits))
+            });
             assert_eq!(expected, sequential);
             if bits <= 32 {
                 let narrow = RawInput::<u32>::generate(&runtime, 100_003, bits, 7).unwrap();
                 assert_eq!(narrow.parallel_sum(&runtime), expected);
             }
             for placement in Placement::all(runtime.topology()) {
-                let options = ArrayOptions::new().placement(placement).runtime(Arc::clone(&runtime));
+                let options = ArrayOptions::new()
+                    .placement(placement)
+                    .runtime(Arc::clone(&runtime));
                 let input = AggregateInput::generate(100_003, bits, 7, &options).unwrap();
                 assert_eq!(input.parallel_sum(), expected, "bits {bits}");
             }
