@@ -292,10 +292,8 @@ mod abi {
     pub fn f64_zeros(len: usize) -> F64 {
         let mut out = std::ptr::null_mut();
         // SAFETY: NULL placement is allowed; local out slot.
-        assert_eq!(
-            unsafe { sa_f64_array_new(len, std::ptr::null(), &mut out) },
-            SaStatus::Ok
-        );
+        let status = unsafe { sa_f64_array_new(len, std::ptr::null(), &mut out) };
+        assert_eq!(status, SaStatus::Ok);
         F64(out)
     }
 
@@ -333,10 +331,8 @@ mod abi {
         pub fn raw(&self) -> &[f64] {
             let mut out = std::ptr::null();
             // SAFETY: live handle, local out slot.
-            assert_eq!(
-                unsafe { sa_f64_array_raw_values(self.0, &mut out) },
-                SaStatus::Ok
-            );
+            let status = unsafe { sa_f64_array_raw_values(self.0, &mut out) };
+            assert_eq!(status, SaStatus::Ok);
             // SAFETY: `len` values valid while the array lives and is not set (borrowed from self).
             unsafe { std::slice::from_raw_parts(out, self.len()) }
         }
@@ -344,10 +340,8 @@ mod abi {
             let mut array = FFI_ArrowArray::empty();
             let mut schema = FFI_ArrowSchema::empty();
             // SAFETY: live handle, local empty out structs.
-            assert_eq!(
-                unsafe { sa_f64_array_export_arrow(self.0, &mut array, &mut schema) },
-                SaStatus::Ok
-            );
+            let status = unsafe { sa_f64_array_export_arrow(self.0, &mut array, &mut schema) };
+            assert_eq!(status, SaStatus::Ok);
             (array, schema)
         }
     }
