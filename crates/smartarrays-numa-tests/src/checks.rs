@@ -28,7 +28,7 @@ const PAGES_PER_ARRAY: usize = 301;
 /// MiB of node 0 taken by a bound array while errors are checked, to make node 0 the fullest.
 const FILLER_MIB: u64 = 32;
 
-/// What the VM was started with (`run-in-numa-vm.sh -n`, `-c`, `-m`).
+/// What the VM was started with (`tools/numa_vm.py run -n`, `-c`, `-m`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Expected {
     /// NUMA nodes.

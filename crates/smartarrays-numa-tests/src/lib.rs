@@ -5,7 +5,7 @@
 //! replicated (and that readers use their own node's replica), OS default first touch, the
 //! pinned runtime, the topology, and clean errors without leaks.
 //!
-//! The checks run inside the throw-away QEMU VM of `shared/numa-vm/run-in-numa-vm.sh`, started
+//! The checks run inside the throw-away QEMU VM of `tools/numa_vm.py`, started
 //! by `make test-numa-vm` with 2 and with 4 nodes; this machine has only one node. The binary
 //! prints one `PASS`/`FAIL`/`SKIP` line per check and exits non-zero on any failure. Outside the
 //! VM (for instance under `cargo test --workspace`) only the unit tests of the checking code run.

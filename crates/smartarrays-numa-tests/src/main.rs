@@ -8,7 +8,7 @@ use smartarrays_numa_tests::checks::{run_all, Expected};
 use smartarrays_numa_tests::{os, procfs};
 
 const USAGE: &str = "usage: smartarrays-numa-tests --nodes N --cpus-per-node C --mib-per-node M
-Checks NUMA placement page by page; meant to run inside the VM of shared/numa-vm/run-in-numa-vm.sh
+Checks NUMA placement page by page; meant to run inside the VM of tools/numa_vm.py run
 started with -n N -c C -m M (make test-numa-vm does this for 2 and 4 nodes).";
 
 fn parse(args: &[String]) -> Result<Option<Expected>, String> {
