@@ -44,17 +44,32 @@ pub struct Mapping {
     pub bytes: usize,
 }
 
+/// Transparent huge page size on x86-64. Mappings of at least this size start on a multiple of
+/// it, so huge pages can cover them whole (a region starting mid-huge-page leaves its first and
+/// last pieces to base pages, which skews an interleaving per huge page).
+pub const HUGE_PAGE_BYTES: usize = 2 << 20;
+
 /// Maps `bytes` (already rounded to whole pages, non-zero) of zeroed anonymous memory.
 /// Pages are not populated: the first write to each decides where it lands unless a policy
-/// has been set with [`bind`].
+/// has been set with [`bind`]. Mappings of at least [`HUGE_PAGE_BYTES`] are aligned to it.
 pub fn map_anonymous(bytes: usize) -> io::Result<Mapping> {
     debug_assert!(bytes > 0 && bytes.is_multiple_of(page_size()));
+    let align = if bytes >= HUGE_PAGE_BYTES {
+        HUGE_PAGE_BYTES
+    } else {
+        page_size()
+    };
+    // Over-map by the alignment less one page, then give back the unaligned head and tail.
+    let slack = align - page_size();
+    let mapped = bytes
+        .checked_add(slack)
+        .ok_or_else(|| io::Error::from(io::ErrorKind::OutOfMemory))?;
     // SAFETY: a fresh anonymous mapping at an address chosen by the kernel cannot alias any
     // existing Rust object; the result is checked for MAP_FAILED before use.
     let pointer = unsafe {
         libc::mmap(
             std::ptr::null_mut(),
-            bytes,
+            mapped,
             libc::PROT_READ | libc::PROT_WRITE,
             libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
             -1,
@@ -64,8 +79,19 @@ pub fn map_anonymous(bytes: usize) -> io::Result<Mapping> {
     if pointer == libc::MAP_FAILED {
         return Err(io::Error::last_os_error());
     }
-    let start =
-        NonNull::new(pointer.cast::<u8>()).ok_or_else(|| io::Error::other("mmap returned null"))?;
+    let base = pointer as usize;
+    let head = base.next_multiple_of(align) - base;
+    let tail = slack - head;
+    if head > 0 {
+        // SAFETY: [base, base + head) is the start of the mapping just made; nothing refers to it.
+        unsafe { libc::munmap(pointer, head) };
+    }
+    if tail > 0 {
+        // SAFETY: the last `tail` bytes of the mapping just made; nothing refers to them.
+        unsafe { libc::munmap(pointer.cast::<u8>().wrapping_add(head + bytes).cast(), tail) };
+    }
+    let start = NonNull::new(pointer.cast::<u8>().wrapping_add(head))
+        .ok_or_else(|| io::Error::other("mmap returned null"))?;
     Ok(Mapping { start, bytes })
 }
 
@@ -251,4 +277,37 @@ fn node_mask(nodes: &[usize]) -> Vec<u64> {
         mask[node / 64] |= 1 << (node % 64);
     }
     mask
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn large_mappings_start_on_a_huge_page_and_small_ones_on_a_page() {
+        let page = page_size();
+        for bytes in [
+            page,
+            3 * page,
+            HUGE_PAGE_BYTES,
+            HUGE_PAGE_BYTES + page,
+            8 * HUGE_PAGE_BYTES + 5 * page,
+        ] {
+            let mapping = map_anonymous(bytes).unwrap();
+            let align = if bytes >= HUGE_PAGE_BYTES {
+                HUGE_PAGE_BYTES
+            } else {
+                page
+            };
+            assert_eq!(mapping.start.as_ptr() as usize % align, 0, "{bytes} bytes");
+            assert_eq!(mapping.bytes, bytes);
+            // SAFETY: the mapping is live, writable and `bytes` long; only this test uses it.
+            let memory = unsafe { std::slice::from_raw_parts_mut(mapping.start.as_ptr(), bytes) };
+            memory[0] = 1;
+            memory[bytes - 1] = 2;
+            assert_eq!(memory[0] + memory[bytes - 1], 3);
+            // SAFETY: from map_anonymous, unmapped once, `memory` is not used afterwards.
+            unsafe { unmap(&mapping) };
+        }
+    }
 }
