@@ -767,7 +767,12 @@ fn interleaved_checks(suite: &mut Suite, expected: Expected) {
             let pages = pages_three_ways(&array, 0)?;
             let words = array.replica(0).packed_words();
             let start = words.as_ptr() as usize;
-            let (_, whole) = expect::whole_blocks(start, pages.len(), os::page_size(), HUGE_PAGE);
+            let (head, whole) = expect::whole_blocks(start, pages.len(), os::page_size(), HUGE_PAGE);
+            // Regions of 2 MiB or more start on a huge page, so no base pages skew the spread.
+            ensure!(
+                head == 0 && whole == huge_pages,
+                "the region starts at {start:#x}, {head} base pages before its first 2 MiB boundary; {whole} of {huge_pages} huge pages whole"
+            );
             let huge_kib: u64 = procfs::smaps()
                 .map_err(ctx("smaps"))?
                 .iter()
