@@ -456,6 +456,23 @@ impl SmartArray {
         self.local().get(index)
     }
 
+    /// Value `index` of the local replica, without checking it against the length; see
+    /// [`ArrayView::get_unchecked`].
+    ///
+    /// # Safety
+    /// `index < self.len()`.
+    #[inline]
+    pub unsafe fn get_unchecked(&self, index: usize) -> u64 {
+        // SAFETY: forwarded contract: index < len.
+        unsafe { self.local().get_unchecked(index) }
+    }
+
+    /// Batched random reads from the local replica: `out[k]` becomes value `indices[k]`; see
+    /// [`ArrayView::get_many`].
+    pub fn get_many(&self, indices: &[usize], out: &mut [u64]) -> Result<()> {
+        self.local().get_many(indices, out)
+    }
+
     /// Sets value `index` in every replica. Refuses values wider than the array
     /// ([`Error::ValueTooWide`]) and indices past the end; on error nothing is written.
     pub fn set(&mut self, index: usize, value: u64) -> Result<()> {

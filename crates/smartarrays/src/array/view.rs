@@ -7,9 +7,14 @@ use std::ops::Range;
 
 use crate::codec;
 use crate::error::{Error, Result};
+use crate::memory::prefetch::{self, CacheLevel};
 
 /// Values decoded per chunk handed to a [`ArrayView::for_each_chunk`] visitor (8 KiB, fits L1).
 pub const VISIT_CHUNK: usize = 1024;
+
+/// How many reads ahead [`ArrayView::get_many`] prefetches: enough misses in flight to cover
+/// memory latency, few enough that the lines are still in L1 when read.
+const GATHER_PREFETCH_DISTANCE: usize = 16;
 
 /// A read-only view of one replica: its packed words, length and bit width.
 #[derive(Clone, Copy, Debug)]
@@ -20,6 +25,8 @@ pub struct ArrayView<'a> {
 }
 
 impl<'a> ArrayView<'a> {
+    /// Crate-private: only ever given a region's whole storage (`storage_words(len, bits)`
+    /// words: the values and the codec's padding), which the unchecked reads rely on.
     pub(crate) fn new(words: &'a [u64], len: usize, bits: u32) -> Self {
         debug_assert!(codec::storage_words(len, bits).is_some_and(|w| w <= words.len()));
         ArrayView { words, len, bits }
@@ -54,7 +61,8 @@ impl<'a> ArrayView<'a> {
                 len: self.len,
             });
         }
-        Ok(codec::get(self.words, self.bits, index))
+        // SAFETY: index < len, and the view's words hold `len` values plus the codec's padding.
+        Ok(unsafe { codec::get_unchecked(self.words, self.bits, index) })
     }
 
     /// Value `index`.
@@ -68,7 +76,86 @@ impl<'a> ArrayView<'a> {
             "index {index} is out of range for an array of length {}",
             self.len
         );
-        codec::get(self.words, self.bits, index)
+        // SAFETY: index < len (asserted), and the view's words hold `len` values plus padding.
+        unsafe { codec::get_unchecked(self.words, self.bits, index) }
+    }
+
+    /// Value `index`, without checking it against the length: for loops that have checked
+    /// their indices already. [`ArrayView::get`] is the checked form.
+    ///
+    /// # Safety
+    /// `index < self.len()`.
+    ///
+    /// # Example
+    /// ```
+    /// use smartarrays::{ArrayOptions, SmartArray};
+    /// let array = SmartArray::from_slice(&[5, 6, 7], &ArrayOptions::new().bits(3)).unwrap();
+    /// let view = array.local();
+    /// // SAFETY: 2 < 3 values.
+    /// assert_eq!(unsafe { view.get_unchecked(2) }, 7);
+    /// ```
+    #[inline]
+    pub unsafe fn get_unchecked(&self, index: usize) -> u64 {
+        debug_assert!(index < self.len);
+        // SAFETY: index < len (the caller's contract), and a view's words always hold `len`
+        // values followed by the codec's padding (checked when the view is made).
+        unsafe { codec::get_unchecked(self.words, self.bits, index) }
+    }
+
+    /// Batched random reads: `out[k]` becomes value `indices[k]`. Checks every index once, up
+    /// front, then reads without a branch per value, prefetching the packed words a few reads
+    /// ahead so that many cache misses are in flight at once.
+    ///
+    /// Errors: [`Error::BufferTooSmall`] when `out` is shorter than `indices`,
+    /// [`Error::IndexOutOfRange`] naming the first index past the end (nothing is written).
+    ///
+    /// # Example
+    /// ```
+    /// use smartarrays::{ArrayOptions, SmartArray};
+    /// let array = SmartArray::from_fn(1000, &ArrayOptions::new().bits(10), |i| i as u64).unwrap();
+    /// let mut out = [0u64; 3];
+    /// array.local().get_many(&[999, 0, 500], &mut out).unwrap();
+    /// assert_eq!(out, [999, 0, 500]);
+    /// assert!(array.local().get_many(&[1000], &mut out).is_err());
+    /// ```
+    pub fn get_many(&self, indices: &[usize], out: &mut [u64]) -> Result<()> {
+        if out.len() < indices.len() {
+            return Err(Error::BufferTooSmall {
+                needed: indices.len(),
+                given: out.len(),
+            });
+        }
+        // A branch-free maximum vectorises; the first bad index is looked for only on failure.
+        if indices.iter().copied().max().is_some_and(|m| m >= self.len) {
+            let index = *indices
+                .iter()
+                .find(|&&i| i >= self.len)
+                .unwrap_or(&usize::MAX);
+            return Err(Error::IndexOutOfRange {
+                index,
+                len: self.len,
+            });
+        }
+        let out = &mut out[..indices.len()];
+        let bits = self.bits as usize;
+        let ahead = GATHER_PREFETCH_DISTANCE.min(indices.len());
+        let (body, tail) = out.split_at_mut(indices.len() - ahead);
+        for (k, slot) in body.iter_mut().enumerate() {
+            // The word holding the first bit of a value a few reads ahead.
+            // The words holding the first and the last bit of a value a few reads ahead (two
+            // cache lines when it straddles one).
+            let upcoming = indices[k + ahead] * bits;
+            prefetch::prefetch(self.words, upcoming / 64, CacheLevel::L1);
+            prefetch::prefetch(self.words, (upcoming + bits - 1) / 64, CacheLevel::L1);
+            // SAFETY: every index was checked against `len` above.
+            *slot = unsafe { self.get_unchecked(indices[k]) };
+        }
+        let first_tail = indices.len() - ahead;
+        for (slot, &index) in tail.iter_mut().zip(&indices[first_tail..]) {
+            // SAFETY: every index was checked against `len` above.
+            *slot = unsafe { self.get_unchecked(index) };
+        }
+        Ok(())
     }
 
     fn check_range(&self, range: &Range<usize>) -> Result<()> {

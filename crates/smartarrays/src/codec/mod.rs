@@ -13,6 +13,7 @@
 
 mod dispatch;
 mod scalar;
+mod unchecked;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
@@ -23,6 +24,7 @@ pub use dispatch::{
     unpack_range, unpack_range_with, Combine, KernelLevel,
 };
 pub use scalar::{get, pack_into, set};
+pub use unchecked::get_unchecked;
 
 use crate::error::{Error, Result};
 
