@@ -1,6 +1,7 @@
 //! `smartarrays bench random-get`: random single-value reads from a compressed smart array
 //! against random reads from a raw `Vec<u64>` of the same values (1 GiB by default), with
-//! independent (not pointer-chasing) accesses, single-threaded.
+//! independent (not pointer-chasing) accesses, single-threaded: checked `get`, `get_unchecked`,
+//! and the batched `get_many` against a raw gather loop into a buffer.
 
 use std::hint::black_box;
 
@@ -50,11 +51,15 @@ pub fn run(args: &RandomGetArgs) -> CliResult {
     );
     let mut table = Table::new(vec![
         "bits",
-        "raw_ns_per_read",
-        "raw_huge_ns_per_read",
-        "smart_ns_per_read",
-        "ratio",
-        "ratio_vs_huge",
+        "raw_ns",
+        "raw_huge_ns",
+        "get_ns",
+        "get_unchecked_ns",
+        "get_ratio",
+        "unchecked_ratio",
+        "raw_gather_ns",
+        "get_many_ns",
+        "get_many_ratio",
         "raw_MiB",
         "smart_MiB",
     ]);
@@ -76,69 +81,93 @@ pub fn run(args: &RandomGetArgs) -> CliResult {
             value,
         )?;
         let view = array.local();
-        // Raw and compressed runs alternate, so background load hits both alike.
+        // Every way of reading runs once per round, in turn, so background load hits all alike.
         let (raw_reader, view_reader) = (black_box(&raw), black_box(view));
         let huge_reader = black_box(&huge.local().packed_words()[..args.elements]);
-        let (mut raw_samples, mut smart_samples, mut huge_samples) =
-            (Vec::new(), Vec::new(), Vec::new());
-        for _ in 0..args.repetitions.max(1) + 1 {
-            let (raw_time, raw_sum) = time(0, 1, || {
-                indices
-                    .iter()
-                    .fold(0u64, |s, &i| s.wrapping_add(raw_reader[i]))
-            });
-            let (smart_time, smart_sum) = time(0, 1, || {
-                indices
-                    .iter()
-                    .fold(0u64, |s, &i| s.wrapping_add(view_reader.value(i)))
-            });
-            let (huge_time, huge_sum) = time(0, 1, || {
-                indices
-                    .iter()
-                    .fold(0u64, |s, &i| s.wrapping_add(huge_reader[i]))
-            });
-            if raw_sum != smart_sum || raw_sum != huge_sum {
-                return Err(format!("random reads disagree at {bits} bits").into());
+        let mut gathered = vec![0u64; indices.len()];
+        let mut ways: [(&str, Vec<std::time::Duration>); 6] = [
+            ("raw", Vec::new()),
+            ("raw_huge", Vec::new()),
+            ("smart_get", Vec::new()),
+            ("smart_get_unchecked", Vec::new()),
+            ("raw_gather", Vec::new()),
+            ("smart_get_many", Vec::new()),
+        ];
+        for round in 0..args.repetitions.max(1) + 1 {
+            let mut sums = [0u64; 6];
+            for (way, (_, samples)) in ways.iter_mut().enumerate() {
+                let (timing, sum) = time(0, 1, || match way {
+                    0 => indices
+                        .iter()
+                        .fold(0u64, |s, &i| s.wrapping_add(raw_reader[i])),
+                    1 => indices
+                        .iter()
+                        .fold(0u64, |s, &i| s.wrapping_add(huge_reader[i])),
+                    2 => indices
+                        .iter()
+                        .fold(0u64, |s, &i| s.wrapping_add(view_reader.value(i))),
+                    // SAFETY: every index was drawn below `args.elements`, the array's length.
+                    3 => indices.iter().fold(0u64, |s, &i| {
+                        s.wrapping_add(unsafe { view_reader.get_unchecked(i) })
+                    }),
+                    4 => {
+                        for (slot, &i) in gathered.iter_mut().zip(&indices) {
+                            *slot = raw_reader[i];
+                        }
+                        gathered.iter().fold(0u64, |s, &v| s.wrapping_add(v))
+                    }
+                    _ => {
+                        view_reader
+                            .get_many(&indices, &mut gathered)
+                            .expect("indices in range");
+                        gathered.iter().fold(0u64, |s, &v| s.wrapping_add(v))
+                    }
+                });
+                sums[way] = sum;
+                // The first round warms every way up and is not counted.
+                if round > 0 {
+                    samples.extend(timing.samples);
+                }
             }
-            raw_samples.extend(raw_time.samples);
-            smart_samples.extend(smart_time.samples);
-            huge_samples.extend(huge_time.samples);
+            if sums.iter().any(|&s| s != sums[0]) {
+                return Err(format!("random reads disagree at {bits} bits: {sums:?}").into());
+            }
         }
-        // The first round warms up both.
-        let raw_time = crate::measure::Timings {
-            samples: raw_samples.split_off(1),
-        };
-        let smart_time = crate::measure::Timings {
-            samples: smart_samples.split_off(1),
-        };
-        let huge_time = crate::measure::Timings {
-            samples: huge_samples.split_off(1),
-        };
         drop(huge);
         let raw_bytes = raw.len() * 8;
         drop(raw);
-        let per = |t: std::time::Duration| t.as_secs_f64() * 1e9 / args.reads as f64;
-        let (raw_ns, smart_ns, huge_ns) = (
-            per(raw_time.median()),
-            per(smart_time.median()),
-            per(huge_time.median()),
-        );
+        let [raw_ns, huge_ns, smart_ns, unchecked_ns, gather_ns, many_ns] =
+            ways.map(|(_, samples)| {
+                let median = crate::measure::Timings { samples }.median();
+                median.as_secs_f64() * 1e9 / args.reads as f64
+            });
         table.push(
             vec![
                 bits.to_string(),
                 format!("{raw_ns:.2}"),
                 format!("{huge_ns:.2}"),
                 format!("{smart_ns:.2}"),
+                format!("{unchecked_ns:.2}"),
                 format!("{:.3}", smart_ns / raw_ns),
-                format!("{:.3}", smart_ns / huge_ns),
+                format!("{:.3}", unchecked_ns / raw_ns),
+                format!("{gather_ns:.2}"),
+                format!("{many_ns:.2}"),
+                format!("{:.3}", many_ns / gather_ns),
                 format!("{:.0}", raw_bytes as f64 / (1 << 20) as f64),
                 format!("{:.0}", array.memory_bytes() as f64 / (1 << 20) as f64),
             ],
-            json!({"bits": bits, "raw_ns": raw_ns, "raw_huge_page_ns": huge_ns, "smart_ns": smart_ns, "ratio": smart_ns / raw_ns, "ratio_vs_huge_pages": smart_ns / huge_ns, "raw_bytes": raw_bytes,
+            json!({"bits": bits, "raw_ns": raw_ns, "raw_huge_page_ns": huge_ns, "smart_ns": smart_ns,
+                   "smart_unchecked_ns": unchecked_ns, "ratio": smart_ns / raw_ns,
+                   "ratio_unchecked": unchecked_ns / raw_ns, "ratio_vs_huge_pages": smart_ns / huge_ns,
+                   "raw_gather_ns": gather_ns, "smart_get_many_ns": many_ns,
+                   "ratio_get_many": many_ns / gather_ns, "raw_bytes": raw_bytes,
                    "smart_bytes": array.memory_bytes(), "elements": args.elements, "reads": args.reads}),
         );
     }
     print!("{}", table.render(args.format));
-    eprintln!("target: smart/raw time ratio <= 1.5 (raw = Vec<u64> from the allocator; raw_huge = the same values in huge pages)");
+    eprintln!(
+        "targets: get and get_unchecked <= 1.5x a Vec<u64> read loop (raw, allocator memory; raw_huge: \
+         the same values in huge pages); get_many <= 1.0x a raw gather loop into a buffer"
+    );
     Ok(())
 }
