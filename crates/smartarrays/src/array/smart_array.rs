@@ -3,7 +3,7 @@
 //! [`Runtime`].
 
 use std::ops::Range;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -13,7 +13,7 @@ use super::view::{ArrayView, Iter};
 use crate::codec;
 use crate::error::{Error, Result};
 use crate::memory::{self, HugePages, Placement, PlacementReport, Region};
-use crate::runtime::{self, Part, Runtime, Worker};
+use crate::runtime::{self, DisjointBatches, Part, Runtime, Worker};
 
 /// Bit width rule of an array: fixed, or derived from the data when the array is built.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -308,16 +308,10 @@ impl SmartArray {
                 range: 0..len,
             })
             .collect();
-        let pieces: Vec<Vec<Mutex<&mut [u64]>>> = self
+        let pieces: Vec<DisjointBatches<u64>> = self
             .regions
             .iter_mut()
-            .map(|region| {
-                region
-                    .words_mut()
-                    .chunks_mut(words_per_batch)
-                    .map(Mutex::new)
-                    .collect()
-            })
+            .map(|region| DisjointBatches::new(region.words_mut(), words_per_batch))
             .collect();
         let max = codec::max_value(bits);
         let runtime = Arc::clone(&self.runtime);
@@ -333,9 +327,9 @@ impl SmartArray {
                     widest |= v;
                     v & max
                 });
-                if let Ok(mut piece) = pieces[part][batch.start / PARALLEL_BATCH].lock() {
-                    codec::pack_into(&mut piece, bits, values);
-                }
+                pieces[part].with_piece(batch.start / PARALLEL_BATCH, |piece| {
+                    codec::pack_into(piece, bits, values);
+                });
                 if widest > max {
                     let index = batch
                         .clone()
@@ -705,16 +699,10 @@ impl SmartArray {
                 range: 0..len,
             })
             .collect();
-        let pieces: Vec<Vec<Mutex<&mut [u64]>>> = self
+        let pieces: Vec<DisjointBatches<u64>> = self
             .regions
             .iter_mut()
-            .map(|region| {
-                region
-                    .words_mut()
-                    .chunks_mut(words_per_batch)
-                    .map(Mutex::new)
-                    .collect()
-            })
+            .map(|region| DisjointBatches::new(region.words_mut(), words_per_batch))
             .collect();
         let max = codec::max_value(bits);
         let runtime = Arc::clone(&self.runtime);
@@ -724,52 +712,57 @@ impl SmartArray {
             false,
             || (None::<(usize, u64)>, Vec::new()),
             |(mut misfit, mut buffer): (Option<(usize, u64)>, Vec<u64>), _worker, part, batch| {
-                let Ok(mut piece) = pieces[part][batch.start / PARALLEL_BATCH].lock() else {
-                    return (misfit, buffer);
-                };
-                // Produced and packed in L1-sized steps of FILL_STEP values (whole words at any
-                // width, since FILL_STEP is a multiple of 64).
-                let mut start = batch.start;
-                // Every batch is written in full even after a misfit (values cut to the
-                // width), so the outcome does not depend on which worker saw the misfit first:
-                // replicas stay equal and the lowest misfit is reported.
-                while start < batch.end {
-                    let end = (start + FILL_STEP).min(batch.end);
-                    buffer.resize(end - start, 0);
-                    produce(start..end, &mut buffer);
-                    let first_word = (start - batch.start) / 64 * bits as usize;
-                    let words = &mut piece[first_word..];
-                    let widest = match bits {
-                        // Whole-word widths are stored as plain little-endian integers.
-                        64 => {
-                            words[..buffer.len()].copy_from_slice(&buffer);
-                            buffer.iter().fold(0u64, |w, &v| w | v)
-                        }
-                        32 => {
-                            let narrow: &mut [u32] = bytemuck::cast_slice_mut(words);
-                            let mut widest = 0u64;
-                            for (slot, &value) in narrow.iter_mut().zip(&buffer) {
-                                widest |= value;
-                                *slot = value as u32;
+                let piece_index = batch.start / PARALLEL_BATCH;
+                pieces[part]
+                    .with_piece(piece_index, move |piece| {
+                        // Produced and packed in L1-sized steps of FILL_STEP values (whole words at any
+                        // width, since FILL_STEP is a multiple of 64).
+                        let mut start = batch.start;
+                        // Every batch is written in full even after a misfit (values cut to the
+                        // width), so the outcome does not depend on which worker saw the misfit first:
+                        // replicas stay equal and the lowest misfit is reported.
+                        while start < batch.end {
+                            let end = (start + FILL_STEP).min(batch.end);
+                            buffer.resize(end - start, 0);
+                            produce(start..end, &mut buffer);
+                            let first_word = (start - batch.start) / 64 * bits as usize;
+                            let words = &mut piece[first_word..];
+                            let widest = match bits {
+                                // Whole-word widths are stored as plain little-endian integers.
+                                64 => {
+                                    words[..buffer.len()].copy_from_slice(&buffer);
+                                    buffer.iter().fold(0u64, |w, &v| w | v)
+                                }
+                                32 => {
+                                    let narrow: &mut [u32] = bytemuck::cast_slice_mut(words);
+                                    let mut widest = 0u64;
+                                    for (slot, &value) in narrow.iter_mut().zip(&buffer) {
+                                        widest |= value;
+                                        *slot = value as u32;
+                                    }
+                                    widest
+                                }
+                                _ => {
+                                    codec::pack_slice(words, bits, &buffer);
+                                    buffer.iter().fold(0u64, |w, &v| w | v)
+                                }
+                            };
+                            if widest > max {
+                                let offset = buffer.iter().position(|&v| v > max).unwrap_or(0);
+                                let found = (start + offset, buffer[offset]);
+                                misfit = Some(misfit.map_or(found, |m: (usize, u64)| {
+                                    if m.0 <= found.0 {
+                                        m
+                                    } else {
+                                        found
+                                    }
+                                }));
                             }
-                            widest
+                            start = end;
                         }
-                        _ => {
-                            codec::pack_slice(words, bits, &buffer);
-                            buffer.iter().fold(0u64, |w, &v| w | v)
-                        }
-                    };
-                    if widest > max {
-                        let offset = buffer.iter().position(|&v| v > max).unwrap_or(0);
-                        let found = (start + offset, buffer[offset]);
-                        misfit = Some(misfit.map_or(
-                            found,
-                            |m: (usize, u64)| if m.0 <= found.0 { m } else { found },
-                        ));
-                    }
-                    start = end;
-                }
-                (misfit, buffer)
+                        (misfit, buffer)
+                    })
+                    .unwrap_or_default()
             },
             |a, b| {
                 let misfit = match (a.0, b.0) {
@@ -812,18 +805,11 @@ impl SmartArray {
             .split_first_mut()
             .expect("an array has at least one region");
         let result = {
-            let pieces: Vec<Mutex<&mut [u64]>> = first.words_mut()[..len]
-                .chunks_mut(batch)
-                .map(Mutex::new)
-                .collect();
-            runtime.map_reduce(
-                0..len,
+            runtime.map_reduce_mut(
+                &mut first.words_mut()[..len],
                 batch,
                 &identity,
-                |accumulator, worker, range| match pieces[range.start / batch].lock() {
-                    Ok(mut piece) => body(accumulator, worker, range, &mut piece),
-                    Err(_) => accumulator,
-                },
+                &body,
                 combine,
             )
         };
@@ -836,14 +822,9 @@ impl SmartArray {
                     range: 0..len,
                 })
                 .collect();
-            let pieces: Vec<Vec<Mutex<&mut [u64]>>> = rest
+            let pieces: Vec<DisjointBatches<u64>> = rest
                 .iter_mut()
-                .map(|region| {
-                    region.words_mut()[..len]
-                        .chunks_mut(PARALLEL_BATCH)
-                        .map(Mutex::new)
-                        .collect()
-                })
+                .map(|region| DisjointBatches::new(&mut region.words_mut()[..len], PARALLEL_BATCH))
                 .collect();
             runtime.run_parts(
                 &parts,
@@ -851,9 +832,9 @@ impl SmartArray {
                 false,
                 || (),
                 |(), _, part, range| {
-                    if let Ok(mut piece) = pieces[part][range.start / PARALLEL_BATCH].lock() {
+                    pieces[part].with_batch(&range.clone(), |piece| {
                         piece.copy_from_slice(&source[range]);
-                    }
+                    });
                 },
                 |(), ()| (),
             );

@@ -15,7 +15,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::{Error, Result};
 use crate::sys;
+
+mod batches;
 use crate::topology::{Topology, TopologySource};
+pub use batches::DisjointBatches;
 
 /// Environment variable that sets the number of workers of [`Runtime::global`].
 pub const THREADS_ENV: &str = "SMARTARRAYS_THREADS";
@@ -248,6 +251,49 @@ impl Runtime {
             true,
             identity,
             |acc, worker, _part, batch| fold(acc, worker, batch),
+            combine,
+        )
+    }
+
+    /// Parallel map-reduce over disjoint mutable batches of `data`: `fold(accumulator, worker,
+    /// range, piece)` gets the indices `range` of a batch and `piece = &mut data[range]`, each
+    /// batch exactly once; the accumulators combine as in [`Runtime::map_reduce`].
+    ///
+    /// # Example
+    /// ```
+    /// use smartarrays::Runtime;
+    /// let runtime = Runtime::with_threads(3).unwrap();
+    /// let mut values = vec![1u64; 1000];
+    /// let before = runtime.map_reduce_mut(&mut values, 64, || 0u64, |sum, _, range, piece| {
+    ///     let old: u64 = piece.iter().sum();
+    ///     for (slot, i) in piece.iter_mut().zip(range) { *slot = i as u64; }
+    ///     sum + old
+    /// }, |a, b| a + b);
+    /// assert_eq!(before, 1000);
+    /// assert_eq!(values[999], 999);
+    /// ```
+    pub fn map_reduce_mut<T: Send, A: Send>(
+        &self,
+        data: &mut [T],
+        batch: usize,
+        identity: impl Fn() -> A + Sync,
+        fold: impl Fn(A, &Worker, Range<usize>, &mut [T]) -> A + Sync,
+        combine: impl Fn(A, A) -> A,
+    ) -> A {
+        let batch = batch.max(1);
+        let len = data.len();
+        let batches = DisjointBatches::new(data, batch);
+        self.map_reduce(
+            0..len,
+            batch,
+            &identity,
+            |accumulator, worker, range| {
+                let mut accumulator = Some(accumulator);
+                batches.with_batch(&range.clone(), |piece| {
+                    accumulator = accumulator.take().map(|a| fold(a, worker, range, piece));
+                });
+                accumulator.unwrap_or_else(&identity)
+            },
             combine,
         )
     }

@@ -3,7 +3,7 @@
 //! `sum += a1[i] + a2[i]`; plus the same job over plain `Vec<u64>` / `Vec<u32>` as the baseline.
 
 use std::ops::Range;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::array::{ArrayOptions, SmartArray, PARALLEL_BATCH};
 use crate::codec;
@@ -100,16 +100,11 @@ impl<T: Copy + Default + Into<u64> + Send + Sync + TryFrom<u64>> RawInput<T> {
     pub fn generate(runtime: &Runtime, len: usize, bits: u32, seed: u64) -> Option<RawInput<T>> {
         let build = |which: u64| -> Option<Vec<T>> {
             let mut values = vec![T::default(); len];
-            let pieces: Vec<Mutex<&mut [T]>> =
-                values.chunks_mut(PARALLEL_BATCH).map(Mutex::new).collect();
-            let fits = runtime.map_reduce(
-                0..len,
+            let fits = runtime.map_reduce_mut(
+                &mut values,
                 PARALLEL_BATCH,
                 || true,
-                |fits, _, range| {
-                    let Ok(mut piece) = pieces[range.start / PARALLEL_BATCH].lock() else {
-                        return false;
-                    };
+                |fits, _, range, piece| {
                     let mut all = fits;
                     for (slot, i) in piece.iter_mut().zip(range) {
                         match T::try_from(value(seed, which, i, bits)) {
@@ -121,7 +116,6 @@ impl<T: Copy + Default + Into<u64> + Send + Sync + TryFrom<u64>> RawInput<T> {
                 },
                 |a, b| a && b,
             );
-            drop(pieces);
             fits.then_some(values)
         };
         Some(RawInput {
