@@ -226,7 +226,9 @@ impl SmartArray {
     /// the largest value; with an exact width, a value that does not fit is an
     /// [`Error::ValueTooWide`] naming the first such index.
     pub fn from_slice(values: &[u64], options: &ArrayOptions) -> Result<SmartArray> {
-        SmartArray::from_fn(values.len(), options, |i| values[i])
+        SmartArray::from_batches(values.len(), options, |range, out| {
+            out.copy_from_slice(&values[range]);
+        })
     }
 
     /// Builds an array from an iterator (collected first, since the width and length must be
@@ -253,21 +255,13 @@ impl SmartArray {
         options: &ArrayOptions,
         value: impl Fn(usize) -> u64 + Sync,
     ) -> Result<SmartArray> {
-        let runtime = options.resolve_runtime()?;
-        let largest = || {
-            runtime.map_reduce(
-                0..len,
-                PARALLEL_BATCH,
-                || 0u64,
-                |m, _, r| r.map(&value).fold(m, u64::max),
-                u64::max,
-            )
-        };
-        let (bits, placement, advice) = configure(len, options, &runtime, largest)?;
-        let mut array = SmartArray::allocate(len, bits, &placement, options, runtime)?;
-        array.advice = advice;
-        array.fill(&value)?;
-        Ok(array)
+        // One construction path: values are produced in L1-sized batches and packed with the
+        // fastest packer the CPU has.
+        SmartArray::from_batches(len, options, |range, out| {
+            for (slot, i) in out.iter_mut().zip(range) {
+                *slot = value(i);
+            }
+        })
     }
 
     /// Maps zeroed, placed storage for `len` values of `bits` bits (not yet written).
@@ -294,69 +288,6 @@ impl SmartArray {
             runtime,
             advice: None,
         })
-    }
-
-    /// Packs `value(i)` into every replica in parallel, checking widths.
-    fn fill(&mut self, value: &(impl Fn(usize) -> u64 + Sync)) -> Result<()> {
-        let (len, bits) = (self.len, self.bits);
-        let words_per_batch = PARALLEL_BATCH / 64 * bits as usize;
-        let parts: Vec<Part> = self
-            .region_nodes
-            .iter()
-            .map(|&node| Part {
-                node,
-                range: 0..len,
-            })
-            .collect();
-        let pieces: Vec<DisjointBatches<u64>> = self
-            .regions
-            .iter_mut()
-            .map(|region| DisjointBatches::new(region.words_mut(), words_per_batch))
-            .collect();
-        let max = codec::max_value(bits);
-        let runtime = Arc::clone(&self.runtime);
-        let first_misfit = runtime.run_parts(
-            &parts,
-            PARALLEL_BATCH,
-            false,
-            || None::<(usize, u64)>,
-            |misfit, _worker, part, batch| {
-                let mut widest = 0u64;
-                let values = batch.clone().map(|i| {
-                    let v = value(i);
-                    widest |= v;
-                    v & max
-                });
-                pieces[part].with_piece(batch.start / PARALLEL_BATCH, |piece| {
-                    codec::pack_into(piece, bits, values);
-                });
-                if widest > max {
-                    let index = batch
-                        .clone()
-                        .find(|&i| value(i) > max)
-                        .unwrap_or(batch.start);
-                    let found = (index, value(index));
-                    return Some(misfit.map_or(
-                        found,
-                        |m: (usize, u64)| if m.0 < found.0 { m } else { found },
-                    ));
-                }
-                misfit
-            },
-            |a, b| match (a, b) {
-                (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
-                (a, b) => a.or(b),
-            },
-        );
-        match first_misfit {
-            Some((index, value)) => Err(Error::ValueTooWide {
-                index,
-                value,
-                bits,
-                max,
-            }),
-            None => Ok(()),
-        }
     }
 
     /// Number of values.
