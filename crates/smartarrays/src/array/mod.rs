@@ -1,10 +1,11 @@
 //! The smart array layer: [`SmartArray`] (unsigned, bit-packed, placed), its read-only
-//! [`ArrayView`] with iterators and chunk visitors, and the typed wrappers [`SignedArray`]
+//! [`ArrayView`] with iterators and chunk visitors, whole-array [`Reductions`] on chosen [`Threads`], and the typed wrappers [`SignedArray`]
 //! (zigzag) and [`F64Array`] (uncompressed floating point), and the "auto" options hook
 //! ([`Compression::Auto`], [`Placement::Auto`](crate::Placement::Auto), [`install_advisor`]).
 
 mod auto;
 mod float;
+mod reduce;
 mod rewrite;
 mod signed;
 mod smart_array;
@@ -15,6 +16,7 @@ pub use auto::{
     AutoRequest, Compression, Usage,
 };
 pub use float::F64Array;
+pub use reduce::{Reductions, Threads};
 pub use signed::{zigzag_decode, zigzag_encode, SignedArray};
 pub use smart_array::{ArrayOptions, Bits, SmartArray, PARALLEL_BATCH};
 pub use view::{ArrayView, Iter, VISIT_CHUNK};

@@ -495,42 +495,15 @@ impl SmartArray {
         )
     }
 
-    /// Smallest value (`None` when empty), in parallel.
+    /// Smallest value (`None` when empty), in parallel; see [`SmartArray::reduce`] for the
+    /// other reductions and other threads.
     pub fn par_min(&self) -> Option<u64> {
-        self.par_map_reduce(
-            || None,
-            |m: Option<u64>, _, values| {
-                values
-                    .iter()
-                    .copied()
-                    .min()
-                    .map(|v| m.map_or(v, |m| m.min(v)))
-                    .or(m)
-            },
-            |a, b| match (a, b) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            },
-        )
+        self.reduce(super::Threads::Array).min()
     }
 
     /// Largest value (`None` when empty), in parallel.
     pub fn par_max(&self) -> Option<u64> {
-        self.par_map_reduce(
-            || None,
-            |m: Option<u64>, _, values| {
-                values
-                    .iter()
-                    .copied()
-                    .max()
-                    .map(|v| m.map_or(v, |m| m.max(v)))
-                    .or(m)
-            },
-            |a, b| match (a, b) {
-                (Some(a), Some(b)) => Some(a.max(b)),
-                (a, b) => a.or(b),
-            },
-        )
+        self.reduce(super::Threads::Array).max()
     }
 
     /// Where the array's pages are, read back from the kernel.
