@@ -120,3 +120,44 @@ proptest! {
         prop_assert_eq!(out, expected);
     }
 }
+
+#[test]
+fn native_views_at_whole_byte_widths_match_the_values() {
+    for len in [0usize, 1, 63, 64, 65, 1025] {
+        let values: Vec<u64> = (0..len as u64).map(|i| i * 3 % 251).collect();
+        for bits in [8u32, 16, 32, 64] {
+            let array = SmartArray::from_slice(&values, &ArrayOptions::new().bits(bits)).unwrap();
+            let view = array.local();
+            let widened: Vec<u64> = match bits {
+                8 => view
+                    .as_native::<u8>()
+                    .unwrap()
+                    .iter()
+                    .map(|&v| v.into())
+                    .collect(),
+                16 => view
+                    .as_native::<u16>()
+                    .unwrap()
+                    .iter()
+                    .map(|&v| v.into())
+                    .collect(),
+                32 => view
+                    .as_native::<u32>()
+                    .unwrap()
+                    .iter()
+                    .map(|&v| v.into())
+                    .collect(),
+                _ => view.as_native::<u64>().unwrap().to_vec(),
+            };
+            assert_eq!(widened, values, "bits {bits} len {len}");
+            assert!(view.as_native::<u8>().is_none() || bits == 8);
+            assert_eq!(
+                view.packed_bytes().len(),
+                (len * bits as usize).div_ceil(64) * 8
+            );
+        }
+        let odd = SmartArray::from_slice(&values, &ArrayOptions::new().bits(9)).unwrap();
+        assert!(odd.local().as_native::<u16>().is_none());
+        assert!(odd.local().as_native::<u8>().is_none());
+    }
+}

@@ -19,4 +19,4 @@ pub use float::F64Array;
 pub use reduce::{Reductions, Threads};
 pub use signed::{zigzag_decode, zigzag_encode, SignedArray};
 pub use smart_array::{ArrayOptions, Bits, SmartArray, PARALLEL_BATCH};
-pub use view::{ArrayView, Iter, VISIT_CHUNK};
+pub use view::{ArrayView, Iter, NativeValue, VISIT_CHUNK};

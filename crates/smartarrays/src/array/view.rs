@@ -16,6 +16,22 @@ pub const VISIT_CHUNK: usize = 1024;
 /// memory latency, few enough that the lines are still in L1 when read.
 const GATHER_PREFETCH_DISTANCE: usize = 16;
 
+/// Unsigned integer types a view can hand out directly when stored at their own width
+/// ([`ArrayView::as_native`]).
+pub trait NativeValue: bytemuck::Pod + sealed::Sealed {}
+impl NativeValue for u8 {}
+impl NativeValue for u16 {}
+impl NativeValue for u32 {}
+impl NativeValue for u64 {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u8 {}
+    impl Sealed for u16 {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
+
 /// A read-only view of one replica: its packed words, length and bit width.
 #[derive(Clone, Copy, Debug)]
 pub struct ArrayView<'a> {
@@ -47,9 +63,38 @@ impl<'a> ArrayView<'a> {
         self.bits
     }
 
-    /// The packed words (data followed by padding).
+    /// The packed words (data followed by padding). The codec's own layout: prefer
+    /// [`ArrayView::as_native`], [`ArrayView::get_many`] and the chunk visitors, and
+    /// [`ArrayView::packed_bytes`] for writing the storage to a file.
     pub fn packed_words(&self) -> &'a [u64] {
         self.words
+    }
+
+    /// The values as a plain slice of `T`, when the array is stored uncompressed at `T`'s width
+    /// (8, 16, 32 or 64 bits: packing at a whole-byte width of 8·2^k bits is the native
+    /// little-endian layout); `None` at any other width.
+    ///
+    /// # Example
+    /// ```
+    /// use smartarrays::{ArrayOptions, SmartArray};
+    /// let array = SmartArray::from_slice(&[1, 2, 70_000], &ArrayOptions::new().bits(32)).unwrap();
+    /// assert_eq!(array.local().as_native::<u32>(), Some(&[1u32, 2, 70_000][..]));
+    /// assert_eq!(array.local().as_native::<u64>(), None); // stored at 32 bits, not 64
+    /// ```
+    pub fn as_native<T: NativeValue>(&self) -> Option<&'a [T]> {
+        if !cfg!(target_endian = "little") || self.bits as usize != 8 * std::mem::size_of::<T>() {
+            return None;
+        }
+        Some(&bytemuck::cast_slice::<u64, T>(self.words)[..self.len])
+    }
+
+    /// The packed bytes of the values (without the padding): exactly
+    /// `ceil(len * bits / 64) * 8` bytes, in the codec's layout (value `i` in bits
+    /// `i * bits .. (i + 1) * bits`, little-endian). Meant for writing the storage to a file
+    /// that [`crate::codec`] can read back; everything else should read values.
+    pub fn packed_bytes(&self) -> &'a [u8] {
+        let data_words = (self.len * self.bits as usize).div_ceil(64);
+        bytemuck::cast_slice(&self.words[..data_words])
     }
 
     /// Value `index`, or [`Error::IndexOutOfRange`].
