@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use smartarrays::array::{Advice, Advise, AutoRequest};
-use smartarrays::{ArrayOptions, Bits, Placement, Runtime, SmartArray};
+use smartarrays::{ArrayOptions, Placement, Runtime, SmartArray};
 
 use crate::decide::{Advisor, Choice};
 use crate::error::{AdaptError, Result};
@@ -44,7 +44,7 @@ pub type Characteristics = smartarrays::Usage;
 /// let advisor = Advisor::new(MachineDescription::paper_18core(), CostProfile::for_preset("paper-18core").unwrap());
 /// // 500 M values below 2^40 (natural width 64), scanned 10 times: compression pays there.
 /// let (options, choice) = advisor.resolve(500_000_000, (1 << 40) - 1, &AutoOptions::default()).unwrap();
-/// assert_eq!(options.bits, smartarrays::Bits::Exactly(40));
+/// assert_eq!(options.compression, smartarrays::Compression::Exactly(40));
 /// println!("{}", choice.unwrap().summary());
 /// // A small array is compute-bound in the model: it stays at its natural width.
 /// let values: Vec<u64> = (0..100_000).map(|i| i % 5000).collect();
@@ -52,16 +52,28 @@ pub type Characteristics = smartarrays::Usage;
 /// assert_eq!(array.bits(), 32);
 /// assert_eq!(array.to_vec(), values);
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct AutoOptions {
-    /// Placement rule.
+    /// Placement rule (default: the advisor chooses).
     pub placement: PlacementRule,
-    /// Width rule.
+    /// Width rule (default: [`Compression::Auto`], the advisor chooses; unlike plain array
+    /// options, whose default is the minimal width).
     pub compression: Compression,
     /// How the array will be used.
     pub characteristics: Characteristics,
     /// Runtime that builds the array (default: the core's global runtime).
     pub runtime: Option<Arc<Runtime>>,
+}
+
+impl Default for AutoOptions {
+    fn default() -> Self {
+        AutoOptions {
+            placement: PlacementRule::default(),
+            compression: Compression::Auto,
+            characteristics: Characteristics::default(),
+            runtime: None,
+        }
+    }
 }
 
 impl Advisor {
@@ -212,8 +224,8 @@ impl Advise for Advisor {
         let (options, choice) = self
             .resolve(request.len, request.largest, &auto)
             .map_err(unresolved)?;
-        let bits = match options.bits {
-            Bits::Exactly(bits) => bits,
+        let bits = match options.compression {
+            Compression::Exactly(bits) => bits,
             other => {
                 return Err(smartarrays::Error::AutoUnresolved(format!(
                     "the advisor left the width as {other:?}"
@@ -279,7 +291,6 @@ pub fn install_for_this_machine() -> Result<bool> {
 mod tests {
     use super::*;
     use crate::{CostProfile, MachineDescription};
-    use smartarrays::Bits;
 
     fn advisor(name: &str) -> Advisor {
         Advisor::new(
@@ -296,13 +307,13 @@ mod tests {
             .resolve(large, (1 << 33) - 1, &AutoOptions::default())
             .unwrap();
         assert_eq!(options.placement, Placement::Replicated);
-        assert_eq!(options.bits, Bits::Exactly(64));
+        assert_eq!(options.compression, Compression::Exactly(64));
         assert!(choice.is_some());
         // 18-core machine: compression pays.
         let (options, _) = advisor("paper-18core")
             .resolve(large, (1 << 33) - 1, &AutoOptions::default())
             .unwrap();
-        assert_eq!(options.bits, Bits::Exactly(33));
+        assert_eq!(options.compression, Compression::Exactly(33));
         // Written data is never replicated.
         let written = AutoOptions {
             characteristics: Characteristics {
@@ -325,7 +336,7 @@ mod tests {
             ..AutoOptions::default()
         };
         let (options, choice) = a.resolve(1000, 1000, &fixed_width).unwrap();
-        assert_eq!(options.bits, Bits::Exactly(40));
+        assert_eq!(options.compression, Compression::Exactly(40));
         assert!(choice
             .unwrap()
             .notes
@@ -349,8 +360,8 @@ mod tests {
         };
         let (options, choice) = a.resolve(10, 1000, &both).unwrap();
         assert_eq!(
-            (options.placement, options.bits, choice.is_none()),
-            (Placement::Replicated, Bits::Exactly(32), true)
+            (options.placement, options.compression, choice.is_none()),
+            (Placement::Replicated, Compression::Exactly(32), true)
         );
     }
 
@@ -421,7 +432,11 @@ mod tests {
                 )
                 .unwrap();
             assert_eq!(advice.placement, options.placement, "{name}");
-            assert_eq!(Bits::Exactly(advice.bits), options.bits, "{name}");
+            assert_eq!(
+                Compression::Exactly(advice.bits),
+                options.compression,
+                "{name}"
+            );
             assert!(
                 advice.explanation.contains(&choice.unwrap().summary()),
                 "{}",

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use smartarrays::{ArrayOptions, Bits, HugePages, Placement, Runtime, RuntimeOptions, SmartArray};
+use smartarrays::{ArrayOptions, HugePages, Placement, Runtime, RuntimeOptions, SmartArray};
 
 use crate::output::Format;
 use crate::CliResult;
@@ -63,7 +63,7 @@ pub fn run(args: &PlacementArgs) -> CliResult {
     };
     let options = ArrayOptions::new()
         .placement(placement)
-        .width(Bits::Exactly(args.bits))
+        .bits(args.bits)
         .usage(usage)
         .huge_pages(huge_pages)
         .runtime(runtime);

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use smartarrays::array::VISIT_CHUNK;
 use smartarrays::memory::prefetch::{self, CacheLevel};
-use smartarrays::{ArrayOptions, Bits, Placement, SmartArray};
+use smartarrays::{ArrayOptions, Compression, Placement, SmartArray};
 
 use crate::ptr;
 use crate::status::{guard, FfiError, FfiResult, SaStatus};
@@ -58,13 +58,13 @@ pub(crate) fn options(placement: *const c_char, bits: u32) -> FfiResult<ArrayOpt
         None => Placement::OsDefault,
     };
     let width = if bits == 0 {
-        Bits::Auto
+        Compression::Minimal
     } else {
-        Bits::Exactly(bits)
+        Compression::Exactly(bits)
     };
     Ok(ArrayOptions::new()
         .placement(placement)
-        .width(width)
+        .compression(width)
         .runtime(current_runtime()?))
 }
 

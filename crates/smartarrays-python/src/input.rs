@@ -6,7 +6,7 @@ use pyo3::buffer::PyUntypedBuffer;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyString};
-use smartarrays::{ArrayOptions, Bits, Placement, SmartArray};
+use smartarrays::{ArrayOptions, Compression, Placement, SmartArray};
 
 use crate::buffer::{Column, Element, Kind, Typed};
 use crate::errors::to_py;
@@ -16,35 +16,24 @@ pub fn placement(text: &str) -> PyResult<Placement> {
     text.parse::<Placement>().map_err(to_py)
 }
 
-/// The width rule from `bits=` and `compression=` (at most one of them may be given).
-/// `compression=` takes `"auto"` (the advisor chooses), `"uncompressed"` (32 or 64 bits),
-/// `"minimal"` or an integer width.
+/// The width rule from `bits=` and `compression=` (at most one of them may be given). Both take
+/// the one width vocabulary of every language: `"minimal"` (the default: the fewest bits that
+/// hold the largest value), `"uncompressed"` (32 or 64 bits), `"auto"` (the advisor chooses
+/// between those two) or an integer width 1..64.
 pub fn width(
     bits: Option<&Bound<'_, PyAny>>,
     compression: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Bits> {
-    let Some(compression) = compression.filter(|c| !c.is_none()) else {
-        return self::bits(bits);
-    };
-    if bits.is_some_and(|b| !b.is_none()) {
+) -> PyResult<Compression> {
+    let given = |v: Option<&Bound<'_, PyAny>>| v.filter(|v| !v.is_none()).is_some();
+    if given(bits) && given(compression) {
         return Err(PyValueError::new_err(
             "give bits= or compression=, not both",
         ));
     }
-    if let Ok(text) = compression.cast::<PyString>() {
-        let text = text.to_cow()?;
-        return text
-            .parse::<smartarrays::Compression>()
-            .map(Bits::from)
-            .map_err(to_py);
+    if given(compression) {
+        return parse_width("compression", compression);
     }
-    if compression.cast::<PyInt>().is_ok() {
-        return self::bits(Some(compression));
-    }
-    Err(PyTypeError::new_err(format!(
-        "compression must be \"auto\", \"uncompressed\", \"minimal\" or a width 1..64, not {}",
-        type_name(compression)
-    )))
+    parse_width("bits", bits)
 }
 
 /// Installs the advisor for this machine once per process (measured on first use, then read
@@ -68,30 +57,34 @@ pub fn ensure_advisor(py: Python<'_>) -> PyResult<()> {
     })
 }
 
-/// Parses `bits=`: `"auto"`, `None` or an integer width 1..=64.
-pub fn bits(value: Option<&Bound<'_, PyAny>>) -> PyResult<Bits> {
+/// Parses `bits=`: see [`parse_width`].
+pub fn bits(value: Option<&Bound<'_, PyAny>>) -> PyResult<Compression> {
+    parse_width("bits", value)
+}
+
+/// Parses the width given as argument `name`: `None` (minimal), `"minimal"`, `"uncompressed"`,
+/// `"auto"` or an integer width 1..=64.
+fn parse_width(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Compression> {
     let Some(value) = value.filter(|v| !v.is_none()) else {
-        return Ok(Bits::Auto);
+        return Ok(Compression::Minimal);
     };
     if let Ok(text) = value.cast::<PyString>() {
         let text = text.to_cow()?;
-        return if text.trim().eq_ignore_ascii_case("auto") {
-            Ok(Bits::Auto)
-        } else {
-            Err(PyValueError::new_err(format!(
-                "bits={text:?} is invalid: use \"auto\" or a width from 1 to 64"
-            )))
-        };
+        return text.trim().parse::<Compression>().map_err(|_| {
+            PyValueError::new_err(format!(
+                "{name}={text:?} is invalid: use \"minimal\", \"uncompressed\", \"auto\" or a width from 1 to 64"
+            ))
+        });
     }
     let width: i128 = value.extract().map_err(|_| {
         PyTypeError::new_err(format!(
-            "bits must be \"auto\" or an integer, not {}",
+            "{name} must be \"minimal\", \"uncompressed\", \"auto\" or an integer 1..64, not {}",
             type_name(value)
         ))
     })?;
     match u32::try_from(width) {
         Ok(width) => smartarrays::codec::check_bits(width)
-            .map(Bits::Exactly)
+            .map(Compression::Exactly)
             .map_err(to_py),
         Err(_) => Err(PyValueError::new_err(format!(
             "bit width {width} is invalid: it must be between 1 and 64"

@@ -28,15 +28,18 @@ pub mod table;
 use crate::errors::IntoPy;
 use crate::smart_array::{build_array, PySmartArray, SmartArrayIterator};
 
-/// array(values, placement="interleaved", bits="auto", threads=None, compression=None) -> SmartArray
+/// array(values, placement="interleaved", bits=None, threads=None, compression=None) -> SmartArray
 ///
 /// Builds a smart array from a numpy array, any buffer of integers (read in place, without a
-/// copy), or any iterable of non-negative Python ints. `placement="auto"` and
-/// `compression="auto"` let the advisor for this machine choose (see `SmartArray.advice`).
+/// copy), or any iterable of non-negative Python ints. The width, given as `bits=` or
+/// `compression=` (the same words): `"minimal"` (default: the fewest bits that hold the largest
+/// value), `"uncompressed"` (32 or 64 bits), `"auto"` (the advisor for this machine chooses
+/// between those two) or an integer 1..64. `placement="auto"` lets the advisor choose the
+/// placement (see `SmartArray.advice`).
 #[pyfunction]
 #[pyo3(
     signature = (values, placement = "interleaved", bits = None, threads = None, compression = None),
-    text_signature = "(values, placement='interleaved', bits='auto', threads=None, compression=None)"
+    text_signature = "(values, placement='interleaved', bits=None, threads=None, compression=None)"
 )]
 fn array(
     py: Python<'_>,
@@ -63,10 +66,10 @@ fn zeros(
     threads: Option<i64>,
 ) -> PyResult<PySmartArray> {
     let bits = match input::bits(Some(bits))? {
-        smartarrays::Bits::Exactly(bits) => bits,
+        smartarrays::Compression::Exactly(bits) => bits,
         _ => {
             return Err(pyo3::exceptions::PyValueError::new_err(
-                "zeros() needs an exact bit width, not \"auto\"",
+                "zeros() needs an exact bit width (an integer 1..64)",
             ))
         }
     };

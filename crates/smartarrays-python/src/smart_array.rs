@@ -27,12 +27,12 @@ pub fn build_array(
 ) -> PyResult<PySmartArray> {
     let placement = input::placement(placement)?;
     let width = input::width(bits, compression)?;
-    if placement == smartarrays::Placement::Auto || width == smartarrays::Bits::Advised {
+    if placement == smartarrays::Placement::Auto || width == smartarrays::Compression::Auto {
         input::ensure_advisor(py)?;
     }
     let options = ArrayOptions::new()
         .placement(placement)
-        .width(width)
+        .compression(width)
         .runtime(runtime::resolve(runtime::check_threads(threads)?)?);
     if let Ok(other) = values.cast::<PySmartArray>() {
         let source = other.get().shared();
@@ -107,10 +107,10 @@ fn min_max(a: Option<(u64, u64)>, b: Option<(u64, u64)>) -> Option<(u64, u64)> {
 /// A smart array: unsigned integers bit-packed at `bits` bits each, in memory placed on NUMA
 /// nodes by `placement`, all in the Rust core.
 ///
-/// Build one with `smartarrays.array(values, placement="interleaved", bits="auto")`.
+/// Build one with `smartarrays.array(values, placement="interleaved", bits="minimal")`.
 ///
 /// >>> import smartarrays, numpy as np
-/// >>> a = smartarrays.array(np.arange(1000, dtype=np.uint64), bits="auto")
+/// >>> a = smartarrays.array(np.arange(1000, dtype=np.uint64), bits="minimal")
 /// >>> len(a), a.bits, a[-1], a.sum()
 /// (1000, 10, 999, 499500)
 /// >>> a[10:13]
@@ -206,12 +206,12 @@ impl PySmartArray {
 
 #[pymethods]
 impl PySmartArray {
-    /// SmartArray(values, placement="interleaved", bits="auto", threads=None): same as
+    /// SmartArray(values, placement="interleaved", bits=None, threads=None): same as
     /// `smartarrays.array`.
     #[new]
     #[pyo3(
         signature = (values, placement = "interleaved", bits = None, threads = None, compression = None),
-        text_signature = "(values, placement='interleaved', bits='auto', threads=None, compression=None)"
+        text_signature = "(values, placement='interleaved', bits=None, threads=None, compression=None)"
     )]
     fn py_new(
         py: Python<'_>,

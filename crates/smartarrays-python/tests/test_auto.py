@@ -46,7 +46,7 @@ def test_concrete_options_have_no_advice() -> None:
 def test_bad_combinations_are_clear_errors() -> None:
     with pytest.raises(ValueError, match="not both"):
         sa.array([1, 2], bits=8, compression="auto")
-    with pytest.raises(ValueError, match="unknown compression"):
+    with pytest.raises(ValueError, match="compression=\"tiny\" is invalid"):
         sa.array([1, 2], compression="tiny")
     with pytest.raises(ValueError, match="bit width 65"):
         sa.array([1, 2], compression=65)
@@ -60,3 +60,14 @@ def test_auto_round_trips_against_numpy(values: list[int]) -> None:
     a = sa.array(values, placement="auto", compression="auto")
     assert a.to_numpy().tolist() == values
     assert is_concrete(a.placement)
+
+
+def test_bits_and_compression_speak_the_same_words() -> None:
+    values = [1, 2, 1000]
+    for word, expected in (("minimal", 10), ("uncompressed", 32), (None, 10), (12, 12)):
+        assert sa.array(values, bits=word).bits == expected
+        assert sa.array(values, compression=word).bits == expected
+    assert sa.array(values, bits="auto").bits in (10, 32)
+    assert sa.array(values, bits="auto").advice is not None
+    with pytest.raises(ValueError, match='bits="wide" is invalid'):
+        sa.array(values, bits="wide")

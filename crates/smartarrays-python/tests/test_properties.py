@@ -27,7 +27,7 @@ def width_and_values(draw: st.DrawFn) -> tuple[int, np.ndarray]:
 @given(width_and_values(), st.sampled_from(PLACEMENTS), st.booleans())
 def test_build_decode_reduce(case: tuple[int, np.ndarray], placement: str, auto: bool) -> None:
     bits, values = case
-    a = sa.array(values, placement=placement, bits="auto" if auto else bits)
+    a = sa.array(values, placement=placement, bits="minimal" if auto else bits)
     expected_bits = max(1, int(values.max()).bit_length()) if auto and len(values) else (1 if auto else bits)
     assert a.bits == expected_bits
     np.testing.assert_array_equal(a.to_numpy(), values)

@@ -37,9 +37,7 @@ pub mod sys;
 pub mod topology;
 pub mod workloads;
 
-pub use array::{
-    ArrayOptions, ArrayView, Bits, Compression, F64Array, SignedArray, SmartArray, Usage,
-};
+pub use array::{ArrayOptions, ArrayView, Compression, F64Array, SignedArray, SmartArray, Usage};
 pub use error::{Error, Result};
 pub use memory::{HugePages, Placement, PlacementReport};
 pub use runtime::{Runtime, RuntimeOptions, Worker};

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use smartarrays::array::{install_advisor, uninstall_advisor, Advice, Advise, AutoRequest};
 use smartarrays::{
-    ArrayOptions, Bits, Compression, Error, Placement, Runtime, RuntimeOptions, SmartArray,
-    Topology, Usage,
+    ArrayOptions, Compression, Error, Placement, Runtime, RuntimeOptions, SmartArray, Topology,
+    Usage,
 };
 
 /// A scripted advisor: answers with a fixed placement and either the minimal or the natural
@@ -203,8 +203,18 @@ fn auto_options_resolve_through_the_installed_advisor() {
 fn names_parse() {
     assert_eq!("auto".parse::<Placement>().unwrap(), Placement::Auto);
     assert_eq!(Placement::Auto.to_string(), "auto");
-    assert_eq!(Bits::from(Compression::Auto), Bits::Advised);
-    assert_eq!(Bits::Auto.compression(), Compression::Minimal);
-    assert_eq!(Bits::Natural.compression(), Compression::Uncompressed);
-    assert_eq!(Bits::from(Compression::Exactly(9)), Bits::Exactly(9));
+    assert_eq!(ArrayOptions::new().compression, Compression::Minimal);
+    assert_eq!(
+        ArrayOptions::new().bits(9).compression,
+        Compression::Exactly(9)
+    );
+    for (text, compression) in [
+        ("auto", Compression::Auto),
+        ("minimal", Compression::Minimal),
+        ("uncompressed", Compression::Uncompressed),
+        ("9", Compression::Exactly(9)),
+    ] {
+        assert_eq!(text.parse::<Compression>().unwrap(), compression);
+        assert_eq!(compression.to_string(), text);
+    }
 }

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use smartarrays::codec::max_value;
 use smartarrays::{
-    ArrayOptions, Bits, Error, F64Array, Placement, Runtime, RuntimeOptions, SmartArray, Topology,
+    ArrayOptions, Compression, Error, F64Array, Placement, Runtime, RuntimeOptions, SmartArray,
+    Topology,
 };
 
 fn value(i: usize, bits: u32) -> u64 {
@@ -67,7 +68,7 @@ fn from_batches_matches_a_vector_at_every_width_length_and_placement() {
 fn from_batches_picks_the_minimal_width_and_refuses_misfits() {
     let auto = SmartArray::from_batches(
         100_000,
-        &ArrayOptions::new().width(Bits::Auto),
+        &ArrayOptions::new().compression(Compression::Minimal),
         |range, out| {
             for (slot, i) in out.iter_mut().zip(range) {
                 *slot = i as u64 % 5000;

@@ -7,7 +7,8 @@ use std::sync::{Arc, OnceLock};
 use proptest::prelude::*;
 use smartarrays::codec::{self, KernelLevel};
 use smartarrays::{
-    ArrayOptions, Bits, Error, HugePages, Placement, Runtime, RuntimeOptions, SmartArray, Topology,
+    ArrayOptions, Compression, Error, HugePages, Placement, Runtime, RuntimeOptions, SmartArray,
+    Topology,
 };
 
 const LENGTHS: [usize; 10] = [0, 1, 63, 64, 65, 1023, 1024, 1025, 4097, 70_001];
@@ -264,7 +265,7 @@ fn ranges_and_buffers_are_checked() {
         SmartArray::from_slice(
             &[1],
             &ArrayOptions::new()
-                .width(Bits::Exactly(0))
+                .compression(Compression::Exactly(0))
                 .runtime(runtime())
         ),
         Err(Error::InvalidBitWidth(0))

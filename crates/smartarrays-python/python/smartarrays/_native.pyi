@@ -21,8 +21,8 @@ __all__ = [
 ]
 
 _Values = npt.ArrayLike | Iterable[int] | bytes | bytearray | memoryview | SmartArray
-_Bits = int | Literal["auto"] | None
-_Compression = int | Literal["auto", "uncompressed", "minimal"] | None
+_Bits = int | Literal["auto", "uncompressed", "minimal"] | None
+_Compression = _Bits
 
 class _NodeInfo(TypedDict):
     id: int
@@ -65,7 +65,7 @@ class SmartArray:
         cls,
         values: _Values,
         placement: str = "interleaved",
-        bits: _Bits = "auto",
+        bits: _Bits = None,
         threads: int | None = None,
         compression: _Compression = None,
     ) -> SmartArray: ...
@@ -159,7 +159,7 @@ class SmartArrayIterator(Iterator[int]):
 def array(
     values: _Values,
     placement: str = "interleaved",
-    bits: _Bits = "auto",
+    bits: _Bits = None,
     threads: int | None = None,
     compression: _Compression = None,
 ) -> SmartArray:
@@ -167,14 +167,15 @@ def array(
 
     ``values``: a numpy array or any one-dimensional buffer of integers (read in place, no
     copy), or any iterable of non-negative ints. ``placement``: ``"os"``, ``"node:N"``,
-    ``"interleaved"``, ``"interleaved:N,M"`` or ``"replicated"``. ``bits``: ``"auto"`` (fewest
-    bits that hold the largest value) or 1..64 (ValueError naming the first value that does
-    not fit). ``threads``: workers that build and, by default, scan it.
+    ``"interleaved"``, ``"interleaved:N,M"`` or ``"replicated"``. ``bits`` (or its
+    synonym ``compression``; give one): ``"minimal"`` (the default: fewest bits that hold the
+    largest value), ``"uncompressed"`` (32 or 64 bits), ``"auto"`` (the advisor chooses between
+    those two) or 1..64 (ValueError naming the first value that does not fit). ``threads``:
+    workers that build and, by default, scan it.
 
-    ``placement="auto"`` and ``compression="auto"`` let the advisor for this machine choose
-    (the paper's section 6; the machine is measured once, in about a second, and cached);
-    ``compression`` may also be ``"uncompressed"`` (32 or 64 bits), ``"minimal"`` or a width,
-    instead of ``bits``. ``SmartArray.advice`` tells what was chosen and why.
+    ``placement="auto"`` and ``bits="auto"`` let the advisor for this machine choose (the
+    paper's section 6; the machine is measured once, in about a second, and cached).
+    ``SmartArray.advice`` tells what was chosen and why.
 
     >>> import numpy as np, smartarrays as sa
     >>> sa.array(np.array([3, 9], dtype=np.uint32)).bits

@@ -16,18 +16,20 @@ use crate::error::{Error, Result};
 use crate::memory::Placement;
 use crate::runtime::Runtime;
 
-/// How an array's width is chosen, in the adaptivity layer's words. [`ArrayOptions::compression`]
-/// turns it into the array's [`Bits`](crate::Bits) rule.
+/// How an array's width is chosen: the one width vocabulary of every language (`auto`,
+/// `uncompressed`, `minimal` or a width), set with [`ArrayOptions::compression`] or, for an
+/// exact width, [`ArrayOptions::bits`].
 ///
 /// [`ArrayOptions::compression`]: crate::ArrayOptions::compression
+/// [`ArrayOptions::bits`]: crate::ArrayOptions::bits
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Compression {
     /// Let the installed advisor choose between the natural and the minimal width.
-    #[default]
     Auto,
     /// The natural width: 32 bits when every value fits, else 64 (plain machine words).
     Uncompressed,
-    /// The fewest bits that hold the largest value.
+    /// The fewest bits that hold the largest value (the default).
+    #[default]
     Minimal,
     /// Exactly this many bits (1..=64).
     Exactly(u32),

@@ -18,5 +18,5 @@ pub use auto::{
 pub use float::F64Array;
 pub use reduce::{Reductions, Threads};
 pub use signed::{zigzag_decode, zigzag_encode, SignedArray};
-pub use smart_array::{ArrayOptions, Bits, SmartArray, PARALLEL_BATCH};
+pub use smart_array::{ArrayOptions, SmartArray, PARALLEL_BATCH};
 pub use view::{ArrayView, Iter, NativeValue, VISIT_CHUNK};

@@ -5,8 +5,6 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
 pub use super::auto::Advice;
 use super::auto::{self, AutoRequest, Compression, Usage};
 use super::view::{ArrayView, Iter};
@@ -14,45 +12,6 @@ use crate::codec;
 use crate::error::{Error, Result};
 use crate::memory::{self, HugePages, Placement, PlacementReport, Region};
 use crate::runtime::{self, DisjointBatches, Part, Runtime, Worker};
-
-/// Bit width rule of an array: fixed, or derived from the data when the array is built.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Bits {
-    /// The minimal width: the fewest bits that hold the largest value
-    /// ([`Compression::Minimal`]).
-    #[default]
-    Auto,
-    /// Exactly this many bits (1..=64); values that do not fit are refused.
-    Exactly(u32),
-    /// The natural width: 32 bits when every value fits, else 64 ([`Compression::Uncompressed`]).
-    Natural,
-    /// Chosen by the installed advisor between the natural and the minimal width
-    /// ([`Compression::Auto`]; see [`install_advisor`](crate::array::install_advisor)).
-    Advised,
-}
-
-impl Bits {
-    /// The same rule in the adaptivity layer's words.
-    pub fn compression(self) -> Compression {
-        match self {
-            Bits::Auto => Compression::Minimal,
-            Bits::Exactly(bits) => Compression::Exactly(bits),
-            Bits::Natural => Compression::Uncompressed,
-            Bits::Advised => Compression::Auto,
-        }
-    }
-}
-
-impl From<Compression> for Bits {
-    fn from(compression: Compression) -> Bits {
-        match compression {
-            Compression::Auto => Bits::Advised,
-            Compression::Uncompressed => Bits::Natural,
-            Compression::Minimal => Bits::Auto,
-            Compression::Exactly(bits) => Bits::Exactly(bits),
-        }
-    }
-}
 
 /// How to build an array: placement, width, huge pages and the runtime that builds and scans it.
 ///
@@ -68,8 +27,9 @@ impl From<Compression> for Bits {
 pub struct ArrayOptions {
     /// Where the memory goes (default: OS default).
     pub placement: Placement,
-    /// Bit width (default: automatic).
-    pub bits: Bits,
+    /// Bit width rule (default: [`Compression::Minimal`], the fewest bits that hold the
+    /// largest value).
+    pub compression: Compression,
     /// Transparent huge pages (default: automatic for large arrays).
     pub huge_pages: HugePages,
     /// Runtime used to build and scan (default: [`Runtime::global`]).
@@ -79,7 +39,7 @@ pub struct ArrayOptions {
 }
 
 impl ArrayOptions {
-    /// Default options: OS default placement, automatic width.
+    /// Default options: OS default placement, minimal width.
     pub fn new() -> Self {
         Self::default()
     }
@@ -92,20 +52,15 @@ impl ArrayOptions {
 
     /// Sets an exact bit width.
     pub fn bits(mut self, bits: u32) -> Self {
-        self.bits = Bits::Exactly(bits);
+        self.compression = Compression::Exactly(bits);
         self
     }
 
-    /// Sets the width rule.
-    pub fn width(mut self, bits: Bits) -> Self {
-        self.bits = bits;
-        self
-    }
-
-    /// Sets the width rule in the adaptivity layer's words; [`Compression::Auto`] lets the
-    /// installed advisor choose (see [`install_advisor`](crate::array::install_advisor)).
+    /// Sets the width rule: exact, minimal, uncompressed (natural machine width), or
+    /// [`Compression::Auto`] to let the installed advisor choose (see
+    /// [`install_advisor`](crate::array::install_advisor)).
     pub fn compression(mut self, compression: Compression) -> Self {
-        self.bits = compression.into();
+        self.compression = compression;
         self
     }
 
@@ -144,19 +99,20 @@ fn configure(
     runtime: &Arc<Runtime>,
     largest: impl FnOnce() -> u64,
 ) -> Result<(u32, Placement, Option<Arc<Advice>>)> {
-    let needs_auto = options.placement == Placement::Auto || options.bits == Bits::Advised;
-    if let Bits::Exactly(bits) = options.bits {
+    let needs_auto =
+        options.placement == Placement::Auto || options.compression == Compression::Auto;
+    if let Compression::Exactly(bits) = options.compression {
         codec::check_bits(bits)?;
         if !needs_auto {
             return Ok((bits, options.placement.clone(), None));
         }
     }
     let largest = largest();
-    let fixed_bits = match options.bits {
-        Bits::Exactly(bits) => Some(bits),
-        Bits::Auto => Some(codec::bits_needed(largest)),
-        Bits::Natural => Some(auto::natural_bits(codec::bits_needed(largest))),
-        Bits::Advised => None,
+    let fixed_bits = match options.compression {
+        Compression::Exactly(bits) => Some(bits),
+        Compression::Minimal => Some(codec::bits_needed(largest)),
+        Compression::Uncompressed => Some(auto::natural_bits(codec::bits_needed(largest))),
+        Compression::Auto => None,
     };
     if let (false, Some(bits)) = (needs_auto, fixed_bits) {
         return Ok((bits, options.placement.clone(), None));
@@ -165,7 +121,7 @@ fn configure(
         len,
         largest,
         placement: options.placement.clone(),
-        compression: options.bits.compression(),
+        compression: options.compression,
         usage: options.usage.clone(),
     };
     let advice = auto::resolve(&request, runtime)?;
@@ -222,7 +178,7 @@ impl std::fmt::Debug for SmartArray {
 }
 
 impl SmartArray {
-    /// Builds an array from a slice. With [`Bits::Auto`] the width is the fewest bits that hold
+    /// Builds an array from a slice. With [`Compression::Minimal`] the width is the fewest bits that hold
     /// the largest value; with an exact width, a value that does not fit is an
     /// [`Error::ValueTooWide`] naming the first such index.
     pub fn from_slice(values: &[u64], options: &ArrayOptions) -> Result<SmartArray> {
@@ -249,7 +205,7 @@ impl SmartArray {
     /// Builds an array whose value `i` is `value(i)`, in parallel: every replica is written by
     /// the workers of its own node, so pages are touched where they belong. `value` must be a
     /// pure function (it is called once per index and replica, and once more for
-    /// [`Bits::Auto`]). On error nothing is returned and all memory is freed.
+    /// [`Compression::Minimal`]). On error nothing is returned and all memory is freed.
     pub fn from_fn(
         len: usize,
         options: &ArrayOptions,
@@ -542,7 +498,7 @@ impl SmartArray {
     /// Builds an array whose values `range` are written by `produce(range, out)` into a buffer
     /// of `range.len()` decoded values, for consecutive ranges of at most 1024 values (starting
     /// at multiples of 1024), in parallel (each replica is packed by the workers of its node). Like [`SmartArray::from_fn`], `produce` must be
-    /// pure: it runs once per batch and replica, and once more for [`Bits::Auto`]. A value that
+    /// pure: it runs once per batch and replica, and once more for [`Compression::Minimal`]. A value that
     /// does not fit an exact width is an [`Error::ValueTooWide`]; on error nothing is returned.
     ///
     /// # Example
