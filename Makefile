@@ -8,6 +8,7 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 CARGO ?= cargo
 RELEASE_BIN := target/release/smartarrays
+RUST_VERSION := $(shell sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
 DEMO_DIR ?= demo-output
 
 SETUP_TARGETS :=
@@ -16,11 +17,14 @@ DEMO_TARGETS :=
 
 include $(sort $(wildcard mk/*.mk))
 
-.PHONY: all build demo test setup setup-rust setup-fonts lint test-rust demo-core
+.PHONY: all build demo test setup setup-rust setup-fonts lint check-msrv doc test-rust demo-core
 all: build
 
 setup-rust:
-	@command -v $(CARGO) >/dev/null || { echo "error: cargo (Rust 1.89 or newer) is required; install it with rustup" >&2; exit 1; }
+	@command -v $(CARGO) >/dev/null || { echo "error: cargo (Rust $(RUST_VERSION) or newer) is required; install it with rustup" >&2; exit 1; }
+	@have=$$(rustc --version | cut -d' ' -f2); \
+	[ "$$(printf '%s\n%s\n' "$(RUST_VERSION)" "$$have" | sort -V | head -1)" = "$(RUST_VERSION)" ] || \
+	{ echo "error: rustc $$have is older than the Rust $(RUST_VERSION) this workspace needs: rustup update stable" >&2; exit 1; }
 	@$(CARGO) fmt --version >/dev/null 2>&1 || { echo "error: rustfmt is missing: rustup component add rustfmt" >&2; exit 1; }
 	@$(CARGO) clippy --version >/dev/null 2>&1 || { echo "error: clippy is missing: rustup component add clippy" >&2; exit 1; }
 
@@ -38,10 +42,18 @@ lint: setup-rust
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
+# The declared rust-version covers what the lockfile needs (tools/check_msrv.py).
+check-msrv: setup-rust
+	python3 tools/check_msrv.py
+
+# API docs build without warnings (broken links, missing docs).
+doc: setup-rust
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --quiet
+
 test-rust: setup-rust
 	$(CARGO) test --workspace
 
-test: setup lint test-rust $(TEST_TARGETS)
+test: setup lint check-msrv doc test-rust $(TEST_TARGETS)
 	@echo "make test: every suite passed"
 
 demo-core: build setup-fonts

@@ -44,9 +44,8 @@ $(GRAPH_STAMP): mk/graph.mk
 graph-cli: setup-rust
 	@$(CARGO) build --quiet --release -p smartarrays-cli
 
+# The graph crate's cargo tests run once, in test-rust (cargo test --workspace).
 test-graph: setup-graph graph-cli
-	@echo "test-graph: cargo tests of smartarrays-graph"
-	@$(CARGO) test --quiet -p smartarrays-graph
 	@echo "test-graph: networkx comparison"
 	@$(GRAPH_PY) crates/smartarrays-graph/scripts/compare_networkx.py $(GRAPH_BIN)
 	@echo "test-graph: 20 s fuzz run of the loaders"

@@ -31,7 +31,7 @@ pub struct AggregateArgs {
     /// Bit widths to run.
     #[arg(long, value_delimiter = ',', default_values_t = [10, 31, 32, 33, 50, 63, 64])]
     bits: Vec<u32>,
-    /// Placements to run (os, node:N, interleaved[:N,M], replicated); default: all four.
+    /// Placements to run (os, node:N, interleaved or interleaved:N,M, replicated); default: all four.
     #[arg(long, value_delimiter = ',')]
     placements: Vec<String>,
     /// Seed of the job's pseudo-random data.

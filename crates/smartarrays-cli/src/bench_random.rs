@@ -106,8 +106,8 @@ pub fn run(args: &RandomGetArgs) -> CliResult {
                     2 => indices
                         .iter()
                         .fold(0u64, |s, &i| s.wrapping_add(view_reader.value(i))),
-                    // SAFETY: every index was drawn below `args.elements`, the array's length.
                     3 => indices.iter().fold(0u64, |s, &i| {
+                        // SAFETY: every index was drawn below `args.elements`, the array's length.
                         s.wrapping_add(unsafe { view_reader.get_unchecked(i) })
                     }),
                     4 => {

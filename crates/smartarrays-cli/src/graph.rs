@@ -71,7 +71,7 @@ pub struct StorageArgs {
     /// Compression variant preset: u (uncompressed), v (offsets + properties), v+e (all).
     #[arg(long, default_value = "u")]
     variant: String,
-    /// Placement of every array: os, node:N, interleaved[:N,M], replicated.
+    /// Placement of every array: os, node:N, interleaved or interleaved:N,M, replicated.
     #[arg(long)]
     placement: Option<String>,
     /// Placement of begin/rbegin.

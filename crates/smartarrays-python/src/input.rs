@@ -57,7 +57,7 @@ pub fn ensure_advisor(py: Python<'_>) -> PyResult<()> {
     })
 }
 
-/// Parses `bits=`: see [`parse_width`].
+/// Parses `bits=` (the words of `parse_width`).
 pub fn bits(value: Option<&Bound<'_, PyAny>>) -> PyResult<Compression> {
     parse_width("bits", value)
 }

@@ -12,6 +12,9 @@
 //! - [`runtime`]: default and per-call worker counts;
 //! - [`info`]: topology and placement reports as dicts;
 //! - [`errors`]: core errors to Python exceptions.
+// Doc comments on #[pyclass]/#[pyfunction] items are Python docstrings (doctests with `>>>`,
+// slices like `a[10:13]`), not rustdoc: brackets there are not intra-doc links.
+#![allow(rustdoc::broken_intra_doc_links)]
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

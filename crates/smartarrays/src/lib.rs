@@ -10,7 +10,7 @@
 //! - [`topology`]: NUMA nodes, their CPUs and memory;
 //! - [`memory`]: page-aligned regions, placements, placement reports;
 //! - [`codec`]: bit packing at 1..=64 bits with run-time-dispatched SIMD kernels;
-//! - [`array`]: [`SmartArray`], [`SignedArray`], [`F64Array`] and their views;
+//! - [`mod@array`]: [`SmartArray`], [`SignedArray`], [`F64Array`] and their views;
 //! - [`runtime`]: pinned, node-grouped workers running batched parallel loops;
 //! - [`workloads`]: the paper's jobs (aggregation), with their baselines.
 //!

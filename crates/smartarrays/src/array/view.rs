@@ -348,7 +348,7 @@ impl<'a> ArrayView<'a> {
 
 const ITER_BUFFER: usize = 256;
 
-/// Forward iterator over an array's values; decodes [`ITER_BUFFER`] values at a time.
+/// Forward iterator over an array's values; decodes a block of values at a time.
 #[derive(Clone, Debug)]
 pub struct Iter<'a> {
     view: ArrayView<'a>,
