@@ -11,7 +11,7 @@
 use std::cell::Cell;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use crate::error::{Error, Result};
 use crate::sys;
@@ -22,6 +22,42 @@ pub use batches::DisjointBatches;
 
 /// Environment variable that sets the number of workers of [`Runtime::global`].
 pub const THREADS_ENV: &str = "SMARTARRAYS_THREADS";
+
+/// Most workers a runtime may have per CPU it may use: more only adds switching, and a typo
+/// such as `threads=10**6` would otherwise start a million threads.
+pub const MAX_THREADS_PER_CPU: usize = 64;
+
+/// The threads of a runtime and the process that started them.
+struct Pool {
+    process: u32,
+    threads: Arc<rayon::ThreadPool>,
+}
+
+/// Starts one thread per `(node, cpu)` of `assignment`, pinned when `pin` (each records its
+/// worker index and node); returns the pool and which threads were pinned.
+fn start_pool(assignment: &[(usize, usize)], pin: bool) -> Result<(rayon::ThreadPool, Vec<bool>)> {
+    let threads = assignment.len();
+    let pinned: Arc<Mutex<Vec<bool>>> = Arc::new(Mutex::new(vec![false; threads]));
+    let start_assignment = assignment.to_vec();
+    let start_pinned = Arc::clone(&pinned);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("smartarrays-worker-{i}"))
+        .start_handler(move |index| {
+            let (node, cpu) = start_assignment[index];
+            let ok = pin && sys::pin_current_thread(cpu).is_ok();
+            if let Ok(mut flags) = start_pinned.lock() {
+                flags[index] = ok;
+            }
+            CURRENT_WORKER.with(|w| w.set(Some((index, node))));
+        })
+        .build()
+        .map_err(|e| Error::InvalidRuntime(format!("could not start {threads} threads: {e}")))?;
+    // Every worker has run its start handler once it has taken part in a broadcast.
+    pool.broadcast(|_| ());
+    let flags = pinned.lock().map(|f| f.clone()).unwrap_or_default();
+    Ok((pool, flags))
+}
 
 /// One worker thread of a [`Runtime`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,7 +91,12 @@ pub struct RuntimeOptions {
 /// assert_eq!(total, 999 * 1000 / 2);
 /// ```
 pub struct Runtime {
-    pool: rayon::ThreadPool,
+    /// The worker threads, rebuilt when the process is a forked child (threads do not survive
+    /// `fork`, so the parent's pool would wait forever).
+    pool: RwLock<Pool>,
+    /// (node, CPU) of each worker, to start the threads again after a fork.
+    assignment: Vec<(usize, usize)>,
+    pin: bool,
     workers: Vec<Worker>,
     topology: Arc<Topology>,
 }
@@ -118,6 +159,13 @@ impl Runtime {
                 "the thread count must be at least 1".into(),
             ));
         }
+        let limit = MAX_THREADS_PER_CPU * total_cpus;
+        if threads > limit {
+            return Err(Error::InvalidRuntime(format!(
+                "{threads} threads is too many: at most {MAX_THREADS_PER_CPU} per CPU, so {limit} \
+                 for the {total_cpus} CPU(s) this process may use (one per CPU is usually best)"
+            )));
+        }
         let mut used = vec![0usize; node_cpus.len()];
         let mut assignment: Vec<(usize, usize)> = (0..threads)
             .map(|i| {
@@ -130,25 +178,7 @@ impl Runtime {
             .collect();
         assignment.sort_by_key(|&(node, _)| node);
         let pin = !options.no_pinning && !described;
-        let pinned: Arc<Mutex<Vec<bool>>> = Arc::new(Mutex::new(vec![false; threads]));
-        let start_assignment = assignment.clone();
-        let start_pinned = Arc::clone(&pinned);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("smartarrays-worker-{i}"))
-            .start_handler(move |index| {
-                let (node, cpu) = start_assignment[index];
-                let ok = pin && sys::pin_current_thread(cpu).is_ok();
-                if let Ok(mut flags) = start_pinned.lock() {
-                    flags[index] = ok;
-                }
-                CURRENT_WORKER.with(|w| w.set(Some((index, node))));
-            })
-            .build()
-            .map_err(|e| Error::InvalidRuntime(e.to_string()))?;
-        // Every worker has run its start handler once it has taken part in a broadcast.
-        pool.broadcast(|_| ());
-        let flags = pinned.lock().map(|f| f.clone()).unwrap_or_default();
+        let (pool, flags) = start_pool(&assignment, pin)?;
         let workers = assignment
             .iter()
             .enumerate()
@@ -159,7 +189,12 @@ impl Runtime {
             })
             .collect();
         Ok(Runtime {
-            pool,
+            pool: RwLock::new(Pool {
+                process: std::process::id(),
+                threads: Arc::new(pool),
+            }),
+            assignment,
+            pin,
             workers,
             topology,
         })
@@ -211,8 +246,32 @@ impl Runtime {
 
     /// Runs `task` once on every worker and returns the results in worker order.
     pub fn on_each_worker<R: Send>(&self, task: impl Fn(&Worker) -> R + Sync) -> Vec<R> {
-        self.pool
-            .broadcast(|context| task(&self.workers[context.index()]))
+        match self.threads_of_this_process() {
+            Some(pool) => pool.broadcast(|context| task(&self.workers[context.index()])),
+            // No threads could be started in a forked child: the calling thread plays every
+            // worker in turn, which gives the same results (batches are claimed dynamically).
+            None => self.workers.iter().map(task).collect(),
+        }
+    }
+
+    /// The pool's threads, started again first when this process is a fork of the one that
+    /// started them; `None` when that restart failed.
+    fn threads_of_this_process(&self) -> Option<Arc<rayon::ThreadPool>> {
+        let process = std::process::id();
+        if let Ok(pool) = self.pool.read() {
+            if pool.process == process {
+                return Some(Arc::clone(&pool.threads));
+            }
+        }
+        let mut pool = self.pool.write().ok()?;
+        if pool.process != process {
+            let (threads, _) = start_pool(&self.assignment, self.pin).ok()?;
+            // The parent's pool is left alone: its threads do not exist here, and dropping it
+            // could wait on locks that they held at the fork.
+            std::mem::forget(std::mem::replace(&mut pool.threads, Arc::new(threads)));
+            pool.process = process;
+        }
+        Some(Arc::clone(&pool.threads))
     }
 
     /// Calls `body(worker, batch)` for consecutive batches of at most `batch` indices covering
@@ -408,6 +467,27 @@ mod tests {
             }
         });
         seen.into_iter().map(AtomicU8::into_inner).collect()
+    }
+
+    #[test]
+    fn thread_counts_beyond_64_per_cpu_are_refused_at_once() {
+        let topology = Arc::new(Topology::uniform(1, 1, 1 << 30).unwrap());
+        let options = |threads| RuntimeOptions {
+            threads: Some(threads),
+            topology: Some(Arc::clone(&topology)),
+            no_pinning: true,
+        };
+        let started = std::time::Instant::now();
+        for threads in [65, 1_000_000, usize::MAX] {
+            let error = Runtime::new(options(threads)).unwrap_err().to_string();
+            assert!(error.contains("at most 64 per CPU"), "{error}");
+            assert!(error.contains(&threads.to_string()), "{error}");
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "refused without starting threads"
+        );
+        assert_eq!(Runtime::new(options(64)).unwrap().threads(), 64);
     }
 
     #[test]
