@@ -153,7 +153,9 @@ impl From<Error> for FfiError {
             Error::BufferTooSmall { .. } => SaStatus::BufferTooSmall,
             Error::InvalidBitWidth(_) => SaStatus::InvalidBitWidth,
             Error::UnknownNode { .. } => SaStatus::UnknownNode,
-            Error::NotEnoughMemory { .. } | Error::AllocationFailed { .. } => SaStatus::OutOfMemory,
+            Error::NotEnoughMemory { .. }
+            | Error::NotEnoughMachineMemory { .. }
+            | Error::AllocationFailed { .. } => SaStatus::OutOfMemory,
             Error::System { .. } => SaStatus::System,
             Error::InvalidTopology(_) => SaStatus::InvalidTopology,
             Error::InvalidPlacement(_) => SaStatus::InvalidPlacement,

@@ -803,6 +803,29 @@ fn set_writes_every_copy_and_refuses_misfits() {
 }
 
 #[test]
+fn os_placement_larger_than_memory_is_refused() {
+    // 8 TiB: more than the machine has; it used to be mapped and filled until the OOM killer
+    // ended the process. Every placement, "os" (the C default) included, now refuses up front.
+    for placement in [
+        None,
+        Some("os"),
+        Some("node:0"),
+        Some("interleaved"),
+        Some("replicated"),
+    ] {
+        assert_eq!(
+            zeros(1 << 40, placement, 64).err(),
+            Some(SaStatus::OutOfMemory),
+            "{placement:?}"
+        );
+        let message = last_error();
+        assert!(message.contains("not enough memory"), "{message}");
+        // 8 TiB of values (and the padding), or its share per node when interleaved.
+        assert!(message.contains(" bytes requested"), "{message}");
+    }
+}
+
+#[test]
 fn errors_have_typed_statuses_and_clear_messages() {
     clear_last_error();
     assert_eq!(last_error(), "");

@@ -13,9 +13,9 @@ pub fn to_py(error: Error) -> PyErr {
         Error::IndexOutOfRange { .. } | Error::RangeOutOfBounds { .. } => {
             PyIndexError::new_err(message)
         }
-        Error::NotEnoughMemory { .. } | Error::AllocationFailed { .. } => {
-            PyMemoryError::new_err(message)
-        }
+        Error::NotEnoughMemory { .. }
+        | Error::NotEnoughMachineMemory { .. }
+        | Error::AllocationFailed { .. } => PyMemoryError::new_err(message),
         Error::System { .. } => PyOSError::new_err(message),
         Error::ValueTooWide { .. }
         | Error::BufferTooSmall { .. }

@@ -118,3 +118,9 @@ def test_bad_shapes_byte_orders_widths_and_placements() -> None:
     with pytest.raises(ValueError, match=f"NUMA node {missing} does not exist"):
         sa.array([1], placement=f"node:{missing}")
     assert sa.array([1], bits="AUTO").bits == 1 and sa.array([1], bits=None).bits == 1
+
+
+def test_os_placement_larger_than_memory_is_refused() -> None:
+    for placement in ("os", "node:0", "interleaved", "replicated"):
+        with pytest.raises(MemoryError, match="not enough memory"):
+            sa.zeros(1 << 40, bits=64, placement=placement)

@@ -78,6 +78,17 @@ pub enum Error {
         /// Bytes the node has free.
         available: u64,
     },
+    /// The machine has less memory available than an allocation with no node binding (the OS
+    /// default placement) needs; refused before anything is mapped, so the process is never
+    /// ended by the out-of-memory killer instead.
+    #[error("not enough memory: {requested} bytes requested, {available} bytes available on this machine")]
+    NotEnoughMachineMemory {
+        /// Bytes the allocation needs.
+        requested: u64,
+        /// Bytes the machine has available (the kernel's MemAvailable, or the described nodes'
+        /// free memory together).
+        available: u64,
+    },
     /// The operating system refused to provide memory, or the size overflows.
     #[error("could not allocate {bytes} bytes: {reason}")]
     AllocationFailed {

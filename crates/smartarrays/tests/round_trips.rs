@@ -301,10 +301,10 @@ fn bad_nodes_and_impossible_sizes_are_errors() {
         SmartArray::zeroed(1 << 45, 64, &options),
         Err(Error::NotEnoughMemory { node: 0, .. })
     ));
-    // The allocation failure path: the OS refuses an absurd mapping.
+    // An absurd OS-default mapping is refused up front too, before the kernel is asked.
     assert!(matches!(
         SmartArray::zeroed(usize::MAX / 64, 64, &ArrayOptions::new().runtime(runtime())),
-        Err(Error::AllocationFailed { .. })
+        Err(Error::NotEnoughMachineMemory { .. })
     ));
     assert!(matches!(
         SmartArray::zeroed(usize::MAX, 2, &ArrayOptions::new().runtime(runtime())),

@@ -166,6 +166,7 @@ pub fn allocate(
     };
     match placement {
         Placement::OsDefault => {
+            check_machine_room(topology, bytes)?;
             allocation.regions.push(Region::map(words, None, advice)?);
             allocation.nodes.push(None);
         }
@@ -222,6 +223,31 @@ fn check_room(topology: &Topology, node: usize, bytes: u64) -> Result<()> {
         });
     }
     Ok(())
+}
+
+/// Fails with `NotEnoughMachineMemory` when the machine as a whole cannot take `bytes` more
+/// (allocations with no node binding may land anywhere).
+fn check_machine_room(topology: &Topology, bytes: u64) -> Result<()> {
+    let described = || topology.nodes().iter().map(|n| n.memory_free).sum::<u64>();
+    let available = match topology.source() {
+        TopologySource::Discovered => current_available_memory().unwrap_or_else(described),
+        TopologySource::Described => described(),
+    };
+    if bytes > available {
+        return Err(Error::NotEnoughMachineMemory {
+            requested: bytes,
+            available,
+        });
+    }
+    Ok(())
+}
+
+/// Memory the kernel could hand out now without swapping (`MemAvailable` in /proc/meminfo).
+pub fn current_available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 /// Free memory of a node right now, from sysfs (`None` when the kernel does not say).
@@ -295,6 +321,30 @@ mod tests {
         assert!(matches!(
             allocate(&topology, &Placement::Replicated, too_big, HugePages::Auto),
             Err(Error::NotEnoughMemory { .. })
+        ));
+    }
+
+    #[test]
+    fn os_placement_larger_than_memory_is_refused() {
+        let topology = Topology::discover().unwrap();
+        let too_big = 1usize << 50;
+        let error = allocate(&topology, &Placement::OsDefault, too_big, HugePages::Auto);
+        assert!(
+            matches!(error, Err(Error::NotEnoughMachineMemory { requested, .. }) if requested == 8 << 50),
+            "{error:?}"
+        );
+        // A described machine: its nodes' free memory together is the limit.
+        let described = Topology::uniform(2, 1, 1 << 20).unwrap();
+        assert!(allocate(
+            &described,
+            &Placement::OsDefault,
+            (2 << 20) / 8,
+            HugePages::Never
+        )
+        .is_ok());
+        assert!(matches!(
+            allocate(&described, &Placement::OsDefault, (2 << 20) / 8 + 1, HugePages::Never),
+            Err(Error::NotEnoughMachineMemory { available, .. }) if available == 2 << 20
         ));
     }
 
