@@ -186,3 +186,33 @@ fn kernel_and_random_get_benchmarks_run_small() {
     assert!(ok, "{err}");
     assert!(out.contains("ratio"));
 }
+
+/// Runs the binary and returns (exit code, stderr); a death by signal (abort) has no code.
+fn exit_code(arguments: &[&str]) -> (Option<i32>, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_smartarrays"))
+        .args(arguments)
+        .output()
+        .expect("the binary runs");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_huge_vertex_id_in_a_graph_file_is_an_error_not_an_abort() {
+    let directory = std::env::temp_dir().join(format!("sa-cli-huge-id-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let file = directory.join("g.el");
+    std::fs::write(&file, "0 1\n18446744073709551615 2\n").unwrap();
+    let (code, err) = exit_code(&["graph", "stats", file.to_str().unwrap()]);
+    assert!(
+        matches!(code, Some(c) if c != 0),
+        "exit {code:?} (None = killed by a signal): {err}"
+    );
+    assert!(
+        err.contains("g.el:2: vertex id 18446744073709551615 is too large"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&directory).ok();
+}

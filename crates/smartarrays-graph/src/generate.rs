@@ -116,6 +116,8 @@ pub fn uniform_with(
         .ok_or_else(|| {
             GraphError::InvalidArgument(format!("{vertices} vertices x {degree} edges is too many"))
         })? as usize;
+    crate::budget::check_graph(u128::from(vertices), total as u128)
+        .map_err(GraphError::InvalidArgument)?;
     let mut pairs = vec![[0u32; 2]; total];
     par_update_slice(
         runtime,
@@ -183,6 +185,9 @@ pub fn rmat_with(
                 "scale {scale} x edge factor {edge_factor} is too many edges"
             ))
         })? as usize;
+    crate::budget::check_graph(u128::from(vertices), total as u128).map_err(|p| {
+        GraphError::InvalidArgument(format!("scale {scale} x edge factor {edge_factor}: {p}"))
+    })?;
     // Thresholds on 16-bit uniform draws.
     let scale16 = |p: f64| (p * 65536.0).round() as u32;
     let (ta, tab, tabc) = (scale16(a), scale16(a + b), scale16(a + b + c));

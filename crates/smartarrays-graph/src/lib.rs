@@ -30,6 +30,7 @@
 mod access;
 pub mod algo;
 pub mod bench;
+pub mod budget;
 mod build;
 mod edges;
 mod error;

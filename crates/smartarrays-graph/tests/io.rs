@@ -339,3 +339,93 @@ fn text_writers_round_trip_through_the_loaders_and_formats_are_detected() {
     assert_eq!(edges.vertices(), 1000);
     assert!(!edges.is_directed());
 }
+
+/// Whether this machine could hold a graph of `vertices` vertices (then the huge-id cases below
+/// are allowed to succeed: only refusing them on smaller machines is required).
+fn fits(vertices: u128) -> bool {
+    smartarrays_graph::budget::check_graph(vertices, 0).is_ok()
+}
+
+#[test]
+fn huge_vertex_ids_are_errors_naming_the_line_not_aborts() {
+    // `1 4294967296` used to end the CLI with a 34 GB allocation failure (SIGABRT).
+    let text = b"0 1\n# c\n1 4294967296\n2 3\n";
+    if !fits(1 << 32) {
+        let (line, problem) = parse_error(parse_edge_list(
+            text,
+            Path::new("input.txt"),
+            true,
+            &runtime(),
+        ));
+        assert_eq!(line, 3);
+        assert!(
+            problem.starts_with("vertex id 4294967296 is too large: 4294967297 vertices need"),
+            "{problem}"
+        );
+        assert!(problem.contains("available"), "{problem}");
+    }
+    // The largest id: a graph one past it has 2^64 vertices, which no machine holds.
+    let (line, problem) = parse_error(parse_edge_list(
+        b"18446744073709551615 0\n",
+        Path::new("input.txt"),
+        false,
+        &runtime(),
+    ));
+    assert_eq!(line, 1);
+    assert!(
+        problem
+            .contains("vertex id 18446744073709551615 is too large: 18446744073709551616 vertices"),
+        "{problem}"
+    );
+    let (line, problem) = parse_error(parse_edge_list(
+        b"0 1\n# Nodes: 99999999999999 Edges: 1\n",
+        Path::new("input.txt"),
+        false,
+        &runtime(),
+    ));
+    assert_eq!(line, 2);
+    assert!(
+        problem.contains("declared vertex count is too large"),
+        "{problem}"
+    );
+}
+
+#[test]
+fn a_matrix_market_size_line_beyond_memory_is_an_error_naming_the_line() {
+    let text =
+        b"%%MatrixMarket matrix coordinate pattern general\n% c\n99999999999 99999999999 3\n1 2\n";
+    let (line, problem) = parse_error(parse_matrix_market(
+        text,
+        Path::new("input.txt"),
+        &runtime(),
+    ));
+    assert_eq!(line, 3);
+    assert!(
+        problem.starts_with("the size line asks too much: 99999999999 vertices"),
+        "{problem}"
+    );
+}
+
+#[test]
+fn generator_requests_beyond_memory_are_refused_before_allocating() {
+    for scale in 28..=32 {
+        if fits((1u128 << scale) * 3) {
+            continue;
+        }
+        let error = generate::kronecker(scale, 16, 1, false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains(&format!("scale {scale} x edge factor 16")),
+            "{error}"
+        );
+        assert!(error.contains("available"), "{error}");
+    }
+    let error = generate::uniform(1 << 32, 1 << 8, 1, false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("4294967296 vertices and 1099511627776 edges need at least"),
+        "{error}"
+    );
+}

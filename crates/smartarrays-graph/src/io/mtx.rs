@@ -110,6 +110,9 @@ pub fn parse_matrix_market(bytes: &[u8], file: &Path, runtime: &Runtime) -> Resu
                 "the size line has more than three numbers".into(),
             ));
         }
+        let vertices = u128::from(numbers[0].max(numbers[1]));
+        crate::budget::check_graph(vertices, u128::from(numbers[2]))
+            .map_err(|p| error(line_number, format!("the size line asks too much: {p}")))?;
         break (numbers[0], numbers[1], numbers[2]);
     };
     let first_entry_line = line_number + 1;

@@ -78,6 +78,9 @@ pub(crate) fn parse_lines(
         bounds.push(end);
     }
     let chunks = bounds.len() - 1;
+    // Ids are checked against memory as they are read, so a stray huge id is an error naming
+    // its line rather than a multi-gigabyte allocation later.
+    let id_limit = crate::budget::vertex_id_limit();
     type ChunkResult = (usize, std::result::Result<(Chunk, u64), (u64, String)>);
     let mut results: Vec<ChunkResult> = runtime.map_reduce(
         0..chunks,
@@ -95,8 +98,28 @@ pub(crate) fn parse_lines(
                     }
                     match parse_line(line) {
                         Ok(Line::Skip) => {}
-                        Ok(Line::Edge(s, t)) => pairs.push(s, t),
-                        Ok(Line::Vertices(n)) => declared = declared.max(n),
+                        Ok(Line::Edge(s, t)) => {
+                            if let Some(problem) =
+                                crate::budget::check_vertex_id(s.max(t), id_limit)
+                            {
+                                outcome = Err((number as u64, problem));
+                                break;
+                            }
+                            pairs.push(s, t)
+                        }
+                        Ok(Line::Vertices(n)) => {
+                            if n > id_limit {
+                                let available =
+                                    id_limit.saturating_mul(crate::budget::BYTES_PER_VERTEX);
+                                let problem = format!(
+                                    "the declared vertex count is too large: {}",
+                                    crate::budget::too_many_vertices(n.into(), available)
+                                );
+                                outcome = Err((number as u64, problem));
+                                break;
+                            }
+                            declared = declared.max(n)
+                        }
                         Err(problem) => {
                             outcome = Err((number as u64, problem));
                             break;

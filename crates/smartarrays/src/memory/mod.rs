@@ -8,7 +8,8 @@ mod region;
 mod report;
 
 pub use placement::{
-    allocate, current_free_memory, Allocation, HugePages, Placement, HUGE_PAGE_THRESHOLD,
+    allocate, current_available_memory, current_free_memory, Allocation, HugePages, Placement,
+    HUGE_PAGE_THRESHOLD,
 };
 pub use region::Region;
 pub use report::{region_page_nodes, region_report, PlacementReport, RegionReport};
