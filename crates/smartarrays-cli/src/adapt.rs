@@ -193,6 +193,15 @@ pub fn parse_bytes(text: &str) -> CliResult<f64> {
 
 /// `smartarrays advise`.
 pub fn run_advise(args: &AdviseArgs) -> CliResult {
+    for (path, what) in [
+        (&args.save_machine, "--save-machine"),
+        (&args.save_costs, "--save-costs"),
+        (&args.save_profile, "--save-profile"),
+    ] {
+        if let Some(path) = path {
+            crate::output::check_output_path(path, what)?;
+        }
+    }
     smartarrays::codec::check_bits(args.bits)?;
     let (machine, costs, here) = inputs(
         &args.machine,
@@ -455,6 +464,9 @@ impl Statistic {
 
 /// `smartarrays bench adapt`.
 pub fn run_bench(args: &BenchAdaptArgs) -> CliResult {
+    if let Some(path) = &args.json {
+        crate::output::check_output_path(path, "--json")?;
+    }
     for &bits in &args.bits {
         smartarrays::codec::check_bits(bits)?;
     }

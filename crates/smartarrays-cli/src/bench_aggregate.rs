@@ -63,6 +63,14 @@ pub struct Measurement {
 }
 
 pub fn run(args: &AggregateArgs) -> CliResult {
+    for (path, what) in [(&args.csv, "--csv"), (&args.json, "--json")] {
+        if let Some(path) = path {
+            crate::output::check_output_path(path, what)?;
+        }
+    }
+    for path in &args.plot {
+        crate::output::check_plot_path(path)?;
+    }
     let runtime = Arc::new(Runtime::new(RuntimeOptions {
         threads: args.threads,
         ..RuntimeOptions::default()

@@ -340,6 +340,7 @@ fn run_bench(args: &BenchArgs) -> CliResult {
 
 /// Runs a `graph` subcommand.
 pub fn run(command: &GraphCommand) -> CliResult {
+    check_outputs(command)?;
     match command {
         GraphCommand::Generate(args) => run_generate(args),
         GraphCommand::Convert(args) => run_convert(args),
@@ -349,6 +350,38 @@ pub fn run(command: &GraphCommand) -> CliResult {
         GraphCommand::Bfs(args) => run_bfs(args),
         GraphCommand::Components(args) => run_components(args),
         GraphCommand::Bench(args) => run_bench(args),
+    }
+}
+
+/// Checks every output path (and bench thread counts) before any work starts.
+fn check_outputs(command: &GraphCommand) -> CliResult {
+    use crate::output::check_output_path;
+    let listing = |output: &OutputArgs| match &output.output {
+        Some(path) => check_output_path(path, "--output"),
+        None => Ok(()),
+    };
+    match command {
+        GraphCommand::Generate(args) => check_output_path(&args.output, "--output"),
+        GraphCommand::Convert(args) => check_output_path(&args.output, "--output"),
+        GraphCommand::Stats(args) | GraphCommand::Degree(args) | GraphCommand::Components(args) => {
+            listing(&args.output)
+        }
+        GraphCommand::Pagerank(args) => listing(&args.common.output),
+        GraphCommand::Bfs(args) => listing(&args.common.output),
+        GraphCommand::Bench(args) => {
+            if args.threads.contains(&0) {
+                return Err("--threads 0: every thread count must be at least 1".into());
+            }
+            if let Some(path) = &args.json {
+                check_output_path(path, "--json")?;
+            }
+            match &args.workdir {
+                Some(folder) if !folder.is_dir() => {
+                    Err(format!("--workdir {}: not an existing folder", folder.display()).into())
+                }
+                _ => Ok(()),
+            }
+        }
     }
 }
 
@@ -385,17 +418,27 @@ fn run_generate(args: &GenerateArgs) -> CliResult {
     } else {
         format
     };
-    let (vertices, edge_count) = (edges.vertices(), edges.len());
-    if format == Format::EdgeList {
+    let (vertices, generated_edges) = (edges.vertices(), edges.len() as u64);
+    let keeps_everything = options.duplicates == Keep::Keep && options.self_loops == Keep::Keep;
+    // The count reported is what the file holds: after duplicates and self-loops are dropped.
+    let (written_edges, note) = if format == Format::EdgeList && keeps_everything {
         io::write_edges(&edges, &args.output)?;
+        (generated_edges, String::new())
     } else {
         let graph = build(edges, &options)?;
         io::save_graph(&graph, &args.output, format)?;
-    }
+        let dropped = generated_edges.saturating_sub(graph.edges());
+        let note = if dropped > 0 || !keeps_everything {
+            format!(" ({generated_edges} generated, {dropped} dropped as duplicates or self-loops)")
+        } else {
+            String::new()
+        };
+        (graph.edges(), note)
+    };
     eprintln!(
-        "generated {} vertices, {} edges in {:.2} s; wrote {} ({format}) in {:.2} s",
+        "generated {} vertices, {} edges{note} in {:.2} s; wrote {} ({format}) in {:.2} s",
         vertices,
-        edge_count,
+        written_edges,
         generated,
         args.output.display(),
         started.elapsed().as_secs_f64() - generated

@@ -89,3 +89,52 @@ impl Table {
         out
     }
 }
+
+/// Checks, before any work starts, that an output file can be created at `path`: its folder
+/// exists and `path` is not itself a folder. `what` names the option in the error.
+pub fn check_output_path(path: &std::path::Path, what: &str) -> crate::CliResult {
+    if path.is_dir() {
+        return Err(format!("{what} {}: is a folder, not a file", path.display()).into());
+    }
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    match std::fs::metadata(folder) {
+        Ok(m) if m.is_dir() && !m.permissions().readonly() => Ok(()),
+        Ok(m) if m.is_dir() => Err(format!(
+            "{what} {}: folder {} is read-only",
+            path.display(),
+            folder.display()
+        )
+        .into()),
+        Ok(_) => Err(format!(
+            "{what} {}: {} is not a folder",
+            path.display(),
+            folder.display()
+        )
+        .into()),
+        Err(e) => Err(format!(
+            "{what} {}: folder {}: {e}",
+            path.display(),
+            folder.display()
+        )
+        .into()),
+    }
+}
+
+/// [`check_output_path`] for a plot, whose extension chooses the format (.svg or .png).
+pub fn check_plot_path(path: &std::path::Path) -> crate::CliResult {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    if !matches!(extension.as_deref(), Some("svg" | "png")) {
+        return Err(format!(
+            "--plot {}: the extension chooses the format and must be .svg or .png",
+            path.display()
+        )
+        .into());
+    }
+    check_output_path(path, "--plot")
+}

@@ -216,3 +216,122 @@ fn a_huge_vertex_id_in_a_graph_file_is_an_error_not_an_abort() {
     );
     std::fs::remove_dir_all(&directory).ok();
 }
+
+#[test]
+fn output_paths_are_checked_before_the_work_starts() {
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &[
+                "graph",
+                "generate",
+                "--scale",
+                "30",
+                "-o",
+                "/nonexistent-dir/g.sag",
+            ],
+            "--output /nonexistent-dir/g.sag: folder /nonexistent-dir",
+        ),
+        (
+            &["graph", "generate", "--scale", "10", "-o", "/tmp"],
+            "--output /tmp: is a folder",
+        ),
+        (
+            &[
+                "bench",
+                "aggregate",
+                "--elements",
+                "100000000",
+                "--plot",
+                "out.jpg",
+            ],
+            "must be .svg or .png",
+        ),
+        (
+            &[
+                "bench",
+                "aggregate",
+                "--elements",
+                "100000000",
+                "--csv",
+                "/nonexistent-dir/a.csv",
+            ],
+            "--csv /nonexistent-dir/a.csv",
+        ),
+        (
+            &[
+                "bench",
+                "aggregate",
+                "--elements",
+                "100000000",
+                "--json",
+                "/nonexistent-dir/a.json",
+            ],
+            "--json /nonexistent-dir/a.json",
+        ),
+        (
+            &["graph", "bench", "--scale", "24", "--threads", "0,1"],
+            "--threads 0",
+        ),
+        (
+            &[
+                "graph",
+                "bench",
+                "--scale",
+                "24",
+                "--json",
+                "/nonexistent-dir/b.json",
+            ],
+            "--json /nonexistent-dir/b.json",
+        ),
+    ];
+    for (arguments, expected) in cases {
+        let started = std::time::Instant::now();
+        let (ok, _, err) = smartarrays(arguments);
+        assert!(!ok, "{arguments:?}");
+        assert!(err.contains(expected), "{arguments:?}: {err}");
+        // Refused at once: none of these reached the (long) work.
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "{arguments:?}"
+        );
+    }
+}
+
+#[test]
+fn generate_reports_the_edge_count_after_dropping_duplicates() {
+    let directory = std::env::temp_dir().join(format!("sa-cli-dups-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let file = directory.join("k.sag");
+    let path = file.to_str().unwrap();
+    let (ok, _, err) = smartarrays(&[
+        "graph",
+        "generate",
+        "--kind",
+        "kronecker",
+        "--scale",
+        "10",
+        "--duplicates",
+        "drop",
+        "--self-loops",
+        "drop",
+        "-o",
+        path,
+    ]);
+    assert!(ok, "{err}");
+    // "generated 1024 vertices, M edges (16384 generated, D dropped ...)" and M + D = 16384.
+    let reported: Vec<u64> = err
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    let (edges, generated, dropped) = (reported[1], reported[2], reported[3]);
+    assert_eq!((generated, edges + dropped), (16384, 16384), "{err}");
+    assert!(dropped > 0, "{err}");
+    let (ok, out, err) = smartarrays(&["graph", "stats", path]);
+    assert!(ok, "{err}");
+    let stats = format!("{out}{err}");
+    assert!(
+        stats.contains(&format!("1024 vertices, {edges} edges")),
+        "{stats}"
+    );
+    std::fs::remove_dir_all(&directory).ok();
+}
