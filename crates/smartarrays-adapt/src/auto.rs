@@ -142,6 +142,7 @@ impl Advisor {
             choice.notes.push(format!(
                 "width fixed to {bits} bits by the caller; only the placement was chosen"
             ));
+            choice.constraint = Some(format!("the width was fixed to {bits} bits by the caller"));
         }
         let bits = fixed_bits.unwrap_or(choice.chosen.widths[0]);
         let placement = self.local_placement(&choice.chosen.placement);
@@ -337,11 +338,21 @@ mod tests {
         };
         let (options, choice) = a.resolve(1000, 1000, &fixed_width).unwrap();
         assert_eq!(options.compression, Compression::Exactly(40));
-        assert!(choice
-            .unwrap()
-            .notes
-            .iter()
-            .any(|n| n.contains("width fixed")));
+        let choice = choice.unwrap();
+        assert!(choice.notes.iter().any(|n| n.contains("width fixed")));
+        assert_eq!(
+            choice.constraint.as_deref(),
+            Some("the width was fixed to 40 bits by the caller")
+        );
+        // The headline never calls a candidate better without saying why it was not taken.
+        let summary = choice.summary();
+        let other = choice.compressed.as_ref().unwrap_or(&choice.uncompressed);
+        if other.speedup > choice.chosen.speedup {
+            assert!(
+                summary.contains("was not an option: the width was fixed"),
+                "{summary}"
+            );
+        }
         let fixed_placement = AutoOptions {
             placement: PlacementRule::Fixed(Placement::OsDefault),
             ..AutoOptions::default()

@@ -154,6 +154,10 @@ pub struct Choice {
     pub alternatives: Vec<Candidate>,
     /// Remarks (missing figures, one-node machine...).
     pub notes: Vec<String>,
+    /// What the caller fixed that ruled the other candidate out (for instance "the width was
+    /// fixed to 64 bits by the caller"), if anything.
+    #[serde(default)]
+    pub constraint: Option<String>,
 }
 
 impl Choice {
@@ -173,13 +177,18 @@ impl Choice {
         } else {
             self.compressed.as_ref()
         };
-        let comparison = match other {
-            Some(other) => format!(
+        let comparison = match (other, &self.constraint) {
+            (Some(other), Some(constraint)) if other.speedup > self.chosen.speedup => format!(
+                "; the other candidate ({}, estimated at {:.2}x) was not an option: {constraint}",
+                other.label(),
+                other.speedup
+            ),
+            (Some(other), _) => format!(
                 "; the other candidate ({}) is estimated at {:.2}x",
                 other.label(),
                 other.speedup
             ),
-            None => String::new(),
+            (None, _) => String::new(),
         };
         format!(
             "use {} for {}: estimated {:.2}x the speed of the profiled run (limited by {}){comparison}",
@@ -1059,6 +1068,7 @@ impl Advisor {
             calibration,
             alternatives,
             notes,
+            constraint: None,
         })
     }
 

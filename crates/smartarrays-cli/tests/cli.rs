@@ -130,6 +130,22 @@ fn the_placement_command_lets_the_advisor_choose_and_says_why() {
         !out.contains("placement auto\n"),
         "the report shows the chosen placement: {out}"
     );
+    // The headline picks its candidate at its own estimate, and a faster candidate it did not
+    // take is explained (here the width was fixed to 20 bits by --bits).
+    let headline = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("use "))
+        .unwrap_or("");
+    let estimates: Vec<f64> = headline
+        .split_whitespace()
+        .filter_map(|w| w.trim_end_matches([',', ')']).strip_suffix('x'))
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    assert_eq!(estimates.len(), 2, "{headline}");
+    assert!(
+        estimates[0] >= estimates[1] || headline.contains("was not an option: the width was fixed"),
+        "{headline}"
+    );
     std::fs::remove_dir_all(&cache).ok();
 }
 
