@@ -351,3 +351,61 @@ fn generate_reports_the_edge_count_after_dropping_duplicates() {
     );
     std::fs::remove_dir_all(&directory).ok();
 }
+
+fn with_env(variable: &str, value: &str, arguments: &[&str]) -> (bool, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_smartarrays"))
+        .args(arguments)
+        .env(variable, value)
+        .output()
+        .expect("the binary runs");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn environment_settings_are_validated_and_behave_as_documented() {
+    // A kernel level that does not exist is an error naming the variable and the choices.
+    let (ok, _, err) = with_env("SMARTARRAYS_KERNEL", "bogus", &["info"]);
+    assert!(!ok);
+    assert!(
+        err.contains(
+            "SMARTARRAYS_KERNEL=\"bogus\" is not a kernel level: use scalar, avx2 or avx512"
+        ),
+        "{err}"
+    );
+    let (ok, out, err) = with_env("SMARTARRAYS_KERNEL", "scalar", &["info"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("codec kernels: using scalar"), "{out}");
+    // The topology: inline JSON ...
+    let json = r#"{"nodes": [{"id": 0, "cpus": [0], "memory_total": 1073741824, "memory_free": 1073741824},
+                             {"id": 1, "cpus": [1], "memory_total": 1073741824, "memory_free": 1073741824}]}"#;
+    let (ok, out, err) = with_env("SMARTARRAYS_TOPOLOGY", json, &["info"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.starts_with("2 NUMA node(s), 2 CPU(s), described"),
+        "{out}"
+    );
+    // ... or a file; a missing file or bad JSON names the variable.
+    let file = std::env::temp_dir().join(format!("sa-topology-{}.json", std::process::id()));
+    std::fs::write(&file, json).unwrap();
+    let (ok, out, err) = with_env("SMARTARRAYS_TOPOLOGY", file.to_str().unwrap(), &["info"]);
+    assert!(ok && out.starts_with("2 NUMA node(s)"), "{out}{err}");
+    std::fs::remove_file(&file).ok();
+    for bad in ["/nonexistent/topology.json", "{\"nodes\": 3}"] {
+        let (ok, _, err) = with_env("SMARTARRAYS_TOPOLOGY", bad, &["info"]);
+        assert!(!ok, "{bad}");
+        assert!(
+            err.contains("SMARTARRAYS_TOPOLOGY (JSON text or the path of a JSON file)"),
+            "{err}"
+        );
+    }
+    let (ok, _, err) = with_env("SMARTARRAYS_THREADS", "many", &["info"]);
+    assert!(!ok);
+    assert!(
+        err.contains("SMARTARRAYS_THREADS=\"many\" is not a number"),
+        "{err}"
+    );
+}

@@ -66,18 +66,35 @@ fn detect_cpu_level() -> KernelLevel {
     KernelLevel::Scalar
 }
 
+/// Environment variable that lowers the kernel level: `scalar`, `avx2` or `avx512` (a level the
+/// CPU lacks falls back to the best it has).
+pub const KERNEL_ENV: &str = "SMARTARRAYS_KERNEL";
+
+/// The level `SMARTARRAYS_KERNEL` asks for: `None` when it is unset or empty, an
+/// [`Error::InvalidRuntime`](crate::Error::InvalidRuntime) naming the value when it is not a
+/// level. Runtimes check it when they start, so a typo is an error, never silently ignored.
+pub fn kernel_setting() -> crate::Result<Option<KernelLevel>> {
+    let Ok(text) = std::env::var(KERNEL_ENV) else {
+        return Ok(None);
+    };
+    match text.trim().to_ascii_lowercase().as_str() {
+        "" => Ok(None),
+        "scalar" => Ok(Some(KernelLevel::Scalar)),
+        "avx2" => Ok(Some(KernelLevel::Avx2)),
+        "avx512" | "avx-512" => Ok(Some(KernelLevel::Avx512)),
+        _ => Err(crate::Error::InvalidRuntime(format!(
+            "{KERNEL_ENV}={text:?} is not a kernel level: use scalar, avx2 or avx512, or unset it"
+        ))),
+    }
+}
+
 /// The level used by [`sum_range`] and [`unpack_range`]: the best the CPU supports, lowered by
-/// `SMARTARRAYS_KERNEL` when set.
+/// `SMARTARRAYS_KERNEL` when set (see [`kernel_setting`]).
 pub fn detected_level() -> KernelLevel {
     static LEVEL: OnceLock<KernelLevel> = OnceLock::new();
     *LEVEL.get_or_init(|| {
         let best = cpu_level();
-        let wanted = match std::env::var("SMARTARRAYS_KERNEL").ok().as_deref() {
-            Some("scalar") => KernelLevel::Scalar,
-            Some("avx2") => KernelLevel::Avx2,
-            _ => best,
-        };
-        wanted.min(best)
+        kernel_setting().ok().flatten().unwrap_or(best).min(best)
     })
 }
 

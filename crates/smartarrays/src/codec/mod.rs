@@ -18,10 +18,10 @@ mod unchecked;
 mod x86;
 
 pub use dispatch::{
-    detected_level, differences, differences_with, pack_slice, pack_slice_with, paired_differences,
-    paired_differences_with, sum_range, sum_range_with, unpack_differences,
+    detected_level, differences, differences_with, kernel_setting, pack_slice, pack_slice_with,
+    paired_differences, paired_differences_with, sum_range, sum_range_with, unpack_differences,
     unpack_differences_with, unpack_paired_differences, unpack_paired_differences_with,
-    unpack_range, unpack_range_with, Combine, KernelLevel,
+    unpack_range, unpack_range_with, Combine, KernelLevel, KERNEL_ENV,
 };
 pub use scalar::{get, pack_into, set};
 pub use unchecked::get_unchecked;

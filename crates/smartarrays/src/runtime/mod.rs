@@ -126,6 +126,8 @@ impl Runtime {
     /// `numactl --cpunodebind`, `taskset` or a narrowed `sched_setaffinity` stays on those CPUs
     /// and nodes. Described topologies are never pinned, since their CPUs may not exist.
     pub fn new(options: RuntimeOptions) -> Result<Runtime> {
+        // Environment settings are checked when a runtime starts, so a typo is an error.
+        crate::codec::kernel_setting()?;
         let topology = match options.topology {
             Some(topology) => topology,
             None => Topology::current()?,

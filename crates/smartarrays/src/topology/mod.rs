@@ -18,7 +18,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::sys;
 
-/// Environment variable naming a topology description file that replaces discovery.
+/// Environment variable that replaces discovery with a described topology: the JSON text itself
+/// (when it starts with `{`) or the path of a JSON file (see [`Topology::from_json`]).
 pub const TOPOLOGY_ENV: &str = "SMARTARRAYS_TOPOLOGY";
 
 /// One NUMA node.
@@ -124,16 +125,37 @@ impl Topology {
         })
     }
 
-    /// The topology every default [`crate::Runtime`] uses: the file named by
-    /// `SMARTARRAYS_TOPOLOGY` when set, otherwise [`Topology::discover`]. Read once per process.
+    /// The topology every default [`crate::Runtime`] uses: the one `SMARTARRAYS_TOPOLOGY`
+    /// describes when set (JSON text, or the path of a JSON file), otherwise
+    /// [`Topology::discover`]. Read once per process; errors name the variable.
     pub fn current() -> Result<Arc<Topology>> {
         static CURRENT: OnceLock<std::result::Result<Arc<Topology>, Error>> = OnceLock::new();
         CURRENT
             .get_or_init(|| match std::env::var_os(TOPOLOGY_ENV) {
-                Some(path) => Topology::load(Path::new(&path)).map(Arc::new),
-                None => Topology::discover().map(Arc::new),
+                Some(value) if !value.is_empty() => Topology::from_setting(&value).map(Arc::new),
+                _ => Topology::discover().map(Arc::new),
             })
             .clone()
+    }
+
+    /// The topology a `SMARTARRAYS_TOPOLOGY` value describes: JSON text when it starts with `{`,
+    /// else the path of a JSON file.
+    pub fn from_setting(value: &std::ffi::OsStr) -> Result<Topology> {
+        let text = value.to_string_lossy();
+        let described = if text.trim_start().starts_with('{') {
+            Topology::from_json(&text)
+        } else {
+            Topology::load(Path::new(value))
+        };
+        described.map_err(|e| {
+            let problem = match e {
+                Error::InvalidTopology(problem) => problem,
+                other => other.to_string(),
+            };
+            Error::InvalidTopology(format!(
+                "{TOPOLOGY_ENV} (JSON text or the path of a JSON file): {problem}"
+            ))
+        })
     }
 
     /// Builds a described topology from nodes, checking that ids and CPUs are unique and that
