@@ -504,6 +504,28 @@ static void test_arrow(void) {
     sa_f64_array_free(f);
 }
 
+/* "auto" placement: refused with a message that tells a C user what to call, then resolved once
+ * sa_install_default_advisor has installed the advisor for this machine. */
+static void test_auto_advisor(void) {
+    uint64_t values[1000];
+    for (size_t i = 0; i < 1000; i++) values[i] = i % 300;
+    SaArray *array = NULL;
+    CHECK_STATUS(sa_array_from_u64(values, 1000, "auto", 0, &array), SA_STATUS_OTHER);
+    CHECK(array == NULL, "no array without an advisor");
+    CHECK(strstr(sa_last_error_message(), "sa_install_default_advisor()") != NULL, "%s", sa_last_error_message());
+    int32_t measured = -1;
+    CHECK_OK(sa_install_default_advisor(&measured));
+    CHECK(measured == 0 || measured == 1, "measured flag %d", measured);
+    CHECK_OK(sa_install_default_advisor(NULL));
+    CHECK_OK(sa_array_from_u64(values, 1000, "auto", 0, &array));
+    char *placement = NULL;
+    CHECK_OK(sa_array_placement(array, &placement));
+    CHECK(placement != NULL && strcmp(placement, "auto") != 0, "a concrete placement: %s", placement ? placement : "(null)");
+    sa_string_free(placement);
+    check_array(array, values, 1000, 9, "auto placement");
+    sa_array_free(array);
+}
+
 int main(void) {
     test_round_trips();
     test_every_width_and_automatic_widths();
@@ -514,6 +536,7 @@ int main(void) {
     test_topology();
     test_f64();
     test_arrow();
+    test_auto_advisor();
     if (failures != 0) {
         fprintf(stderr, "C ABI tests: %d of %d checks failed\n", failures, checks);
         return 1;

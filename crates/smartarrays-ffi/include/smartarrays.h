@@ -660,6 +660,21 @@ void sa_string_free(char *text);
 SaStatus sa_runtime_set_threads(size_t threads);
 
 /**
+ * Installs the advisor that resolves placement `"auto"` and width 0 with compression auto
+ * for this machine: its figures are read from the cache (`$SMARTARRAYS_CACHE_DIR`, else
+ * `~/.cache/smartarrays`) or measured now, once per machine (a few seconds), and cached.
+ * Writes 1 to `*measured` when they were measured now, 0 when read from the cache (`measured`
+ * may be NULL). Without an advisor, `"auto"` placements fail with `SA_STATUS_OTHER` and a
+ * message that names this function.
+ *
+ * Thread-safe; call it once at start-up.
+ *
+ * # Safety
+ * `measured` must be NULL or valid for writing an `int32_t`.
+ */
+SaStatus sa_install_default_advisor(int32_t *measured);
+
+/**
  * Writes the number of worker threads new arrays will use to `*out`. Thread-safe.
  *
  * # Safety

@@ -101,6 +101,31 @@ pub extern "C" fn sa_runtime_set_threads(threads: usize) -> SaStatus {
     guard(|| Ok(set_runtime_threads(threads)?))
 }
 
+/// Installs the advisor that resolves placement `"auto"` and width 0 with compression auto
+/// for this machine: its figures are read from the cache (`$SMARTARRAYS_CACHE_DIR`, else
+/// `~/.cache/smartarrays`) or measured now, once per machine (a few seconds), and cached.
+/// Writes 1 to `*measured` when they were measured now, 0 when read from the cache (`measured`
+/// may be NULL). Without an advisor, `"auto"` placements fail with `SA_STATUS_OTHER` and a
+/// message that names this function.
+///
+/// Thread-safe; call it once at start-up.
+///
+/// # Safety
+/// `measured` must be NULL or valid for writing an `int32_t`.
+#[no_mangle]
+pub unsafe extern "C" fn sa_install_default_advisor(measured: *mut i32) -> SaStatus {
+    guard(|| {
+        let fresh = smartarrays_adapt::install_for_this_machine().map_err(|e| {
+            status::FfiError::new(SaStatus::Other, format!("could not set up the advisor: {e}"))
+        })?;
+        if !measured.is_null() {
+            // SAFETY: non-NULL, and valid for writing by the caller's contract.
+            unsafe { ptr::write(measured, "measured", i32::from(fresh)) }?;
+        }
+        Ok(())
+    })
+}
+
 /// Writes the number of worker threads new arrays will use to `*out`. Thread-safe.
 ///
 /// # Safety

@@ -161,8 +161,9 @@ pub fn natural_bits(minimal_bits: u32) -> u32 {
 pub(crate) fn resolve(request: &AutoRequest, runtime: &Runtime) -> Result<Advice> {
     let advisor = installed_advisor().ok_or_else(|| {
         Error::AutoUnresolved(format!(
-            "placement {} / compression {} ask for an advisor, but none is installed: call smartarrays_adapt::install() \
-             (or smartarrays::array::install_advisor), or give a concrete placement and width",
+            "placement {} / compression {} ask for an advisor, but none is installed: install one first \
+             (C: sa_install_default_advisor(); Rust: smartarrays_adapt::install_for_this_machine(); \
+             Python installs it on first use), or give a concrete placement and width",
             request.placement, request.compression
         ))
     })?;
