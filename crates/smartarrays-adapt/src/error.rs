@@ -13,9 +13,6 @@ pub enum AdaptError {
     /// The core library refused an operation (allocation, placement, width...).
     #[error(transparent)]
     Core(#[from] smartarrays::Error),
-    /// The graph library refused an operation.
-    #[error(transparent)]
-    Graph(#[from] smartarrays_graph::GraphError),
     /// A file could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {

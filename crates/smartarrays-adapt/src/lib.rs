@@ -51,7 +51,6 @@ pub mod mlc;
 pub mod model;
 pub mod perf;
 pub mod profile;
-pub mod workloads;
 
 pub use auto::{
     install, install_for_this_machine, AutoOptions, Characteristics, Compression, PlacementRule,

@@ -11,16 +11,16 @@ use std::sync::Arc;
 
 use serde_json::json;
 use smartarrays::{Placement, Runtime, RuntimeOptions};
-use smartarrays_adapt::adaptive::{adaptive_pagerank, AdaptivePageRankOptions};
 use smartarrays_adapt::costs::CostSettings;
 use smartarrays_adapt::evaluate::{self, rule, Case, ConfigTime};
 use smartarrays_adapt::machine::cache_dir;
 use smartarrays_adapt::mlc::{this_machine, MlcSettings};
-use smartarrays_adapt::workloads;
 use smartarrays_adapt::{
     Advisor, Characteristics, CostProfile, MachineDescription, WorkloadProfile,
 };
+use smartarrays_graph::adaptive::{adaptive_pagerank, AdaptivePageRankOptions};
 use smartarrays_graph::{degree_centrality, generate, Width};
+use smartarrays_lab::workloads;
 
 use crate::measure::parallel_efficiency;
 use crate::output::Format;

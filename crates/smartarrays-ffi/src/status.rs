@@ -166,8 +166,8 @@ impl From<Error> for FfiError {
     }
 }
 
-impl From<arrow_schema::ArrowError> for FfiError {
-    fn from(error: arrow_schema::ArrowError) -> FfiError {
+impl From<smartarrays_arrow::arrow_schema::ArrowError> for FfiError {
+    fn from(error: smartarrays_arrow::arrow_schema::ArrowError) -> FfiError {
         FfiError::new(SaStatus::Arrow, error.to_string())
     }
 }

@@ -116,7 +116,10 @@ pub extern "C" fn sa_runtime_set_threads(threads: usize) -> SaStatus {
 pub unsafe extern "C" fn sa_install_default_advisor(measured: *mut i32) -> SaStatus {
     guard(|| {
         let fresh = smartarrays_adapt::install_for_this_machine().map_err(|e| {
-            status::FfiError::new(SaStatus::Other, format!("could not set up the advisor: {e}"))
+            status::FfiError::new(
+                SaStatus::Other,
+                format!("could not set up the advisor: {e}"),
+            )
         })?;
         if !measured.is_null() {
             // SAFETY: non-NULL, and valid for writing by the caller's contract.

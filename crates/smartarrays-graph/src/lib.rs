@@ -28,6 +28,8 @@
 //! ```
 
 mod access;
+#[cfg(feature = "adapt")]
+pub mod adaptive;
 pub mod algo;
 pub mod bench;
 pub mod budget;

@@ -1,6 +1,6 @@
 //! The Arrow PyCapsule interface: `__arrow_c_schema__`, `__arrow_c_array__` and
 //! `__arrow_c_stream__` hand out the C Data / C Stream structs made by the FFI crate's Arrow
-//! export (`smartarrays_ffi::arrow`, the same export the C ABI offers) inside capsules named
+//! export (`smartarrays_arrow`, the same export the C ABI offers) inside capsules named
 //! `arrow_schema`, `arrow_array` and `arrow_array_stream`, so pyarrow, polars and duckdb read a
 //! smart array without going through numpy.
 //!
@@ -15,9 +15,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyTuple};
 use smartarrays::SmartArray;
-use smartarrays_ffi::arrow::arrow_schema::ffi::FFI_ArrowSchema;
-use smartarrays_ffi::arrow::arrow_schema::{ArrowError, DataType};
-use smartarrays_ffi::arrow::{export_array, export_stream, DEFAULT_STREAM_CHUNK};
+use smartarrays_arrow::arrow_schema::ffi::FFI_ArrowSchema;
+use smartarrays_arrow::arrow_schema::{ArrowError, DataType};
+use smartarrays_arrow::{export_array, export_stream, DEFAULT_STREAM_CHUNK};
 
 fn arrow_error(error: ArrowError) -> PyErr {
     PyValueError::new_err(format!("Arrow export failed: {error}"))

@@ -10,13 +10,13 @@ use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict, PyList};
 use smartarrays::SmartArray;
-use smartarrays_ffi::arrow::arrow_array::ffi_stream::FFI_ArrowArrayStream;
-use smartarrays_ffi::arrow::arrow_array::{
+use smartarrays_arrow::arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use smartarrays_arrow::arrow_array::{
     ArrayRef, RecordBatch, RecordBatchOptions, RecordBatchReader,
 };
-use smartarrays_ffi::arrow::arrow_schema::ffi::FFI_ArrowSchema;
-use smartarrays_ffi::arrow::arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
-use smartarrays_ffi::arrow::{range_to_arrow, DEFAULT_STREAM_CHUNK};
+use smartarrays_arrow::arrow_schema::ffi::FFI_ArrowSchema;
+use smartarrays_arrow::arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
+use smartarrays_arrow::{range_to_arrow, DEFAULT_STREAM_CHUNK};
 
 use crate::smart_array::PySmartArray;
 

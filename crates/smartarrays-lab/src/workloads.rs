@@ -14,10 +14,10 @@ use smartarrays_graph::{
     build, degree_centrality, ArrayClass, EdgeList, Graph, GraphOptions, Width,
 };
 
-use crate::costs::CostProfile;
-use crate::error::Result;
-use crate::machine::MachineDescription;
-use crate::profile::{ArraySpec, Profiler, WorkloadProfile};
+use crate::Result;
+use smartarrays_adapt::costs::CostProfile;
+use smartarrays_adapt::machine::MachineDescription;
+use smartarrays_adapt::profile::{ArraySpec, Profiler, WorkloadProfile};
 
 /// Timings of repeated runs: the median and the fastest, in seconds.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,0 +1,129 @@
+//! The crate graph is the architecture: this test reads `cargo metadata` and fails on any
+//! dependency edge between the workspace's crates that the layering does not allow.
+//!
+//! core `smartarrays` -> `smartarrays-adapt` -> `smartarrays-graph` (adapt only behind its
+//! feature) -> `smartarrays-arrow` -> bindings (C ABI, Python; Java loads the C library) and the
+//! experiments (`smartarrays-lab`) -> the CLI on top. Bindings never depend on each other.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Command;
+
+/// Every workspace crate and the workspace crates it may depend on (normal and build
+/// dependencies; dev-dependencies are listed separately below).
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("smartarrays", &[]),
+    ("smartarrays-adapt", &["smartarrays"]),
+    ("smartarrays-graph", &["smartarrays", "smartarrays-adapt"]),
+    ("smartarrays-arrow", &["smartarrays"]),
+    (
+        "smartarrays-ffi",
+        &["smartarrays", "smartarrays-adapt", "smartarrays-arrow"],
+    ),
+    ("smartarrays-capi", &["smartarrays-ffi"]),
+    (
+        "smartarrays-python",
+        &["smartarrays", "smartarrays-adapt", "smartarrays-arrow"],
+    ),
+    (
+        "smartarrays-numa-tests",
+        &["smartarrays", "smartarrays-adapt"],
+    ),
+    (
+        "smartarrays-lab",
+        &["smartarrays", "smartarrays-adapt", "smartarrays-graph"],
+    ),
+    ("smartarrays-langbench", &["smartarrays"]),
+    (
+        "smartarrays-cli",
+        &[
+            "smartarrays",
+            "smartarrays-adapt",
+            "smartarrays-graph",
+            "smartarrays-lab",
+        ],
+    ),
+];
+
+/// Dev-dependencies may reach further down, never up into bindings or experiments.
+const DEV_FORBIDDEN: &[&str] = &[
+    "smartarrays-ffi",
+    "smartarrays-python",
+    "smartarrays-capi",
+    "smartarrays-cli",
+];
+
+/// Crates whose edges to the graph crate must stay optional (behind a feature).
+const OPTIONAL_ONLY: &[(&str, &str)] = &[("smartarrays-graph", "smartarrays-adapt")];
+
+fn metadata() -> serde_json::Value {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("cargo metadata prints JSON")
+}
+
+#[test]
+fn no_forbidden_dependency_edge_between_workspace_crates() {
+    let metadata = metadata();
+    let packages = metadata["packages"].as_array().unwrap();
+    let ours: BTreeSet<&str> = packages
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    let allowed: BTreeMap<&str, BTreeSet<&str>> = ALLOWED
+        .iter()
+        .map(|(name, deps)| (*name, deps.iter().copied().collect()))
+        .collect();
+    let mut problems = Vec::new();
+    for name in &ours {
+        if !allowed.contains_key(name) {
+            problems.push(format!(
+                "{name} is not in the layering table of this test: add it"
+            ));
+        }
+    }
+    for package in packages {
+        let name = package["name"].as_str().unwrap();
+        for dependency in package["dependencies"].as_array().unwrap() {
+            let target = dependency["name"].as_str().unwrap();
+            if !ours.contains(target) {
+                continue;
+            }
+            let kind = dependency["kind"].as_str().unwrap_or("normal");
+            if kind == "dev" {
+                if DEV_FORBIDDEN.contains(&target) && name != target {
+                    problems.push(format!("{name} has a dev-dependency on {target}"));
+                }
+                continue;
+            }
+            if !allowed.get(name).is_some_and(|deps| deps.contains(target)) {
+                problems.push(format!("{name} -> {target} is not allowed by the layering"));
+            }
+            let optional = dependency["optional"].as_bool().unwrap_or(false);
+            if OPTIONAL_ONLY.contains(&(name, target)) && !optional {
+                problems.push(format!(
+                    "{name} -> {target} must be optional (behind a feature)"
+                ));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "forbidden dependency edges:\n  {}",
+        problems.join("\n  ")
+    );
+}
