@@ -60,3 +60,8 @@ pub use decide::{Advisor, AdvisorSettings, Candidate, Choice, JointChoice, Step}
 pub use error::{AdaptError, Result};
 pub use machine::MachineDescription;
 pub use profile::WorkloadProfile;
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

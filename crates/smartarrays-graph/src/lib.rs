@@ -57,3 +57,8 @@ pub use graph::{ArrayMemory, Csr, Graph, MemoryReport, VariantMemory};
 pub use options::{ArrayClass, GraphOptions, Keep, Variant, Width};
 pub use plain::PlainGraph;
 pub use progress::Progress;
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
