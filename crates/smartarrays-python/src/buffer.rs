@@ -237,3 +237,37 @@ pub fn new_numpy_u64<'py>(
     drop(view);
     Ok(array)
 }
+
+/// Copies a C-contiguous buffer of native-order 64-bit unsigned words (a numpy uint64 array, or
+/// `bytes` / a pickle buffer viewed as uint64 by the caller) into a vector.
+pub fn copy_u64_words(buffer: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
+    let view = PyUntypedBuffer::get(buffer)?;
+    let format = view.format();
+    let unsigned_64 = view.item_size() == 8
+        && matches!(
+            format.to_bytes(),
+            b"Q" | b"L" | b"=Q" | b"<Q" | b"@Q" | b"=L" | b"<L" | b"@L"
+        );
+    if !unsigned_64 || !view.is_c_contiguous() {
+        return Err(PyTypeError::new_err(format!(
+            "packed words must be a contiguous buffer of uint64 (format {:?}, {} bytes per item)",
+            format.to_string_lossy(),
+            view.item_size()
+        )));
+    }
+    let count = view.item_count();
+    let mut words = vec![0u64; count];
+    if count > 0 {
+        // SAFETY: the buffer holds `count` items of 8 bytes, C-contiguous (checked above), and
+        // `view` keeps it alive and unchanged for the copy; the destination is a fresh vector of
+        // exactly that many words. read_unaligned-style byte copy: no alignment is assumed.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                view.buf_ptr().cast::<u8>(),
+                words.as_mut_ptr().cast::<u8>(),
+                count * 8,
+            )
+        };
+    }
+    Ok(words)
+}

@@ -24,6 +24,7 @@ pub fn to_py(error: Error) -> PyErr {
         | Error::InvalidTopology(_)
         | Error::InvalidPlacement(_)
         | Error::InvalidCompression(_)
+        | Error::PackedLengthMismatch { .. }
         | Error::InvalidRuntime(_) => PyValueError::new_err(message),
         _ => PyRuntimeError::new_err(message),
     }

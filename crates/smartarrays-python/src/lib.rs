@@ -113,6 +113,31 @@ fn kernel_level() -> &'static str {
     smartarrays::codec::detected_level().name()
 }
 
+/// _from_packed(words, length, bits, placement) -> SmartArray
+///
+/// Rebuilds a pickled smart array from its packed words (any buffer of them: a numpy uint64
+/// array, bytes, a pickle buffer) without decoding them in Python. Used by `pickle`.
+#[pyfunction]
+#[pyo3(name = "_from_packed")]
+fn from_packed(
+    py: Python<'_>,
+    words: &Bound<'_, PyAny>,
+    length: usize,
+    bits: u32,
+    placement: &str,
+) -> PyResult<PySmartArray> {
+    let numpy = py.import("numpy")?;
+    let as_words = numpy.call_method1("frombuffer", (words, numpy.getattr("uint64")?))?;
+    let words = buffer::copy_u64_words(&as_words)?;
+    let options = smartarrays::ArrayOptions::new()
+        .placement(input::placement(placement)?)
+        .runtime(runtime::resolve(None)?);
+    let array = py
+        .detach(|| smartarrays::SmartArray::from_packed_words(length, bits, &words, &options))
+        .py_err()?;
+    Ok(PySmartArray::new(array))
+}
+
 #[pymodule]
 #[pyo3(name = "_native")]
 fn native(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -122,6 +147,7 @@ fn native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(table::table, module)?)?;
     module.add_function(wrap_pyfunction!(array, module)?)?;
     module.add_function(wrap_pyfunction!(zeros, module)?)?;
+    module.add_function(wrap_pyfunction!(from_packed, module)?)?;
     module.add_function(wrap_pyfunction!(topology, module)?)?;
     module.add_function(wrap_pyfunction!(set_threads, module)?)?;
     module.add_function(wrap_pyfunction!(get_threads, module)?)?;

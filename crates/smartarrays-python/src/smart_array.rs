@@ -44,8 +44,8 @@ pub fn build_array(
     input::build(py, values, &options).map(PySmartArray::new)
 }
 
-/// What `__reduce__` returns: the constructor and its arguments (values, placement, bits).
-type Reduced<'py> = (Bound<'py, PyAny>, (Bound<'py, PyAny>, String, u32));
+/// What `__reduce_ex__` returns: `_from_packed` and its arguments (words, length, bits, placement).
+type Reduced<'py> = (Bound<'py, PyAny>, (Bound<'py, PyAny>, usize, u32, String));
 
 /// Which threads run a reduction.
 enum Workers {
@@ -338,15 +338,33 @@ impl PySmartArray {
         }
     }
 
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+    /// Pickling ships the packed words, not decoded values: `(_from_packed, (words, len, bits,
+    /// placement))`. With protocol 5 the words travel as a `pickle.PickleBuffer`, so
+    /// `pickle.dumps(a, protocol=5, buffer_callback=...)` can send them out of band without a
+    /// copy into the pickle. The receiver builds the array with the same width and placement.
+    fn __reduce_ex__<'py>(&self, py: Python<'py>, protocol: i64) -> PyResult<Reduced<'py>> {
         let array = self.shared();
-        let constructor = py.import("smartarrays")?.getattr("array")?;
+        let bytes = array.local().packed_bytes();
+        let words = new_numpy_u64(py, bytes.len() / 8, |out| {
+            for (slot, chunk) in out.iter_mut().zip(bytes.chunks_exact(8)) {
+                let mut word = [0u8; 8];
+                word.copy_from_slice(chunk);
+                *slot = u64::from_le_bytes(word);
+            }
+        })?;
+        let words = if protocol >= 5 {
+            py.import("pickle")?.getattr("PickleBuffer")?.call1((words,))?
+        } else {
+            words
+        };
+        let constructor = py.import("smartarrays._native")?.getattr("_from_packed")?;
         Ok((
             constructor,
             (
-                self.to_numpy(py)?,
-                array.placement().to_string(),
+                words,
+                array.len(),
                 array.bits(),
+                array.placement().to_string(),
             ),
         ))
     }

@@ -48,6 +48,19 @@ pub enum Error {
         /// Capacity given.
         given: usize,
     },
+    /// Packed words handed to [`crate::SmartArray::from_packed_words`] are not exactly the
+    /// words `len` values of `bits` bits fill.
+    #[error("{len} values of {bits} bits fill {expected} packed words, but {given} were given")]
+    PackedLengthMismatch {
+        /// Values.
+        len: usize,
+        /// Bits per value.
+        bits: u32,
+        /// Words they fill: `ceil(len * bits / 64)`.
+        expected: usize,
+        /// Words given.
+        given: usize,
+    },
     /// "Auto" placement or compression could not be resolved (no advisor installed, or its
     /// answer was unusable).
     #[error("cannot resolve auto configuration: {0}")]

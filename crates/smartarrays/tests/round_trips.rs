@@ -470,3 +470,43 @@ fn many_threads_read_one_array_at_once() {
         });
     }
 }
+
+#[test]
+fn packed_words_rebuild_the_same_array_at_every_width_and_placement() {
+    for bits in 1..=64u32 {
+        for len in [0usize, 1, 63, 64, 65, 1023, 1025] {
+            let values = reference(len, bits, 3);
+            let options = ArrayOptions::new().bits(bits).runtime(runtime());
+            let array = SmartArray::from_slice(&values, &options).unwrap();
+            let words: Vec<u64> = array
+                .local()
+                .packed_bytes()
+                .chunks(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            assert_eq!(words.len(), (len * bits as usize).div_ceil(64));
+            for placement in Placement::all(two_node_runtime().topology()) {
+                let target = ArrayOptions::new()
+                    .placement(placement.clone())
+                    .runtime(two_node_runtime());
+                let copy = SmartArray::from_packed_words(len, bits, &words, &target).unwrap();
+                assert_eq!(
+                    (copy.bits(), copy.to_vec()),
+                    (bits, values.clone()),
+                    "{bits} {len} {placement}"
+                );
+            }
+            // One word too many or too few is refused, naming both counts.
+            let mut longer = words.clone();
+            longer.push(0);
+            assert!(matches!(
+                SmartArray::from_packed_words(len, bits, &longer, &options),
+                Err(Error::PackedLengthMismatch { given, expected, .. }) if given == expected + 1
+            ));
+        }
+    }
+    assert!(matches!(
+        SmartArray::from_packed_words(10, 65, &[0; 11], &ArrayOptions::new()),
+        Err(Error::InvalidBitWidth(65))
+    ));
+}

@@ -1,6 +1,6 @@
 # Type stubs of the native module smartarrays._native (implemented in Rust, src/*.rs).
 from collections.abc import Iterable, Iterator
-from typing import Any, Literal, TypedDict, final, overload
+from typing import Any, Literal, SupportsIndex, TypedDict, final, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -17,6 +17,7 @@ __all__ = [
     "set_threads",
     "get_threads",
     "kernel_level",
+    "_from_packed",
     "__version__",
 ]
 
@@ -149,7 +150,7 @@ class SmartArray:
         >>> pa.chunked_array(sa.array([1, 2, 3], bits=2)).to_pylist()
         [1, 2, 3]
         """
-    def __reduce__(self) -> tuple[Any, ...]: ...
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]: ...
 
 @final
 class SmartArrayIterator(Iterator[int]):
@@ -216,6 +217,8 @@ def table(columns: dict[str, SmartArray], chunk_values: int = 0) -> SmartTable:
 
 def zeros(length: int, bits: int, placement: str = "interleaved", threads: int | None = None) -> SmartArray: ...
 def topology() -> _TopologyInfo: ...
+def _from_packed(words: Any, length: int, bits: int, placement: str) -> SmartArray:
+    """Rebuilds a pickled smart array from its packed words (used by pickle)."""
 def set_threads(threads: int | None) -> None:
     """Worker count for arrays built from now on (None: one per CPU, or SMARTARRAYS_THREADS)."""
 def get_threads() -> int: ...

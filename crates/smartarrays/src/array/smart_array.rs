@@ -187,6 +187,52 @@ impl SmartArray {
         })
     }
 
+    /// Builds an array of `len` values at `bits` bits from the packed words of another (as
+    /// [`ArrayView::packed_bytes`] gives them, viewed as words: exactly `ceil(len * bits / 64)`),
+    /// placed by `options` (whose width is replaced by `bits`). Used to move arrays between
+    /// processes without decoding them (Python's pickling ships these words). Bits past the last
+    /// value are ignored.
+    ///
+    /// # Example
+    /// ```
+    /// use smartarrays::{ArrayOptions, SmartArray};
+    /// let array = SmartArray::from_fn(100, &ArrayOptions::new().bits(7), |i| i as u64).unwrap();
+    /// let bytes = array.local().packed_bytes();
+    /// let words: Vec<u64> = bytes.chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+    /// let copy = SmartArray::from_packed_words(100, 7, &words, &ArrayOptions::new()).unwrap();
+    /// assert_eq!(copy.to_vec(), array.to_vec());
+    /// ```
+    pub fn from_packed_words(
+        len: usize,
+        bits: u32,
+        words: &[u64],
+        options: &ArrayOptions,
+    ) -> Result<SmartArray> {
+        codec::check_bits(bits)?;
+        let expected = len
+            .checked_mul(bits as usize)
+            .map(|total| total.div_ceil(64))
+            .ok_or(Error::AllocationFailed {
+                bytes: u64::MAX,
+                reason: format!("{len} values of {bits} bits overflow the address space"),
+            })?;
+        if words.len() != expected {
+            return Err(Error::PackedLengthMismatch {
+                len,
+                bits,
+                expected,
+                given: words.len(),
+            });
+        }
+        // The decoders may read a vector past the last value: give them the padding.
+        let mut padded = Vec::with_capacity(expected + codec::PADDING_WORDS);
+        padded.extend_from_slice(words);
+        padded.resize(expected + codec::PADDING_WORDS, 0);
+        SmartArray::from_batches(len, &options.clone().bits(bits), |range, out| {
+            codec::unpack_range(&padded, bits, range.start, out);
+        })
+    }
+
     /// Builds an array from an iterator (collected first, since the width and length must be
     /// known before packing).
     pub fn from_iter_with(
