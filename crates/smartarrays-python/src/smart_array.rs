@@ -353,7 +353,9 @@ impl PySmartArray {
             }
         })?;
         let words = if protocol >= 5 {
-            py.import("pickle")?.getattr("PickleBuffer")?.call1((words,))?
+            py.import("pickle")?
+                .getattr("PickleBuffer")?
+                .call1((words,))?
         } else {
             words
         };
