@@ -7,7 +7,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use pyo3::exceptions::{PyBufferError, PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyInt, PySlice, PyTuple};
+use pyo3::types::{PyDict, PyFloat, PyInt, PySlice, PyString, PyTuple};
 use smartarrays::array::PARALLEL_BATCH;
 use smartarrays::{codec, ArrayOptions, Runtime, SmartArray};
 
@@ -97,6 +97,18 @@ fn fold_chunks<T: Send>(
     }
 }
 
+/// numpy's answer to an index that is not one: IndexError naming the type.
+fn not_an_index(key: &Bound<'_, PyAny>) -> PyErr {
+    let type_name = key
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "object".into());
+    PyIndexError::new_err(format!(
+        "only integers, slices (`:`) and integer or boolean arrays are valid indices, not {type_name}"
+    ))
+}
+
 fn min_max(a: Option<(u64, u64)>, b: Option<(u64, u64)>) -> Option<(u64, u64)> {
     match (a, b) {
         (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.max(b.1))),
@@ -156,6 +168,9 @@ impl PySmartArray {
         let mut indices = numpy.call_method1("asarray", (key,))?;
         let kind: String = indices.getattr("dtype")?.getattr("kind")?.extract()?;
         let ndim: usize = indices.getattr("ndim")?.extract()?;
+        if ndim == 0 {
+            return Err(not_an_index(key));
+        }
         if ndim != 1 {
             return Err(PyIndexError::new_err(format!(
                 "index arrays must be one-dimensional, got {ndim} dimensions"
@@ -195,11 +210,10 @@ impl PySmartArray {
             }
             resolved.push(index as usize);
         }
+        // The core's batched gather (one check, prefetching reads); indices are in range.
         new_numpy_u64(py, resolved.len(), |out| {
-            let view = array.local();
-            for (slot, &index) in out.iter_mut().zip(&resolved) {
-                *slot = view.value(index);
-            }
+            let gathered = array.get_many(&resolved, out);
+            debug_assert!(gathered.is_ok());
         })
     }
 }
@@ -268,25 +282,97 @@ impl PySmartArray {
                 "smart arrays are one-dimensional: use a single index or slice",
             ));
         }
+        if key.is_none() || key.is_instance_of::<PyFloat>() || key.is_instance_of::<PyString>() {
+            return Err(not_an_index(key));
+        }
         Self::take(py, array, key)
     }
 
     /// `a[i] = value` writes one value into every replica; a value wider than the array's
-    /// bits raises ValueError and writes nothing.
-    fn __setitem__(&self, index: isize, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// bits raises ValueError and writes nothing. While another thread scans the array or an
+    /// Arrow export holds it, the write is refused with BufferError (`a.set(i, v, timeout=s)`
+    /// waits instead). Slice and fancy assignment are not supported (TypeError).
+    fn __setitem__(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        self.set(py, key, value, None)
+    }
+
+    /// set(index, value, timeout=None): `a[index] = value`, but when the array is shared (a
+    /// scan in another thread, an Arrow export) waits up to `timeout` seconds for it to be free
+    /// (None: refuse at once with BufferError, like `a[i] = v`).
+    #[pyo3(signature = (index, value, timeout = None))]
+    fn set(
+        &self,
+        py: Python<'_>,
+        index: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+        timeout: Option<f64>,
+    ) -> PyResult<()> {
+        if index.is_none()
+            || index.is_instance_of::<PyFloat>()
+            || index.is_instance_of::<PyString>()
+        {
+            return Err(not_an_index(index));
+        }
+        if index.is_instance_of::<PySlice>() || index.hasattr("__len__")? {
+            return Err(PyTypeError::new_err(
+                "slice and fancy assignment (a[0:3] = ..., a[[0, 1]] = 5) are not supported: \
+                 write one value at a time (a[i] = v), or build a new array with smartarrays.array(...)",
+            ));
+        }
+        let index: isize = match index.extract() {
+            Ok(i) => i,
+            Err(_) if index.is_instance_of::<PyInt>() => {
+                return Err(PyIndexError::new_err(format!(
+                    "index {index} is out of range for an array of length {}",
+                    self.shared().len()
+                )))
+            }
+            Err(_) => return Err(not_an_index(index)),
+        };
         let value: u64 = value.extract().map_err(|_| match value.extract::<i128>() {
             Ok(v) => PyValueError::new_err(format!(
                 "value {v} is outside 0 to 2**64-1: smart arrays hold unsigned integers"
             )),
             Err(_) => PyTypeError::new_err("smart array values must be integers"),
         })?;
-        let mut guard = self.inner.write().unwrap_or_else(PoisonError::into_inner);
-        let len = guard.len();
-        let index = Self::normalize(len, index)?;
-        let array = Arc::get_mut(&mut guard).ok_or_else(|| {
-            PyBufferError::new_err("the array cannot be changed while it is shared (by an Arrow export or a scan in another thread)")
-        })?;
-        array.set(index, value).py_err()
+        if let Some(t) = timeout {
+            if !(t >= 0.0 && t.is_finite()) {
+                return Err(PyValueError::new_err(format!(
+                    "timeout={t} is invalid: give seconds >= 0, or None"
+                )));
+            }
+        }
+        let deadline =
+            timeout.map(|t| std::time::Instant::now() + std::time::Duration::from_secs_f64(t));
+        let mut pause = std::time::Duration::from_micros(50);
+        loop {
+            {
+                let mut guard = self.inner.write().unwrap_or_else(PoisonError::into_inner);
+                let len = guard.len();
+                let index = Self::normalize(len, index)?;
+                if let Some(array) = Arc::get_mut(&mut guard) {
+                    return array.set(index, value).py_err();
+                }
+            }
+            // Shared: wait (without the lock or the GIL, so readers can finish) or refuse.
+            match deadline {
+                Some(deadline) if std::time::Instant::now() < deadline => {
+                    py.detach(|| std::thread::sleep(pause));
+                    pause = (pause * 2).min(std::time::Duration::from_millis(10));
+                }
+                _ => {
+                    return Err(PyBufferError::new_err(
+                        "the array cannot be changed while it is shared (by an Arrow export or a \
+                         scan in another thread); a.set(i, v, timeout=seconds) waits for it",
+                    ))
+                }
+            }
+        }
     }
 
     fn __iter__(slf: Bound<'_, Self>) -> SmartArrayIterator {
