@@ -144,18 +144,24 @@ public final class ChunkCursor implements AutoCloseable {
         if (inPlace) {
             current = source.asSlice(next * Long.BYTES, (long) take * Long.BYTES);
         } else if (decodeToHeap) {
+            long stamp = array.readLock(); // no set may change the packed words while they decode
             try {
                 Native.check((int) Native.ARRAY_UNPACK_AHEAD_HEAP.invokeExact(handle, next, heapSegment, (long) take, prefetchDistance));
             } catch (Throwable t) {
                 throw noChunk(t);
+            } finally {
+                array.readUnlock(stamp);
             }
             inHeap = true;
             currentInHeap = true;
         } else {
+            long stamp = array.readLock();
             try {
                 Native.check((int) Native.ARRAY_UNPACK_AHEAD.invokeExact(handle, next, source, (long) take, prefetchDistance));
             } catch (Throwable t) {
                 throw noChunk(t);
+            } finally {
+                array.readUnlock(stamp);
             }
             current = take == chunkValues ? source : source.asSlice(0, (long) take * Long.BYTES);
         }

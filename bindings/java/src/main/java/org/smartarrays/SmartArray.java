@@ -12,8 +12,11 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.StampedLock;
 
 /**
  * An array of unsigned 64-bit integers stored in {@link #bits()} bits each, in native memory
@@ -22,7 +25,7 @@ import java.util.OptionalLong;
  * {@link Long#toUnsignedString(long)} and {@link Long#compareUnsigned(long, long)}).
  *
  * <pre>{@code
- * try (SmartArray array = SmartArray.of(new long[] {3, 1, 4, 1, 5}, Placement.interleaved(), SmartArray.AUTO_BITS)) {
+ * try (SmartArray array = SmartArray.of(new long[] {3, 1, 4, 1, 5}, Placement.interleaved(), SmartArray.MINIMAL_BITS)) {
  *     assert array.bits() == 3;          // 5 fits in 3 bits
  *     assert array.get(2) == 4;
  *     assert array.sum() == 14;
@@ -37,15 +40,27 @@ import java.util.OptionalLong;
  * }</pre>
  *
  * <p>Thread safety: reads ({@code get}, sums, cursors, segments) may run on any number of threads
- * at once; {@link #set(long, long)} must not run at the same time as any other call on the same
- * array. {@link #close()} fails with {@link IllegalStateException} while another thread is inside
+ * at once. {@link #set(long, long)} is guarded: while another thread reads the array (get, sums,
+ * unpack, a compressed cursor's chunk), it throws {@link IllegalStateException} instead of letting the
+ * reader see a half-written value; {@link #set(long, long, Duration)} waits for the readers instead. {@link #close()} fails with {@link IllegalStateException} while another thread is inside
  * a native call on the array, and every use after close fails with {@link IllegalStateException}
  * instead of touching freed memory.
  */
 @SuppressWarnings("restricted") // handles and raw values get their size and lifetime from the C ABI's contract
 public final class SmartArray implements AutoCloseable {
-    /** Width argument that asks for the fewest bits that hold the largest value. */
-    public static final int AUTO_BITS = 0;
+    /** Width argument that asks for the fewest bits that hold the largest value ("minimal"). */
+    public static final int MINIMAL_BITS = 0;
+
+    /**
+     * The old name of {@link #MINIMAL_BITS}: 0 asks for the fewest bits, not for the advisor's "auto".
+     *
+     * @deprecated use {@link #MINIMAL_BITS}; the name "auto" means the advisor's choice in every language
+     */
+    @Deprecated
+    public static final int AUTO_BITS = MINIMAL_BITS;
+
+    /** Readers hold it shared for the length of their native call; {@link #set} takes it exclusively. */
+    private final StampedLock access = new StampedLock();
 
     private static final Cleaner CLEANER = Cleaner.create();
 
@@ -88,7 +103,7 @@ public final class SmartArray implements AutoCloseable {
      * @return the new array
      */
     public static SmartArray of(long... values) {
-        return of(values, Placement.osDefault(), AUTO_BITS);
+        return of(values, Placement.osDefault(), MINIMAL_BITS);
     }
 
     /**
@@ -96,7 +111,7 @@ public final class SmartArray implements AutoCloseable {
      *
      * @param values the values (read as unsigned)
      * @param placement where the memory goes
-     * @param bits the width, 1..64, or {@link #AUTO_BITS}
+     * @param bits the width, 1..64, or {@link #MINIMAL_BITS}
      * @return the new array
      * @throws SmartArrayException when a value does not fit the width ({@code VALUE_TOO_WIDE}, naming the
      *     first such index), the width or placement is invalid, or memory runs out
@@ -115,7 +130,7 @@ public final class SmartArray implements AutoCloseable {
      *
      * @param values a native segment holding {@code byteSize() / 8} values in native byte order
      * @param placement where the memory goes
-     * @param bits the width, 1..64, or {@link #AUTO_BITS}
+     * @param bits the width, 1..64, or {@link #MINIMAL_BITS}
      * @return the new array
      * @throws IllegalArgumentException when the segment is on the Java heap or not a whole number of values
      * @throws SmartArrayException as for {@link #of(long[], Placement, int)}
@@ -123,6 +138,7 @@ public final class SmartArray implements AutoCloseable {
     public static SmartArray of(MemorySegment values, Placement placement, int bits) {
         Objects.requireNonNull(values, "values");
         Objects.requireNonNull(placement, "placement");
+        checkBits(bits);
         if (!values.isNative()) {
             throw new IllegalArgumentException("values must be a native segment; use of(long[], ...) for Java arrays");
         }
@@ -145,12 +161,13 @@ public final class SmartArray implements AutoCloseable {
      *
      * @param length the number of values
      * @param placement where the memory goes
-     * @param bits the width, 1..64 ({@link #AUTO_BITS} gives 1 bit)
+     * @param bits the width, 1..64 ({@link #MINIMAL_BITS} gives 1 bit)
      * @return the new array
      * @throws SmartArrayException for an invalid width or placement, or when memory runs out
      */
     public static SmartArray zeros(long length, Placement placement, int bits) {
         Objects.requireNonNull(placement, "placement");
+        checkBits(bits);
         if (length < 0) {
             throw new IllegalArgumentException("length must not be negative, got " + length);
         }
@@ -191,6 +208,8 @@ public final class SmartArray implements AutoCloseable {
      * @throws SmartArrayException {@code INDEX_OUT_OF_RANGE} past the end
      */
     public long get(long index) {
+        checkNotNegative(index, "index");
+        long stamp = access.readLock();
         try {
             MemorySegment slot = SCRATCH.get();
             int status = (int) Native.ARRAY_GET.invokeExact(handle, index, slot);
@@ -201,25 +220,87 @@ public final class SmartArray implements AutoCloseable {
         } catch (Throwable t) {
             throw Native.rethrow(t);
         } finally {
+            access.unlockRead(stamp);
             Reference.reachabilityFence(this);
         }
     }
 
     /**
-     * Sets value {@code index} (in every replica). Must not run at the same time as another call on this array.
+     * Sets value {@code index} (in every replica), refusing while another thread reads the array.
      *
      * @param index 0-based index
      * @param value the value, read as unsigned
      * @throws SmartArrayException {@code INDEX_OUT_OF_RANGE}, {@code VALUE_TOO_WIDE} (nothing is written), or
      *     {@code BUSY} while an Arrow export shares the array
+     * @throws IllegalStateException while another thread reads the array (use {@link #set(long, long, Duration)})
+     * @throws IndexOutOfBoundsException for a negative index
      */
     public void set(long index, long value) {
+        checkNotNegative(index, "index");
+        long stamp = access.tryWriteLock();
+        if (stamp == 0) {
+            throw new IllegalStateException(
+                    "set while another thread reads this array: refused so no reader sees a half-written value; "
+                            + "set(index, value, timeout) waits for the readers");
+        }
+        write(stamp, index, value);
+    }
+
+    /**
+     * Sets value {@code index} (in every replica), waiting up to {@code timeout} for other threads' reads to end.
+     *
+     * @param index 0-based index
+     * @param value the value, read as unsigned
+     * @param timeout how long to wait for readers
+     * @throws IllegalStateException when readers still hold the array after {@code timeout}
+     * @throws SmartArrayException as for {@link #set(long, long)}
+     */
+    public void set(long index, long value, Duration timeout) {
+        checkNotNegative(index, "index");
+        Objects.requireNonNull(timeout, "timeout");
+        long stamp;
+        try {
+            stamp = access.tryWriteLock(Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting to set", e);
+        }
+        if (stamp == 0) {
+            throw new IllegalStateException("other threads still read this array after " + timeout + "; nothing was written");
+        }
+        write(stamp, index, value);
+    }
+
+    private void write(long stamp, long index, long value) {
         try {
             Native.check((int) Native.ARRAY_SET.invokeExact(handle, index, value));
         } catch (Throwable t) {
             throw Native.rethrow(t);
         } finally {
+            access.unlockWrite(stamp);
             Reference.reachabilityFence(this);
+        }
+    }
+
+    /** Runs a read with the access lock held shared (package-private: the cursor's compressed chunks use it). */
+    long readLock() {
+        return access.readLock();
+    }
+
+    void readUnlock(long stamp) {
+        access.unlockRead(stamp);
+    }
+
+    private static void checkNotNegative(long index, String name) {
+        if (index < 0) {
+            throw new IndexOutOfBoundsException(name + " " + index + " is negative");
+        }
+    }
+
+    /** A negative width would reach C as a huge unsigned number: refuse it here, naming it (65.. the library refuses). */
+    private static void checkBits(int bits) {
+        if (bits < 0) {
+            throw new IllegalArgumentException("bits must be 1..64, or MINIMAL_BITS (0), got " + bits);
         }
     }
 
@@ -241,6 +322,9 @@ public final class SmartArray implements AutoCloseable {
      * @throws SmartArrayException {@code RANGE_OUT_OF_BOUNDS} for a reversed range or one past the end
      */
     public long sumRange(long start, long end) {
+        checkNotNegative(start, "start");
+        checkNotNegative(end, "end");
+        long stamp = access.readLock();
         try {
             MemorySegment slot = SCRATCH.get();
             Native.check((int) Native.ARRAY_SUM_RANGE.invokeExact(handle, start, end, slot));
@@ -248,6 +332,7 @@ public final class SmartArray implements AutoCloseable {
         } catch (Throwable t) {
             throw Native.rethrow(t);
         } finally {
+            access.unlockRead(stamp);
             Reference.reachabilityFence(this);
         }
     }
@@ -263,6 +348,7 @@ public final class SmartArray implements AutoCloseable {
     }
 
     private OptionalLong reduce(java.lang.invoke.MethodHandle function) {
+        long stamp = access.readLock();
         try {
             MemorySegment slot = SCRATCH.get();
             int status = (int) function.invokeExact(handle, slot);
@@ -274,6 +360,7 @@ public final class SmartArray implements AutoCloseable {
         } catch (Throwable t) {
             throw Native.rethrow(t);
         } finally {
+            access.unlockRead(stamp);
             Reference.reachabilityFence(this);
         }
     }
@@ -289,7 +376,9 @@ public final class SmartArray implements AutoCloseable {
      */
     public void unpack(long start, long[] destination, int offset, int count) {
         Objects.checkFromIndexSize(offset, count, destination.length);
+        checkNotNegative(start, "start");
         MemorySegment target = MemorySegment.ofArray(destination);
+        long stamp = access.readLock();
         try {
             int done = 0;
             do {
@@ -301,6 +390,7 @@ public final class SmartArray implements AutoCloseable {
         } catch (Throwable t) {
             throw Native.rethrow(t);
         } finally {
+            access.unlockRead(stamp);
             Reference.reachabilityFence(this);
         }
     }

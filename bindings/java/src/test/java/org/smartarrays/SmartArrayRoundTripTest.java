@@ -86,7 +86,7 @@ class SmartArrayRoundTripTest {
             Placement placement = placements.get(random.nextInt(placements.size()));
             long[] values = Reference.values(length, bits, random.nextLong());
             String what = length + " values at " + bits + " bits, " + placement;
-            try (SmartArray array = SmartArray.of(values, placement, random.nextBoolean() ? bits : SmartArray.AUTO_BITS)) {
+            try (SmartArray array = SmartArray.of(values, placement, random.nextBoolean() ? bits : SmartArray.MINIMAL_BITS)) {
                 assertArrayEquals(values, array.toArray(), what);
                 int start = length == 0 ? 0 : random.nextInt(length);
                 int end = start + (length == start ? 0 : random.nextInt(length - start + 1));
@@ -109,7 +109,7 @@ class SmartArrayRoundTripTest {
     @ValueSource(ints = {1, 7, 32, 33, 63, 64})
     void automaticWidthIsTheFewestBitsForTheLargestValue(int bits) {
         long[] values = Reference.values(777, bits, bits);
-        try (SmartArray array = SmartArray.of(values, Placement.osDefault(), SmartArray.AUTO_BITS)) {
+        try (SmartArray array = SmartArray.of(values, Placement.osDefault(), SmartArray.MINIMAL_BITS)) {
             assertEquals(bits, array.bits());
             assertEquals(Reference.bitsNeeded(values), array.bits());
             assertArrayEquals(values, array.toArray());
