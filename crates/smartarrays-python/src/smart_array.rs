@@ -8,8 +8,8 @@ use std::sync::{Arc, PoisonError, RwLock};
 use pyo3::exceptions::{PyBufferError, PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyInt, PySlice, PyString, PyTuple};
-use smartarrays::array::PARALLEL_BATCH;
-use smartarrays::{codec, ArrayOptions, Runtime, SmartArray};
+use smartarrays::array::Threads;
+use smartarrays::{ArrayOptions, SmartArray};
 
 use crate::buffer::new_numpy_u64;
 use crate::errors::IntoPy;
@@ -47,54 +47,14 @@ pub fn build_array(
 /// What `__reduce_ex__` returns: `_from_packed` and its arguments (words, length, bits, placement).
 type Reduced<'py> = (Bound<'py, PyAny>, (Bound<'py, PyAny>, usize, u32, String));
 
-/// Which threads run a reduction.
-enum Workers {
-    /// The array's own runtime, in parallel.
-    Array,
-    /// The calling thread only.
-    Calling,
-    /// A runtime of a chosen size.
-    Pool(Arc<Runtime>),
-}
-
-impl Workers {
-    fn from_threads(threads: Option<i64>) -> PyResult<Workers> {
-        Ok(match runtime::check_threads(threads)? {
-            None => Workers::Array,
-            Some(1) => Workers::Calling,
-            Some(n) => Workers::Pool(runtime::with_threads(n)?),
-        })
-    }
-}
-
-/// Folds decoded chunks of the whole array with the chosen workers.
-fn fold_chunks<T: Send>(
-    array: &SmartArray,
-    workers: &Workers,
-    identity: impl Fn() -> T + Sync,
-    fold: impl Fn(T, &[u64]) -> T + Sync,
-    combine: impl Fn(T, T) -> T,
-) -> T {
-    let fold_range =
-        |accumulator: T, view: smartarrays::ArrayView<'_>, range: std::ops::Range<usize>| {
-            let mut accumulator = Some(accumulator);
-            let visited = view.for_each_chunk(range, |_, values| {
-                accumulator = accumulator.take().map(|a| fold(a, values))
-            });
-            debug_assert!(visited.is_ok());
-            accumulator.unwrap_or_else(&identity)
-        };
-    match workers {
-        Workers::Array => array.par_map_reduce(&identity, |a, _, values| fold(a, values), combine),
-        Workers::Calling => fold_range(identity(), array.local(), 0..array.len()),
-        Workers::Pool(pool) => pool.map_reduce(
-            0..array.len(),
-            PARALLEL_BATCH,
-            &identity,
-            |a, worker, range| fold_range(a, array.for_worker(worker), range),
-            combine,
-        ),
-    }
+/// The core's choice of threads for a `threads=` argument: None = the array's runtime, 1 = the
+/// calling thread, n = a runtime of n workers.
+fn threads_for(threads: Option<i64>) -> PyResult<Threads> {
+    Ok(match runtime::check_threads(threads)? {
+        None => Threads::Array,
+        Some(1) => Threads::Calling,
+        Some(n) => Threads::Runtime(runtime::with_threads(n)?),
+    })
 }
 
 /// numpy's answer to an index that is not one: IndexError naming the type.
@@ -107,13 +67,6 @@ fn not_an_index(key: &Bound<'_, PyAny>) -> PyErr {
     PyIndexError::new_err(format!(
         "only integers, slices (`:`) and integer or boolean arrays are valid indices, not {type_name}"
     ))
-}
-
-fn min_max(a: Option<(u64, u64)>, b: Option<(u64, u64)>) -> Option<(u64, u64)> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.max(b.1))),
-        (a, b) => a.or(b),
-    }
 }
 
 /// A smart array: unsigned integers bit-packed at `bits` bits each, in memory placed on NUMA
@@ -424,6 +377,76 @@ impl PySmartArray {
         }
     }
 
+    /// numpy's function protocol (NEP 18): `np.sum`, `np.mean`, `np.max`/`np.amax` and
+    /// `np.min`/`np.amin` of a smart array run in the Rust core (with numpy's signatures: `axis`
+    /// None, 0 or -1, `keepdims` false, no `dtype`, `out`, `initial` or `where`); every other numpy
+    /// function, and those with other arguments, gets the decoded values (a copy) instead.
+    fn __array_function__<'py>(
+        slf: &Bound<'py, Self>,
+        func: &Bound<'py, PyAny>,
+        types: &Bound<'py, PyAny>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: &Bound<'py, PyDict>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let _ = types;
+        let py = slf.py();
+        let name: String = func.getattr("__name__")?.extract()?;
+        let simple_arguments = args.len() == 1
+            && args.get_item(0)?.is(slf)
+            && kwargs.iter().all(|(key, value)| {
+                let key: String = key.extract().unwrap_or_default();
+                match key.as_str() {
+                    "axis" => {
+                        value.is_none() || value.extract::<i64>().is_ok_and(|a| a == 0 || a == -1)
+                    }
+                    "keepdims" => !value.is_truthy().unwrap_or(true),
+                    "dtype" | "out" => value.is_none(),
+                    _ => false,
+                }
+            });
+        if simple_arguments {
+            let numpy = py.import("numpy")?;
+            let this = slf.get();
+            let empty = |what: &str| {
+                PyValueError::new_err(format!(
+                    "zero-size array to reduction operation {what} which has no identity"
+                ))
+            };
+            match name.as_str() {
+                "sum" => return numpy.getattr("uint64")?.call1((this.sum(py, None)?,)),
+                "mean" if this.__len__() > 0 => {
+                    return numpy.getattr("float64")?.call1((this.mean(py, None)?,))
+                }
+                "max" | "amax" => {
+                    let (_, max) = this
+                        .min_max(py, None, "max")
+                        .map_err(|_| empty("maximum"))?;
+                    return numpy.getattr("uint64")?.call1((max,));
+                }
+                "min" | "amin" => {
+                    let (min, _) = this
+                        .min_max(py, None, "min")
+                        .map_err(|_| empty("minimum"))?;
+                    return numpy.getattr("uint64")?.call1((min,));
+                }
+                _ => {}
+            }
+        }
+        // Anything else: numpy's own function on the decoded values.
+        let decode = |value: Bound<'py, PyAny>| -> PyResult<Bound<'py, PyAny>> {
+            match value.cast::<PySmartArray>() {
+                Ok(array) => array.get().to_numpy(py),
+                Err(_) => Ok(value),
+            }
+        };
+        let decoded: Vec<Bound<'py, PyAny>> = args.iter().map(decode).collect::<PyResult<_>>()?;
+        let decoded_kwargs = PyDict::new(py);
+        for (key, value) in kwargs.iter() {
+            decoded_kwargs.set_item(key, decode(value)?)?;
+        }
+        func.call(PyTuple::new(py, decoded)?, Some(&decoded_kwargs))
+    }
+
     /// Pickling ships the packed words, not decoded values: `(_from_packed, (words, len, bits,
     /// placement))`. With protocol 5 the words travel as a `pickle.PickleBuffer`, so
     /// `pickle.dumps(a, protocol=5, buffer_callback=...)` can send them out of band without a
@@ -475,27 +498,9 @@ impl PySmartArray {
     /// array's runtime in parallel, `threads=1` on the calling thread, `threads=n` on n workers.
     #[pyo3(signature = (threads = None))]
     fn sum(&self, py: Python<'_>, threads: Option<i64>) -> PyResult<u64> {
-        let workers = Workers::from_threads(threads)?;
+        let threads = threads_for(threads)?;
         let array = self.shared();
-        Ok(py.detach(|| match &workers {
-            Workers::Array => array.par_sum(),
-            Workers::Calling => array.sum(),
-            Workers::Pool(pool) => pool.map_reduce(
-                0..array.len(),
-                PARALLEL_BATCH,
-                || 0u64,
-                |sum, worker, range| {
-                    let words = array.for_worker(worker).packed_words();
-                    sum.wrapping_add(codec::sum_range(
-                        words,
-                        array.bits(),
-                        range.start,
-                        range.end,
-                    ))
-                },
-                u64::wrapping_add,
-            ),
-        }))
+        Ok(py.detach(|| array.reduce(threads).sum()))
     }
 
     /// Smallest value; ValueError when the array is empty.
@@ -519,37 +524,18 @@ impl PySmartArray {
     /// Arithmetic mean as a float, computed from the exact (128-bit) sum; ValueError when empty.
     #[pyo3(signature = (threads = None))]
     fn mean(&self, py: Python<'_>, threads: Option<i64>) -> PyResult<f64> {
-        let workers = Workers::from_threads(threads)?;
+        let threads = threads_for(threads)?;
         let array = self.shared();
-        if array.is_empty() {
-            return Err(PyValueError::new_err("mean() of an empty smart array"));
-        }
-        let total = py.detach(|| {
-            fold_chunks(
-                &array,
-                &workers,
-                || 0u128,
-                |acc, values| acc + values.iter().map(|&v| u128::from(v)).sum::<u128>(),
-                |a, b| a + b,
-            )
-        });
-        Ok(total as f64 / array.len() as f64)
+        py.detach(|| array.reduce(threads).mean())
+            .ok_or_else(|| PyValueError::new_err("mean() of an empty smart array"))
     }
 
     /// Number of values that are not zero.
     #[pyo3(signature = (threads = None))]
     fn count_nonzero(&self, py: Python<'_>, threads: Option<i64>) -> PyResult<usize> {
-        let workers = Workers::from_threads(threads)?;
+        let threads = threads_for(threads)?;
         let array = self.shared();
-        Ok(py.detach(|| {
-            fold_chunks(
-                &array,
-                &workers,
-                || 0usize,
-                |acc, values| acc + values.iter().filter(|&&v| v != 0).count(),
-                |a, b| a + b,
-            )
-        }))
+        Ok(py.detach(|| array.reduce(threads).count_nonzero()))
     }
 
     /// The placement the array was built with: `os`, `node:N`, `interleaved[:N,M]` or
@@ -655,23 +641,10 @@ impl PySmartArray {
 
 impl PySmartArray {
     fn min_max(&self, py: Python<'_>, threads: Option<i64>, what: &str) -> PyResult<(u64, u64)> {
-        let workers = Workers::from_threads(threads)?;
+        let threads = threads_for(threads)?;
         let array = self.shared();
-        let found = py.detach(|| {
-            fold_chunks(
-                &array,
-                &workers,
-                || None,
-                |acc, values| {
-                    let chunk = values.iter().fold(None, |m: Option<(u64, u64)>, &v| {
-                        Some(m.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))))
-                    });
-                    min_max(acc, chunk)
-                },
-                min_max,
-            )
-        });
-        found.ok_or_else(|| PyValueError::new_err(format!("{what}() of an empty smart array")))
+        py.detach(|| array.reduce(threads).minmax())
+            .ok_or_else(|| PyValueError::new_err(format!("{what}() of an empty smart array")))
     }
 }
 

@@ -81,6 +81,8 @@ class SmartArray:
         """``a[index] = value``, waiting up to ``timeout`` seconds while the array is shared."""
     def __iter__(self) -> SmartArrayIterator: ...
     def __array__(self, dtype: npt.DTypeLike | None = None, copy: bool | None = None) -> npt.NDArray[Any]: ...
+    def __array_function__(self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any], /) -> Any:
+        """numpy's functions: sum, mean, max/amax, min/amin in the core; others on the decoded values."""
     def to_numpy(self) -> npt.NDArray[np.uint64]:
         """All values decoded into a new numpy uint64 array.
 
@@ -214,7 +216,16 @@ class SmartTable:
 def table(columns: dict[str, SmartArray], chunk_values: int = 0) -> SmartTable:
     """Several smart arrays of one length as an Arrow table; batches of ``chunk_values`` rows.
 
-    The arrays stay shared with the table (and cannot be written) while it exists.
+    The table refers to the arrays themselves: they can still be written while it exists, and
+    a write shows in the batches exported after it. While an exported Arrow stream of the table
+    is alive, the arrays are shared with it and writes raise BufferError (``a.set(i, v,
+    timeout=...)`` waits).
+
+    >>> import smartarrays as sa
+    >>> a = sa.array([1, 2, 3]); t = sa.table({"a": a})
+    >>> a[0] = 2
+    >>> t.columns, int(t["a"][0])
+    (['a'], 2)
     """
 
 def zeros(length: int, bits: int, placement: str = "interleaved", threads: int | None = None) -> SmartArray: ...
