@@ -6,7 +6,7 @@
 //! Data", EuroSys 2018.
 //!
 //! Layers, lowest first (each module's header says what it owns):
-//! - [`sys`]: the only code that calls the kernel (mmap, mbind, move_pages, affinity);
+//! - `sys` (private): the only code that calls the kernel (mmap, mbind, move_pages, affinity);
 //! - [`topology`]: NUMA nodes, their CPUs and memory;
 //! - [`memory`]: page-aligned regions, placements, placement reports;
 //! - [`codec`]: bit packing at 1..=64 bits with run-time-dispatched SIMD kernels;
@@ -33,7 +33,7 @@ pub mod codec;
 pub mod error;
 pub mod memory;
 pub mod runtime;
-pub mod sys;
+mod sys;
 pub mod topology;
 pub mod workloads;
 

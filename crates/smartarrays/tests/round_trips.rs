@@ -314,7 +314,7 @@ fn bad_nodes_and_impossible_sizes_are_errors() {
 
 #[test]
 fn memory_stays_within_the_packed_size_plus_one_percent_and_a_page_per_replica() {
-    let page = smartarrays::sys::page_size() as f64;
+    let page = smartarrays::memory::page_size() as f64;
     for bits in [1, 3, 10, 31, 33, 50, 63, 64] {
         for len in [0usize, 1, 1000, 1 << 16, 3_000_001] {
             for (placement, runtime) in [

@@ -12,4 +12,9 @@ pub use placement::{
     HUGE_PAGE_THRESHOLD,
 };
 pub use region::Region;
+
+/// Size of a base memory page in bytes, as the kernel reports it.
+pub fn page_size() -> usize {
+    crate::sys::page_size()
+}
 pub use report::{region_page_nodes, region_report, PlacementReport, RegionReport};
