@@ -3,6 +3,7 @@
 //! table / CSV / JSON output; plus `graph bench`, the benchmarks against a plain Rust CSR.
 
 use std::fmt::Write as _;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -13,7 +14,7 @@ use smartarrays::{Placement, Runtime};
 use smartarrays_graph::io::{self, Format, TextOptions};
 use smartarrays_graph::{
     bench, bfs, build, connected_components, degree_centrality, generate, pagerank, Dangling,
-    Graph, GraphOptions, Keep, PageRankOptions, Precision, Progress, Variant, Width,
+    Graph, GraphOptions, Keep, PageRankOptions, Precision, Variant, Width,
 };
 
 type CliResult<T = ()> = Result<T, Box<dyn std::error::Error>>;
@@ -126,7 +127,9 @@ impl StorageArgs {
         }
         options.duplicates = self.duplicates.parse::<Keep>()?;
         options.self_loops = self.self_loops.parse::<Keep>()?;
-        options.progress = !self.no_progress;
+        if let Some(bars) = crate::bars::Bars::for_terminal(!self.no_progress) {
+            options = options.progress_reporter(bars);
+        }
         let runtime = match self.threads {
             Some(threads) => Arc::new(Runtime::with_threads(threads)?),
             None => Runtime::global()?,
@@ -628,17 +631,20 @@ fn run_pagerank(args: &PageRankArgs) -> CliResult {
         dangling,
         contributions: args.precision.parse::<Precision>()?,
     };
-    let progress = Progress::new(!args.common.storage.no_progress);
+    // Per-iteration lines on a terminal (the library reports each iteration through the hook).
+    let show = !args.common.storage.no_progress && std::io::stderr().is_terminal();
     let edges = graph.stored_entries() as f64;
     let started = Instant::now();
     let result = pagerank(&graph, &options, |step| {
-        progress.line(&format!(
-            "iteration {:>4}  change {:.3e}  {:.3} s  ({:.0} M edges/s)",
-            step.iteration,
-            step.change,
-            step.seconds,
-            edges / step.seconds.max(1e-12) / 1e6
-        ));
+        if show {
+            eprintln!(
+                "iteration {:>4}  change {:.3e}  {:.3} s  ({:.0} M edges/s)",
+                step.iteration,
+                step.change,
+                step.seconds,
+                edges / step.seconds.max(1e-12) / 1e6
+            );
+        }
     })?;
     let seconds = started.elapsed().as_secs_f64();
     let summary = &result.summary;

@@ -2,6 +2,7 @@
 //! Each subcommand lives in its own module; this file only parses arguments and dispatches.
 
 mod adapt;
+mod bars;
 mod bench_aggregate;
 mod bench_kernels;
 mod bench_random;

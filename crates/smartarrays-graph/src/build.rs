@@ -39,7 +39,7 @@ impl<I: Id> Adjacency<I> {
 /// policies). The list is consumed so its memory is freed as soon as it is no longer needed.
 pub fn build(edges: EdgeList, options: &GraphOptions) -> Result<Graph> {
     let runtime = options.resolve_runtime()?;
-    let progress = Progress::new(options.progress);
+    let progress = &options.progress;
     let (vertices, directed, pairs) = edges.into_parts();
     let n = usize::try_from(vertices).map_err(|_| {
         GraphError::InvalidArgument(format!("{vertices} vertices do not fit in memory"))
@@ -56,7 +56,7 @@ fn build_typed<I: Id>(
     directed: bool,
     options: &GraphOptions,
     runtime: &Arc<Runtime>,
-    progress: Progress,
+    progress: &Progress,
 ) -> Result<Graph> {
     if let Some(bad) = pairs
         .iter()
@@ -99,7 +99,7 @@ fn scatter<I: Id>(
     symmetric: bool,
     drop_loops: bool,
     runtime: &Runtime,
-    progress: Progress,
+    progress: &Progress,
 ) -> Adjacency<I> {
     let bar = progress.bar(pairs.len() as u64 * 2, "count+scatter");
     let counters: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
@@ -187,7 +187,7 @@ fn sort_lists<I: Id>(
     n: usize,
     dedup: bool,
     runtime: &Runtime,
-    progress: Progress,
+    progress: &Progress,
 ) -> Adjacency<I> {
     let bar = progress.bar(n as u64, if dedup { "sort+dedup" } else { "sort" });
     let kept: Vec<AtomicU64> = if dedup {
@@ -268,7 +268,7 @@ fn transpose<I: Id>(
     forward: &Adjacency<I>,
     n: usize,
     runtime: &Runtime,
-    progress: Progress,
+    progress: &Progress,
 ) -> Adjacency<I> {
     let bar = progress.bar(n as u64 * 2, "transpose");
     let counters: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
@@ -309,7 +309,7 @@ fn to_csr<I: Id>(
     n: usize,
     options: &GraphOptions,
     runtime: &Arc<Runtime>,
-    progress: Progress,
+    progress: &Progress,
 ) -> Result<Csr> {
     let bar = progress.bar((n + 1 + adjacency.targets.len()) as u64, "pack");
     let entries = adjacency.targets.len() as u64;

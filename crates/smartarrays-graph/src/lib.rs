@@ -56,7 +56,7 @@ pub use error::{GraphError, Result};
 pub use graph::{ArrayMemory, Csr, Graph, MemoryReport, VariantMemory};
 pub use options::{ArrayClass, GraphOptions, Keep, Variant, Width};
 pub use plain::PlainGraph;
-pub use progress::Progress;
+pub use progress::{Progress, ProgressReporter, Stage};
 
 /// The README's example, compiled and run as a doctest so it stays true.
 #[doc = include_str!("../README.md")]

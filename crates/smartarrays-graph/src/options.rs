@@ -174,8 +174,8 @@ pub struct GraphOptions {
     pub duplicates: Keep,
     /// Self-loops.
     pub self_loops: Keep,
-    /// Show progress bars on stderr (only when stderr is a terminal).
-    pub progress: bool,
+    /// Receives progress of loads and builds (none by default; the CLI draws bars from it).
+    pub progress: crate::progress::Progress,
     /// Runtime for building and the algorithms (default: [`Runtime::global`]).
     pub runtime: Option<Arc<Runtime>>,
 }
@@ -225,9 +225,12 @@ impl GraphOptions {
         self
     }
 
-    /// Shows or hides progress bars.
-    pub fn progress(mut self, progress: bool) -> GraphOptions {
-        self.progress = progress;
+    /// Reports the progress of loads and builds to `reporter`.
+    pub fn progress_reporter(
+        mut self,
+        reporter: Arc<dyn crate::progress::ProgressReporter>,
+    ) -> GraphOptions {
+        self.progress = crate::progress::Progress::new(Some(reporter));
         self
     }
 

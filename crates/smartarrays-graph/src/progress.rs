@@ -1,57 +1,107 @@
-//! Progress bars on stderr for loads, builds and long algorithms (indicatif). Bars are hidden
-//! when progress is off or stderr is not a terminal, so logs and pipes stay clean.
+//! Progress of long library work (loads, builds), reported through callbacks: the library says
+//! which stage started, how far it got and when it finished; whoever called it decides how to show
+//! that (the `smartarrays` command draws bars on a terminal; a server might log, a notebook might
+//! update a widget). With no reporter set, reporting costs a branch.
 
-use std::io::IsTerminal;
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+/// Receives progress reports. Called from worker threads, so it must be `Send + Sync`; calls
+/// are frequent (every batch), so implementations should be cheap or rate-limit themselves.
+///
+/// # Example
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use smartarrays_graph::{build, generate, GraphOptions, ProgressReporter};
+///
+/// #[derive(Default)]
+/// struct Stages(Mutex<Vec<String>>);
+/// impl ProgressReporter for Stages {
+///     fn started(&self, stage: &str, _total: u64) { self.0.lock().unwrap().push(stage.to_string()); }
+///     fn advanced(&self, _stage: &str, _done: u64) {}
+///     fn finished(&self, _stage: &str) {}
+/// }
+/// let stages = Arc::new(Stages::default());
+/// let options = GraphOptions::default().progress_reporter(stages.clone());
+/// build(generate::uniform(1000, 4, 1, true).unwrap(), &options).unwrap();
+/// assert!(stages.0.lock().unwrap().iter().any(|s| s == "pack"));
+/// ```
+pub trait ProgressReporter: Send + Sync {
+    /// A stage of `total` units starts.
+    fn started(&self, stage: &str, total: u64);
+    /// `done` units of the stage are done so far (monotonic).
+    fn advanced(&self, stage: &str, done: u64);
+    /// The stage finished.
+    fn finished(&self, stage: &str);
+}
 
-/// A source of progress bars, enabled or not.
-#[derive(Clone, Copy, Debug, Default)]
+/// The library's side of reporting: a reporter, or none.
+#[derive(Clone, Default)]
 pub struct Progress {
-    enabled: bool,
+    reporter: Option<Arc<dyn ProgressReporter>>,
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Progress")
+            .field("reporting", &self.reporter.is_some())
+            .finish()
+    }
 }
 
 impl Progress {
-    /// Bars are drawn when `wanted` and stderr is a terminal.
-    pub fn new(wanted: bool) -> Progress {
-        Progress {
-            enabled: wanted && std::io::stderr().is_terminal(),
-        }
+    /// Reports to `reporter` (or nowhere when `None`).
+    pub fn new(reporter: Option<Arc<dyn ProgressReporter>>) -> Progress {
+        Progress { reporter }
     }
 
-    /// No bars.
+    /// Reports nowhere.
     pub fn off() -> Progress {
-        Progress { enabled: false }
+        Progress { reporter: None }
     }
 
-    /// Whether bars are drawn.
+    /// Whether a reporter listens.
     pub fn enabled(&self) -> bool {
-        self.enabled
+        self.reporter.is_some()
     }
 
-    /// A bar counting to `total` with a message (hidden when disabled).
-    pub fn bar(&self, total: u64, message: &str) -> ProgressBar {
-        if !self.enabled {
-            return ProgressBar::hidden();
+    /// Starts a stage of `total` units.
+    pub fn bar(&self, total: u64, stage: &'static str) -> Stage {
+        if let Some(reporter) = &self.reporter {
+            reporter.started(stage, total);
         }
-        let bar =
-            ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(10));
-        let style = ProgressStyle::with_template(
-            "{msg:>12} [{bar:40}] {human_pos}/{human_len} ({elapsed})",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> ");
-        bar.set_style(style);
-        bar.set_message(message.to_string());
-        bar.enable_steady_tick(Duration::from_millis(200));
-        bar
+        Stage {
+            reporter: self.reporter.clone(),
+            stage,
+            done: AtomicU64::new(0),
+        }
+    }
+}
+
+/// One running stage; `inc` from any worker, `finish_and_clear` at the end (or on drop).
+pub struct Stage {
+    reporter: Option<Arc<dyn ProgressReporter>>,
+    stage: &'static str,
+    done: AtomicU64,
+}
+
+impl Stage {
+    /// `units` more are done.
+    pub fn inc(&self, units: u64) {
+        if let Some(reporter) = &self.reporter {
+            let done = self.done.fetch_add(units, Ordering::Relaxed) + units;
+            reporter.advanced(self.stage, done);
+        }
     }
 
-    /// Prints a line above any bar (stderr), when enabled.
-    pub fn line(&self, text: &str) {
-        if self.enabled {
-            eprintln!("{text}");
+    /// The stage is over.
+    pub fn finish_and_clear(self) {}
+}
+
+impl Drop for Stage {
+    fn drop(&mut self) {
+        if let Some(reporter) = &self.reporter {
+            reporter.finished(self.stage);
         }
     }
 }
