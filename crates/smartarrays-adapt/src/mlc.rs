@@ -251,7 +251,10 @@ fn chase_buffer(runtime: &Arc<Runtime>, node: usize, bytes: usize) -> Result<Sma
 
 /// GB/s of all workers of `from` summing disjoint slices of `buffer`.
 fn read_bandwidth(runtime: &Runtime, from: usize, buffer: &SmartArray, samples: usize) -> f64 {
-    let words = buffer.replica(0).packed_words();
+    let words = buffer
+        .replica(0)
+        .as_native::<u64>()
+        .expect("a 64-bit buffer");
     let len = buffer.len();
     let readers = node_runtime_workers(runtime, from).max(1);
     let first = runtime
@@ -290,7 +293,10 @@ fn chase_latency(
     hops: usize,
     samples: usize,
 ) -> f64 {
-    let words = buffer.replica(0).packed_words();
+    let words = buffer
+        .replica(0)
+        .as_native::<u64>()
+        .expect("a 64-bit buffer");
     let results = runtime.on_each_worker(|worker| {
         if runtime
             .workers()
@@ -328,7 +334,10 @@ fn independent_load_ns(
     loads: usize,
     samples: usize,
 ) -> f64 {
-    let words = buffer.replica(0).packed_words();
+    let words = buffer
+        .replica(0)
+        .as_native::<u64>()
+        .expect("a 64-bit buffer");
     let lines = buffer.len() / 8;
     let results = runtime.on_each_worker(|worker| {
         if runtime
@@ -418,7 +427,10 @@ mod tests {
     fn chase_buffers_form_one_cycle_over_every_line() {
         let runtime = Arc::new(Runtime::with_threads(1).unwrap());
         let buffer = chase_buffer(&runtime, 0, 64 * 1000).unwrap();
-        let words = buffer.replica(0).packed_words();
+        let words = buffer
+            .replica(0)
+            .as_native::<u64>()
+            .expect("a 64-bit buffer");
         let (mut position, mut seen) = (0usize, vec![false; 1000]);
         for _ in 0..1000 {
             assert!(!seen[position / 8]);

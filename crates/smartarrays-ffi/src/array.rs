@@ -6,7 +6,6 @@ use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
 use smartarrays::array::VISIT_CHUNK;
-use smartarrays::memory::prefetch::{self, CacheLevel};
 use smartarrays::{ArrayOptions, Compression, Placement, SmartArray};
 
 use crate::ptr;
@@ -355,20 +354,7 @@ pub unsafe extern "C" fn sa_array_unpack_ahead(
         let array = unsafe { borrow(array) }?;
         // SAFETY: forwarded from the caller.
         let out = unsafe { ptr::slice_mut(out, count, "out") }?;
-        let view = array.local();
-        view.unpack(start, out)?;
-        if ahead > 0 {
-            let from = start.saturating_add(ahead).min(view.len());
-            // L2 rather than L1: a burst of L1 prefetches per chunk measured slower than none, L2
-            // prefetches two chunks ahead measured fastest.
-            prefetch::packed_values(
-                view.packed_words(),
-                view.bits(),
-                from..from.saturating_add(count).min(view.len()),
-                CacheLevel::L2,
-            );
-        }
-        Ok(())
+        Ok(array.local().unpack_ahead(start, out, ahead)?)
     })
 }
 

@@ -212,11 +212,12 @@ pub(crate) enum Targets<'a> {
 
 impl<'a> Targets<'a> {
     pub(crate) fn of(view: ArrayView<'a>) -> Targets<'a> {
-        let words = view.packed_words();
-        match view.bits() {
-            64 => Targets::U64(&words[..view.len()]),
-            32 => Targets::U32(&bytemuck::cast_slice(words)[..view.len()]),
-            _ => Targets::Packed(view),
+        if let Some(ids) = view.as_native::<u64>() {
+            Targets::U64(ids)
+        } else if let Some(ids) = view.as_native::<u32>() {
+            Targets::U32(ids)
+        } else {
+            Targets::Packed(view)
         }
     }
 }
@@ -248,8 +249,8 @@ pub(crate) fn values<'s>(
     range: Range<usize>,
     buffer: &'s mut Vec<u64>,
 ) -> &'s [u64] {
-    if view.bits() == 64 {
-        return &view.packed_words()[range];
+    if let Some(values) = view.as_native::<u64>() {
+        return &values[range];
     }
     buffer.resize(range.len(), 0);
     let _ = view.unpack(range.start, buffer);
@@ -258,7 +259,8 @@ pub(crate) fn values<'s>(
 
 /// The values of an `F64Array` a worker should read (its node's replica).
 pub(crate) fn f64_for_worker<'a>(array: &'a F64Array, worker: &Worker) -> &'a [f64] {
-    &bytemuck::cast_slice(array.raw().for_worker(worker).packed_words())[..array.len()]
+    let bits = array.raw().for_worker(worker).as_native::<u64>();
+    bytemuck::cast_slice(bits.expect("an F64Array stores 64-bit words"))
 }
 
 thread_local! {

@@ -90,24 +90,21 @@ pub fn aggregate_reference(len: usize, data_bits: u32, seed: u64) -> u64 {
 /// `sum(a1[i] + a2[i])` with the core's fused kernel, counting the values each batch reads.
 pub fn counted_sum(input: &AggregateInput, profiler: &Profiler) -> u64 {
     let runtime = Arc::clone(input.a1.runtime());
-    let bits = input.a1.bits();
     runtime.map_reduce(
         0..input.a1.len(),
         PARALLEL_BATCH,
         || 0u64,
         |sum, worker, range| {
-            let first = codec::sum_range(
-                input.a1.for_worker(worker).packed_words(),
-                bits,
-                range.start,
-                range.end,
-            );
-            let second = codec::sum_range(
-                input.a2.for_worker(worker).packed_words(),
-                bits,
-                range.start,
-                range.end,
-            );
+            let first = input
+                .a1
+                .for_worker(worker)
+                .sum_range(range.clone())
+                .unwrap_or(0);
+            let second = input
+                .a2
+                .for_worker(worker)
+                .sum_range(range.clone())
+                .unwrap_or(0);
             profiler.counter(0).sequential(range.len() as u64);
             profiler.counter(1).sequential(range.len() as u64);
             sum.wrapping_add(first).wrapping_add(second)

@@ -68,9 +68,7 @@ pub fn save_binary(graph: &Graph, path: &Path) -> Result<()> {
     let mut offset = align64(header_bytes);
     let mut data: Vec<(u64, &[u8])> = Vec::new();
     for (kind, (_, array)) in arrays.iter().enumerate() {
-        let words = storage_words(array.len(), array.bits()).unwrap_or(0);
-        let view = array.local();
-        let bytes: &[u8] = bytemuck::cast_slice(&view.packed_words()[..words]);
+        let bytes: &[u8] = array.local().storage_bytes();
         header.extend_from_slice(&(kind as u32).to_le_bytes());
         header.extend_from_slice(&array.bits().to_le_bytes());
         header.extend_from_slice(&(array.len() as u64).to_le_bytes());
