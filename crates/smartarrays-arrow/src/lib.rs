@@ -84,8 +84,8 @@ fn shared_buffer<T: Send + Sync + 'static>(
 /// All values as an Arrow `UInt64Array`: zero-copy for 64-bit arrays, decoded otherwise.
 pub fn to_arrow(array: &Arc<SmartArray>) -> UInt64Array {
     let len = array.len();
-    if array.bits() == 64 {
-        let buffer = shared_buffer(array, array.local().packed_words(), 0..len);
+    if let Some(values) = array.local().as_native::<u64>() {
+        let buffer = shared_buffer(array, values, 0..len);
         return UInt64Array::new(ScalarBuffer::new(buffer, 0, len), None);
     }
     UInt64Array::new(ScalarBuffer::from(array.to_vec()), None)
@@ -104,8 +104,8 @@ pub fn range_to_arrow(
         });
     }
     let count = range.len();
-    if array.bits() == 64 {
-        let buffer = shared_buffer(array, array.local().packed_words(), range);
+    if let Some(values) = array.local().as_native::<u64>() {
+        let buffer = shared_buffer(array, values, range);
         return Ok(UInt64Array::new(ScalarBuffer::new(buffer, 0, count), None));
     }
     let mut values = vec![0u64; count];
@@ -127,7 +127,11 @@ pub fn export_array(
 /// All values of an `F64Array` as an Arrow `Float64Array`, always zero-copy.
 pub fn f64_to_arrow(array: &Arc<F64Array>) -> Float64Array {
     let len = array.len();
-    let buffer = shared_buffer(array, array.raw().local().packed_words(), 0..len);
+    let buffer = shared_buffer(
+        array,
+        array.raw().local().as_native::<u64>().unwrap_or(&[]),
+        0..len,
+    );
     Float64Array::new(ScalarBuffer::new(buffer, 0, len), None)
 }
 

@@ -83,7 +83,7 @@ pub fn run(args: &RandomGetArgs) -> CliResult {
         let view = array.local();
         // Every way of reading runs once per round, in turn, so background load hits all alike.
         let (raw_reader, view_reader) = (black_box(&raw), black_box(view));
-        let huge_reader = black_box(&huge.local().packed_words()[..args.elements]);
+        let huge_reader = black_box(huge.local().as_native::<u64>().expect("a 64-bit array"));
         let mut gathered = vec![0u64; indices.len()];
         let mut ways: [(&str, Vec<std::time::Duration>); 6] = [
             ("raw", Vec::new()),

@@ -565,7 +565,8 @@ pub unsafe extern "C" fn sa_array_raw_values(
                 format!("the array stores {} bits per value; only 64-bit arrays expose their values in place", array.bits()),
             ));
         }
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write(out, "out", array.local().packed_words().as_ptr()) }
+        let values = array.local().as_native::<u64>().unwrap_or(&[]); // 64 bits: always Some
+                                                                      // SAFETY: forwarded from the caller.
+        unsafe { ptr::write(out, "out", values.as_ptr()) }
     })
 }
