@@ -46,7 +46,11 @@ java-library: setup-rust
 test-java: check-java java-library
 	@echo "test-java: JUnit 5 suite of bindings/java against $(JAVA_NATIVE_LIBRARY)"
 	@$(JAVA_MVN) -Dorg.slf4j.simpleLogger.log.org.apache.maven.plugin.surefire=info \
-		-Dsmartarrays.library="$(JAVA_NATIVE_LIBRARY)" test 2>&1 | $(JAVA_MVN_FILTER)
+		-Dsmartarrays.library="$(JAVA_NATIVE_LIBRARY)" package 2>&1 | $(JAVA_MVN_FILTER)
+	@jar=$$(ls $(JAVA_DIR)/target/smartarrays-*.jar | head -1); \
+	echo "test-java: the jar runs: $$jar"; \
+	JAVA_HOME="$(JAVA25_HOME)" "$(JAVA25_HOME)/bin/java" -Dsmartarrays.library="$(JAVA_NATIVE_LIBRARY)" -jar "$$jar" \
+		| grep "check: 5 values at 10 bits, sum 1010" >/dev/null || { echo "test-java: java -jar $$jar failed" >&2; exit 1; }
 
 # N=values (default 100000000), REPETITIONS=rounds (default 5), LANGUAGES="rust cpp python java".
 bench-languages: check-java java-library
