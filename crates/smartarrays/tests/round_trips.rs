@@ -312,6 +312,43 @@ fn bad_nodes_and_impossible_sizes_are_errors() {
     ));
 }
 
+/// Regression (fuzz target `c_abi`, timeout input `00 1a 6f 53`): `sa_array_new` with the minimal
+/// width and 1.6e16 values produced every value once to find the width before the memory check,
+/// which would have taken hours. Every placement now refuses such a size before the first value.
+#[test]
+fn minimal_width_of_an_impossible_length_fails_before_producing_values() {
+    let calls = std::sync::atomic::AtomicU64::new(0);
+    for (placement, runtime) in [
+        (Placement::OsDefault, runtime()),
+        (Placement::SingleNode(0), runtime()),
+        (Placement::Interleaved(vec![]), two_node_runtime()),
+        (Placement::Replicated, two_node_runtime()),
+    ] {
+        for compression in [Compression::Minimal, Compression::Uncompressed] {
+            let options = ArrayOptions::new()
+                .placement(placement.clone())
+                .compression(compression)
+                .runtime(runtime.clone());
+            let result = SmartArray::from_fn(7_281_152 << 31, &options, |_| {
+                calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                0
+            });
+            assert!(
+                matches!(
+                    result,
+                    Err(Error::NotEnoughMemory { .. } | Error::NotEnoughMachineMemory { .. })
+                ),
+                "{placement}: {result:?}"
+            );
+        }
+    }
+    assert_eq!(
+        calls.into_inner(),
+        0,
+        "no value may be produced for an impossible size"
+    );
+}
+
 #[test]
 fn memory_stays_within_the_packed_size_plus_one_percent_and_a_page_per_replica() {
     let page = smartarrays::memory::page_size() as f64;

@@ -8,8 +8,8 @@ mod region;
 mod report;
 
 pub use placement::{
-    allocate, current_available_memory, current_free_memory, Allocation, HugePages, Placement,
-    HUGE_PAGE_THRESHOLD,
+    allocate, check_fits, current_available_memory, current_free_memory, Allocation, HugePages,
+    Placement, HUGE_PAGE_THRESHOLD,
 };
 pub use region::Region;
 

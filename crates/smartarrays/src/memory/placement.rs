@@ -157,6 +157,9 @@ pub fn allocate(
         HugePages::Auto if bytes >= HUGE_PAGE_THRESHOLD as u64 => Some(HugePageAdvice::Use),
         HugePages::Auto => None,
     };
+    if *placement != Placement::Auto {
+        check_fits(topology, placement, words)?;
+    }
     let simulated = topology.source() == TopologySource::Described;
     let policy_nodes: Vec<usize>;
     let mut allocation = Allocation {
@@ -166,12 +169,10 @@ pub fn allocate(
     };
     match placement {
         Placement::OsDefault => {
-            check_machine_room(topology, bytes)?;
             allocation.regions.push(Region::map(words, None, advice)?);
             allocation.nodes.push(None);
         }
         Placement::SingleNode(node) => {
-            check_room(topology, *node, bytes)?;
             let nodes = [*node];
             let policy = (!simulated).then_some((PolicyMode::Bind, &nodes[..]));
             allocation.regions.push(Region::map(words, policy, advice)?);
@@ -179,18 +180,11 @@ pub fn allocate(
         }
         Placement::Interleaved(requested) => {
             policy_nodes = if requested.is_empty() { topology.node_ids() } else { requested.clone() };
-            let share = bytes.div_ceil(policy_nodes.len().max(1) as u64);
-            for &node in &policy_nodes {
-                check_room(topology, node, share)?;
-            }
             let policy = (!simulated).then_some((PolicyMode::Interleave, &policy_nodes[..]));
             allocation.regions.push(Region::map(words, policy, advice)?);
             allocation.nodes.push(None);
         }
         Placement::Replicated => {
-            for node in topology.node_ids() {
-                check_room(topology, node, bytes)?;
-            }
             for node in topology.node_ids() {
                 let nodes = [node];
                 let policy = (!simulated).then_some((PolicyMode::Bind, &nodes[..]));
@@ -206,6 +200,34 @@ pub fn allocate(
         }
     }
     Ok(allocation)
+}
+
+/// Checks, without mapping anything, that `words` words per region of `placement` fit on
+/// `topology` now: every node named exists and has room for its share, and an allocation with no
+/// node binding (OS default, or `Auto` before the advisor has chosen) fits the machine. Callers
+/// that would spend time before allocating (scanning values for their width, say) ask this
+/// first, so an impossible size fails at once.
+pub fn check_fits(topology: &Topology, placement: &Placement, words: usize) -> Result<()> {
+    let bytes = (words as u64).saturating_mul(8);
+    match placement {
+        Placement::OsDefault | Placement::Auto => check_machine_room(topology, bytes),
+        Placement::SingleNode(node) => check_room(topology, *node, bytes),
+        Placement::Interleaved(requested) => {
+            let nodes = if requested.is_empty() {
+                topology.node_ids()
+            } else {
+                requested.clone()
+            };
+            let share = bytes.div_ceil(nodes.len().max(1) as u64);
+            nodes
+                .iter()
+                .try_for_each(|&node| check_room(topology, node, share))
+        }
+        Placement::Replicated => topology
+            .node_ids()
+            .into_iter()
+            .try_for_each(|node| check_room(topology, node, bytes)),
+    }
 }
 
 /// Fails with `UnknownNode` or `NotEnoughMemory` when `node` cannot take `bytes` more.
