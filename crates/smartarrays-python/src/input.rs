@@ -5,7 +5,7 @@
 use pyo3::buffer::PyUntypedBuffer;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyInt, PyString};
+use pyo3::types::{PyInt, PyRange, PyString};
 use smartarrays::{ArrayOptions, Compression, Placement, SmartArray};
 
 use crate::buffer::{Column, Element, Kind, Typed};
@@ -132,6 +132,7 @@ pub fn build(
             type_name(values)
         )));
     }
+    refuse_nulls(values)?;
     if values.hasattr("__array__")? {
         let numpy = py.import("numpy")?;
         let converted = numpy.call_method1("asarray", (values,))?;
@@ -144,8 +145,37 @@ pub fn build(
         let view = PyUntypedBuffer::get(&converted)?;
         return from_buffer(py, &view, options);
     }
+    if let Ok(range) = values.cast::<PyRange>() {
+        return from_range(py, range, options);
+    }
     let collected = collect_ints(values)?;
     py.detach(|| SmartArray::from_slice(&collected, options))
+        .map_err(to_py)
+}
+
+/// A `range` is computed, not iterated: `range(10**9)` needs no billion Python integers, and
+/// `range(10**17)` is refused by the memory check instead of a list of that size.
+fn from_range(
+    py: Python<'_>,
+    range: &Bound<'_, PyRange>,
+    options: &ArrayOptions,
+) -> PyResult<SmartArray> {
+    let start: i128 = range.getattr("start")?.extract()?;
+    let step: i128 = range.getattr("step")?.extract()?;
+    let len: usize = range.len()?;
+    if len == 0 {
+        return py
+            .detach(|| SmartArray::from_slice(&[], options))
+            .map_err(to_py);
+    }
+    let last = start + step * (len as i128 - 1);
+    for (index, value) in [(0, start), (len - 1, last)] {
+        if value < 0 || value > i128::from(u64::MAX) {
+            let item = value.into_pyobject(py)?.into_any();
+            return Err(bad_element(index, &item));
+        }
+    }
+    py.detach(|| SmartArray::from_fn(len, options, |i| (start + step * i as i128) as u64))
         .map_err(to_py)
 }
 
@@ -193,6 +223,37 @@ fn signed<T: Element + Into<i64>>(
     SmartArray::from_fn(len, options, |i| values.get(i).into() as u64).map_err(BuildError::Core)
 }
 
+/// Arrow-backed input (pyarrow arrays and chunked arrays, polars series, pandas series with
+/// missing values) says how many nulls it holds; numpy would turn them into NaN and the error
+/// would blame a floating-point buffer. Smart arrays hold no nulls, so name them instead.
+fn refuse_nulls(values: &Bound<'_, PyAny>) -> PyResult<()> {
+    let nulls = if let Ok(count) = values.getattr("null_count") {
+        // pyarrow: an attribute; polars: a method.
+        let count = if count.is_callable() {
+            count.call0()?
+        } else {
+            count
+        };
+        count.extract::<u64>().unwrap_or(0)
+    } else if values.hasattr("hasnans")? && values.hasattr("isna")? {
+        // pandas: `isna().sum()` counts None, NaN and NA alike.
+        values
+            .call_method0("isna")?
+            .call_method0("sum")?
+            .extract::<u64>()
+            .unwrap_or(0)
+    } else {
+        0
+    };
+    if nulls > 0 {
+        return Err(PyValueError::new_err(format!(
+            "the input holds {nulls} null value(s): smart arrays hold no nulls; fill or drop them \
+             first (pyarrow.compute.fill_null, polars fill_null/drop_nulls, pandas fillna/dropna)"
+        )));
+    }
+    Ok(())
+}
+
 /// Collects any iterable of Python integers, naming the first element that is not one.
 fn collect_ints(values: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
     let iterator = values.try_iter().map_err(|_| {
@@ -201,7 +262,17 @@ fn collect_ints(values: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
             type_name(values)
         ))
     })?;
-    let mut collected = Vec::with_capacity(values.len().unwrap_or(0));
+    let expected = values.len().unwrap_or(0);
+    // A reported length the machine cannot hold is a MemoryError, not an abort or an OOM kill.
+    let bytes = (expected as u128) * 8;
+    let available = smartarrays::memory::current_available_memory().unwrap_or(u64::MAX);
+    let mut collected = Vec::new();
+    if bytes > u128::from(available) || collected.try_reserve_exact(expected).is_err() {
+        return Err(pyo3::exceptions::PyMemoryError::new_err(format!(
+            "{expected} values need {bytes} bytes while being collected, more than the \
+             {available} bytes available"
+        )));
+    }
     for (index, item) in iterator.enumerate() {
         let item = item?;
         match item.extract::<u64>() {

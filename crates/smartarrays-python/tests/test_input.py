@@ -124,3 +124,53 @@ def test_os_placement_larger_than_memory_is_refused() -> None:
     for placement in ("os", "node:0", "interleaved", "replicated"):
         with pytest.raises(MemoryError, match="not enough memory"):
             sa.zeros(1 << 40, bits=64, placement=placement)
+
+
+def test_arrow_polars_and_pandas_nulls_are_named_not_blamed_on_floats() -> None:
+    """Regression (issue 12): pyarrow input with nulls was refused as "a floating-point buffer"."""
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    for values in (
+        pa.array([1, None, 3], type=pa.uint64()),
+        pa.chunked_array([[1, 2], [None, None]], type=pa.int64()),
+        pl.Series([1, None, 3], dtype=pl.UInt32),
+        pd.Series([1, None, 3], dtype="UInt64"),
+    ):
+        with pytest.raises(ValueError, match=r"holds \d null value\(s\): smart arrays hold no nulls"):
+            sa.array(values)
+    # The same containers without nulls are welcome.
+    for values in (
+        pa.array([1, 2, 3], type=pa.uint64()),
+        pa.chunked_array([[1, 2], [3]], type=pa.int64()),
+        pl.Series([1, 2, 3], dtype=pl.UInt32),
+        pd.Series([1, 2, 3], dtype="UInt64"),
+    ):
+        assert sa.array(values).to_numpy().tolist() == [1, 2, 3]
+
+
+def test_ranges_are_computed_and_impossible_lengths_are_memory_errors() -> None:
+    """Regression (issue 12): `sa.array(range(10**17))` aborted the interpreter with a failed
+    allocation of 8e17 bytes; a range is now computed in place and checked against memory."""
+    for r in (range(0), range(1), range(5, 1_000_000, 7), range(2**64 - 3, 2**64), range(10, -1, -1)):
+        a = sa.array(r)
+        assert a.to_numpy().tolist() == list(r)
+    with pytest.raises(MemoryError, match="not enough"):
+        sa.array(range(10**17))
+    with pytest.raises(ValueError, match="negative"):
+        sa.array(range(-1, 5))
+    with pytest.raises(ValueError, match="does not fit"):
+        sa.array(range(2**64 - 1, 2**64 + 1))
+
+    class Huge:
+        """A sequence claiming 10**17 items."""
+
+        def __len__(self) -> int:
+            return 10**17
+
+        def __iter__(self):  # pragma: no cover - never iterated
+            return iter(())
+
+    with pytest.raises(MemoryError, match="values need"):
+        sa.array(Huge())
