@@ -1,5 +1,6 @@
 //! `smartarrays advise` and `smartarrays bench adapt`: the adaptivity of the paper's §6 from the
-//! command line (the logic lives in the `smartarrays-adapt` crate).
+//! command line (the advisor lives in the `smartarrays-adapt` crate, the evaluation and the
+//! profiles of the paper's jobs in the `smartarrays-lab` crate).
 //!
 //! `advise` describes the machine (measured here and cached, a preset, or a file), profiles or
 //! models a workload, and prints the choice with its reasoning and numbers. `bench adapt` runs
@@ -12,14 +13,14 @@ use std::sync::Arc;
 use serde_json::json;
 use smartarrays::{Placement, Runtime, RuntimeOptions};
 use smartarrays_adapt::costs::CostSettings;
-use smartarrays_adapt::evaluate::{self, rule, Case, ConfigTime};
 use smartarrays_adapt::machine::cache_dir;
 use smartarrays_adapt::mlc::{this_machine, MlcSettings};
 use smartarrays_adapt::{
     Advisor, Characteristics, CostProfile, MachineDescription, WorkloadProfile,
 };
 use smartarrays_graph::adaptive::{adaptive_pagerank, AdaptivePageRankOptions};
-use smartarrays_graph::{degree_centrality, generate, Width};
+use smartarrays_graph::{generate, Width};
+use smartarrays_lab::evaluate::{self, measured, Case};
 use smartarrays_lab::workloads;
 
 use crate::measure::parallel_efficiency;
@@ -453,11 +454,11 @@ pub enum Statistic {
     Median,
 }
 
-impl Statistic {
-    fn of(self, timing: &workloads::Timing) -> f64 {
-        match self {
-            Statistic::Min => timing.min,
-            Statistic::Median => timing.median,
+impl From<Statistic> for measured::Statistic {
+    fn from(statistic: Statistic) -> measured::Statistic {
+        match statistic {
+            Statistic::Min => measured::Statistic::Min,
+            Statistic::Median => measured::Statistic::Median,
         }
     }
 }
@@ -489,12 +490,25 @@ pub fn run_bench(args: &BenchAdaptArgs) -> CliResult {
         let runtime = runtime(args.threads)?;
         let efficiency = parallel_efficiency(&runtime);
         let advisor = Advisor::new(machine.clone(), costs.clone());
+        let settings = measured::Settings {
+            elements: args.elements,
+            bits: args.bits.clone(),
+            vertices: args.vertices,
+            degree_bits: args.degree_bits.clone(),
+            warmups: args.warmups,
+            repetitions: args.repetitions,
+            statistic: args.statistic.into(),
+        };
         let mut cases = Vec::new();
         if args.workloads.iter().any(|w| w == "aggregate") {
-            cases.extend(aggregate_cases(args, &runtime, &advisor, &progress)?);
+            cases.extend(measured::aggregate_cases(
+                &settings, &runtime, &advisor, &progress,
+            )?);
         }
         if args.workloads.iter().any(|w| w == "degree") {
-            cases.extend(degree_cases(args, &runtime, &advisor, &progress)?);
+            cases.extend(measured::degree_cases(
+                &settings, &runtime, &advisor, &progress,
+            )?);
         }
         let summary = evaluate::summarise(&cases, args.tolerance)?;
         let compression = evaluate::summarise_compression(&cases, args.tolerance);
@@ -541,279 +555,6 @@ pub fn run_bench(args: &BenchAdaptArgs) -> CliResult {
         std::fs::write(path, serde_json::to_string_pretty(&output)?)?;
     }
     Ok(())
-}
-
-/// Times every task `warmups + repetitions` times in rounds (one run of each task per round),
-/// so that other work on a shared machine disturbs every configuration alike.
-fn round_robin(
-    tasks: &[Box<dyn Fn() -> CliResult<()> + '_>],
-    warmups: usize,
-    repetitions: usize,
-) -> CliResult<Vec<workloads::Timing>> {
-    let mut samples = vec![Vec::new(); tasks.len()];
-    for round in 0..warmups + repetitions.max(1) {
-        for (task, samples) in tasks.iter().zip(&mut samples) {
-            let started = std::time::Instant::now();
-            task()?;
-            if round >= warmups {
-                samples.push(started.elapsed().as_secs_f64());
-            }
-        }
-    }
-    Ok(samples
-        .into_iter()
-        .map(|mut s| {
-            s.sort_by(f64::total_cmp);
-            let median = if s.len() % 2 == 1 {
-                s[s.len() / 2]
-            } else {
-                (s[s.len() / 2 - 1] + s[s.len() / 2]) / 2.0
-            };
-            workloads::Timing { median, min: s[0] }
-        })
-        .collect())
-}
-
-/// Step 2 alone: whether the advisor would compress at each placement.
-fn predictions(
-    advisor: &Advisor,
-    profile: &WorkloadProfile,
-    placements: &[Placement],
-) -> CliResult<Vec<(String, bool)>> {
-    let mut predicted = Vec::new();
-    if profile
-        .arrays
-        .iter()
-        .any(|a| a.spec.adaptable && a.spec.minimal_bits < a.spec.natural_bits)
-    {
-        for placement in placements {
-            let uncompressed = advisor.estimate_configuration(profile, placement, false)?;
-            let compressed = advisor.estimate_configuration(profile, placement, true)?;
-            predicted.push((
-                placement.to_string(),
-                compressed.estimate.seconds < uncompressed.estimate.seconds,
-            ));
-        }
-    }
-    Ok(predicted)
-}
-
-fn aggregate_cases(
-    args: &BenchAdaptArgs,
-    runtime: &Arc<Runtime>,
-    advisor: &Advisor,
-    progress: &dyn Fn(String),
-) -> CliResult<Vec<Case>> {
-    let mut cases = Vec::new();
-    let placements = Placement::all(runtime.topology());
-    for &bits in &args.bits {
-        let expected = workloads::aggregate_reference(args.elements, bits, 42);
-        let runs = (args.warmups + args.repetitions) as f64;
-        let (profile, sum) = workloads::profile_aggregate(
-            runtime,
-            &advisor.machine,
-            &advisor.costs,
-            args.elements,
-            bits,
-            args.repetitions,
-            runs,
-            42,
-        )?;
-        if sum != expected {
-            return Err(
-                format!("aggregation at {bits} bits summed to {sum}, expected {expected}").into(),
-            );
-        }
-        let choice = advisor.choose(&profile)?;
-        let mut configs = Vec::new();
-        for placement in &placements {
-            for width in if bits == 64 { vec![64] } else { vec![64, bits] } {
-                configs.push((
-                    placement.clone(),
-                    width,
-                    workloads::aggregate_input(runtime, args.elements, bits, width, placement, 42)?,
-                ));
-            }
-        }
-        let tasks: Vec<Box<dyn Fn() -> CliResult<()> + '_>> = configs
-            .iter()
-            .map(|(placement, width, input)| {
-                Box::new(move || -> CliResult<()> {
-                    let sum = std::hint::black_box(input.parallel_sum());
-                    if sum != expected {
-                        return Err(format!("aggregation {placement} at {width} bits summed to {sum}, expected {expected}").into());
-                    }
-                    Ok(())
-                }) as Box<dyn Fn() -> CliResult<()> + '_>
-            })
-            .collect();
-        let timings = round_robin(&tasks, args.warmups, args.repetitions)?;
-        let mut times = Vec::new();
-        for ((placement, width, _), timing) in configs.iter().zip(&timings) {
-            let seconds = args.statistic.of(timing);
-            progress(format!(
-                "aggregate {bits:>2} bits: {placement:<12} stored at {width:>2} bits: {:.3} ms",
-                seconds * 1e3
-            ));
-            // At 64-bit data the compressed and uncompressed rules are the same configuration.
-            let rules = if bits == 64 {
-                vec![false, true]
-            } else {
-                vec![*width == bits]
-            };
-            for compressed in rules {
-                times.push(ConfigTime {
-                    placement: placement.to_string(),
-                    compressed,
-                    bits: *width,
-                    seconds,
-                });
-            }
-        }
-        let chosen = rule(
-            &choice.chosen.placement.to_string(),
-            choice.chosen.compressed,
-        );
-        progress(format!(
-            "aggregate {bits:>2} bits: auto chose {chosen}: {}",
-            choice.summary()
-        ));
-        let predicted_compression = predictions(advisor, &profile, &placements)?;
-        cases.push(Case {
-            workload: "aggregate".into(),
-            machine: "this".into(),
-            bits,
-            times,
-            chosen,
-            predicted_compression,
-        });
-    }
-    Ok(cases)
-}
-
-fn degree_cases(
-    args: &BenchAdaptArgs,
-    runtime: &Arc<Runtime>,
-    advisor: &Advisor,
-    progress: &dyn Fn(String),
-) -> CliResult<Vec<Case>> {
-    let edges = generate::uniform_with(args.vertices, 3, 42, true, runtime)?;
-    let placements = Placement::all(runtime.topology());
-    let profiled = workloads::degree_graph(
-        runtime,
-        &edges,
-        Width::Natural,
-        &Placement::Interleaved(Vec::new()),
-    )?;
-    let expected = degree_centrality(&profiled)?.to_vec();
-    let needed = smartarrays::codec::bits_needed(profiled.stored_entries());
-    let mut widths: Vec<u32> = args
-        .degree_bits
-        .iter()
-        .map(|&b| b.clamp(needed, 64))
-        .collect();
-    widths.sort_unstable();
-    widths.dedup();
-    let uncompressed = placements
-        .iter()
-        .map(|p| workloads::degree_graph(runtime, &edges, Width::Exactly(64), p))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut cases = Vec::new();
-    for width in widths {
-        let runs = (args.warmups + args.repetitions) as f64;
-        let (profile, _) = workloads::profile_degree(
-            &profiled,
-            &advisor.machine,
-            &advisor.costs,
-            width,
-            args.repetitions,
-            runs,
-        )?;
-        let choice = advisor.choose(&profile)?;
-        let compressed = if width == 64 {
-            Vec::new()
-        } else {
-            placements
-                .iter()
-                .map(|p| workloads::degree_graph(runtime, &edges, Width::Exactly(width), p))
-                .collect::<Result<Vec<_>, _>>()?
-        };
-        let graphs: Vec<(&Placement, u32, &smartarrays_graph::Graph)> = placements
-            .iter()
-            .zip(&uncompressed)
-            .map(|(p, g)| (p, 64, g))
-            .chain(
-                placements
-                    .iter()
-                    .zip(&compressed)
-                    .map(|(p, g)| (p, width, g)),
-            )
-            .collect();
-        let expected = &expected;
-        let tasks: Vec<Box<dyn Fn() -> CliResult<()> + '_>> = graphs
-            .iter()
-            .map(|&(placement, bits, graph)| {
-                Box::new(move || -> CliResult<()> {
-                    let degrees = std::hint::black_box(degree_centrality(graph)?);
-                    if degrees.len() != expected.len()
-                        || degrees.get(degrees.len().saturating_sub(1)).ok()
-                            != expected.last().copied()
-                    {
-                        return Err(format!(
-                            "degree centrality differs at {placement} {bits} bits"
-                        )
-                        .into());
-                    }
-                    Ok(())
-                }) as Box<dyn Fn() -> CliResult<()> + '_>
-            })
-            .collect();
-        for &(placement, bits, graph) in &graphs {
-            if degree_centrality(graph)?.to_vec() != *expected {
-                return Err(format!("degree centrality differs at {placement} {bits} bits").into());
-            }
-        }
-        let timings = round_robin(&tasks, args.warmups, args.repetitions)?;
-        let mut times = Vec::new();
-        for (&(placement, bits, _), timing) in graphs.iter().zip(&timings) {
-            let seconds = args.statistic.of(timing);
-            progress(format!(
-                "degree {width:>2} bits: {placement:<12} offsets at {bits:>2} bits: {:.3} ms",
-                seconds * 1e3
-            ));
-            let rules = if width == 64 {
-                vec![false, true]
-            } else {
-                vec![bits == width]
-            };
-            for compressed in rules {
-                times.push(ConfigTime {
-                    placement: placement.to_string(),
-                    compressed,
-                    bits,
-                    seconds,
-                });
-            }
-        }
-        let chosen = rule(
-            &choice.chosen.placement.to_string(),
-            choice.chosen.compressed,
-        );
-        progress(format!(
-            "degree {width:>2} bits: auto chose {chosen}: {}",
-            choice.summary()
-        ));
-        let predicted_compression = predictions(advisor, &profile, &placements)?;
-        cases.push(Case {
-            workload: "degree-centrality".into(),
-            machine: "this".into(),
-            bits: width,
-            times,
-            chosen,
-            predicted_compression,
-        });
-    }
-    Ok(cases)
 }
 
 #[cfg(test)]
