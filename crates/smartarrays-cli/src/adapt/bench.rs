@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use serde_json::json;
 use smartarrays_adapt::Advisor;
 use smartarrays_lab::evaluate::{self, measured, Case};
+use smartarrays_lab::measure::parallel_efficiency;
 
 use super::{inputs, runtime};
-use crate::measure::parallel_efficiency;
 use crate::output::Format;
 use crate::CliResult;
 
