@@ -4,7 +4,8 @@
 //! core `smartarrays` -> `smartarrays-adapt` -> `smartarrays-graph` (adapt only behind its
 //! feature) -> `smartarrays-arrow` -> bindings (C ABI, Python; Java loads the C library) and the
 //! experiments (`smartarrays-lab`) -> the CLI on top. Bindings never depend on each other. The
-//! baselines' outside crates (fastlanes and the macros it expands to) are the lab's alone.
+//! baselines' and benches' outside crates (fastlanes and the macros it expands to, criterion) are
+//! the lab's alone.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
@@ -58,6 +59,7 @@ const DEV_FORBIDDEN: &[&str] = &[
 const EXTERNAL_ONLY_IN: &[(&str, &[&str])] = &[
     ("fastlanes", &["smartarrays-lab"]),
     ("pastey", &["smartarrays-lab"]),
+    ("criterion", &["smartarrays-lab"]),
     ("seq-macro", &["smartarrays", "smartarrays-lab"]),
 ];
 
