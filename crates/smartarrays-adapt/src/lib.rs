@@ -17,9 +17,12 @@
 //! under one memory budget, [`auto`] resolves "Auto" placement/compression into core
 //! [`smartarrays::ArrayOptions`], and [`adaptive`] restructures the arrays of a running
 //! iterative workload (PageRank) without readers ever seeing a half-built array.
-//! [`evaluate`] holds the paper-style evaluation (picked-best rate, distance from the best,
-//! gain over the best static configuration) and the checks of the paper's §5.1 findings on
-//! the presets.
+//!
+//! This crate chooses; it does not experiment. The profiles of particular jobs (the paper's
+//! aggregation, degree centrality, PageRank), the paper-style evaluation (picked-best rate,
+//! distance from the best, gain over the best static configuration) and the checks of the
+//! paper's findings on its two machines live in the unpublished experiments crate
+//! `smartarrays-lab` (`smartarrays_lab::evaluate`).
 //!
 //! # Example
 //! ```
@@ -45,7 +48,6 @@ pub mod auto;
 pub mod costs;
 pub mod decide;
 mod error;
-pub mod evaluate;
 pub mod machine;
 pub mod mlc;
 pub mod model;

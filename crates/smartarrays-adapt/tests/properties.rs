@@ -1,10 +1,10 @@
 //! Property tests of the decision logic: the model's estimates respect the obvious lower bounds
-//! and symmetries for any machine figures, choices are always one of the estimated candidates
-//! and never slower than the other, and evaluation summaries are internally consistent.
+//! and symmetries for any machine figures, and choices are always one of the estimated
+//! candidates and never slower than the other. (The evaluation summaries' properties are tested
+//! with the evaluation, in `smartarrays-lab`.)
 
 use proptest::prelude::*;
 use smartarrays::Placement;
-use smartarrays_adapt::evaluate::{summarise, Case, ConfigTime};
 use smartarrays_adapt::machine::Link;
 use smartarrays_adapt::model::{estimate, ArrayLoad, Scales};
 use smartarrays_adapt::profile::{ArrayProfile, ArraySpec, Source};
@@ -119,30 +119,5 @@ proptest! {
             prop_assert!(choice.uncompressed_steps.iter().chain(&choice.compressed_steps).any(|s| s.question.contains("space for") && s.answer));
         }
         prop_assert!(choice.chosen.speedup > 0.0);
-    }
-
-    #[test]
-    fn summaries_are_consistent(times in proptest::collection::vec((0.01f64..10.0, 0.01f64..10.0, any::<bool>()), 1..20)) {
-        let cases: Vec<Case> = times.iter().enumerate().map(|(i, &(u, z, pick))| Case {
-            workload: "w".into(),
-            machine: "m".into(),
-            bits: i as u32,
-            times: vec![
-                ConfigTime { placement: "p".into(), compressed: false, bits: 64, seconds: u },
-                ConfigTime { placement: "p".into(), compressed: true, bits: 10, seconds: z },
-            ],
-            chosen: if pick { "p, compressed".into() } else { "p, uncompressed".into() },
-            predicted_compression: vec![("p".into(), pick)],
-        }).collect();
-        let s = summarise(&cases, 0.05).unwrap();
-        prop_assert!(s.picked_best <= s.picked_within && s.picked_within <= s.cases);
-        prop_assert!(s.mean_distance >= 0.0 && s.worst_distance >= s.mean_distance - 1e-12);
-        let c = smartarrays_adapt::evaluate::summarise_compression(&cases, 0.05).unwrap();
-        prop_assert_eq!(c.correct, s.picked_best, "one placement: the compression decision is the whole choice");
-        let oracle = cases.iter().all(|c| c.seconds(&c.chosen) == c.best().map(|b| b.seconds));
-        if oracle {
-            prop_assert_eq!(s.picked_best, s.cases);
-            prop_assert!(s.gain_over_best_static >= -1e-12);
-        }
     }
 }

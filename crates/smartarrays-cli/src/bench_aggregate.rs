@@ -1,17 +1,18 @@
 //! `smartarrays bench aggregate`: the paper's aggregation job (§5.1, Figure 10) over bit widths
 //! and placements. Every configuration is checked against, and timed next to, the same job over
 //! plain `Vec<u64>` (and `Vec<u32>` for widths up to 32) generated from the same values in the
-//! same run.
+//! same run. The lab measures (`smartarrays_lab::bench::aggregate`); this file parses the
+//! arguments, prints the table and the target ratios, and writes CSV, JSON and plots.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::json;
-use smartarrays::workloads::aggregate::{AggregateInput, RawInput};
-use smartarrays::{ArrayOptions, Placement, Runtime, RuntimeOptions};
+use smartarrays::{Placement, Runtime, RuntimeOptions};
+use smartarrays_lab::bench::aggregate::{self, AggregateSettings};
+use smartarrays_lab::measure::parallel_efficiency;
 
-use crate::measure::{millis, parallel_efficiency, time};
-use crate::output::{Format, Table};
+use crate::output::{millis, Format, Table};
 use crate::{plot, CliResult};
 
 #[derive(clap::Args)]
@@ -100,6 +101,15 @@ pub fn run(args: &AggregateArgs) -> CliResult {
         args.repetitions,
         smartarrays::codec::detected_level().name()
     ));
+    let settings = AggregateSettings {
+        elements: args.elements,
+        warmups: args.warmups,
+        repetitions: args.repetitions,
+        bits: args.bits.clone(),
+        placements,
+        seed: args.seed,
+    };
+    let rows = aggregate::run(&runtime, &settings, &progress)?;
     let mut table = Table::new(vec![
         "bits",
         "placement",
@@ -113,96 +123,39 @@ pub fn run(args: &AggregateArgs) -> CliResult {
     ]);
     let mut measurements = Vec::new();
     let values = 2.0 * args.elements as f64;
-    let total = args.bits.len() * (placements.len() + 2);
-    let mut step = 0;
-    for &bits in &args.bits {
-        step += 1;
-        progress(format!("[{step}/{total}] bits {bits}: raw u64 baseline"));
-        let raw64 = RawInput::<u64>::generate(&runtime, args.elements, bits, args.seed)
-            .ok_or("raw u64 generation failed")?;
-        let (raw64_time, expected) = time(args.warmups, args.repetitions, || {
-            raw64.parallel_sum(&runtime)
-        });
-        let raw64_memory = raw64.memory_bytes();
-        drop(raw64);
-        let mut push = |series: &str,
-                        timings: &crate::measure::Timings,
-                        memory: usize,
-                        raw32: Option<f64>,
-                        table: &mut Table| {
-            let median = timings.median().as_secs_f64();
-            let vs64 = raw64_time.median().as_secs_f64() / median;
-            let vs32 = raw32.map(|t| t / median);
-            table.push(
-                vec![
-                    bits.to_string(),
-                    series.to_string(),
-                    millis(timings.median()),
-                    millis(timings.min()),
-                    format!("{:.3}", values / median / 1e9),
-                    format!("{:.2}", values * 8.0 / median / 1e9),
-                    format!("{:.1}", memory as f64 / (1 << 20) as f64),
-                    format!("{vs64:.3}"),
-                    vs32.map_or("-".into(), |r| format!("{r:.3}")),
-                ],
-                json!({
-                    "bits": bits, "placement": series, "median_ms": median * 1e3, "min_ms": timings.min().as_secs_f64() * 1e3,
-                    "values_per_s": values / median, "logical_bytes_per_s": values * 8.0 / median, "memory_bytes": memory,
-                    "ratio_vs_raw_u64": vs64, "ratio_vs_raw_u32": vs32, "threads": runtime.threads(),
-                    "parallel_efficiency": efficiency, "elements": args.elements,
-                }),
-            );
-            measurements.push(Measurement {
-                bits,
-                series: series.to_string(),
-                median_ms: median * 1e3,
-            });
-        };
-        let mut raw32_median = None;
-        let raw32_row = if bits <= 32 {
-            step += 1;
-            progress(format!("[{step}/{total}] bits {bits}: raw u32 baseline"));
-            let raw32 = RawInput::<u32>::generate(&runtime, args.elements, bits, args.seed)
-                .ok_or("raw u32 generation failed")?;
-            let (timings, sum) = time(args.warmups, args.repetitions, || {
-                raw32.parallel_sum(&runtime)
-            });
-            check(sum, expected, bits, "raw u32")?;
-            raw32_median = Some(timings.median().as_secs_f64());
-            Some((timings, raw32.memory_bytes()))
-        } else {
-            step += 1;
-            None
-        };
-        push(
-            "raw-u64",
-            &raw64_time,
-            raw64_memory,
-            raw32_median,
-            &mut table,
+    for row in &rows {
+        let (bits, series, timings, memory) = (
+            row.bits,
+            row.series.as_str(),
+            &row.timings,
+            row.memory_bytes,
         );
-        if let Some((timings, memory)) = raw32_row {
-            push("raw-u32", &timings, memory, raw32_median, &mut table);
-        }
-        for placement in &placements {
-            step += 1;
-            progress(format!(
-                "[{step}/{total}] bits {bits}: smart array, placement {placement}"
-            ));
-            let options = ArrayOptions::new()
-                .placement(placement.clone())
-                .runtime(Arc::clone(&runtime));
-            let input = AggregateInput::generate(args.elements, bits, args.seed, &options)?;
-            let (timings, sum) = time(args.warmups, args.repetitions, || input.parallel_sum());
-            check(sum, expected, bits, &placement.to_string())?;
-            push(
-                &placement.to_string(),
-                &timings,
-                input.memory_bytes(),
-                raw32_median,
-                &mut table,
-            );
-        }
+        let median = timings.median().as_secs_f64();
+        let (vs64, vs32) = (row.vs_raw_u64, row.vs_raw_u32);
+        table.push(
+            vec![
+                bits.to_string(),
+                series.to_string(),
+                millis(timings.median()),
+                millis(timings.min()),
+                format!("{:.3}", values / median / 1e9),
+                format!("{:.2}", values * 8.0 / median / 1e9),
+                format!("{:.1}", memory as f64 / (1 << 20) as f64),
+                format!("{vs64:.3}"),
+                vs32.map_or("-".into(), |r| format!("{r:.3}")),
+            ],
+            json!({
+                "bits": bits, "placement": series, "median_ms": median * 1e3, "min_ms": timings.min().as_secs_f64() * 1e3,
+                "values_per_s": values / median, "logical_bytes_per_s": values * 8.0 / median, "memory_bytes": memory,
+                "ratio_vs_raw_u64": vs64, "ratio_vs_raw_u32": vs32, "threads": runtime.threads(),
+                "parallel_efficiency": efficiency, "elements": args.elements,
+            }),
+        );
+        measurements.push(Measurement {
+            bits,
+            series: series.to_string(),
+            median_ms: median * 1e3,
+        });
     }
     let rendered = table.render(args.format);
     print!("{rendered}");
@@ -223,15 +176,6 @@ pub fn run(args: &AggregateArgs) -> CliResult {
         );
         plot::grouped_bars(path, &title, &measurements)?;
         progress(format!("wrote {}", path.display()));
-    }
-    Ok(())
-}
-
-fn check(sum: u64, expected: u64, bits: u32, what: &str) -> CliResult {
-    if sum != expected {
-        return Err(
-            format!("wrong result at {bits} bits for {what}: {sum} instead of {expected}").into(),
-        );
     }
     Ok(())
 }

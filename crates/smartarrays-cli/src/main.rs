@@ -7,7 +7,6 @@ mod bench_aggregate;
 mod bench_kernels;
 mod bench_random;
 mod graph;
-mod measure;
 mod output;
 mod placement;
 mod plot;

@@ -138,3 +138,8 @@ pub fn check_plot_path(path: &std::path::Path) -> crate::CliResult {
     }
     check_output_path(path, "--plot")
 }
+
+/// Seconds as milliseconds with three decimals.
+pub fn millis(duration: std::time::Duration) -> String {
+    format!("{:.3}", duration.as_secs_f64() * 1e3)
+}

@@ -2,9 +2,23 @@
 //!
 //! Experiments, kept apart from the libraries: the paper's jobs run in any configuration with
 //! profiling ([`workloads`]: the aggregation and degree centrality, as the advisor's evaluation
-//! and `smartarrays advise` measure them). Not published; the CLI sits on top of it and of the
-//! libraries. The crate graph itself is checked by this crate's test `layering`.
+//! and `smartarrays advise` measure them), and the advisor's evaluation ([`evaluate`]: the
+//! modelled profiles of the paper's jobs, the paper-style summary of how well Auto picked, the
+//! paper's findings checked on its two machines, and the measurements behind `smartarrays bench
+//! adapt`).
+//!
+//! The benchmarks' measurements live here too ([`bench`](mod@bench): aggregation, codec
+//! kernels, random reads), each timed next to its plain baseline ([`baselines`]: raw slices, the
+//! fastlanes crate) with the helpers of [`measure`]; criterion benches of the codec per width
+//! and kernel level are in `benches/` (`cargo bench -p smartarrays-lab`).
+//!
+//! Not published; the CLI sits on top of it and of the libraries, parsing arguments and printing
+//! what the lab measured. The crate graph itself is checked by this crate's test `layering`.
 
+pub mod baselines;
+pub mod bench;
+pub mod evaluate;
+pub mod measure;
 pub mod workloads;
 
 /// Errors of the experiments: whatever the core, the advisor or the graph library refused.

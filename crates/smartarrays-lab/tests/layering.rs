@@ -3,7 +3,9 @@
 //!
 //! core `smartarrays` -> `smartarrays-adapt` -> `smartarrays-graph` (adapt only behind its
 //! feature) -> `smartarrays-arrow` -> bindings (C ABI, Python; Java loads the C library) and the
-//! experiments (`smartarrays-lab`) -> the CLI on top. Bindings never depend on each other.
+//! experiments (`smartarrays-lab`) -> the CLI on top. Bindings never depend on each other. The
+//! baselines' and benches' outside crates (fastlanes and the macros it expands to, criterion) are
+//! the lab's alone.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
@@ -50,6 +52,15 @@ const DEV_FORBIDDEN: &[&str] = &[
     "smartarrays-python",
     "smartarrays-capi",
     "smartarrays-cli",
+];
+
+/// Outside crates that only some of ours may use (any kind of dependency): the baselines and
+/// benchmark tools belong to the experiments, not to the libraries or the command line.
+const EXTERNAL_ONLY_IN: &[(&str, &[&str])] = &[
+    ("fastlanes", &["smartarrays-lab"]),
+    ("pastey", &["smartarrays-lab"]),
+    ("criterion", &["smartarrays-lab"]),
+    ("seq-macro", &["smartarrays", "smartarrays-lab"]),
 ];
 
 /// Crates whose edges to the graph crate must stay optional (behind a feature).
@@ -100,6 +111,13 @@ fn no_forbidden_dependency_edge_between_workspace_crates() {
         let name = package["name"].as_str().unwrap();
         for dependency in package["dependencies"].as_array().unwrap() {
             let target = dependency["name"].as_str().unwrap();
+            if let Some((_, users)) = EXTERNAL_ONLY_IN.iter().find(|(dep, _)| *dep == target) {
+                if !users.contains(&name) {
+                    problems.push(format!(
+                        "{name} depends on {target}, which belongs to {users:?} only"
+                    ));
+                }
+            }
             if !ours.contains(target) {
                 continue;
             }

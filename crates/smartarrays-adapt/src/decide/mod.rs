@@ -769,8 +769,30 @@ impl Advisor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evaluate::aggregation_profile;
     use crate::profile::{ArraySpec, Figure};
+
+    /// The paper's aggregation, modelled: two read-only arrays of `values` 64-bit integers whose
+    /// data needs `bits` bits, each scanned once per run (the lab's `aggregation_profile`; this
+    /// crate does not depend on the lab, so the tests build it themselves).
+    fn aggregation_profile(
+        machine: &MachineDescription,
+        costs: &CostProfile,
+        values: u64,
+        bits: u32,
+        expected_runs: f64,
+    ) -> Result<WorkloadProfile> {
+        let arrays = ["a1", "a2"]
+            .iter()
+            .map(|name| ArrayProfile {
+                spec: ArraySpec::read_only(name, values, bits).with_natural(64),
+                sequential_reads: values as f64,
+                random_reads: 0.0,
+                writes: 0.0,
+                access_source: Source::DeclaredByWorkload,
+            })
+            .collect();
+        WorkloadProfile::modelled("aggregate", machine, costs, arrays, 0.0, expected_runs)
+    }
 
     fn one_node() -> MachineDescription {
         let mut machine = MachineDescription::paper_18core();

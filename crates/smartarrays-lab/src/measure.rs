@@ -1,6 +1,6 @@
-//! Timing helpers shared by the benchmarks: warm-up then measured repetitions with the median,
-//! and the parallel-efficiency probe that tells whether a multi-threaded figure can be trusted
-//! on a machine whose cores are shared with other work.
+//! Timing helpers of the benchmarks: warm-up then measured repetitions with the median, and the
+//! parallel-efficiency probe that tells whether a multi-threaded figure can be trusted on a
+//! machine whose cores are shared with other work.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -10,10 +10,12 @@ use smartarrays::Runtime;
 /// Timings of repeated runs.
 #[derive(Clone, Debug)]
 pub struct Timings {
+    /// The duration of every measured run, in the order they ran.
     pub samples: Vec<Duration>,
 }
 
 impl Timings {
+    /// The median run (the mean of the two middle ones for an even count; zero when empty).
     pub fn median(&self) -> Duration {
         let mut sorted = self.samples.clone();
         sorted.sort();
@@ -24,6 +26,7 @@ impl Timings {
         }
     }
 
+    /// The fastest run (zero when empty).
     pub fn min(&self) -> Duration {
         self.samples.iter().copied().min().unwrap_or_default()
     }
@@ -75,7 +78,29 @@ pub fn parallel_efficiency(runtime: &Runtime) -> f64 {
     single.as_secs_f64() / all.as_secs_f64().max(1e-9)
 }
 
-/// Seconds as milliseconds with three decimals.
-pub fn millis(duration: Duration) -> String {
-    format!("{:.3}", duration.as_secs_f64() * 1e3)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn medians_and_minimums_of_odd_even_and_empty_samples() {
+        let ms = Duration::from_millis;
+        let odd = Timings {
+            samples: vec![ms(3), ms(1), ms(2)],
+        };
+        assert_eq!((odd.median(), odd.min()), (ms(2), ms(1)));
+        let even = Timings {
+            samples: vec![ms(4), ms(1), ms(2), ms(3)],
+        };
+        assert_eq!(even.median(), Duration::from_micros(2500));
+        let empty = Timings {
+            samples: Vec::new(),
+        };
+        assert_eq!(
+            (empty.median(), empty.min()),
+            (Duration::ZERO, Duration::ZERO)
+        );
+        let (timings, first) = time(2, 3, || 7);
+        assert_eq!((timings.samples.len(), first), (3, 7));
+    }
 }

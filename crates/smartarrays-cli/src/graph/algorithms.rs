@@ -1,0 +1,169 @@
+//! The analyses: `graph degree`, `graph pagerank` (with per-iteration progress), `graph bfs`
+//! and `graph components`, each timed and printed through [`super::report::emit`].
+
+use std::io::IsTerminal;
+use std::time::Instant;
+
+use serde_json::json;
+use smartarrays_graph::{
+    bfs, connected_components, degree_centrality, pagerank, Dangling, PageRankOptions, Precision,
+};
+
+use super::report::{emit, graph_json};
+use super::{BfsArgs, CliResult, CommonArgs, PageRankArgs};
+
+pub(super) fn run_degree(args: &CommonArgs) -> CliResult {
+    let (graph, load) = args.storage.load(&args.input)?;
+    let started = Instant::now();
+    let degrees = degree_centrality(&graph)?;
+    let seconds = started.elapsed().as_secs_f64();
+    let values: Vec<Option<u64>> = degrees.iter().map(Some).collect();
+    let summary = json!({"algorithm": "degree", "graph": graph_json(&graph, load), "seconds": seconds, "bits": degrees.bits()});
+    let text = format!(
+        "degree centrality of {} vertices in {seconds:.4} s ({} bits per value)\n",
+        graph.vertices(),
+        degrees.bits()
+    );
+    emit(
+        &args.output,
+        "degree",
+        &values,
+        |a, b| a.cmp(b),
+        summary,
+        text,
+    )
+}
+
+pub(super) fn run_pagerank(args: &PageRankArgs) -> CliResult {
+    let (graph, load) = args.common.storage.load(&args.common.input)?;
+    let dangling = match args.dangling.as_str() {
+        "spread" => Dangling::Spread,
+        "drop" => Dangling::Drop,
+        other => return Err(format!("--dangling {other:?}: expected spread or drop").into()),
+    };
+    let options = PageRankOptions {
+        damping: args.damping,
+        tolerance: args.tolerance,
+        max_iterations: args.max_iterations,
+        dangling,
+        contributions: args.precision.parse::<Precision>()?,
+    };
+    // Per-iteration lines on a terminal (the library reports each iteration through the hook).
+    let show = !args.common.storage.no_progress && std::io::stderr().is_terminal();
+    let edges = graph.stored_entries() as f64;
+    let started = Instant::now();
+    let result = pagerank(&graph, &options, |step| {
+        if show {
+            eprintln!(
+                "iteration {:>4}  change {:.3e}  {:.3} s  ({:.0} M edges/s)",
+                step.iteration,
+                step.change,
+                step.seconds,
+                edges / step.seconds.max(1e-12) / 1e6
+            );
+        }
+    })?;
+    let seconds = started.elapsed().as_secs_f64();
+    let summary = &result.summary;
+    if !summary.converged {
+        eprintln!(
+            "warning: PageRank did not converge: change {:.3e} after {} iterations is still above the tolerance {:.1e}",
+            summary.change, summary.iterations, options.tolerance
+        );
+    }
+    let per_iteration = seconds / summary.iterations.max(1) as f64;
+    let ranks: Vec<Option<f64>> = result.ranks.to_vec().into_iter().map(Some).collect();
+    let json_summary = json!({
+        "algorithm": "pagerank",
+        "graph": graph_json(&graph, load),
+        "options": options,
+        "iterations": summary.iterations,
+        "converged": summary.converged,
+        "change": summary.change,
+        "seconds": seconds,
+        "seconds_per_iteration": per_iteration,
+        "edges_per_second": edges / per_iteration.max(1e-12),
+        "history": summary.history,
+    });
+    let text = format!(
+        "PageRank: {} iterations, {} (change {:.3e}), {seconds:.3} s, {:.4} s per iteration, {:.0} M edges/s\n",
+        summary.iterations,
+        if summary.converged { "converged" } else { "NOT converged" },
+        summary.change,
+        per_iteration,
+        edges / per_iteration.max(1e-12) / 1e6
+    );
+    emit(
+        &args.common.output,
+        "rank",
+        &ranks,
+        |a, b| a.total_cmp(b),
+        json_summary,
+        text,
+    )
+}
+
+pub(super) fn run_bfs(args: &BfsArgs) -> CliResult {
+    let (graph, load) = args.common.storage.load(&args.common.input)?;
+    let started = Instant::now();
+    let result = bfs(&graph, args.source)?;
+    let seconds = started.elapsed().as_secs_f64();
+    let levels: Vec<Option<u64>> = (0..graph.vertices() as u64)
+        .map(|v| result.level(v))
+        .collect();
+    let summary = json!({
+        "algorithm": "bfs",
+        "graph": graph_json(&graph, load),
+        "source": args.source,
+        "reached": result.reached,
+        "depth": result.depth,
+        "top_down_steps": result.steps.0,
+        "bottom_up_steps": result.steps.1,
+        "seconds": seconds,
+    });
+    let text = format!(
+        "BFS from {}: reached {} of {} vertices, depth {}, {} top-down + {} bottom-up steps, {seconds:.4} s\n",
+        args.source,
+        result.reached,
+        graph.vertices(),
+        result.depth,
+        result.steps.0,
+        result.steps.1
+    );
+    // Show the nearest vertices first.
+    emit(
+        &args.common.output,
+        "level",
+        &levels,
+        |a, b| b.cmp(a),
+        summary,
+        text,
+    )
+}
+
+pub(super) fn run_components(args: &CommonArgs) -> CliResult {
+    let (graph, load) = args.storage.load(&args.input)?;
+    let started = Instant::now();
+    let components = connected_components(&graph)?;
+    let seconds = started.elapsed().as_secs_f64();
+    let labels: Vec<Option<u64>> = components.labels.iter().map(Some).collect();
+    let summary = json!({
+        "algorithm": "components",
+        "graph": graph_json(&graph, load),
+        "count": components.count,
+        "largest": components.largest,
+        "seconds": seconds,
+    });
+    let text = format!(
+        "{} weakly connected components, the largest with {} vertices, {seconds:.4} s\n",
+        components.count, components.largest
+    );
+    emit(
+        &args.output,
+        "component",
+        &labels,
+        |a, b| b.cmp(a),
+        summary,
+        text,
+    )
+}

@@ -1,0 +1,69 @@
+//! The storage arguments of every `graph` subcommand turned into graph options (variant,
+//! placement and width per array class, duplicates, self-loops, threads, progress bars), and a
+//! graph loaded with them.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use smartarrays::{Placement, Runtime};
+use smartarrays_graph::io::{self, Format, TextOptions};
+use smartarrays_graph::{Graph, GraphOptions, Keep, Variant, Width};
+
+use super::{CliResult, StorageArgs};
+
+impl StorageArgs {
+    pub(super) fn options(&self) -> CliResult<GraphOptions> {
+        let mut options = GraphOptions::variant(self.variant.parse::<Variant>()?);
+        if let Some(p) = &self.placement {
+            options = options.placement(p.parse::<Placement>()?);
+        }
+        for (value, class) in [
+            (&self.offsets_placement, &mut options.offsets),
+            (&self.edges_placement, &mut options.edges),
+            (&self.properties_placement, &mut options.properties),
+        ] {
+            if let Some(p) = value {
+                class.placement = p.parse::<Placement>()?;
+            }
+        }
+        for (value, class) in [
+            (&self.offsets_bits, &mut options.offsets),
+            (&self.edges_bits, &mut options.edges),
+            (&self.properties_bits, &mut options.properties),
+        ] {
+            if let Some(w) = value {
+                class.width = w.parse::<Width>()?;
+            }
+        }
+        options.duplicates = self.duplicates.parse::<Keep>()?;
+        options.self_loops = self.self_loops.parse::<Keep>()?;
+        if let Some(bars) = crate::bars::Bars::for_terminal(!self.no_progress) {
+            options = options.progress_reporter(bars);
+        }
+        let runtime = match self.threads {
+            Some(threads) => Arc::new(Runtime::with_threads(threads)?),
+            None => Runtime::global()?,
+        };
+        Ok(options.runtime(runtime))
+    }
+
+    pub(super) fn text(&self) -> TextOptions {
+        TextOptions {
+            undirected: self.undirected,
+            vertices: self.vertices,
+        }
+    }
+
+    pub(super) fn load(&self, input: &Path) -> CliResult<(Graph, f64)> {
+        let options = self.options()?;
+        let started = Instant::now();
+        let graph = io::load_graph(
+            input,
+            self.input_format.parse::<Format>()?,
+            &self.text(),
+            &options,
+        )?;
+        Ok((graph, started.elapsed().as_secs_f64()))
+    }
+}
