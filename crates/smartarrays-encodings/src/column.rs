@@ -10,6 +10,7 @@ use smartarrays::{ArrayOptions, Placement, PlacementReport, SmartArray};
 use crate::compress::{self, Explanation};
 use crate::decimal;
 use crate::error::{check_indices, check_range, EncodingError, Result};
+use crate::float::Alp;
 use crate::integer::{IntEncoding, KeyEncoding};
 use crate::kernel::{f64_from_key, i64_from_key, key_from_f64, key_from_i64, KeyFilter, BLOCK};
 use crate::memory::{MemoryPart, MemoryReport};
@@ -78,13 +79,34 @@ impl ColumnOptions {
 pub enum Encoding {
     /// Order-preserving 64-bit keys in an integer encoding.
     Keys(IntEncoding),
+    /// Doubles in ALP's decimal encoding.
+    Alp(Alp),
 }
 
 impl Encoding {
     fn keyed(&self) -> &dyn KeyEncoding {
         match self {
             Encoding::Keys(encoding) => encoding.as_dyn(),
+            Encoding::Alp(alp) => alp,
         }
+    }
+
+    /// The encoding's kind.
+    pub fn kind(&self) -> EncodingKind {
+        match self {
+            Encoding::Keys(encoding) => encoding.kind(),
+            Encoding::Alp(_) => EncodingKind::Alp,
+        }
+    }
+
+    /// Bytes of the encoded data in one copy, densely packed.
+    pub fn packed_bytes(&self) -> usize {
+        let e = self.keyed();
+        e.arrays()
+            .iter()
+            .map(|(_, a)| a.packed_bytes())
+            .sum::<usize>()
+            + e.heap_bytes()
     }
 }
 
@@ -127,7 +149,8 @@ impl Column {
         Column::from_keys(DataType::Int64, keys, None, options)
     }
 
-    /// A Float64 column (every bit pattern kept: NaN payloads, -0.0, infinities).
+    /// A Float64 column (every bit pattern kept: NaN payloads, -0.0, infinities), ALP-encoded
+    /// when that is smallest.
     pub fn from_f64(values: &[f64], options: &ColumnOptions) -> Result<Column> {
         let keys = values.iter().map(|&v| key_from_f64(v)).collect();
         Column::from_keys(DataType::Float64, keys, None, options)
@@ -201,11 +224,17 @@ impl Column {
                 .filter(|(_, &ok)| !ok)
                 .for_each(|(k, _)| *k = fill);
         }
-        let (encoding, explanation) = compress::choose_int(&keys, options)?;
+        let (encoding, explanation) = if data_type == DataType::Float64 {
+            let values: Vec<f64> = keys.iter().map(|&k| f64_from_key(k)).collect();
+            compress::choose_float(&values, &keys, options)?
+        } else {
+            let (encoding, explanation) = compress::choose_int(&keys, options)?;
+            (Encoding::Keys(encoding), explanation)
+        };
         Column::assemble(
             data_type,
             keys.len(),
-            Encoding::Keys(encoding),
+            encoding,
             valid,
             fill,
             explanation,
@@ -264,9 +293,7 @@ impl Column {
 
     /// The encoding's kind.
     pub fn encoding_kind(&self) -> EncodingKind {
-        match &self.encoding {
-            Encoding::Keys(encoding) => encoding.kind(),
-        }
+        self.encoding.kind()
     }
 
     /// The null bitmap, when the column has nulls.

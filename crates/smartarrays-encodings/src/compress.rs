@@ -14,9 +14,11 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::column::ColumnOptions;
+use crate::column::{ColumnOptions, Encoding};
 use crate::error::{EncodingError, Result};
+use crate::float::{best_parameters, Alp};
 use crate::integer::IntEncoding;
+use crate::kernel::f64_from_key;
 use crate::kernel::{bits_for, sample_positions};
 use crate::types::EncodingKind;
 
@@ -325,6 +327,59 @@ pub(crate) fn choose_int(
         options,
         |kind| {
             let encoding = IntEncoding::build(kind, keys, &options.array)?;
+            Ok(Built {
+                bytes: encoding.packed_bytes(),
+                encoding,
+            })
+        },
+    )
+}
+
+/// Picks and builds the encoding of doubles: ALP, or an integer encoding of their total-order
+/// keys (bit packing of the keys is plain doubles).
+pub(crate) fn choose_float(
+    values: &[f64],
+    keys: &[u64],
+    options: &ColumnOptions,
+) -> Result<(Encoding, Explanation)> {
+    let sample = KeySample::new(keys);
+    let mut candidates: Vec<Candidate> = EncodingKind::INTEGER
+        .iter()
+        .map(|&kind| {
+            let (estimate, note) = sample.estimate(kind);
+            let note = if kind == EncodingKind::BitPacked {
+                "plain 64-bit doubles (IEEE total-order keys)".to_string()
+            } else {
+                note
+            };
+            Candidate {
+                kind,
+                estimated_bytes_per_value: estimate,
+                actual_bytes_per_value: None,
+                note,
+            }
+        })
+        .collect();
+    let doubles: Vec<f64> = sample.values.iter().map(|&k| f64_from_key(k)).collect();
+    let (e, f, bits) = best_parameters(&doubles);
+    candidates.push(Candidate {
+        kind: EncodingKind::Alp,
+        estimated_bytes_per_value: (!doubles.is_empty() || keys.is_empty())
+            .then(|| bits / 8.0 / doubles.len().max(1) as f64 + 32.0 / keys.len().max(1) as f64),
+        actual_bytes_per_value: None,
+        note: format!("exponent {e}, factor {f} on the sample"),
+    });
+    decide(
+        keys.len(),
+        sample.values.len(),
+        candidates,
+        options,
+        |kind| {
+            let encoding = if kind == EncodingKind::Alp {
+                Encoding::Alp(Alp::with_parameters(values, e, f, &options.array)?)
+            } else {
+                Encoding::Keys(IntEncoding::build(kind, keys, &options.array)?)
+            };
             Ok(Built {
                 bytes: encoding.packed_bytes(),
                 encoding,

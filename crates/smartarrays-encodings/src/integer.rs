@@ -77,6 +77,26 @@ pub trait KeyEncoding: Send + Sync + std::fmt::Debug {
     }
 }
 
+/// Number of runs of equal neighbours, from decoded blocks (for encodings that do not know it).
+pub(crate) fn count_runs(encoding: &dyn KeyEncoding) -> usize {
+    let mut buffer = vec![0u64; BLOCK];
+    let (mut runs, mut previous, mut start) = (0usize, None, 0usize);
+    while start < encoding.len() {
+        let count = (encoding.len() - start).min(BLOCK);
+        if encoding.unpack(start, &mut buffer[..count]).is_err() {
+            break;
+        }
+        for &key in &buffer[..count] {
+            if previous != Some(key) {
+                runs += 1;
+                previous = Some(key);
+            }
+        }
+        start += count;
+    }
+    runs
+}
+
 /// One of the integer encodings.
 ///
 /// # Example

@@ -12,6 +12,7 @@
 //! | [`dictionary`] | bit-packed codes over a sorted dictionary | few distinct values |
 //! | [`run_end`] | run ends + run values | sorted or clustered columns |
 //! | [`constant`] | one value | columns of one value |
+//! | [`float`] | ALP: doubles as decimal digits through frame, plus exceptions | prices, measurements |
 //! | [`decimal`], [`date`] | scaled integers, day numbers (through the above) | money, dates |
 //! | [`validity`] | a 1-bit smart array of valid rows | nulls, for any column |
 //!
@@ -40,6 +41,7 @@ pub mod date;
 pub mod decimal;
 pub mod dictionary;
 pub mod error;
+pub mod float;
 pub mod frame;
 pub mod integer;
 pub mod kernel;

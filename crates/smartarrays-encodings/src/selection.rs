@@ -106,6 +106,15 @@ impl Selection {
         self.words[row / 64] |= 1 << (row % 64);
     }
 
+    pub(crate) fn assign(&mut self, row: usize, selected: bool) {
+        let bit = 1u64 << (row % 64);
+        if selected {
+            self.words[row / 64] |= bit;
+        } else {
+            self.words[row / 64] &= !bit;
+        }
+    }
+
     /// Selects rows `start..end` (within the selection's rows).
     pub(crate) fn set_range(&mut self, start: usize, end: usize) {
         let mut row = start;
