@@ -14,8 +14,10 @@ use crate::float::Alp;
 use crate::integer::{IntEncoding, KeyEncoding};
 use crate::kernel::{f64_from_key, i64_from_key, key_from_f64, key_from_i64, KeyFilter, BLOCK};
 use crate::memory::{MemoryPart, MemoryReport};
+use crate::predicate::LikePattern;
 use crate::predicate::Predicate;
 use crate::selection::Selection;
+use crate::strings::{StrFilter, StringEncoding};
 use crate::types::{Canonical, DataType, EncodingKind, Scalar, Statistics, Sum, Values};
 use crate::validity::Validity;
 
@@ -81,13 +83,16 @@ pub enum Encoding {
     Keys(IntEncoding),
     /// Doubles in ALP's decimal encoding.
     Alp(Alp),
+    /// Strings.
+    Strings(StringEncoding),
 }
 
 impl Encoding {
-    fn keyed(&self) -> &dyn KeyEncoding {
+    fn keyed(&self) -> Option<&dyn KeyEncoding> {
         match self {
-            Encoding::Keys(encoding) => encoding.as_dyn(),
-            Encoding::Alp(alp) => alp,
+            Encoding::Keys(encoding) => Some(encoding.as_dyn()),
+            Encoding::Alp(alp) => Some(alp),
+            Encoding::Strings(_) => None,
         }
     }
 
@@ -96,17 +101,34 @@ impl Encoding {
         match self {
             Encoding::Keys(encoding) => encoding.kind(),
             Encoding::Alp(_) => EncodingKind::Alp,
+            Encoding::Strings(StringEncoding::Dictionary(_)) => EncodingKind::Dictionary,
+            Encoding::Strings(StringEncoding::Fsst(_)) => EncodingKind::Fsst,
+        }
+    }
+
+    fn arrays(&self) -> Vec<(&'static str, &SmartArray)> {
+        match self {
+            Encoding::Keys(encoding) => encoding.as_dyn().arrays(),
+            Encoding::Alp(alp) => alp.arrays(),
+            Encoding::Strings(strings) => strings.arrays(),
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        match self {
+            Encoding::Keys(encoding) => encoding.as_dyn().heap_bytes(),
+            Encoding::Alp(alp) => alp.heap_bytes(),
+            Encoding::Strings(strings) => strings.heap_bytes(),
         }
     }
 
     /// Bytes of the encoded data in one copy, densely packed.
     pub fn packed_bytes(&self) -> usize {
-        let e = self.keyed();
-        e.arrays()
+        self.arrays()
             .iter()
             .map(|(_, a)| a.packed_bytes())
             .sum::<usize>()
-            + e.heap_bytes()
+            + self.heap_bytes()
     }
 }
 
@@ -176,6 +198,55 @@ impl Column {
         Column::from_keys(DataType::Date32, keys, None, options)
     }
 
+    /// A Utf8 column.
+    ///
+    /// # Example
+    /// ```
+    /// use smartarrays_encodings::{Column, EncodingKind, Predicate};
+    /// let flags: Vec<&str> = (0..1000).map(|i| ["A", "N", "R"][i % 3]).collect();
+    /// let column = Column::from_strs(&flags, &Default::default()).unwrap();
+    /// assert_eq!(column.encoding_kind(), EncodingKind::Dictionary);
+    /// assert_eq!(column.filter(&Predicate::like("_")).unwrap().count(), 1000);
+    /// assert_eq!(column.filter(&Predicate::eq("N")).unwrap().count(), 333);
+    /// ```
+    pub fn from_strs<S: AsRef<str>>(values: &[S], options: &ColumnOptions) -> Result<Column> {
+        let strings = values.iter().map(|s| s.as_ref().to_string()).collect();
+        Column::from_strings(strings, None, options)
+    }
+
+    fn from_strings(
+        mut strings: Vec<String>,
+        valid: Option<Vec<bool>>,
+        options: &ColumnOptions,
+    ) -> Result<Column> {
+        let valid = valid.filter(|v| v.iter().any(|&ok| !ok));
+        if let Some(valid) = &valid {
+            let fill = strings
+                .iter()
+                .zip(valid)
+                .filter(|(_, &ok)| ok)
+                .map(|(s, _)| s)
+                .min()
+                .cloned()
+                .unwrap_or_default();
+            strings
+                .iter_mut()
+                .zip(valid)
+                .filter(|(_, &ok)| !ok)
+                .for_each(|(s, _)| s.clone_from(&fill));
+        }
+        let (encoding, explanation) = compress::choose_strings(&strings, options)?;
+        Column::assemble(
+            DataType::Utf8,
+            strings.len(),
+            Encoding::Strings(encoding),
+            valid,
+            0,
+            explanation,
+            options,
+        )
+    }
+
     /// A column of any type from scalars, [`Scalar::Null`] for nulls; a scalar of another
     /// type is an [`EncodingError::TypeMismatch`].
     ///
@@ -196,6 +267,22 @@ impl Column {
             decimal::check_scale(scale)?;
         }
         let valid: Vec<bool> = values.iter().map(|v| !v.is_null()).collect();
+        if data_type == DataType::Utf8 {
+            let mut strings = Vec::with_capacity(values.len());
+            for value in values {
+                strings.push(match value {
+                    Scalar::Utf8(s) => s.clone(),
+                    Scalar::Null => String::new(),
+                    other => {
+                        return Err(EncodingError::TypeMismatch {
+                            expected: DataType::Utf8,
+                            found: other.data_type().unwrap_or(DataType::Utf8),
+                        })
+                    }
+                });
+            }
+            return Column::from_strings(strings, Some(valid), options);
+        }
         let mut keys = Vec::with_capacity(values.len());
         for value in values {
             keys.push(key_of(data_type, value)?.unwrap_or(0));
@@ -255,7 +342,6 @@ impl Column {
             .map(|valid| Validity::new(&valid, &options.array))
             .transpose()?;
         let placement = encoding
-            .keyed()
             .arrays()
             .first()
             .map(|(_, array)| array.placement().clone())
@@ -316,6 +402,14 @@ impl Column {
         &self.placement
     }
 
+    /// The key encoding, for every type but Utf8.
+    fn keys(&self, operation: &'static str) -> Result<&dyn KeyEncoding> {
+        self.encoding.keyed().ok_or(EncodingError::Unsupported {
+            operation,
+            data_type: self.data_type,
+        })
+    }
+
     fn scalar_of_key(&self, key: u64) -> Scalar {
         match self.data_type {
             DataType::UInt64 => Scalar::UInt64(key),
@@ -356,17 +450,25 @@ impl Column {
                 return Ok(Scalar::Null);
             }
         }
-        let key = self.encoding.keyed().get(index)?;
+        if let Encoding::Strings(strings) = &self.encoding {
+            return Ok(Scalar::Utf8(strings.get(index)?));
+        }
+        let key = self.keys("get")?.get(index)?;
         Ok(self.scalar_of_key(key))
     }
 
     /// Rows `range`, decoded to their canonical form.
     pub fn unpack(&self, range: Range<usize>) -> Result<Canonical> {
         check_range(range.start, range.end, self.len)?;
-        let mut keys = vec![0u64; range.len()];
-        self.encoding.keyed().unpack(range.start, &mut keys)?;
+        let values = if let Encoding::Strings(strings) = &self.encoding {
+            Values::Utf8(strings.unpack(range.start, range.len())?)
+        } else {
+            let mut keys = vec![0u64; range.len()];
+            self.keys("unpack")?.unpack(range.start, &mut keys)?;
+            self.values_of_keys(keys)
+        };
         Ok(Canonical {
-            values: self.values_of_keys(keys),
+            values,
             validity: self
                 .validity
                 .as_ref()
@@ -406,9 +508,13 @@ impl Column {
     /// Rows `indices` (any order, repeats allowed; all checked first).
     pub fn take(&self, indices: &[usize]) -> Result<Canonical> {
         check_indices(indices, self.len)?;
-        let keys = self.encoding.keyed().take(indices)?;
+        let values = if let Encoding::Strings(strings) = &self.encoding {
+            Values::Utf8(strings.take(indices)?)
+        } else {
+            self.values_of_keys(self.keys("take")?.take(indices)?)
+        };
         Ok(Canonical {
-            values: self.values_of_keys(keys),
+            values,
             validity: self
                 .validity
                 .as_ref()
@@ -429,6 +535,13 @@ impl Column {
                     .map_or_else(|| Selection::none(self.len), |v| v.selection().not()))
             }
             Predicate::IsNotNull => return Ok(self.valid_rows()),
+            _ if self.data_type == DataType::Utf8 => {
+                let selection = match (self.str_filter(predicate)?, &self.encoding) {
+                    (Some(filter), Encoding::Strings(strings)) => strings.filter(&filter)?,
+                    _ => Selection::none(self.len),
+                };
+                return self.and_valid(selection);
+            }
             Predicate::Prefix(_) | Predicate::Like(_) => {
                 return Err(EncodingError::Unsupported {
                     operation: "a prefix or LIKE filter",
@@ -438,7 +551,7 @@ impl Column {
             _ => {}
         }
         let filter = self.key_filter(predicate)?;
-        let selection = self.encoding.keyed().filter(&filter)?;
+        let selection = self.keys("filter")?.filter(&filter)?;
         self.and_valid(selection)
     }
 
@@ -453,6 +566,46 @@ impl Column {
             Some(validity) => selection.and(&validity.selection()),
             None => Ok(selection),
         }
+    }
+
+    /// The predicate on strings (`None`: nothing can match).
+    fn str_filter(&self, predicate: &Predicate) -> Result<Option<StrFilter>> {
+        let text = |value: &Scalar| -> Result<Option<String>> {
+            match value {
+                Scalar::Null => Ok(None),
+                Scalar::Utf8(s) => Ok(Some(s.clone())),
+                other => Err(EncodingError::TypeMismatch {
+                    expected: DataType::Utf8,
+                    found: other.data_type().unwrap_or(DataType::Utf8),
+                }),
+            }
+        };
+        let bound = |b: &Bound<Scalar>| -> Result<Option<Bound<String>>> {
+            Ok(match b {
+                Bound::Included(v) => text(v)?.map(Bound::Included),
+                Bound::Excluded(v) => text(v)?.map(Bound::Excluded),
+                Bound::Unbounded => Some(Bound::Unbounded),
+            })
+        };
+        Ok(match predicate {
+            Predicate::Eq(value) => text(value)?.map(StrFilter::Eq),
+            Predicate::In(values) => {
+                let mut list = Vec::with_capacity(values.len());
+                for value in values {
+                    list.extend(text(value)?);
+                }
+                list.sort_unstable();
+                list.dedup();
+                (!list.is_empty()).then_some(StrFilter::In(list))
+            }
+            Predicate::Range { lo, hi } => match (bound(lo)?, bound(hi)?) {
+                (Some(lo), Some(hi)) => Some(StrFilter::Range(lo, hi)),
+                _ => None,
+            },
+            Predicate::Prefix(prefix) => Some(StrFilter::Prefix(prefix.clone())),
+            Predicate::Like(pattern) => Some(StrFilter::Like(LikePattern::new(pattern)?)),
+            Predicate::IsNull | Predicate::IsNotNull => None,
+        })
     }
 
     /// The predicate in key space.
@@ -501,7 +654,13 @@ impl Column {
     /// number of `true` values for Bool, a double sum in row order for Float64.
     /// [`EncodingError::Unsupported`] for dates and strings.
     pub fn sum(&self) -> Result<Sum> {
-        let keys = self.encoding.keyed();
+        if matches!(self.data_type, DataType::Date32 | DataType::Utf8) {
+            return Err(EncodingError::Unsupported {
+                operation: "sum",
+                data_type: self.data_type,
+            });
+        }
+        let keys = self.keys("sum")?;
         let nulls = self.null_count();
         let valid = (self.len - nulls) as u128;
         let key_sum = || keys.sum() - nulls as u128 * u128::from(self.fill);
@@ -541,9 +700,13 @@ impl Column {
         if self.null_count() == self.len {
             return Ok(None);
         }
+        if let Encoding::Strings(strings) = &self.encoding {
+            return Ok(strings
+                .min_max()?
+                .map(|(lo, hi)| (Scalar::Utf8(lo), Scalar::Utf8(hi))));
+        }
         Ok(self
-            .encoding
-            .keyed()
+            .keys("min/max")?
             .min_max()
             .map(|(lo, hi)| (self.scalar_of_key(lo), self.scalar_of_key(hi))))
     }
@@ -561,23 +724,23 @@ impl Column {
     /// Minimum, maximum, distinct estimate, run count and null count.
     pub fn statistics(&self) -> Result<Statistics> {
         let (min, max) = self.min_max()?.unzip();
-        let keys = self.encoding.keyed();
         let all_null = self.null_count() == self.len;
+        let (distinct, runs) = match (&self.encoding, self.encoding.keyed()) {
+            (Encoding::Strings(strings), _) => (strings.distinct_estimate()?, strings.run_count()?),
+            (_, Some(keys)) => (keys.distinct_estimate(), keys.run_count()),
+            _ => (0, 0),
+        };
         Ok(Statistics {
             min,
             max,
-            distinct_estimate: if all_null {
-                0
-            } else {
-                keys.distinct_estimate()
-            },
-            run_count: keys.run_count(),
+            distinct_estimate: if all_null { 0 } else { distinct },
+            run_count: runs,
             null_count: self.null_count(),
         })
     }
 
     fn arrays(&self) -> Vec<(&'static str, &SmartArray)> {
-        let mut arrays = self.encoding.keyed().arrays();
+        let mut arrays = self.encoding.arrays();
         if let Some(validity) = &self.validity {
             arrays.push(("validity", validity.array()));
         }
@@ -587,7 +750,7 @@ impl Column {
     /// Where the memory is and how much: every smart array by role (packed and mapped bytes,
     /// bits, replicas) and the bytes kept outside them.
     pub fn memory_report(&self) -> MemoryReport {
-        let heap = self.encoding.keyed().heap_bytes();
+        let heap = self.encoding.heap_bytes();
         MemoryReport::new(
             self.encoding_kind().name(),
             self.len,

@@ -20,6 +20,7 @@ use crate::float::{best_parameters, Alp};
 use crate::integer::IntEncoding;
 use crate::kernel::f64_from_key;
 use crate::kernel::{bits_for, sample_positions};
+use crate::strings::{FsstStrings, StringDictionary, StringEncoding};
 use crate::types::EncodingKind;
 
 /// Sample shape: runs of consecutive rows, and how many.
@@ -379,6 +380,75 @@ pub(crate) fn choose_float(
                 Encoding::Alp(Alp::with_parameters(values, e, f, &options.array)?)
             } else {
                 Encoding::Keys(IntEncoding::build(kind, keys, &options.array)?)
+            };
+            Ok(Built {
+                bytes: encoding.packed_bytes(),
+                encoding,
+            })
+        },
+    )
+}
+
+/// Picks and builds the encoding of strings: a sorted dictionary or FSST.
+pub(crate) fn choose_strings(
+    values: &[String],
+    options: &ColumnOptions,
+) -> Result<(StringEncoding, Explanation)> {
+    let positions = sample_positions(values.len(), SAMPLE_SEGMENTS, SAMPLE_SEGMENT);
+    let sample: Vec<&str> = positions.iter().map(|&p| values[p].as_str()).collect();
+    let rows = values.len().max(1) as f64;
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    sample
+        .iter()
+        .for_each(|s| *counts.entry(s).or_default() += 1);
+    let distinct = gee(values.len(), sample.len(), counts.values().copied()).max(1.0);
+    let distinct_length =
+        counts.keys().map(|s| s.len()).sum::<usize>() as f64 / counts.len().max(1) as f64;
+    let code_bits = f64::from(bits_for(distinct as u64 - 1));
+    let dictionary = Candidate {
+        kind: EncodingKind::Dictionary,
+        estimated_bytes_per_value: Some(
+            code_bits / 8.0 + distinct * (distinct_length + 8.0) / rows,
+        ),
+        actual_bytes_per_value: None,
+        note: format!(
+            "about {distinct:.0} distinct strings of {distinct_length:.1} bytes: \
+             {code_bits}-bit codes"
+        ),
+    };
+    let bytes: Vec<&[u8]> = sample.iter().map(|s| s.as_bytes()).collect();
+    let trained = fsst::Compressor::train(&bytes);
+    let compressed: usize = bytes.iter().map(|b| trained.compress(b).len()).sum();
+    let raw: usize = bytes.iter().map(|b| b.len()).sum();
+    let per_row = compressed as f64 / sample.len().max(1) as f64;
+    let offset_bits = f64::from(bits_for((per_row * rows) as u64));
+    let fsst = Candidate {
+        kind: EncodingKind::Fsst,
+        estimated_bytes_per_value: Some(per_row + offset_bits / 8.0 + 2300.0 / rows),
+        actual_bytes_per_value: None,
+        note: format!(
+            "the sample compresses {raw} bytes to {compressed}, plus {offset_bits}-bit offsets"
+        ),
+    };
+    decide(
+        values.len(),
+        sample.len(),
+        vec![dictionary, fsst],
+        options,
+        |kind| {
+            let encoding = match kind {
+                EncodingKind::Dictionary => {
+                    StringEncoding::Dictionary(StringDictionary::new(values, &options.array)?)
+                }
+                EncodingKind::Fsst => {
+                    StringEncoding::Fsst(FsstStrings::new(values, &options.array)?)
+                }
+                other => {
+                    return Err(EncodingError::EncodingNotApplicable {
+                        encoding: other.name(),
+                        reason: "strings are stored as a dictionary or with FSST".into(),
+                    })
+                }
             };
             Ok(Built {
                 bytes: encoding.packed_bytes(),

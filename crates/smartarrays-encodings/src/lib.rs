@@ -13,6 +13,7 @@
 //! | [`run_end`] | run ends + run values | sorted or clustered columns |
 //! | [`constant`] | one value | columns of one value |
 //! | [`float`] | ALP: doubles as decimal digits through frame, plus exceptions | prices, measurements |
+//! | [`strings`] | sorted dictionary of strings, or FSST with bit-packed offsets | categories, free text |
 //! | [`decimal`], [`date`] | scaled integers, day numbers (through the above) | money, dates |
 //! | [`validity`] | a 1-bit smart array of valid rows | nulls, for any column |
 //!
@@ -49,6 +50,7 @@ pub mod memory;
 pub mod predicate;
 pub mod run_end;
 pub mod selection;
+pub mod strings;
 pub mod types;
 pub mod validity;
 
