@@ -1,7 +1,7 @@
 //! `Column`: one typed column over the encodings, with nulls. Every integer-like type (and
 //! doubles outside ALP) is stored as 64-bit order-preserving keys (see
 //! [`kernel`](crate::kernel)) in one of the integer encodings, chosen by the sampling
-//! [`compress`](crate::compress)or unless the caller names one.
+//! compressor ([`compress`]) unless the caller names one.
 
 use std::ops::{Bound, Range};
 

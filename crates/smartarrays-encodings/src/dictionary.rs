@@ -4,7 +4,7 @@
 //! Sorted so that order is kept: code `a < b` exactly when value `a < b`, so a range filter
 //! becomes one code range and an equality one code, found by binary search in the dictionary;
 //! a constant that is not in the dictionary selects nothing without a scan. The integer form
-//! here stores keys (see [`kernel`](crate::kernel)); strings have their own in
+//! here stores keys (see [`kernel`]); strings have their own in
 //! [`strings`](crate::strings).
 
 use smartarrays::{ArrayOptions, SmartArray};

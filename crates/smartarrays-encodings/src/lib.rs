@@ -69,3 +69,8 @@ pub use run_end::RunEnd;
 pub use selection::Selection;
 pub use types::{Canonical, DataType, EncodingKind, Scalar, Statistics, Sum, Values};
 pub use validity::Validity;
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
