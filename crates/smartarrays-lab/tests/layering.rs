@@ -1,7 +1,8 @@
 //! The crate graph is the architecture: this test reads `cargo metadata` and fails on any
 //! dependency edge between the workspace's crates that the layering does not allow.
 //!
-//! core `smartarrays` -> `smartarrays-adapt` -> `smartarrays-graph` (adapt only behind its
+//! core `smartarrays` -> `smartarrays-encodings` (typed compressed columns, core only) and
+//! `smartarrays-adapt` -> `smartarrays-graph` (adapt only behind its
 //! feature) -> `smartarrays-arrow` -> bindings (C ABI, Python; Java loads the C library) and the
 //! experiments (`smartarrays-lab`) -> the CLI on top. Bindings never depend on each other. The
 //! baselines' and benches' outside crates (fastlanes and the macros it expands to, criterion) are
@@ -17,6 +18,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("smartarrays-adapt", &["smartarrays"]),
     ("smartarrays-graph", &["smartarrays", "smartarrays-adapt"]),
     ("smartarrays-arrow", &["smartarrays"]),
+    ("smartarrays-encodings", &["smartarrays"]),
     (
         "smartarrays-ffi",
         &["smartarrays", "smartarrays-adapt", "smartarrays-arrow"],

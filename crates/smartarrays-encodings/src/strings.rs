@@ -1,0 +1,459 @@
+//! Strings: a sorted dictionary with bit-packed codes for low cardinality, FSST ("FSST: Fast
+//! Random Access String Compression", Boncz, Neumann and Leis, VLDB 2020, through the `fsst-rs`
+//! crate) with bit-packed offsets for free text.
+//!
+//! On a dictionary every filter is evaluated once per distinct string and becomes a set of
+//! codes: equality and ranges a code range (the dictionary is sorted), a prefix a code range
+//! too (strings sharing a prefix are neighbours when sorted), `LIKE` a bitset of the entries
+//! that match, then the packed codes are scanned a block at a time. On FSST, equality and
+//! IN-lists compress their constants with the column's symbol table and compare compressed
+//! bytes without decompressing (the table compresses deterministically and decompression is a
+//! function, so equal compressed bytes mean equal strings); ranges, prefixes and `LIKE`
+//! decompress each row.
+
+use std::ops::Bound;
+
+use smartarrays::{ArrayOptions, SmartArray};
+
+use crate::error::{check_indices, check_range, EncodingError, Result};
+use crate::kernel::{self, CodePredicate, DistinctSketch};
+use crate::predicate::LikePattern;
+use crate::selection::Selection;
+
+/// A filter on strings, its constants already checked.
+#[derive(Clone, Debug)]
+pub enum StrFilter {
+    /// Equal to.
+    Eq(String),
+    /// Equal to one of (sorted, duplicate-free).
+    In(Vec<String>),
+    /// Within the bounds (byte-wise order, which is code-point order for UTF-8).
+    Range(Bound<String>, Bound<String>),
+    /// Starting with.
+    Prefix(String),
+    /// Matching a `LIKE` pattern.
+    Like(LikePattern),
+}
+
+impl StrFilter {
+    /// Whether `value` passes (the plain, one-value form).
+    pub fn matches(&self, value: &str) -> bool {
+        match self {
+            StrFilter::Eq(s) => value == s,
+            StrFilter::In(list) => list.binary_search_by(|s| s.as_str().cmp(value)).is_ok(),
+            StrFilter::Range(lo, hi) => {
+                (match lo {
+                    Bound::Included(b) => value >= b.as_str(),
+                    Bound::Excluded(b) => value > b.as_str(),
+                    Bound::Unbounded => true,
+                }) && (match hi {
+                    Bound::Included(b) => value <= b.as_str(),
+                    Bound::Excluded(b) => value < b.as_str(),
+                    Bound::Unbounded => true,
+                })
+            }
+            StrFilter::Prefix(prefix) => value.starts_with(prefix.as_str()),
+            StrFilter::Like(pattern) => pattern.matches(value),
+        }
+    }
+}
+
+/// Bit-packed codes over a sorted dictionary of strings.
+///
+/// # Example
+/// ```
+/// use smartarrays_encodings::strings::{StrFilter, StringDictionary};
+/// let cities = ["Oslo", "Bern", "Oslo", "Berlin", "Bern"];
+/// let dictionary = StringDictionary::new(&cities, &Default::default()).unwrap();
+/// assert_eq!(dictionary.values(), &["Berlin", "Bern", "Oslo"]);
+/// assert_eq!(dictionary.get(3).unwrap(), "Berlin");
+/// let ber = dictionary.filter(&StrFilter::Prefix("Ber".into())).unwrap(); // codes 0..=1
+/// assert_eq!(ber.row_ids(), vec![1, 3, 4]);
+/// ```
+#[derive(Debug)]
+pub struct StringDictionary {
+    values: Vec<String>,
+    codes: SmartArray,
+}
+
+impl StringDictionary {
+    /// Builds the sorted dictionary of `values` and their codes, placed by `options`.
+    pub fn new<S: AsRef<str> + Sync>(values: &[S], options: &ArrayOptions) -> Result<Self> {
+        let mut dictionary: Vec<String> = values.iter().map(|s| s.as_ref().to_string()).collect();
+        dictionary.sort_unstable();
+        dictionary.dedup();
+        let largest = dictionary.len().saturating_sub(1) as u64;
+        let codes = kernel::pack(values.len(), largest, options, |i| {
+            dictionary.partition_point(|d| d.as_str() < values[i].as_ref()) as u64
+        })?;
+        Ok(StringDictionary {
+            values: dictionary,
+            codes,
+        })
+    }
+
+    /// The sorted distinct strings.
+    pub fn values(&self) -> &[String] {
+        &self.values
+    }
+
+    /// The bit-packed codes.
+    pub fn codes(&self) -> &SmartArray {
+        &self.codes
+    }
+
+    fn entry(&self, code: u64) -> String {
+        self.values.get(code as usize).cloned().unwrap_or_default()
+    }
+
+    /// String `index`.
+    pub fn get(&self, index: usize) -> Result<String> {
+        Ok(self.entry(self.codes.get(index)?))
+    }
+
+    /// Strings `start..start + count`.
+    pub fn unpack(&self, start: usize, count: usize) -> Result<Vec<String>> {
+        let mut codes = vec![0u64; count];
+        self.codes.unpack(start, &mut codes)?;
+        Ok(codes.into_iter().map(|c| self.entry(c)).collect())
+    }
+
+    /// Strings at `indices`.
+    pub fn take(&self, indices: &[usize]) -> Result<Vec<String>> {
+        Ok(kernel::gather(&self.codes, indices)?
+            .into_iter()
+            .map(|c| self.entry(c))
+            .collect())
+    }
+
+    /// The rows that pass `filter`: evaluated once per dictionary entry, then on the codes.
+    pub fn filter(&self, filter: &StrFilter) -> Result<Selection> {
+        let position = |bound: &Bound<String>, upper: bool| match (bound, upper) {
+            (Bound::Unbounded, false) => 0,
+            (Bound::Unbounded, true) => self.values.len(),
+            (Bound::Included(b), false) => self.values.partition_point(|v| v < b),
+            (Bound::Excluded(b), false) => self.values.partition_point(|v| v <= b),
+            (Bound::Included(b), true) => self.values.partition_point(|v| v <= b),
+            (Bound::Excluded(b), true) => self.values.partition_point(|v| v < b),
+        };
+        let span = |first: usize, end: usize| {
+            if first < end {
+                CodePredicate::Range(first as u64, end as u64 - 1)
+            } else {
+                CodePredicate::Nothing
+            }
+        };
+        let prefix_span = |prefix: &str| {
+            let first = self.values.partition_point(|v| v.as_str() < prefix);
+            let count = self.values[first..].partition_point(|v| v.starts_with(prefix));
+            span(first, first + count)
+        };
+        let predicate = match filter {
+            StrFilter::Range(lo, hi) => span(position(lo, false), position(hi, true)),
+            StrFilter::Prefix(prefix) => prefix_span(prefix),
+            StrFilter::Like(pattern) => match pattern.as_prefix() {
+                Some(prefix) => prefix_span(&prefix),
+                None => CodePredicate::from_codes(
+                    (0..self.values.len() as u64)
+                        .filter(|&c| pattern.matches(&self.values[c as usize]))
+                        .collect(),
+                    Some(self.values.len()),
+                ),
+            },
+            StrFilter::Eq(_) | StrFilter::In(_) => CodePredicate::from_codes(
+                (0..self.values.len() as u64)
+                    .filter(|&c| filter.matches(&self.values[c as usize]))
+                    .collect(),
+                Some(self.values.len()),
+            ),
+        };
+        predicate.evaluate(&self.codes)
+    }
+}
+
+/// FSST-compressed strings: the compressed bytes of every row one after the other in an 8-bit
+/// smart array, and where each row starts in a bit-packed one.
+///
+/// # Example
+/// ```
+/// use smartarrays_encodings::strings::{FsstStrings, StrFilter};
+/// let lines: Vec<String> = (0..500).map(|i| format!("https://example.org/items/{i}")).collect();
+/// let fsst = FsstStrings::new(&lines, &Default::default()).unwrap();
+/// assert_eq!(fsst.get(42).unwrap(), "https://example.org/items/42");
+/// assert!(fsst.compressed_bytes() < lines.iter().map(|l| l.len()).sum::<usize>() / 2);
+/// assert_eq!(fsst.filter(&StrFilter::Eq("https://example.org/items/7".into())).unwrap().row_ids(), vec![7]);
+/// ```
+pub struct FsstStrings {
+    /// Boxed: the symbol table is 2.5 KiB, kept out of the enums that hold the encodings.
+    compressor: Box<fsst::Compressor>,
+    bytes: SmartArray,
+    offsets: SmartArray,
+}
+
+impl std::fmt::Debug for FsstStrings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FsstStrings")
+            .field("len", &self.len())
+            .field("symbols", &self.compressor.symbol_table().len())
+            .field("compressed_bytes", &self.bytes.len())
+            .finish()
+    }
+}
+
+impl FsstStrings {
+    /// Trains a symbol table on a sample of `values` and compresses every one, placed by
+    /// `options`.
+    pub fn new<S: AsRef<str>>(values: &[S], options: &ArrayOptions) -> Result<FsstStrings> {
+        let sample: Vec<&[u8]> = kernel::sample_positions(values.len(), 64, 64)
+            .into_iter()
+            .map(|p| values[p].as_ref().as_bytes())
+            .collect();
+        let compressor = Box::new(fsst::Compressor::train(&sample));
+        let mut bytes = Vec::new();
+        let mut offsets = Vec::with_capacity(values.len() + 1);
+        offsets.push(0u64);
+        for value in values {
+            bytes.extend_from_slice(&compressor.compress(value.as_ref().as_bytes()));
+            offsets.push(bytes.len() as u64);
+        }
+        let total = bytes.len() as u64;
+        Ok(FsstStrings {
+            compressor,
+            bytes: SmartArray::from_fn(bytes.len(), &kernel::options_at(options, 8), |i| {
+                u64::from(bytes[i])
+            })?,
+            offsets: kernel::pack(offsets.len(), total, options, |i| offsets[i])?,
+        })
+    }
+
+    /// Number of strings.
+    pub fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    /// Whether there are no strings.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes of compressed text (without offsets and symbol table).
+    pub fn compressed_bytes(&self) -> usize {
+        self.bytes.len()
+    }
+
+    fn compressed(&self, index: usize) -> Result<&[u8]> {
+        let start = self.offsets.get(index)? as usize;
+        let end = self.offsets.get(index + 1)? as usize;
+        let bytes = self.bytes.local().as_native::<u8>().unwrap_or(&[]);
+        bytes
+            .get(start..end)
+            .ok_or(EncodingError::RangeOutOfBounds {
+                start,
+                end,
+                len: bytes.len(),
+            })
+    }
+
+    fn decompress(&self, compressed: &[u8]) -> Result<String> {
+        String::from_utf8(self.compressor.decompressor().decompress(compressed)).map_err(|e| {
+            EncodingError::ValueDoesNotFit {
+                value: format!("{} bytes", e.as_bytes().len()),
+                reason: "the decompressed bytes are not UTF-8".into(),
+            }
+        })
+    }
+
+    /// String `index`.
+    pub fn get(&self, index: usize) -> Result<String> {
+        check_indices(&[index], self.len())?;
+        self.decompress(self.compressed(index)?)
+    }
+
+    /// Strings `start..start + count`.
+    pub fn unpack(&self, start: usize, count: usize) -> Result<Vec<String>> {
+        check_range(start, start.saturating_add(count), self.len())?;
+        (start..start + count).map(|i| self.get(i)).collect()
+    }
+
+    /// Strings at `indices`.
+    pub fn take(&self, indices: &[usize]) -> Result<Vec<String>> {
+        check_indices(indices, self.len())?;
+        indices.iter().map(|&i| self.get(i)).collect()
+    }
+
+    /// The rows that pass `filter`: equality and IN-lists on compressed bytes, the rest on
+    /// decompressed rows.
+    pub fn filter(&self, filter: &StrFilter) -> Result<Selection> {
+        let mut selection = Selection::none(self.len());
+        let constants: Option<Vec<Vec<u8>>> = match filter {
+            StrFilter::Eq(s) => Some(vec![self.compressor.compress(s.as_bytes())]),
+            StrFilter::In(list) => Some(
+                list.iter()
+                    .map(|s| self.compressor.compress(s.as_bytes()))
+                    .collect(),
+            ),
+            _ => None,
+        };
+        for row in 0..self.len() {
+            let compressed = self.compressed(row)?;
+            let keep = match &constants {
+                Some(constants) => constants.iter().any(|c| c.as_slice() == compressed),
+                None => filter.matches(&self.decompress(compressed)?),
+            };
+            if keep {
+                selection.set(row);
+            }
+        }
+        Ok(selection)
+    }
+
+    fn symbol_table_bytes(&self) -> usize {
+        self.compressor.symbol_table().len() * 9
+    }
+}
+
+/// One of the string encodings.
+#[derive(Debug)]
+pub enum StringEncoding {
+    /// Codes over a sorted dictionary.
+    Dictionary(StringDictionary),
+    /// FSST-compressed rows.
+    Fsst(FsstStrings),
+}
+
+impl StringEncoding {
+    /// Number of strings.
+    pub fn len(&self) -> usize {
+        match self {
+            StringEncoding::Dictionary(d) => d.codes.len(),
+            StringEncoding::Fsst(f) => f.len(),
+        }
+    }
+
+    /// Whether there are no strings.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// String `index`.
+    pub fn get(&self, index: usize) -> Result<String> {
+        match self {
+            StringEncoding::Dictionary(d) => d.get(index),
+            StringEncoding::Fsst(f) => f.get(index),
+        }
+    }
+
+    /// Strings `start..start + count`.
+    pub fn unpack(&self, start: usize, count: usize) -> Result<Vec<String>> {
+        match self {
+            StringEncoding::Dictionary(d) => d.unpack(start, count),
+            StringEncoding::Fsst(f) => f.unpack(start, count),
+        }
+    }
+
+    /// Strings at `indices`.
+    pub fn take(&self, indices: &[usize]) -> Result<Vec<String>> {
+        check_indices(indices, self.len())?;
+        match self {
+            StringEncoding::Dictionary(d) => d.take(indices),
+            StringEncoding::Fsst(f) => f.take(indices),
+        }
+    }
+
+    /// The rows that pass `filter`.
+    pub fn filter(&self, filter: &StrFilter) -> Result<Selection> {
+        match self {
+            StringEncoding::Dictionary(d) => d.filter(filter),
+            StringEncoding::Fsst(f) => f.filter(filter),
+        }
+    }
+
+    fn for_each(&self, mut visit: impl FnMut(&str)) -> Result<()> {
+        let mut start = 0;
+        while start < self.len() {
+            let count = (self.len() - start).min(kernel::BLOCK);
+            self.unpack(start, count)?.iter().for_each(|s| visit(s));
+            start += count;
+        }
+        Ok(())
+    }
+
+    /// The smallest and largest string (byte-wise order), `None` when empty.
+    pub fn min_max(&self) -> Result<Option<(String, String)>> {
+        if let StringEncoding::Dictionary(d) = self {
+            return Ok(d.values.first().cloned().zip(d.values.last().cloned()));
+        }
+        let mut found: Option<(String, String)> = None;
+        self.for_each(|s| {
+            found = Some(match found.take() {
+                None => (s.to_string(), s.to_string()),
+                Some((lo, hi)) => (
+                    if s < lo.as_str() { s.to_string() } else { lo },
+                    if s > hi.as_str() { s.to_string() } else { hi },
+                ),
+            });
+        })?;
+        Ok(found)
+    }
+
+    /// Number of runs of equal neighbours.
+    pub fn run_count(&self) -> Result<usize> {
+        if let StringEncoding::Dictionary(d) = self {
+            return Ok(kernel::run_count(&d.codes));
+        }
+        let (mut runs, mut previous) = (0, None::<String>);
+        self.for_each(|s| {
+            if previous.as_deref() != Some(s) {
+                runs += 1;
+                previous = Some(s.to_string());
+            }
+        })?;
+        Ok(runs)
+    }
+
+    /// Number of distinct strings (exact for a dictionary, else a sketch's estimate).
+    pub fn distinct_estimate(&self) -> Result<u64> {
+        if let StringEncoding::Dictionary(d) = self {
+            return Ok(d.values.len() as u64);
+        }
+        let mut sketch = DistinctSketch::default();
+        self.for_each(|s| sketch.insert(hash_str(s)))?;
+        Ok(sketch.estimate())
+    }
+
+    /// The smart arrays, by role.
+    pub fn arrays(&self) -> Vec<(&'static str, &SmartArray)> {
+        match self {
+            StringEncoding::Dictionary(d) => vec![("codes", &d.codes)],
+            StringEncoding::Fsst(f) => {
+                vec![("compressed bytes", &f.bytes), ("offsets", &f.offsets)]
+            }
+        }
+    }
+
+    /// Bytes kept outside smart arrays (the dictionary's strings, the symbol table).
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            StringEncoding::Dictionary(d) => d.values.iter().map(|s| s.len() + 8).sum(),
+            StringEncoding::Fsst(f) => f.symbol_table_bytes(),
+        }
+    }
+
+    /// Bytes of the encoded data in one copy, densely packed.
+    pub fn packed_bytes(&self) -> usize {
+        self.arrays()
+            .iter()
+            .map(|(_, a)| a.packed_bytes())
+            .sum::<usize>()
+            + self.heap_bytes()
+    }
+}
+
+/// A 64-bit hash of a string (FNV-1a, then mixed), for the distinct sketch.
+pub(crate) fn hash_str(s: &str) -> u64 {
+    let mut hash = 0xCBF2_9CE4_8422_2325u64;
+    for b in s.bytes() {
+        hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3);
+    }
+    kernel::mix(hash)
+}

@@ -1,0 +1,217 @@
+//! Utf8 columns: the sorted dictionary and FSST against a plain `Vec<String>` (empty, unicode
+//! and very long strings, nulls), prefix and LIKE filters against plain evaluation, the
+//! compressor's choice, every placement on a described two-node machine.
+
+mod common;
+
+use common::{check, two_node_options, two_node_runtime};
+use proptest::prelude::*;
+use smartarrays::Placement;
+use smartarrays_encodings::{Column, ColumnOptions, DataType, EncodingKind, Predicate, Scalar};
+
+const LENGTHS: [usize; 7] = [0, 1, 63, 64, 65, 1023, 1025];
+const KINDS: [EncodingKind; 2] = [EncodingKind::Dictionary, EncodingKind::Fsst];
+
+fn words(len: usize) -> Vec<String> {
+    let pool = [
+        "",
+        "a",
+        "ab",
+        "abc",
+        "b",
+        "Grüße",
+        "日本語のテキスト",
+        "emoji 🦀🦀",
+        "100%_sure",
+        "a\\b",
+        "the quick brown fox",
+        "the quick red fox",
+    ];
+    let long = "x".repeat(20_000) + "tail";
+    (0..len)
+        .map(|i| match i % 17 {
+            16 => long.clone(),
+            15 => format!("row {i}"),
+            k => pool[k % pool.len()].to_string(),
+        })
+        .collect()
+}
+
+fn string_predicates() -> Vec<Predicate> {
+    vec![
+        Predicate::prefix(""),
+        Predicate::prefix("a"),
+        Predicate::prefix("the quick"),
+        Predicate::prefix("zzz"),
+        Predicate::like("%"),
+        Predicate::like("a_"),
+        Predicate::like("%fox"),
+        Predicate::like("the % fox"),
+        Predicate::like("_rü%"),
+        Predicate::like("100\\%\\_%"),
+        Predicate::like("%x%tail"),
+        Predicate::like("row 1%"),
+        Predicate::eq("Grüße"),
+        Predicate::eq("missing"),
+        Predicate::is_in(["ab", "b", "nope", ""]),
+        Predicate::range("a".."b"),
+        Predicate::range("the"..),
+        Predicate::range(..="abc"),
+    ]
+}
+
+fn check_strings(column: &Column, expected: &[Scalar], context: &str) {
+    check(column, expected, context);
+    for predicate in string_predicates() {
+        let want: Vec<usize> = (0..expected.len())
+            .filter(|&i| predicate.matches(&expected[i]).unwrap())
+            .collect();
+        assert_eq!(
+            column.filter(&predicate).unwrap().row_ids(),
+            want,
+            "{context}: {predicate:?}"
+        );
+    }
+}
+
+fn scalars(values: &[String]) -> Vec<Scalar> {
+    values.iter().map(|s| Scalar::Utf8(s.clone())).collect()
+}
+
+#[test]
+fn strings_round_trip_in_both_encodings_at_every_edge_length() {
+    for len in LENGTHS {
+        let values = words(len);
+        for kind in KINDS {
+            let options = ColumnOptions::new()
+                .array(two_node_options())
+                .encoding(kind);
+            let column = Column::from_strs(&values, &options).unwrap();
+            assert_eq!(column.encoding_kind(), kind);
+            check_strings(&column, &scalars(&values), &format!("{kind} len {len}"));
+        }
+    }
+}
+
+#[test]
+fn nullable_and_all_null_string_columns_round_trip() {
+    let values = words(300);
+    let nullable: Vec<Scalar> = values
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            if i % 4 == 2 {
+                Scalar::Null
+            } else {
+                Scalar::Utf8(s.clone())
+            }
+        })
+        .collect();
+    for kind in KINDS {
+        let options = ColumnOptions::new().encoding(kind);
+        let column = Column::from_scalars(DataType::Utf8, &nullable, &options).unwrap();
+        check_strings(&column, &nullable, &format!("{kind} nullable"));
+        let nulls = vec![Scalar::Null; 70];
+        let empty = Column::from_scalars(DataType::Utf8, &nulls, &options).unwrap();
+        check_strings(&empty, &nulls, &format!("{kind} all null"));
+        assert!(empty.sum().is_err());
+    }
+}
+
+#[test]
+fn low_cardinality_chooses_a_dictionary_and_free_text_fsst() {
+    let flags: Vec<&str> = (0..20_000).map(|i| ["R", "A", "N"][i * 7 % 3]).collect();
+    let column = Column::from_strs(&flags, &ColumnOptions::new()).unwrap();
+    assert_eq!(
+        column.encoding_kind(),
+        EncodingKind::Dictionary,
+        "{}",
+        column.explanation()
+    );
+    // Two bits a row, plus the three strings.
+    assert!(
+        column.packed_bytes() < 20_000 / 4 + 100,
+        "{}",
+        column.memory_report()
+    );
+    let text: Vec<String> = (0..5_000)
+        .map(|i| {
+            format!(
+                "customer {i} ordered {} units of part #{}",
+                i % 50,
+                i * 31 % 997
+            )
+        })
+        .collect();
+    let column = Column::from_strs(&text, &ColumnOptions::new().measure_all(true)).unwrap();
+    assert_eq!(
+        column.encoding_kind(),
+        EncodingKind::Fsst,
+        "{}",
+        column.explanation()
+    );
+    let raw: usize = text.iter().map(String::len).sum();
+    assert!(
+        column.packed_bytes() < raw * 2 / 3,
+        "{}",
+        column.memory_report()
+    );
+    check_strings(&column, &scalars(&text), "fsst text");
+}
+
+#[test]
+fn every_placement_on_a_two_node_machine_holds_the_same_strings() {
+    let values = words(600);
+    let topology = two_node_runtime().topology().clone();
+    for placement in Placement::all(&topology) {
+        for kind in KINDS {
+            let options = ColumnOptions::new()
+                .array(two_node_options().placement(placement.clone()))
+                .encoding(kind);
+            let column = Column::from_strs(&values, &options).unwrap();
+            assert_eq!(column.placement(), &placement);
+            check_strings(&column, &scalars(&values), &format!("{placement} {kind}"));
+            let replicas = if placement == Placement::Replicated {
+                2
+            } else {
+                1
+            };
+            let reports = column.placement_report().unwrap();
+            assert!(!reports.is_empty());
+            assert!(
+                reports.iter().all(|(_, r)| r.regions.len() == replicas),
+                "{placement}"
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    #[test]
+    fn string_encodings_agree_with_a_vec(
+        values in prop::collection::vec(
+            prop_oneof![
+                "[ab%_]{0,4}",
+                "\\PC{0,6}",
+                Just("prefix-shared".to_string()),
+            ],
+            0..120,
+        ),
+        pattern in "[ab%_]{0,4}",
+        prefix in "[ab]{0,2}",
+    ) {
+        for kind in KINDS {
+            let column = Column::from_strs(&values, &ColumnOptions::new().encoding(kind)).unwrap();
+            let expected = scalars(&values);
+            check(&column, &expected, &format!("{kind}"));
+            for predicate in [Predicate::like(pattern.clone()), Predicate::prefix(prefix.clone())] {
+                let want: Vec<usize> = (0..values.len())
+                    .filter(|&i| predicate.matches(&expected[i]).unwrap())
+                    .collect();
+                prop_assert_eq!(column.filter(&predicate).unwrap().row_ids(), want);
+            }
+        }
+    }
+}
