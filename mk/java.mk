@@ -18,7 +18,7 @@ JAVA_MVN_FILTER = sed -u -e 's/\x1b\[[0-9;]*m//g' | awk '!/^\[INFO\] *$$/ && NF'
 SETUP_TARGETS += setup-java
 TEST_TARGETS += test-java
 
-.PHONY: setup-java java-prefetch check-java test-java java-library bench-languages
+.PHONY: setup-java java-prefetch check-java test-java java-library java-jar bench-languages
 
 check-java:
 	@if [ -z "$(JAVA25_HOME)" ] || ! "$(JAVA25_HOME)/bin/java" -version 2>&1 | grep -Eq 'version "(2[5-9]|[3-9][0-9])'; then \
@@ -42,6 +42,12 @@ java-prefetch: check-java
 java-library: setup-rust
 	@CARGO_TARGET_DIR="$(JAVA_CARGO_TARGET_DIR)" $(CARGO) build --quiet --release -p smartarrays-capi
 	@test -f "$(JAVA_NATIVE_LIBRARY)" || { echo "error: $(JAVA_NATIVE_LIBRARY) was not built" >&2; exit 1; }
+
+# The binding's jar without running its tests (the README checker compiles the Java examples
+# against it).
+JAVA_JAR := $(JAVA_DIR)/target/smartarrays-0.1.0.jar
+java-jar: check-java
+	@$(JAVA_MVN) -q -DskipTests package 2>&1 | $(JAVA_MVN_FILTER)
 
 test-java: check-java java-library
 	@echo "test-java: JUnit 5 suite of bindings/java against $(JAVA_NATIVE_LIBRARY)"

@@ -6,8 +6,13 @@
 `python` blocks run with the given interpreter; `sh` blocks whose every command starts with
 `smartarrays ` run with the binary from --bin-dir first on the PATH (blocks of `make` commands are
 documentation of the build, not examples). Each block runs in a fresh temporary folder, so files
-one command writes are there for the next. Rust blocks are doctests of the core crate; C, C++ and
-Java blocks are compiled by their own test suites' equivalents.
+one command writes are there for the next. Rust blocks are doctests of their crates.
+
+With --library (libsmartarrays.so) and --include (the C header's folder), `c` and `cpp` blocks
+are compiled as the body of `main` (after the standard headers and the library's own header) and
+run; with --java-home (a JDK 25) and --java-jar (the binding's jar), `java` blocks run as the body
+of `main` (leading `import` lines are kept at the top) through the JDK's source launcher. A block
+that is a whole program (it has its own `main`) is compiled as it stands.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -42,10 +48,61 @@ def commands(code: str) -> list[str]:
     return [l for l in code.splitlines() if l.strip() and not l.lstrip().startswith("#")]
 
 
+C_PRELUDE = "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <smartarrays.h>\n"
+CPP_PRELUDE = (
+    "#include <cstdint>\n#include <iostream>\n#include <numeric>\n#include <string>\n#include <vector>\n"
+    "#include <smartarrays/smartarrays.hpp>\n"
+)
+
+
+def compile_native(language: str, code: str, folder: Path, options: argparse.Namespace) -> list[str]:
+    """Writes the block as a program, compiles it against the library; returns how to run it."""
+    whole = "int main(" in code
+    if language == "c":
+        source, compiler, standard = folder / "example.c", "cc", "-std=c11"
+        text = C_PRELUDE + (code if whole else f"int main(void) {{\n{code}\nreturn 0;\n}}\n")
+    else:
+        source, compiler, standard = folder / "example.cpp", "c++", "-std=c++17"
+        text = CPP_PRELUDE + (code if whole else f"int main() {{\n{code}\nreturn 0;\n}}\n")
+    source.write_text(text)
+    library = options.library.resolve()
+    includes = [f"-I{path.resolve()}" for path in options.include]
+    build = [compiler, standard, "-Wall", *includes, str(source), "-o", str(folder / "example"),
+             str(library), f"-Wl,-rpath,{library.parent}"]
+    built = subprocess.run(build, capture_output=True, text=True)
+    if built.returncode != 0:
+        return ["sh", "-c", f"echo {shlex.quote(built.stderr[-4000:])} >&2; exit 1"]
+    return [str(folder / "example")]
+
+
+def java_program(code: str, folder: Path, options: argparse.Namespace) -> list[str]:
+    """Writes the block as Example.java (body of main unless it has its own); returns its launch."""
+    lines = code.splitlines()
+    imports = [l for l in lines if l.startswith("import ")]
+    body = "\n".join(l for l in lines if not l.startswith("import "))
+    if "static void main(" in code:
+        text = code
+    else:
+        text = (
+            "import org.smartarrays.*;\nimport java.lang.foreign.*;\n" + "\n".join(imports)
+            + "\npublic class Example {\n    public static void main(String[] args) throws Exception {\n"
+            + body + "\n    }\n}\n"
+        )
+    (folder / "Example.java").write_text(text)
+    java = options.java_home.resolve() / "bin" / "java"
+    return [str(java), "--enable-native-access=ALL-UNNAMED", "-cp", str(options.java_jar.resolve()),
+            f"-Dsmartarrays.library={options.library.resolve() if options.library else ''}",
+            str(folder / "Example.java")]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--python", required=True, help="interpreter with smartarrays installed")
     parser.add_argument("--bin-dir", required=True, help="folder holding the smartarrays binary")
+    parser.add_argument("--library", type=Path, help="libsmartarrays.so, to compile C and C++ blocks")
+    parser.add_argument("--include", action="append", type=Path, default=[], help="header folder (repeatable)")
+    parser.add_argument("--java-home", type=Path, help="a JDK 25, to run Java blocks")
+    parser.add_argument("--java-jar", type=Path, help="the Java binding's jar")
     parser.add_argument("files", nargs="+", type=Path)
     options = parser.parse_args()
     bin_dir = Path(options.bin_dir).resolve()
@@ -57,14 +114,22 @@ def main() -> int:
     ran = failed = 0
     for path in options.files:
         for language, line, code in blocks(path.read_text()):
+            native = language in ("c", "cpp") and options.library
+            java = language == "java" and options.java_home and options.java_jar
             if language == "python":
                 argv = [python, "-c", code]
             elif language == "sh" and all(c.lstrip().startswith("smartarrays ") for c in commands(code)):
                 argv = ["bash", "-euo", "pipefail", "-c", code]
+            elif native or java:
+                argv = None
             else:
                 continue
             ran += 1
             with tempfile.TemporaryDirectory(prefix="readme-") as folder:
+                if native:
+                    argv = compile_native(language, code, Path(folder), options)
+                elif java:
+                    argv = java_program(code, Path(folder), options)
                 result = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True, timeout=600)
             if result.returncode != 0:
                 failed += 1

@@ -47,3 +47,8 @@ pub use topology::{Node, Topology, TopologySource};
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// This crate's own README's example, run as a doctest too.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct CrateReadmeDoctests;
