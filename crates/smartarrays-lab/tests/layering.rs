@@ -18,6 +18,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("smartarrays-arrow", &["smartarrays"]),
     ("smartarrays-encodings", &["smartarrays"]),
     (
+        "smartarrays-collections",
+        &["smartarrays", "smartarrays-encodings"],
+    ),
+    (
         "smartarrays-ffi",
         &["smartarrays", "smartarrays-adapt", "smartarrays-arrow"],
     ),
@@ -32,7 +36,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     (
         "smartarrays-lab",
-        &["smartarrays", "smartarrays-adapt", "smartarrays-graph"],
+        &[
+            "smartarrays",
+            "smartarrays-adapt",
+            "smartarrays-graph",
+            "smartarrays-collections",
+        ],
     ),
     ("smartarrays-langbench", &["smartarrays"]),
     (
