@@ -3,18 +3,18 @@
 //!
 //! ```text
 //! bytes 0..S         tag lane: one byte per slot, 0x80 | 7 bits of the key's remainder (0 = empty)
-//! bits 8S..8S+S*p    payload: per slot [remainder (r bits) | displacement (3 bits) | value (v bits)]
+//! bits 8S..8S+S*p    payload: per slot [remainder (r bits) | displacement (4 bits) | value (v bits)]
 //! byte 63            overflow count: entries whose home is this bucket or earlier that were
 //!                    placed past it (saturates at 255 and then stays)
 //! ```
 //!
-//! `S` is the most slots that fit `8S + S*p <= 504` for the slot width `p = r + 3 + v`.
+//! `S` is the most slots that fit `8S + S*p <= 504` for the slot width `p = r + 4 + v`.
 
 /// A bucket: one 64-byte cache line as eight words.
 pub(crate) type Bucket = [u64; 8];
 
 /// Bits of the displacement field: an entry lies at most `MAX_DISPLACEMENT` buckets past home.
-pub(crate) const DISPLACEMENT_BITS: u32 = 3;
+pub(crate) const DISPLACEMENT_BITS: u32 = 4;
 /// Largest displacement from the home bucket.
 pub(crate) const MAX_DISPLACEMENT: u64 = (1 << DISPLACEMENT_BITS) - 1;
 /// Remainder bits that live in the tag lane instead of the payload.
@@ -29,7 +29,7 @@ const ONES: u64 = 0x0101_0101_0101_0101;
 /// Where the fields of a slot lie in a bucket, for one choice of widths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Layout {
-    /// Slots per bucket (3..=45).
+    /// Slots per bucket (3..=42).
     pub slots: u32,
     /// Remainder bits kept in the payload.
     pub remainder_bits: u32,
@@ -244,7 +244,7 @@ mod tests {
     fn slots_fill_the_line_and_fields_round_trip() {
         for (r, v) in [(0, 0), (0, 64), (57, 64), (9, 20), (40, 1), (13, 33)] {
             let layout = Layout::new(r, v);
-            assert!(layout.slots >= 3 && layout.slots <= 45, "{r} {v}");
+            assert!(layout.slots >= 3 && layout.slots <= 42, "{r} {v}");
             assert!(8 * layout.slots + layout.slots * layout.slot_bits() <= 504);
             assert!(8 * (layout.slots + 1) + (layout.slots + 1) * layout.slot_bits() > 504);
             let mut bucket = [0u64; 8];

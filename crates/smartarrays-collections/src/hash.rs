@@ -9,8 +9,10 @@
 pub(crate) struct Mixer {
     mask: u64,
     shift: u32,
+    m0: u64,
     m1: u64,
     m2: u64,
+    inv0: u64,
     inv1: u64,
     inv2: u64,
 }
@@ -46,13 +48,16 @@ impl Mixer {
     pub(crate) fn new(bits: u32) -> Mixer {
         let bits = bits.clamp(1, 64);
         let mask = low_mask(bits);
+        let m0 = (0x9e37_79b9_7f4a_7c15 & mask) | 1;
         let m1 = (0xbf58_476d_1ce4_e5b9 & mask) | 1;
         let m2 = (0x94d0_49bb_1331_11eb & mask) | 1;
         Mixer {
             mask,
             shift: bits.div_ceil(2),
+            m0,
             m1,
             m2,
+            inv0: inverse(m0) & mask,
             inv1: inverse(m1) & mask,
             inv2: inverse(m2) & mask,
         }
@@ -61,6 +66,9 @@ impl Mixer {
     /// The hash of `x` (which must be below `2^bits`).
     #[inline(always)]
     pub(crate) fn mix(&self, mut x: u64) -> u64 {
+        // A multiply first, so that inputs which are themselves outputs of a xorshift mixer
+        // (keys hashed by the caller) do not cancel the first xorshift.
+        x = x.wrapping_mul(self.m0) & self.mask;
         x ^= x >> self.shift;
         x = x.wrapping_mul(self.m1) & self.mask;
         x ^= x >> self.shift;
@@ -75,7 +83,8 @@ impl Mixer {
         h = h.wrapping_mul(self.inv2) & self.mask;
         h ^= h >> self.shift;
         h = h.wrapping_mul(self.inv1) & self.mask;
-        h ^ (h >> self.shift)
+        h ^= h >> self.shift;
+        h.wrapping_mul(self.inv0) & self.mask
     }
 }
 

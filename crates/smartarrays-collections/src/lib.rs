@@ -13,7 +13,7 @@
 //! (quotienting): the key comes back from the bucket index and the remainder. Payload widths
 //! (remainder, value) follow the data: a key beyond the hash domain or a value wider than the
 //! value field rebuilds the table wider, so a [`Bag`]'s counts never wrap and an upsert never
-//! truncates. Entries stay within 7 buckets of home (linear probing by bucket); a lookup goes
+//! truncates. Entries stay within 15 buckets of home (linear probing by bucket); a lookup goes
 //! past its home bucket only when that bucket's overflow count says some entry did.
 //!
 //! ## Batches and the parallel group-by

@@ -338,6 +338,12 @@ impl<K: Key, V: Value> Map<K, V> {
                 values: values.len(),
             });
         }
+        if self.parts.len() == 1 {
+            // An upper bound (duplicates make it generous): one exact resize, not a chain of
+            // doublings.
+            let entries = (self.len() + keys.len()) as u64;
+            self.parts[0].reserve(entries)?;
+        }
         for (chunk, chunk_values) in keys.chunks(WINDOW).zip(values.chunks(WINDOW)) {
             self.prefetch_for_write(chunk);
             for (key, &value) in chunk.iter().zip(chunk_values) {

@@ -77,12 +77,14 @@ impl std::fmt::Debug for Table {
     }
 }
 
-/// Highest load a table of `slots` slots per bucket is filled to before it grows.
+/// Highest load a table of `slots` slots per bucket is filled to before it grows. Probing by
+/// bucket clusters: measured with 12 slots and a reach of 16 buckets, the first entry that finds
+/// no slot within reach comes at a load of about 0.78, so the limit stays below that.
 fn max_load(slots: u32) -> f64 {
     if slots >= 8 {
-        0.875
-    } else {
         0.75
+    } else {
+        0.6
     }
 }
 
@@ -491,7 +493,7 @@ impl Table {
     /// Widens the key domain to hold `code`.
     fn widen_keys(&mut self, code: u64) -> Result<()> {
         let key_bits = bits_needed(code).max(self.key_bits);
-        let entries = (self.len as u64 + 1).max(self.max_entries());
+        let entries = self.len as u64 + 1;
         self.rebuild(entries, key_bits, self.layout.value_bits)
     }
 
@@ -502,8 +504,7 @@ impl Table {
         let value_bits = bits_needed(value)
             .max((current + current / 4 + 2).min(64))
             .min(64);
-        let entries = (self.len as u64).max(self.max_entries());
-        self.rebuild(entries, self.key_bits, value_bits)
+        self.rebuild(self.len as u64 + 1, self.key_bits, value_bits)
     }
 
     /// Grows to hold at least `entries`: doubles the bucket count (no key needs recovering)
@@ -515,6 +516,30 @@ impl Table {
             return Ok(());
         }
         self.rebuild(entries, self.key_bits, self.layout.value_bits)
+    }
+
+    /// Makes room for `entries` keys at once, at the size an exact build would choose (not
+    /// a power-of-two step), so a batch of known size fills its table well.
+    pub(crate) fn reserve(&mut self, entries: u64) -> Result<()> {
+        if entries <= self.max_entries() {
+            return Ok(());
+        }
+        let (_, buckets, _) = geometry(entries, self.key_bits, self.layout.value_bits)?;
+        let doubled = self.buckets.saturating_mul(2);
+        if buckets <= doubled {
+            return self.grow(entries);
+        }
+        let mut table = Table::with_geometry(
+            Arc::clone(&self.storage),
+            entries,
+            self.key_bits,
+            self.layout.value_bits,
+        )?;
+        for (code, value) in self.entries(0) {
+            table.insert_new(code, value)?;
+        }
+        *self = table;
+        Ok(())
     }
 
     /// Moves every entry into a new table with room for `entries`, keys below `2^key_bits`
