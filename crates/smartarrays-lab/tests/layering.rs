@@ -17,10 +17,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("smartarrays-graph", &["smartarrays", "smartarrays-adapt"]),
     ("smartarrays-arrow", &["smartarrays"]),
     ("smartarrays-encodings", &["smartarrays"]),
-    (
-        "smartarrays-collections",
-        &["smartarrays", "smartarrays-encodings"],
-    ),
+    ("smartarrays-collections", &["smartarrays"]),
     (
         "smartarrays-ffi",
         &["smartarrays", "smartarrays-adapt", "smartarrays-arrow"],
