@@ -10,13 +10,15 @@
 //! The benchmarks' measurements live here too ([`bench`](mod@bench): aggregation, codec
 //! kernels, random reads), each timed next to its plain baseline ([`baselines`]: raw slices, the
 //! fastlanes crate) with the helpers of [`measure`]; criterion benches of the codec per width
-//! and kernel level are in `benches/` (`cargo bench -p smartarrays-lab`).
+//! and kernel level are in `benches/` (`cargo bench -p smartarrays-lab`). [`collections_bench`]
+//! times the smart collections against hashbrown, foldhash and dashmap.
 //!
 //! Not published; the CLI sits on top of it and of the libraries, parsing arguments and printing
 //! what the lab measured. The crate graph itself is checked by this crate's test `layering`.
 
 pub mod baselines;
 pub mod bench;
+pub mod collections_bench;
 pub mod evaluate;
 pub mod measure;
 pub mod workloads;

@@ -19,6 +19,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("smartarrays-graph", &["smartarrays", "smartarrays-adapt"]),
     ("smartarrays-arrow", &["smartarrays"]),
     ("smartarrays-encodings", &["smartarrays"]),
+    ("smartarrays-collections", &["smartarrays"]),
     (
         "smartarrays-ffi",
         &["smartarrays", "smartarrays-adapt", "smartarrays-arrow"],
@@ -34,7 +35,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     (
         "smartarrays-lab",
-        &["smartarrays", "smartarrays-adapt", "smartarrays-graph"],
+        &[
+            "smartarrays",
+            "smartarrays-adapt",
+            "smartarrays-graph",
+            "smartarrays-collections",
+        ],
     ),
     ("smartarrays-langbench", &["smartarrays"]),
     (

@@ -1,0 +1,281 @@
+//! The 64-byte bucket: one cache line holding a tag lane, the bit-packed payload of every slot
+//! and an overflow count, so a probe reads one line.
+//!
+//! ```text
+//! bytes 0..S         tag lane: one byte per slot, 0x80 | 7 bits of the key's remainder (0 = empty)
+//! bits 8S..8S+S*p    payload: per slot [remainder (r bits) | displacement (4 bits) | value (v bits)]
+//! byte 63            overflow count: entries whose home is this bucket or earlier that were
+//!                    placed past it (saturates at 255 and then stays)
+//! ```
+//!
+//! `S` is the most slots that fit `8S + S*p <= 504` for the slot width `p = r + 4 + v`.
+
+/// A bucket: one 64-byte cache line as eight words.
+pub(crate) type Bucket = [u64; 8];
+
+/// Bits of the displacement field: an entry lies at most `MAX_DISPLACEMENT` buckets past home.
+pub(crate) const DISPLACEMENT_BITS: u32 = 4;
+/// Largest displacement from the home bucket.
+pub(crate) const MAX_DISPLACEMENT: u64 = (1 << DISPLACEMENT_BITS) - 1;
+/// Remainder bits that live in the tag lane instead of the payload.
+pub(crate) const TAG_BITS: u32 = 7;
+/// Bits available for tags and payload (the last byte is the overflow count).
+const BUCKET_BITS: u32 = 504;
+
+const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// Where the fields of a slot lie in a bucket, for one choice of widths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Layout {
+    /// Slots per bucket (3..=42).
+    pub slots: u32,
+    /// Remainder bits kept in the payload.
+    pub remainder_bits: u32,
+    /// Value bits.
+    pub value_bits: u32,
+    /// Payload bits per slot.
+    slot_bits: u32,
+    /// Words holding tags.
+    tag_words: usize,
+}
+
+#[inline(always)]
+fn get_bits(bucket: &Bucket, offset: u32, width: u32) -> u64 {
+    if width == 0 {
+        return 0;
+    }
+    let word = (offset / 64) as usize;
+    let shift = offset % 64;
+    let mut x = bucket[word] >> shift;
+    if shift + width > 64 {
+        x |= bucket[(word + 1) & 7] << (64 - shift);
+    }
+    x & crate::hash::low_mask(width)
+}
+
+#[inline(always)]
+fn set_bits(bucket: &mut Bucket, offset: u32, width: u32, value: u64) {
+    if width == 0 {
+        return;
+    }
+    let mask = crate::hash::low_mask(width);
+    let value = value & mask;
+    let word = (offset / 64) as usize;
+    let shift = offset % 64;
+    bucket[word] = (bucket[word] & !(mask << shift)) | (value << shift);
+    if shift + width > 64 {
+        let next = (word + 1) & 7;
+        let high = 64 - shift;
+        bucket[next] = (bucket[next] & !(mask >> high)) | (value >> high);
+    }
+}
+
+/// High bit of every zero byte of `x`, exactly (no false positives).
+#[inline(always)]
+fn zero_bytes(x: u64) -> u64 {
+    !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7)
+}
+
+/// Eight high-bit lane flags (bits 7, 15, ...) squeezed into the low eight bits.
+#[inline(always)]
+fn squeeze(flags: u64) -> u64 {
+    ((flags >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
+}
+
+impl Layout {
+    /// The layout for `remainder_bits` (0..=57) and `value_bits` (0..=64).
+    pub(crate) fn new(remainder_bits: u32, value_bits: u32) -> Layout {
+        let slot_bits = remainder_bits + DISPLACEMENT_BITS + value_bits;
+        let slots = BUCKET_BITS / (8 + slot_bits);
+        Layout {
+            slots,
+            remainder_bits,
+            value_bits,
+            slot_bits,
+            tag_words: (slots as usize).div_ceil(8),
+        }
+    }
+
+    /// Payload bits per slot.
+    #[cfg(test)]
+    pub(crate) fn slot_bits(&self) -> u32 {
+        self.slot_bits
+    }
+
+    #[inline(always)]
+    fn lane_mask(&self, word: usize) -> u64 {
+        let lanes = self.slots as usize - word * 8;
+        if lanes >= 8 {
+            HIGH
+        } else {
+            HIGH & ((1u64 << (lanes * 8)) - 1)
+        }
+    }
+
+    /// Bit `i` set for every slot `i` whose tag is `tag`.
+    #[inline(always)]
+    pub(crate) fn matches(&self, bucket: &Bucket, tag: u8) -> u64 {
+        let pattern = ONES.wrapping_mul(u64::from(tag));
+        let mut found = 0;
+        for (word, &tags) in bucket.iter().enumerate().take(self.tag_words) {
+            let flags = zero_bytes(tags ^ pattern) & self.lane_mask(word);
+            found |= squeeze(flags) << (word * 8);
+        }
+        found
+    }
+
+    /// Bit `i` set for every occupied slot `i`.
+    #[inline(always)]
+    pub(crate) fn occupied(&self, bucket: &Bucket) -> u64 {
+        let mut found = 0;
+        for (word, &tags) in bucket.iter().enumerate().take(self.tag_words) {
+            found |= squeeze(tags & self.lane_mask(word)) << (word * 8);
+        }
+        found
+    }
+
+    /// The first empty slot, if any.
+    #[inline(always)]
+    pub(crate) fn first_empty(&self, bucket: &Bucket) -> Option<u32> {
+        let empty = !self.occupied(bucket) & crate::hash::low_mask(self.slots);
+        (empty != 0).then(|| empty.trailing_zeros())
+    }
+
+    /// The tag byte of `slot`.
+    #[inline(always)]
+    pub(crate) fn tag(bucket: &Bucket, slot: u32) -> u8 {
+        (bucket[(slot / 8) as usize] >> ((slot % 8) * 8)) as u8
+    }
+
+    #[inline(always)]
+    fn set_tag(bucket: &mut Bucket, slot: u32, tag: u8) {
+        let word = (slot / 8) as usize;
+        let shift = (slot % 8) * 8;
+        bucket[word] = (bucket[word] & !(0xff << shift)) | (u64::from(tag) << shift);
+    }
+
+    #[inline(always)]
+    fn payload(&self, slot: u32) -> u32 {
+        8 * self.slots + slot * self.slot_bits
+    }
+
+    /// The remainder and displacement of `slot`: `remainder | displacement << remainder_bits`.
+    #[inline(always)]
+    pub(crate) fn key_field(&self, bucket: &Bucket, slot: u32) -> u64 {
+        get_bits(
+            bucket,
+            self.payload(slot),
+            self.remainder_bits + DISPLACEMENT_BITS,
+        )
+    }
+
+    /// The value of `slot`.
+    #[inline(always)]
+    pub(crate) fn value(&self, bucket: &Bucket, slot: u32) -> u64 {
+        get_bits(
+            bucket,
+            self.payload(slot) + self.remainder_bits + DISPLACEMENT_BITS,
+            self.value_bits,
+        )
+    }
+
+    /// Sets the value of `slot` (which must fit `value_bits`).
+    #[inline(always)]
+    pub(crate) fn set_value(&self, bucket: &mut Bucket, slot: u32, value: u64) {
+        set_bits(
+            bucket,
+            self.payload(slot) + self.remainder_bits + DISPLACEMENT_BITS,
+            self.value_bits,
+            value,
+        );
+    }
+
+    /// Fills `slot`.
+    #[inline(always)]
+    pub(crate) fn fill(&self, bucket: &mut Bucket, slot: u32, tag: u8, key_field: u64, value: u64) {
+        Self::set_tag(bucket, slot, tag);
+        set_bits(
+            bucket,
+            self.payload(slot),
+            self.remainder_bits + DISPLACEMENT_BITS,
+            key_field,
+        );
+        self.set_value(bucket, slot, value);
+    }
+
+    /// Empties `slot` (tag and payload zeroed).
+    pub(crate) fn clear(&self, bucket: &mut Bucket, slot: u32) {
+        Self::set_tag(bucket, slot, 0);
+        set_bits(
+            bucket,
+            self.payload(slot),
+            self.remainder_bits + DISPLACEMENT_BITS,
+            0,
+        );
+        self.set_value(bucket, slot, 0);
+    }
+
+    /// The overflow count of a bucket.
+    #[inline(always)]
+    pub(crate) fn overflow(bucket: &Bucket) -> u8 {
+        (bucket[7] >> 56) as u8
+    }
+
+    /// Adds `delta` (+1 or -1) to the overflow count; a saturated count (255) stays.
+    #[inline(always)]
+    pub(crate) fn bump_overflow(bucket: &mut Bucket, up: bool) {
+        let count = Self::overflow(bucket);
+        let next = match (count, up) {
+            (255, _) => 255,
+            (c, true) => c + 1,
+            (c, false) => c.saturating_sub(1),
+        };
+        bucket[7] = (bucket[7] & !(0xff << 56)) | (u64::from(next) << 56);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_fill_the_line_and_fields_round_trip() {
+        for (r, v) in [(0, 0), (0, 64), (57, 64), (9, 20), (40, 1), (13, 33)] {
+            let layout = Layout::new(r, v);
+            assert!(layout.slots >= 3 && layout.slots <= 42, "{r} {v}");
+            assert!(8 * layout.slots + layout.slots * layout.slot_bits() <= 504);
+            assert!(8 * (layout.slots + 1) + (layout.slots + 1) * layout.slot_bits() > 504);
+            let mut bucket = [0u64; 8];
+            Layout::bump_overflow(&mut bucket, true);
+            for slot in 0..layout.slots {
+                let key = (0x5555_5555_5555_5555u64 ^ u64::from(slot))
+                    & crate::hash::low_mask(r + DISPLACEMENT_BITS);
+                let value = u64::MAX.wrapping_sub(u64::from(slot)) & crate::hash::low_mask(v);
+                assert_eq!(layout.first_empty(&bucket), Some(slot));
+                layout.fill(&mut bucket, slot, 0x80 | (slot as u8 & 0x7f), key, value);
+            }
+            assert_eq!(layout.first_empty(&bucket), None);
+            for slot in 0..layout.slots {
+                let key = (0x5555_5555_5555_5555u64 ^ u64::from(slot))
+                    & crate::hash::low_mask(r + DISPLACEMENT_BITS);
+                let value = u64::MAX.wrapping_sub(u64::from(slot)) & crate::hash::low_mask(v);
+                assert_eq!(layout.key_field(&bucket, slot), key);
+                assert_eq!(layout.value(&bucket, slot), value);
+                assert_eq!(layout.matches(&bucket, 0x80 | slot as u8), 1 << slot);
+            }
+            assert_eq!(Layout::overflow(&bucket), 1);
+            layout.clear(&mut bucket, 1);
+            assert_eq!(layout.first_empty(&bucket), Some(1));
+            assert_eq!(layout.matches(&bucket, 0x81), 0);
+            assert_eq!(Layout::overflow(&bucket), 1, "clearing keeps the count");
+        }
+        let mut bucket = [0u64; 8];
+        for _ in 0..300 {
+            Layout::bump_overflow(&mut bucket, true);
+        }
+        Layout::bump_overflow(&mut bucket, false);
+        assert_eq!(Layout::overflow(&bucket), 255, "saturated counts stay");
+    }
+}

@@ -1,0 +1,639 @@
+//! The compact hash table behind every collection: buckets of one cache line in placed memory
+//! (one region, or one replica per node), keys stored as remainders (quotienting), widths chosen
+//! from the data and widened by rebuilding, never by truncating.
+//!
+//! A key code `c` (below `2^w`) is hashed by the `w`-bit bijection `h = mix(c)`. With `n`
+//! buckets (any count, not only powers of two) and `k = floor(log2 n)`, the product `h * n`
+//! splits into the home bucket `h * n >> w` and a fraction `f = h * n mod 2^w`; the remainder
+//! `f >> k` (`w - k` bits) tells `h` apart from every other hash with the same home, so the
+//! table keeps only the remainder: its top 7 bits in the tag lane, the rest in the payload.
+//! The key comes back as `h = ceil((home * 2^w + remainder * 2^k) / n)`, then `c = unmix(h)`.
+//! Doubling the bucket count needs no key at all: the new home is `2 * home` plus the
+//! remainder's top bit, and the new remainder is the old one without that bit.
+
+use std::sync::Arc;
+
+use smartarrays::memory::prefetch::{prefetch, CacheLevel};
+use smartarrays::memory::{self, HugePages, Region};
+use smartarrays::{Placement, Runtime, Topology};
+
+use crate::bucket::{Bucket, Layout, MAX_DISPLACEMENT, TAG_BITS};
+use crate::error::{Error, Result};
+use crate::hash::{bits_needed, low_mask, Mixer};
+
+/// Where a table's memory goes; shared by the partitions of one collection.
+#[derive(Clone, Debug)]
+pub(crate) struct Storage {
+    pub placement: Placement,
+    pub huge_pages: HugePages,
+    pub runtime: Arc<Runtime>,
+}
+
+impl Storage {
+    pub(crate) fn topology(&self) -> &Arc<Topology> {
+        self.runtime.topology()
+    }
+}
+
+/// A key hashed into a table: its home bucket, tag byte and payload remainder.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Hashed {
+    pub home: u64,
+    pub tag: u8,
+    pub stored: u64,
+}
+
+/// A slot of a table.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Position {
+    pub bucket: usize,
+    pub slot: u32,
+}
+
+/// One compact table (a collection has one per partition).
+pub(crate) struct Table {
+    /// Key hash domain in bits (`w`): every key code is below `2^w`.
+    key_bits: u32,
+    /// Bucket count (`n`, 0 until the first insert).
+    buckets: u64,
+    /// `floor(log2 n)`.
+    log: u32,
+    layout: Layout,
+    mixer: Mixer,
+    len: usize,
+    regions: Vec<Region>,
+    region_nodes: Vec<Option<usize>>,
+    storage: Arc<Storage>,
+}
+
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Table")
+            .field("len", &self.len)
+            .field("buckets", &self.buckets)
+            .field("key_bits", &self.key_bits)
+            .field("layout", &self.layout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Highest load a table of `slots` slots per bucket is filled to before it grows. Probing by
+/// bucket clusters: measured with 12 slots and a reach of 16 buckets, the first entry that finds
+/// no slot within reach comes at a load of about 0.78, so the limit stays below that.
+fn max_load(slots: u32) -> f64 {
+    if slots >= 8 {
+        0.75
+    } else {
+        0.6
+    }
+}
+
+/// The geometry for `entries` keys below `2^key_bits_min` with `value_bits`: key bits, bucket
+/// count and layout, at a load a little under the maximum.
+fn geometry(entries: u64, key_bits_min: u32, value_bits: u32) -> Result<(u32, u64, Layout)> {
+    let overflow = || Error::CapacityOverflow { entries };
+    let mut buckets = 1u64;
+    for _ in 0..16 {
+        let (key_bits, layout) = widths(buckets, key_bits_min, value_bits).ok_or_else(overflow)?;
+        let target = max_load(layout.slots) - 0.0625;
+        let need = ((entries as f64) / (f64::from(layout.slots) * target)).ceil() as u64;
+        if need <= buckets {
+            return Ok((key_bits, buckets, layout));
+        }
+        buckets = need;
+    }
+    let (key_bits, layout) = widths(buckets, key_bits_min, value_bits).ok_or_else(overflow)?;
+    Ok((key_bits, buckets, layout))
+}
+
+/// Key bits and layout for `buckets` buckets: the hash domain must leave at least the tag's 7
+/// bits of remainder. `None` when the bucket count is beyond any 64-bit domain.
+fn widths(buckets: u64, key_bits_min: u32, value_bits: u32) -> Option<(u32, Layout)> {
+    let log = 63 - buckets.max(1).leading_zeros();
+    let key_bits = key_bits_min.max(log + TAG_BITS);
+    if key_bits > 64 || buckets > (1 << 40) {
+        return None;
+    }
+    Some((key_bits, Layout::new(key_bits - log - TAG_BITS, value_bits)))
+}
+
+impl Table {
+    /// An empty table that maps nothing until its first insert.
+    pub(crate) fn empty(storage: Arc<Storage>) -> Table {
+        Table {
+            key_bits: TAG_BITS,
+            buckets: 0,
+            log: 0,
+            layout: Layout::new(0, 0),
+            mixer: Mixer::new(TAG_BITS),
+            len: 0,
+            regions: Vec::new(),
+            region_nodes: Vec::new(),
+            storage,
+        }
+    }
+
+    /// A table with room for `entries` keys below `2^key_bits` and values of `value_bits`.
+    pub(crate) fn with_geometry(
+        storage: Arc<Storage>,
+        entries: u64,
+        key_bits: u32,
+        value_bits: u32,
+    ) -> Result<Table> {
+        let (key_bits, buckets, layout) = geometry(entries.max(1), key_bits, value_bits)?;
+        Table::allocate(storage, key_bits, buckets, layout)
+    }
+
+    fn allocate(
+        storage: Arc<Storage>,
+        key_bits: u32,
+        buckets: u64,
+        layout: Layout,
+    ) -> Result<Table> {
+        let words = buckets
+            .checked_mul(8)
+            .and_then(|w| usize::try_from(w).ok())
+            .ok_or(Error::CapacityOverflow { entries: buckets })?;
+        // The core checks the size against free memory (per node, or the machine's) before it
+        // maps anything, so an impossible table is a typed error.
+        let allocation = memory::allocate(
+            storage.topology(),
+            &storage.placement,
+            words,
+            storage.huge_pages,
+        )?;
+        Ok(Table {
+            key_bits,
+            buckets,
+            log: 63 - buckets.leading_zeros(),
+            layout,
+            mixer: Mixer::new(key_bits),
+            len: 0,
+            regions: allocation.regions,
+            region_nodes: allocation.nodes,
+            storage,
+        })
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(crate) fn key_bits(&self) -> u32 {
+        self.key_bits
+    }
+
+    pub(crate) fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    pub(crate) fn bucket_count(&self) -> u64 {
+        self.buckets
+    }
+
+    pub(crate) fn replicas(&self) -> usize {
+        self.regions.len()
+    }
+
+    pub(crate) fn replica_nodes(&self) -> &[Option<usize>] {
+        &self.region_nodes
+    }
+
+    /// Bytes mapped for the table (all replicas, whole pages).
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.regions.iter().map(Region::mapped_bytes).sum()
+    }
+
+    /// Slots in all buckets.
+    pub(crate) fn capacity_slots(&self) -> u64 {
+        self.buckets * u64::from(self.layout.slots)
+    }
+
+    fn max_entries(&self) -> u64 {
+        (self.capacity_slots() as f64 * max_load(self.layout.slots)) as u64
+    }
+
+    /// The replica the calling thread should read: its node's copy, else the first.
+    #[inline]
+    pub(crate) fn local_replica(&self) -> usize {
+        if self.regions.len() <= 1 {
+            return 0;
+        }
+        let node = smartarrays::runtime::current_worker_node()
+            .or_else(|| self.storage.topology().current_node());
+        node.and_then(|n| self.region_nodes.iter().position(|&r| r == Some(n)))
+            .unwrap_or(0)
+    }
+
+    /// The buckets of replica `replica`.
+    #[inline(always)]
+    pub(crate) fn buckets(&self, replica: usize) -> &[Bucket] {
+        match self.regions.get(replica) {
+            Some(region) => region.words().as_chunks::<8>().0,
+            None => &[],
+        }
+    }
+
+    fn write(&mut self, index: usize, bucket: &Bucket) {
+        for region in &mut self.regions {
+            region.words_mut().as_chunks_mut::<8>().0[index] = *bucket;
+        }
+    }
+
+    /// Whether `code` is inside the hash domain.
+    #[inline(always)]
+    pub(crate) fn fits_key(&self, code: u64) -> bool {
+        self.buckets > 0 && code >> 1 >> (self.key_bits - 1) == 0
+    }
+
+    #[inline(always)]
+    pub(crate) fn max_value(&self) -> u64 {
+        low_mask(self.layout.value_bits)
+    }
+
+    /// Hashes a code inside the domain.
+    #[inline(always)]
+    pub(crate) fn hash(&self, code: u64) -> Hashed {
+        let h = self.mixer.mix(code);
+        let product = u128::from(h) * u128::from(self.buckets);
+        let home = (product >> self.key_bits) as u64;
+        let fraction = (product as u64) & low_mask(self.key_bits);
+        let remainder = fraction >> self.log;
+        let stored_bits = self.layout.remainder_bits;
+        Hashed {
+            home,
+            tag: 0x80 | (remainder >> stored_bits) as u8,
+            stored: remainder & low_mask(stored_bits),
+        }
+    }
+
+    /// Prefetches the home bucket of a hashed key into L1.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, buckets: &[Bucket], hashed: &Hashed) {
+        prefetch(buckets, hashed.home as usize, CacheLevel::L1);
+    }
+
+    /// Finds a hashed key in `buckets` (one replica of this table).
+    #[inline(always)]
+    pub(crate) fn find_in(&self, buckets: &[Bucket], hashed: &Hashed) -> Option<Position> {
+        let mut index = hashed.home as usize;
+        let shift = self.layout.remainder_bits;
+        for displacement in 0..=MAX_DISPLACEMENT {
+            let bucket = buckets.get(index)?;
+            let expected = hashed.stored | displacement << shift;
+            let mut candidates = self.layout.matches(bucket, hashed.tag);
+            while candidates != 0 {
+                let slot = candidates.trailing_zeros();
+                if self.layout.key_field(bucket, slot) == expected {
+                    return Some(Position {
+                        bucket: index,
+                        slot,
+                    });
+                }
+                candidates &= candidates - 1;
+            }
+            if Layout::overflow(bucket) == 0 {
+                return None;
+            }
+            index += 1;
+            if index as u64 == self.buckets {
+                index = 0;
+            }
+        }
+        None
+    }
+
+    /// The value of `code`, reading `replica`.
+    #[inline(always)]
+    pub(crate) fn get_in(&self, replica: usize, code: u64) -> Option<u64> {
+        if !self.fits_key(code) {
+            return None;
+        }
+        let buckets = self.buckets(replica);
+        let hashed = self.hash(code);
+        self.find_in(buckets, &hashed)
+            .map(|p| self.layout.value(&buckets[p.bucket], p.slot))
+    }
+
+    /// The value at a position (of replica 0, which equals every other).
+    pub(crate) fn value_at(&self, position: Position) -> u64 {
+        self.layout
+            .value(&self.buckets(0)[position.bucket], position.slot)
+    }
+
+    /// Overwrites the value at a position (the value must fit).
+    pub(crate) fn set_value_at(&mut self, position: Position, value: u64) {
+        let mut bucket = self.buckets(0)[position.bucket];
+        self.layout.set_value(&mut bucket, position.slot, value);
+        self.write(position.bucket, &bucket);
+    }
+
+    /// Finds `code` (replica 0).
+    pub(crate) fn find(&self, code: u64) -> Option<Position> {
+        if !self.fits_key(code) {
+            return None;
+        }
+        let hashed = self.hash(code);
+        self.find_in(self.buckets(0), &hashed)
+    }
+
+    /// Puts a key known to be absent into the first free slot within reach of its home;
+    /// `false` when there is none (the table must grow).
+    fn place(&mut self, hashed: &Hashed, value: u64) -> bool {
+        let mut index = hashed.home as usize;
+        for displacement in 0..=MAX_DISPLACEMENT {
+            let Some(&bucket) = self.buckets(0).get(index) else {
+                return false;
+            };
+            if let Some(slot) = self.layout.first_empty(&bucket) {
+                let mut bucket = bucket;
+                let field = hashed.stored | displacement << self.layout.remainder_bits;
+                self.layout
+                    .fill(&mut bucket, slot, hashed.tag, field, value);
+                self.write(index, &bucket);
+                // Every bucket passed on the way counts one more entry beyond it.
+                let mut passed = hashed.home as usize;
+                for _ in 0..displacement {
+                    let mut over = self.buckets(0)[passed];
+                    Layout::bump_overflow(&mut over, true);
+                    self.write(passed, &over);
+                    passed = if passed as u64 + 1 == self.buckets {
+                        0
+                    } else {
+                        passed + 1
+                    };
+                }
+                self.len += 1;
+                return true;
+            }
+            index = if index as u64 + 1 == self.buckets {
+                0
+            } else {
+                index + 1
+            };
+        }
+        false
+    }
+
+    /// Inserts a code known to be absent, widening and growing as needed.
+    pub(crate) fn insert_new(&mut self, code: u64, value: u64) -> Result<()> {
+        if self.buckets == 0 {
+            self.rebuild(1, bits_needed(code), bits_needed(value))?;
+        }
+        if !self.fits_key(code) {
+            self.widen_keys(code)?;
+        }
+        if value > self.max_value() {
+            self.widen_values(value)?;
+        }
+        if self.len as u64 + 1 > self.max_entries() {
+            self.grow(self.len as u64 + 1)?;
+        }
+        loop {
+            let hashed = self.hash(code);
+            if self.place(&hashed, value) {
+                return Ok(());
+            }
+            self.grow(self.max_entries() + 1)?;
+        }
+    }
+
+    /// Sets the value of a present or absent code: returns the previous value. `present` gives
+    /// the new value from the old one (an error leaves the table unchanged).
+    pub(crate) fn upsert(
+        &mut self,
+        code: u64,
+        absent: u64,
+        present: impl FnOnce(u64) -> Result<u64>,
+    ) -> Result<Option<u64>> {
+        match self.find(code) {
+            Some(position) => {
+                let old = self.value_at(position);
+                let new = present(old)?;
+                if new > self.max_value() {
+                    self.widen_values(new)?;
+                    match self.find(code) {
+                        Some(position) => self.set_value_at(position, new),
+                        None => self.insert_new(code, new)?,
+                    }
+                } else {
+                    self.set_value_at(position, new);
+                }
+                Ok(Some(old))
+            }
+            None => {
+                self.insert_new(code, absent)?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Removes `code`; returns its value.
+    pub(crate) fn remove(&mut self, code: u64) -> Option<u64> {
+        let position = self.find(code)?;
+        let mut bucket = self.buckets(0)[position.bucket];
+        let value = self.layout.value(&bucket, position.slot);
+        let displacement =
+            self.layout.key_field(&bucket, position.slot) >> self.layout.remainder_bits;
+        self.layout.clear(&mut bucket, position.slot);
+        self.write(position.bucket, &bucket);
+        let buckets = self.buckets as usize;
+        let mut passed = (position.bucket + buckets - displacement as usize) % buckets;
+        for _ in 0..displacement {
+            let mut over = self.buckets(0)[passed];
+            Layout::bump_overflow(&mut over, false);
+            self.write(passed, &over);
+            passed = (passed + 1) % buckets;
+        }
+        self.len -= 1;
+        Some(value)
+    }
+
+    /// Every entry as (home, full remainder, value), reading `replica`.
+    pub(crate) fn raw_entries(&self, replica: usize) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+        let layout = self.layout;
+        let buckets = self.buckets;
+        self.buckets(replica)
+            .iter()
+            .enumerate()
+            .flat_map(move |(index, bucket)| {
+                let mut occupied = layout.occupied(bucket);
+                std::iter::from_fn(move || {
+                    if occupied == 0 {
+                        return None;
+                    }
+                    let slot = occupied.trailing_zeros();
+                    occupied &= occupied - 1;
+                    let field = layout.key_field(bucket, slot);
+                    let displacement = field >> layout.remainder_bits;
+                    let stored = field & low_mask(layout.remainder_bits);
+                    let tag = u64::from(Layout::tag(bucket, slot) & 0x7f);
+                    let home = (index as u64 + buckets - displacement) % buckets;
+                    let remainder = tag << layout.remainder_bits | stored;
+                    Some((home, remainder, layout.value(bucket, slot)))
+                })
+            })
+    }
+
+    /// The key code of an entry from its home and remainder.
+    #[inline]
+    pub(crate) fn recover(&self, home: u64, remainder: u64) -> u64 {
+        let low = u128::from(home) << self.key_bits | u128::from(remainder) << self.log;
+        let buckets = u128::from(self.buckets);
+        let h = low.div_ceil(buckets) as u64;
+        self.mixer.unmix(h)
+    }
+
+    /// Every entry as (code, value), reading `replica`.
+    pub(crate) fn entries(&self, replica: usize) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.raw_entries(replica)
+            .map(|(home, remainder, value)| (self.recover(home, remainder), value))
+    }
+
+    /// Widens the key domain to hold `code`.
+    fn widen_keys(&mut self, code: u64) -> Result<()> {
+        let key_bits = bits_needed(code).max(self.key_bits);
+        let entries = self.len as u64 + 1;
+        self.rebuild(entries, key_bits, self.layout.value_bits)
+    }
+
+    /// Widens the values to hold `value`, with room to spare so that counts growing one at a
+    /// time do not rebuild at every new bit.
+    pub(crate) fn widen_values(&mut self, value: u64) -> Result<()> {
+        let current = self.layout.value_bits;
+        let value_bits = bits_needed(value)
+            .max((current + current / 4 + 2).min(64))
+            .min(64);
+        self.rebuild(self.len as u64 + 1, self.key_bits, value_bits)
+    }
+
+    /// Grows to hold at least `entries`: doubles the bucket count (no key needs recovering)
+    /// when the widths allow, else rebuilds through the keys.
+    pub(crate) fn grow(&mut self, entries: u64) -> Result<()> {
+        if self.buckets == 0 {
+            let (key_bits, buckets, layout) = geometry(entries.max(1), self.key_bits, 0)?;
+            *self = Table::allocate(Arc::clone(&self.storage), key_bits, buckets, layout)?;
+            return Ok(());
+        }
+        self.rebuild(entries, self.key_bits, self.layout.value_bits)
+    }
+
+    /// Makes room for `entries` keys at once, at the size an exact build would choose (not
+    /// a power-of-two step), so a batch of known size fills its table well.
+    pub(crate) fn reserve(&mut self, entries: u64) -> Result<()> {
+        if entries <= self.max_entries() {
+            return Ok(());
+        }
+        let (_, buckets, _) = geometry(entries, self.key_bits, self.layout.value_bits)?;
+        let doubled = self.buckets.saturating_mul(2);
+        if buckets <= doubled {
+            return self.grow(entries);
+        }
+        let mut table = Table::with_geometry(
+            Arc::clone(&self.storage),
+            entries,
+            self.key_bits,
+            self.layout.value_bits,
+        )?;
+        for (code, value) in self.entries(0) {
+            table.insert_new(code, value)?;
+        }
+        *self = table;
+        Ok(())
+    }
+
+    /// Moves every entry into a new table with room for `entries`, keys below `2^key_bits`
+    /// and values of `value_bits`.
+    fn rebuild(&mut self, entries: u64, key_bits: u32, value_bits: u32) -> Result<()> {
+        if self.buckets == 0 {
+            let (key_bits, buckets, layout) = geometry(entries.max(1), key_bits, value_bits)?;
+            *self = Table::allocate(Arc::clone(&self.storage), key_bits, buckets, layout)?;
+            return Ok(());
+        }
+        // Prefer doubling the bucket count: then the new position follows from the old one.
+        let mut buckets = self.buckets;
+        let mut target = widths(buckets, key_bits, value_bits);
+        let fits = |b: u64, t: &Option<(u32, Layout)>| {
+            t.is_some_and(|(_, l)| {
+                (b * u64::from(l.slots)) as f64 * max_load(l.slots) >= entries as f64
+            })
+        };
+        while !fits(buckets, &target) {
+            buckets = buckets
+                .checked_mul(2)
+                .ok_or(Error::CapacityOverflow { entries })?;
+            target = widths(buckets, key_bits, value_bits);
+            if target.is_none() {
+                return Err(Error::CapacityOverflow { entries });
+            }
+        }
+        loop {
+            let (new_key_bits, layout) = target.ok_or(Error::CapacityOverflow { entries })?;
+            let mut table =
+                Table::allocate(Arc::clone(&self.storage), new_key_bits, buckets, layout)?;
+            let doubling = buckets / self.buckets;
+            let shift = doubling.trailing_zeros();
+            let by_position = new_key_bits == self.key_bits
+                && buckets == self.buckets << shift
+                && self.key_bits - self.log - shift >= TAG_BITS;
+            let mut complete = true;
+            for (home, remainder, value) in self.raw_entries(0) {
+                let hashed = if by_position {
+                    let remainder_bits = self.key_bits - self.log;
+                    let kept = remainder_bits - shift;
+                    let remainder_low = remainder & low_mask(kept);
+                    Hashed {
+                        home: home << shift | remainder.checked_shr(kept).unwrap_or(0),
+                        tag: 0x80 | (remainder_low >> layout.remainder_bits) as u8,
+                        stored: remainder_low & low_mask(layout.remainder_bits),
+                    }
+                } else {
+                    table.hash(self.recover(home, remainder))
+                };
+                if !table.place(&hashed, value) {
+                    complete = false;
+                    break;
+                }
+            }
+            if complete {
+                *self = table;
+                return Ok(());
+            }
+            // A cluster did not fit within reach of its home: try twice the buckets.
+            buckets = buckets
+                .checked_mul(2)
+                .ok_or(Error::CapacityOverflow { entries })?;
+            target = widths(buckets, key_bits, value_bits);
+        }
+    }
+
+    /// Builds a table from distinct (code, value) pairs.
+    pub(crate) fn from_distinct(storage: Arc<Storage>, pairs: &[(u64, u64)]) -> Result<Table> {
+        let (largest_key, largest_value) = pairs
+            .iter()
+            .fold((0, 0), |(k, v), &(pk, pv)| (k | pk, v | pv));
+        let mut table = Table::with_geometry(
+            storage,
+            pairs.len() as u64,
+            bits_needed(largest_key),
+            bits_needed(largest_value),
+        )?;
+        'again: loop {
+            for &(code, value) in pairs {
+                let hashed = table.hash(code);
+                if !table.place(&hashed, value) {
+                    let (key_bits, layout) = (table.key_bits, table.layout);
+                    let doubled = table.buckets * 2;
+                    let (key_bits, layout) = widths(doubled, key_bits, layout.value_bits).ok_or(
+                        Error::CapacityOverflow {
+                            entries: pairs.len() as u64,
+                        },
+                    )?;
+                    table = Table::allocate(Arc::clone(&table.storage), key_bits, doubled, layout)?;
+                    continue 'again;
+                }
+            }
+            return Ok(table);
+        }
+    }
+}

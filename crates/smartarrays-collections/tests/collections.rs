@@ -1,0 +1,426 @@
+//! The collections against std references: random operation sequences (widening, growth,
+//! removal, duplicate and edge keys), batched against single operations, the parallel group-by
+//! against a fold, bags past 2^32, and every placement on a described two-node machine.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, OnceLock};
+
+use proptest::prelude::*;
+use smartarrays::{ArrayOptions, HugePages, Placement, Runtime, RuntimeOptions, Topology};
+use smartarrays_collections::{Bag, Error, Map, Set};
+
+/// A runtime on a described two-node machine, so replicated maps really have two replicas.
+fn two_node_runtime() -> Arc<Runtime> {
+    static RUNTIME: OnceLock<Arc<Runtime>> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            let topology = Arc::new(Topology::uniform(2, 2, 8 << 30).unwrap());
+            Arc::new(
+                Runtime::new(RuntimeOptions {
+                    threads: Some(2),
+                    topology: Some(topology),
+                    no_pinning: true,
+                })
+                .unwrap(),
+            )
+        })
+        .clone()
+}
+
+fn two_node(placement: Placement) -> ArrayOptions {
+    ArrayOptions::new()
+        .runtime(two_node_runtime())
+        .placement(placement)
+        .huge_pages(HugePages::Never)
+}
+
+fn placements() -> Vec<Placement> {
+    vec![
+        Placement::OsDefault,
+        Placement::SingleNode(1),
+        Placement::Interleaved(vec![]),
+        Placement::Replicated,
+        Placement::Auto,
+    ]
+}
+
+fn sorted<K: Ord, V: Ord>(items: impl Iterator<Item = (K, V)>) -> Vec<(K, V)> {
+    let mut items: Vec<_> = items.collect();
+    items.sort();
+    items
+}
+
+fn check_map(map: &Map<u64, u64>, reference: &HashMap<u64, u64>) {
+    assert_eq!(map.len(), reference.len());
+    assert_eq!(
+        sorted(map.iter()),
+        sorted(reference.iter().map(|(&k, &v)| (k, v)))
+    );
+    for (&k, &v) in reference {
+        assert_eq!(map.get(k), Some(v), "key {k}");
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Insert(u64, u64),
+    Upsert(u64, u64),
+    Remove(u64),
+    Get(u64),
+}
+
+fn key_strategy() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        0u64..64,
+        0u64..5000,
+        Just(0u64),
+        Just(u64::MAX),
+        Just(u64::MAX - 1),
+        any::<u64>(),
+        (0u32..64).prop_map(|b| 1u64 << b),
+    ]
+}
+
+fn value_strategy() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        0u64..4,
+        0u64..1 << 20,
+        Just(u64::MAX),
+        any::<u64>(),
+        (0u32..64).prop_map(|b| (1u64 << b) - 1),
+    ]
+}
+
+fn op_strategy() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => (key_strategy(), value_strategy()).prop_map(|(k, v)| Op::Insert(k, v)),
+        3 => (key_strategy(), value_strategy()).prop_map(|(k, v)| Op::Upsert(k, v)),
+        2 => key_strategy().prop_map(Op::Remove),
+        2 => key_strategy().prop_map(Op::Get),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_operations_match_a_hashmap(ops in prop::collection::vec(op_strategy(), 0..1500)) {
+        let mut map: Map<u64, u64> = Map::new().unwrap();
+        let mut reference = HashMap::new();
+        for op in ops {
+            match op {
+                Op::Insert(k, v) => prop_assert_eq!(map.insert(k, v).unwrap(), reference.insert(k, v)),
+                Op::Upsert(k, v) => {
+                    let expected = reference.get(&k).map_or(v, |&old: &u64| old ^ v.rotate_left(7));
+                    reference.insert(k, expected);
+                    prop_assert_eq!(map.upsert(k, v, |old, new| old ^ new.rotate_left(7)).unwrap(), expected);
+                }
+                Op::Remove(k) => prop_assert_eq!(map.remove(k), reference.remove(&k)),
+                Op::Get(k) => prop_assert_eq!(map.get(k), reference.get(&k).copied()),
+            }
+        }
+        check_map(&map, &reference);
+    }
+
+    #[test]
+    fn batched_operations_agree_with_single_ones(
+        keys in prop::collection::vec(key_strategy(), 0..1100),
+        probes in prop::collection::vec(key_strategy(), 0..300),
+    ) {
+        let values: Vec<u64> = keys.iter().map(|k| k.wrapping_mul(31) >> 3).collect();
+        let mut batched: Map<u64, u64> = Map::new().unwrap();
+        batched.upsert_many(&keys, &values, |a, b| a.wrapping_add(b)).unwrap();
+        let mut single: Map<u64, u64> = Map::new().unwrap();
+        let mut reference: HashMap<u64, u64> = HashMap::new();
+        for (&k, &v) in keys.iter().zip(&values) {
+            single.upsert(k, v, |a, b| a.wrapping_add(b)).unwrap();
+            let slot = reference.entry(k).or_insert(0);
+            *slot = slot.wrapping_add(v);
+        }
+        check_map(&batched, &reference);
+        check_map(&single, &reference);
+        let all: Vec<u64> = probes.iter().chain(&keys).copied().collect();
+        let mut out = vec![None; all.len()];
+        let hits = batched.get_many(&all, &mut out).unwrap();
+        let mut present = vec![false; all.len()];
+        prop_assert_eq!(batched.contains_many(&all, &mut present).unwrap(), hits);
+        for (i, k) in all.iter().enumerate() {
+            prop_assert_eq!(out[i], reference.get(k).copied());
+            prop_assert_eq!(out[i], single.get(*k));
+            prop_assert_eq!(present[i], reference.contains_key(k));
+        }
+        prop_assert_eq!(hits, all.iter().filter(|k| reference.contains_key(k)).count());
+
+        let mut set: Set<u64> = Set::new().unwrap();
+        set.insert_many(&keys).unwrap();
+        let expected: HashSet<u64> = keys.iter().copied().collect();
+        prop_assert_eq!(set.len(), expected.len());
+        prop_assert_eq!(set.iter().collect::<HashSet<_>>(), expected);
+    }
+
+    #[test]
+    fn group_by_equals_a_hashmap_fold(
+        keys in prop::collection::vec(prop_oneof![0u64..50, 0u64..40_000, any::<u64>()], 0..40_000),
+    ) {
+        let values: Vec<u32> = keys.iter().map(|&k| (k % 1000) as u32).collect();
+        let mut reference: HashMap<u64, u32> = HashMap::new();
+        for (&k, &v) in keys.iter().zip(&values) {
+            *reference.entry(k).or_insert(0) += v;
+        }
+        let options = two_node(Placement::OsDefault);
+        let map = Map::aggregate_parallel(&keys, &values, |a, b| a + b, &options).unwrap();
+        prop_assert_eq!(map.len(), reference.len());
+        prop_assert_eq!(sorted(map.iter()), sorted(reference.iter().map(|(&k, &v)| (k, v))));
+        let bag = Bag::count_parallel(&keys, &options).unwrap();
+        let mut counts: HashMap<u64, u64> = HashMap::new();
+        for &k in &keys {
+            *counts.entry(k).or_insert(0) += 1;
+        }
+        prop_assert_eq!(sorted(bag.iter()), sorted(counts.iter().map(|(&k, &v)| (k, v))));
+    }
+}
+
+#[test]
+fn edge_sizes_grow_and_shrink_exactly() {
+    for n in [0usize, 1, 63, 64, 65, 1023, 1025, 20_000] {
+        let mut map: Map<u64, u64> = Map::new().unwrap();
+        let mut reference = HashMap::new();
+        for i in 0..n as u64 {
+            let key = i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (i << 40);
+            map.insert(key, i).unwrap();
+            reference.insert(key, i);
+        }
+        check_map(&map, &reference);
+        assert!(map.get(u64::MAX - 12345).is_none() || reference.contains_key(&(u64::MAX - 12345)));
+        let doomed: Vec<u64> = reference.keys().copied().step_by(2).collect();
+        for key in doomed {
+            assert_eq!(map.remove(key), reference.remove(&key));
+            assert_eq!(map.remove(key), None);
+        }
+        check_map(&map, &reference);
+        let set = Set::from_keys(&(0..n as u32).collect::<Vec<_>>()).unwrap();
+        assert_eq!(set.len(), n);
+        assert!((0..n as u32).all(|k| set.contains(k)));
+        assert!(!set.contains(n as u32));
+    }
+}
+
+#[test]
+fn widths_follow_the_data_and_widen_without_truncating() {
+    let mut map: Map<u64, u64> = Map::new().unwrap();
+    map.insert(3, 1).unwrap();
+    let narrow = map.memory_report();
+    assert!(narrow.value_bits < 8, "{narrow}");
+    assert!(narrow.key_bits < 16, "{narrow}");
+    for i in 0..1000u64 {
+        map.insert(i, i % 7).unwrap();
+    }
+    map.insert(u64::MAX, u64::MAX).unwrap();
+    map.insert(1 << 63, 1 << 40).unwrap();
+    let wide = map.memory_report();
+    assert_eq!((wide.key_bits, wide.value_bits), (64, 64), "{wide}");
+    assert_eq!(map.get(u64::MAX), Some(u64::MAX));
+    assert_eq!(map.get(1 << 63), Some(1 << 40));
+    assert!((0..1000u64).all(|i| map.get(i) == Some(i % 7)));
+    assert_eq!(map.len(), 1002);
+
+    let mut small: Map<u32, u32> = Map::new().unwrap();
+    for i in 0..5000u32 {
+        small.insert(i, i & 0xff).unwrap();
+    }
+    let report = small.memory_report();
+    assert!(
+        report.bucket_bytes as f64 / (report.entries as f64) < 8.0,
+        "{report}"
+    );
+    small.upsert(17, u32::MAX, |a, b| a | b).unwrap();
+    assert_eq!(small.get(17), Some(u32::MAX));
+    assert_eq!(small.memory_report().value_bits, 32);
+    assert!((0..5000u32)
+        .filter(|&i| i != 17)
+        .all(|i| small.get(i) == Some(i & 0xff)));
+
+    let mut signed: Map<i64, i32> = Map::new().unwrap();
+    for k in [i64::MIN, -1, 0, 1, i64::MAX] {
+        signed.insert(k, (k % 1000) as i32 - 5).unwrap();
+    }
+    for k in [i64::MIN, -1, 0, 1, i64::MAX] {
+        assert_eq!(signed.get(k), Some((k % 1000) as i32 - 5));
+    }
+}
+
+#[test]
+fn bag_counts_widen_past_32_bits_and_refuse_to_wrap() {
+    let mut bag: Bag<u32> = Bag::new().unwrap();
+    for k in 0..200u32 {
+        bag.add(k, 1).unwrap();
+    }
+    assert!(bag.memory_report().value_bits < 8);
+    bag.add(5, u64::from(u32::MAX)).unwrap();
+    bag.add(5, 10).unwrap();
+    assert_eq!(bag.count(5), (1u64 << 32) + 10);
+    assert!(bag.memory_report().value_bits >= 33);
+    for _ in 0..3 {
+        bag.add(6, 3 << 31).unwrap();
+    }
+    assert_eq!(bag.count(6), 1 + 9 * (1u64 << 31));
+    assert!((0..200u32)
+        .filter(|k| *k != 5 && *k != 6)
+        .all(|k| bag.count(k) == 1));
+    bag.add(7, u64::MAX - 1).unwrap();
+    assert_eq!(bag.count(7), u64::MAX);
+    let error = bag.add(7, 1).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::CountOverflow {
+                key: 7,
+                count: u64::MAX,
+                add: 1
+            }
+        ),
+        "{error}"
+    );
+    assert_eq!(bag.count(7), u64::MAX, "unchanged after the refusal");
+    assert!(bag.add_many(&[7]).is_err());
+    assert_eq!(bag.count(7), u64::MAX);
+
+    let keys = vec![9u64; 3000];
+    let counted = Bag::count_parallel(&keys, &ArrayOptions::new()).unwrap();
+    assert_eq!(counted.count(9), 3000);
+    let mut out = [0u64; 2];
+    assert_eq!(counted.count_many(&[9, 10], &mut out).unwrap(), 1);
+    assert_eq!(out, [3000, 0]);
+}
+
+#[test]
+fn every_placement_on_two_nodes_reads_the_same_including_replicas() {
+    let keys: Vec<u64> = (0..30_000u64).map(|i| i * 2654435761 % 1_000_003).collect();
+    let values: Vec<u64> = keys.iter().map(|k| k % 977).collect();
+    let mut reference: HashMap<u64, u64> = HashMap::new();
+    for (&k, &v) in keys.iter().zip(&values) {
+        *reference.entry(k).or_insert(0) += v;
+    }
+    for placement in placements() {
+        let options = two_node(placement.clone());
+        let mut map = Map::aggregate_parallel(&keys, &values, |a, b| a + b, &options).unwrap();
+        check_map(&map, &reference);
+        let replicas = if placement == Placement::Replicated {
+            2
+        } else {
+            1
+        };
+        assert_eq!(map.memory_report().replicas, replicas, "{placement}");
+        if placement == Placement::Replicated {
+            assert_eq!(map.replica_nodes(), vec![Some(0), Some(1)]);
+        }
+        // Every replica holds every entry, after writes too.
+        map.insert(1 << 50, 5).unwrap();
+        map.remove(keys[0]);
+        let mut expected = reference.clone();
+        expected.insert(1 << 50, 5);
+        expected.remove(&keys[0]);
+        for replica in 0..replicas {
+            for (&k, &v) in &expected {
+                assert_eq!(
+                    map.get_from_replica(replica, k),
+                    Some(v),
+                    "{placement} replica {replica}"
+                );
+            }
+            assert_eq!(map.get_from_replica(replica, keys[0]), None);
+        }
+        // Readers on each node's workers use their node's replica and agree.
+        let probe: Vec<u64> = expected.keys().copied().take(500).collect();
+        let results = map.runtime().on_each_worker(|_| {
+            let mut out = vec![None; probe.len()];
+            map.get_many(&probe, &mut out).unwrap();
+            out
+        });
+        for out in results {
+            assert!(out
+                .iter()
+                .zip(&probe)
+                .all(|(o, k)| *o == expected.get(k).copied()));
+        }
+        let mut single: Map<u32, u32> = Map::with_options(&options).unwrap();
+        for i in 0..3000u32 {
+            single.insert(i * 7, i).unwrap();
+        }
+        assert!(
+            (0..3000u32).all(|i| single.get(i * 7) == Some(i)),
+            "{placement}"
+        );
+    }
+}
+
+#[test]
+fn errors_are_typed_not_panics() {
+    // A described machine with 1 MiB per node cannot hold a table for ten million entries:
+    // refused before mapping.
+    let topology = Arc::new(Topology::uniform(2, 1, 1 << 20).unwrap());
+    let runtime = Arc::new(
+        Runtime::new(RuntimeOptions {
+            threads: Some(1),
+            topology: Some(topology),
+            no_pinning: true,
+        })
+        .unwrap(),
+    );
+    for placement in placements() {
+        let options = ArrayOptions::new()
+            .runtime(Arc::clone(&runtime))
+            .placement(placement);
+        let error =
+            Map::<u64, u64>::with_capacity(10_000_000, u64::MAX, u64::MAX, &options).unwrap_err();
+        assert!(matches!(error, Error::Memory(_)), "{error}");
+        let mut map: Map<u64, u64> = Map::with_options(&options).unwrap();
+        let mut failed = None;
+        for i in 0..1_000_000u64 {
+            if let Err(error) = map.insert(i.wrapping_mul(0x9e37_79b9_7f4a_7c15), i) {
+                failed = Some((i, error));
+                break;
+            }
+        }
+        let (inserted, error) = failed.expect("runs out of the described memory");
+        assert!(matches!(error, Error::Memory(_)), "{error}");
+        assert_eq!(
+            map.len() as u64,
+            inserted,
+            "the failed insert changed nothing"
+        );
+        assert!((0..inserted).all(|i| map.get(i.wrapping_mul(0x9e37_79b9_7f4a_7c15)) == Some(i)));
+    }
+    let mut map: Map<u64, u64> = Map::new().unwrap();
+    assert!(matches!(
+        map.insert_many(&[1, 2], &[1]),
+        Err(Error::LengthMismatch { keys: 2, values: 1 })
+    ));
+    assert!(matches!(
+        map.get_many(&[1, 2], &mut [None]),
+        Err(Error::BufferTooSmall {
+            needed: 2,
+            given: 1
+        })
+    ));
+    assert!(matches!(
+        Map::aggregate_parallel(&[1u64], &[1u64, 2], |a, _| a, &ArrayOptions::new()),
+        Err(Error::LengthMismatch { .. })
+    ));
+}
+
+#[test]
+fn readers_share_a_built_map_across_threads() {
+    let keys: Vec<u64> = (0..50_000).collect();
+    let map = Map::aggregate_parallel(&keys, &keys, |a, _| a, &ArrayOptions::new()).unwrap();
+    std::thread::scope(|scope| {
+        for t in 0..4u64 {
+            let map = &map;
+            scope.spawn(move || {
+                for k in (t..50_000).step_by(4) {
+                    assert_eq!(map.get(k), Some(k));
+                }
+            });
+        }
+    });
+}
