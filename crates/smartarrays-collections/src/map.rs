@@ -4,6 +4,7 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use smartarrays::memory::ResolvedPlacement;
 use smartarrays::{ArrayOptions, Placement, Runtime};
 
 use crate::error::{Error, Result};
@@ -23,10 +24,10 @@ pub(crate) fn storage_of(options: &ArrayOptions) -> Result<Arc<Storage>> {
         Some(runtime) => Arc::clone(runtime),
         None => Runtime::global()?,
     };
-    let placement = match &options.placement {
+    let placement = ResolvedPlacement::new(match &options.placement {
         Placement::Auto => Placement::OsDefault,
         other => other.clone(),
-    };
+    })?;
     Ok(Arc::new(Storage {
         placement,
         huge_pages: options.huge_pages,
@@ -393,7 +394,7 @@ impl<K: Key, V: Value> Map<K, V> {
 
     /// The placement of the map's memory.
     pub fn placement(&self) -> &Placement {
-        &self.storage.placement
+        self.storage.placement.placement()
     }
 
     /// Nodes of the replicas (one `Some(node)` per replica for a replicated map).

@@ -14,8 +14,8 @@
 use std::sync::Arc;
 
 use smartarrays::memory::prefetch::{prefetch, CacheLevel};
-use smartarrays::memory::{self, HugePages, Region};
-use smartarrays::{Placement, Runtime, Topology};
+use smartarrays::memory::{self, HugePages, Region, ResolvedPlacement};
+use smartarrays::{Runtime, Topology};
 
 use crate::bucket::{Bucket, Layout, MAX_DISPLACEMENT, TAG_BITS};
 use crate::error::{Error, Result};
@@ -24,7 +24,7 @@ use crate::hash::{bits_needed, low_mask, Mixer};
 /// Where a table's memory goes; shared by the partitions of one collection.
 #[derive(Clone, Debug)]
 pub(crate) struct Storage {
-    pub placement: Placement,
+    pub placement: ResolvedPlacement,
     pub huge_pages: HugePages,
     pub runtime: Arc<Runtime>,
 }

@@ -278,8 +278,9 @@ impl SmartArray {
             bytes: u64::MAX,
             reason: format!("{len} values of {bits} bits overflow the address space"),
         })?;
+        let resolved = memory::ResolvedPlacement::new(placement.clone())?;
         let allocation =
-            memory::allocate(runtime.topology(), placement, words, options.huge_pages)?;
+            memory::allocate(runtime.topology(), &resolved, words, options.huge_pages)?;
         Ok(SmartArray {
             len,
             bits,

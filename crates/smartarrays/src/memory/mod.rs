@@ -9,7 +9,7 @@ mod report;
 
 pub use placement::{
     allocate, check_fits, current_available_memory, current_free_memory, Allocation, HugePages,
-    Placement, HUGE_PAGE_THRESHOLD,
+    Placement, ResolvedPlacement, HUGE_PAGE_THRESHOLD,
 };
 pub use region::Region;
 

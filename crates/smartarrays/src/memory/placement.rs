@@ -113,6 +113,49 @@ impl FromStr for Placement {
     }
 }
 
+/// A placement the allocator can act on: any [`Placement`] but [`Placement::Auto`]. Users ask
+/// for a [`Placement`] (a request, which may say "auto"); the array layer resolves "auto" through
+/// the installed advisor and only then makes a `ResolvedPlacement`, the one type [`allocate`]
+/// takes. So "auto" cannot reach the allocator: it fails here, where it is resolved, with
+/// [`Error::AutoUnresolved`].
+///
+/// # Example
+/// ```
+/// use smartarrays::memory::ResolvedPlacement;
+/// use smartarrays::Placement;
+/// assert!(ResolvedPlacement::new(Placement::Replicated).is_ok());
+/// assert!(ResolvedPlacement::new(Placement::Auto).is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ResolvedPlacement(Placement);
+
+impl ResolvedPlacement {
+    /// `placement` as the allocator's input; [`Error::AutoUnresolved`] for [`Placement::Auto`].
+    pub fn new(placement: Placement) -> Result<ResolvedPlacement> {
+        match placement {
+            Placement::Auto => Err(Error::AutoUnresolved(
+                "placement auto must be resolved (by the installed advisor, as SmartArray does) \
+                 before memory is allocated"
+                    .to_string(),
+            )),
+            concrete => Ok(ResolvedPlacement(concrete)),
+        }
+    }
+
+    /// The placement itself (never [`Placement::Auto`]).
+    pub fn placement(&self) -> &Placement {
+        &self.0
+    }
+}
+
+impl TryFrom<Placement> for ResolvedPlacement {
+    type Error = Error;
+
+    fn try_from(placement: Placement) -> Result<ResolvedPlacement> {
+        ResolvedPlacement::new(placement)
+    }
+}
+
 /// Transparent huge page policy for an array's memory.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum HugePages {
@@ -146,10 +189,11 @@ pub struct Allocation {
 /// mapped are freed when the partial allocation is dropped.
 pub fn allocate(
     topology: &Topology,
-    placement: &Placement,
+    placement: &ResolvedPlacement,
     words: usize,
     huge_pages: HugePages,
 ) -> Result<Allocation> {
+    let placement = placement.placement();
     let bytes = (words as u64).saturating_mul(8);
     let advice = match huge_pages {
         HugePages::Always => Some(HugePageAdvice::Use),
@@ -157,9 +201,7 @@ pub fn allocate(
         HugePages::Auto if bytes >= HUGE_PAGE_THRESHOLD as u64 => Some(HugePageAdvice::Use),
         HugePages::Auto => None,
     };
-    if *placement != Placement::Auto {
-        check_fits(topology, placement, words)?;
-    }
+    check_fits(topology, placement, words)?;
     let simulated = topology.source() == TopologySource::Described;
     let policy_nodes: Vec<usize>;
     let mut allocation = Allocation {
@@ -179,7 +221,11 @@ pub fn allocate(
             allocation.nodes.push(Some(*node));
         }
         Placement::Interleaved(requested) => {
-            policy_nodes = if requested.is_empty() { topology.node_ids() } else { requested.clone() };
+            policy_nodes = if requested.is_empty() {
+                topology.node_ids()
+            } else {
+                requested.clone()
+            };
             let policy = (!simulated).then_some((PolicyMode::Interleave, &policy_nodes[..]));
             allocation.regions.push(Region::map(words, policy, advice)?);
             allocation.nodes.push(None);
@@ -192,12 +238,8 @@ pub fn allocate(
                 allocation.nodes.push(Some(node));
             }
         }
-        Placement::Auto => {
-            return Err(Error::AutoUnresolved(
-                "placement auto reached the allocator unresolved; build arrays through SmartArray, which asks the installed advisor"
-                    .to_string(),
-            ))
-        }
+        // A ResolvedPlacement is never Auto; kept as an error rather than a panic all the same.
+        Placement::Auto => return Err(ResolvedPlacement::new(Placement::Auto).unwrap_err()),
     }
     Ok(allocation)
 }
@@ -285,6 +327,20 @@ pub fn current_free_memory(node: usize) -> Option<u64> {
 mod tests {
     use super::*;
 
+    fn resolved(placement: Placement) -> ResolvedPlacement {
+        ResolvedPlacement::new(placement).unwrap()
+    }
+
+    #[test]
+    fn auto_cannot_become_an_allocator_input() {
+        assert!(matches!(
+            ResolvedPlacement::new(Placement::Auto),
+            Err(Error::AutoUnresolved(_))
+        ));
+        let concrete = ResolvedPlacement::try_from(Placement::SingleNode(1)).unwrap();
+        assert_eq!(concrete.placement(), &Placement::SingleNode(1));
+    }
+
     #[test]
     fn placements_parse_and_print() {
         for text in [
@@ -315,7 +371,7 @@ mod tests {
         assert!(matches!(
             allocate(
                 &topology,
-                &Placement::SingleNode(missing),
+                &resolved(Placement::SingleNode(missing)),
                 8,
                 HugePages::Auto
             ),
@@ -324,7 +380,7 @@ mod tests {
         assert!(matches!(
             allocate(
                 &topology,
-                &Placement::Interleaved(vec![0, missing]),
+                &resolved(Placement::Interleaved(vec![0, missing])),
                 8,
                 HugePages::Auto
             ),
@@ -334,14 +390,19 @@ mod tests {
         assert!(matches!(
             allocate(
                 &topology,
-                &Placement::SingleNode(0),
+                &resolved(Placement::SingleNode(0)),
                 too_big,
                 HugePages::Auto
             ),
             Err(Error::NotEnoughMemory { node: 0, .. })
         ));
         assert!(matches!(
-            allocate(&topology, &Placement::Replicated, too_big, HugePages::Auto),
+            allocate(
+                &topology,
+                &resolved(Placement::Replicated),
+                too_big,
+                HugePages::Auto
+            ),
             Err(Error::NotEnoughMemory { .. })
         ));
     }
@@ -350,7 +411,12 @@ mod tests {
     fn os_placement_larger_than_memory_is_refused() {
         let topology = Topology::discover().unwrap();
         let too_big = 1usize << 50;
-        let error = allocate(&topology, &Placement::OsDefault, too_big, HugePages::Auto);
+        let error = allocate(
+            &topology,
+            &resolved(Placement::OsDefault),
+            too_big,
+            HugePages::Auto,
+        );
         assert!(
             matches!(error, Err(Error::NotEnoughMachineMemory { requested, .. }) if requested == 8 << 50),
             "{error:?}"
@@ -359,13 +425,13 @@ mod tests {
         let described = Topology::uniform(2, 1, 1 << 20).unwrap();
         assert!(allocate(
             &described,
-            &Placement::OsDefault,
+            &resolved(Placement::OsDefault),
             (2 << 20) / 8,
             HugePages::Never
         )
         .is_ok());
         assert!(matches!(
-            allocate(&described, &Placement::OsDefault, (2 << 20) / 8 + 1, HugePages::Never),
+            allocate(&described, &resolved(Placement::OsDefault), (2 << 20) / 8 + 1, HugePages::Never),
             Err(Error::NotEnoughMachineMemory { available, .. }) if available == 2 << 20
         ));
     }
@@ -373,15 +439,20 @@ mod tests {
     #[test]
     fn described_topologies_allocate_one_region_per_replica_without_kernel_policy() {
         let topology = Topology::uniform(3, 1, 1 << 30).unwrap();
-        let allocation =
-            allocate(&topology, &Placement::Replicated, 100, HugePages::Never).unwrap();
+        let allocation = allocate(
+            &topology,
+            &resolved(Placement::Replicated),
+            100,
+            HugePages::Never,
+        )
+        .unwrap();
         assert_eq!(allocation.regions.len(), 3);
         assert_eq!(allocation.nodes, vec![Some(0), Some(1), Some(2)]);
         assert!(allocation.simulated);
         assert!(matches!(
             allocate(
                 &topology,
-                &Placement::SingleNode(0),
+                &resolved(Placement::SingleNode(0)),
                 1 << 28,
                 HugePages::Auto
             ),
