@@ -85,7 +85,7 @@ fn the_placement_command_reads_pages_back() {
     ]);
     assert!(ok, "{err}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let region = &report["regions"][0];
+    let region = &report["replicas"][0];
     assert_eq!(region["intended_node"], 0);
     assert_eq!(
         region["pages_by_node"]["0"].as_u64().unwrap() as usize

@@ -179,7 +179,7 @@ fn every_placement_on_a_two_node_machine_holds_the_same_strings() {
             let reports = column.placement_report().unwrap();
             assert!(!reports.is_empty());
             assert!(
-                reports.iter().all(|(_, r)| r.regions.len() == replicas),
+                reports.iter().all(|(_, r)| r.replicas.len() == replicas),
                 "{placement}"
             );
         }

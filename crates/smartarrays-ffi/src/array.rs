@@ -495,9 +495,9 @@ fn empty_array() -> FfiError {
 }
 
 /// Writes where the array's pages are, read back from the kernel, as JSON text to `*out`:
-/// `{"placement": "...", "page_size": 4096, "simulated": false, "regions": [{"intended_node":
+/// `{"placement": "...", "page_size": 4096, "simulated": false, "replicas": [{"intended_node":
 /// 0, "policy": "bind", "policy_nodes": [0], "pages": N, "pages_by_node": {"0": N},
-/// "pages_not_present": 0}]}` (one region per copy). The caller frees `*out` with
+/// "pages_not_present": 0}]}` (one entry per replica). The caller frees `*out` with
 /// `sa_string_free`.
 ///
 /// Thread safety: may run at the same time as other calls that take a `const` handle.

@@ -1024,7 +1024,7 @@ fn placement_reports_are_json_and_text() {
     )
     .unwrap();
     assert_eq!(report["placement"], "replicated");
-    let regions = report["regions"].as_array().unwrap();
+    let regions = report["replicas"].as_array().unwrap();
     assert_eq!(regions.len(), array.replicas());
     let resident: u64 = regions[0]["pages_by_node"]
         .as_object()

@@ -28,29 +28,29 @@ pub fn topology_dict<'py>(py: Python<'py>, topology: &Topology) -> PyResult<Boun
     Ok(dict)
 }
 
-/// `{"placement", "page_size", "simulated", "regions": [{"intended_node", "policy",
+/// `{"placement", "page_size", "simulated", "replicas": [{"intended_node", "policy",
 /// "policy_nodes", "pages", "pages_by_node", "pages_not_present"}], "text"}`.
 pub fn report_dict<'py>(py: Python<'py>, report: &PlacementReport) -> PyResult<Bound<'py, PyDict>> {
-    let regions = PyList::empty(py);
-    for region in &report.regions {
+    let replicas = PyList::empty(py);
+    for replica in &report.replicas {
         let entry = PyDict::new(py);
-        entry.set_item("intended_node", region.intended_node)?;
-        entry.set_item("policy", &region.policy)?;
-        entry.set_item("policy_nodes", region.policy_nodes.clone())?;
-        entry.set_item("pages", region.pages)?;
+        entry.set_item("intended_node", replica.intended_node)?;
+        entry.set_item("policy", &replica.policy)?;
+        entry.set_item("policy_nodes", replica.policy_nodes.clone())?;
+        entry.set_item("pages", replica.pages)?;
         let by_node = PyDict::new(py);
-        for (node, pages) in &region.pages_by_node {
+        for (node, pages) in &replica.pages_by_node {
             by_node.set_item(node, pages)?;
         }
         entry.set_item("pages_by_node", by_node)?;
-        entry.set_item("pages_not_present", region.pages_not_present)?;
-        regions.append(entry)?;
+        entry.set_item("pages_not_present", replica.pages_not_present)?;
+        replicas.append(entry)?;
     }
     let dict = PyDict::new(py);
     dict.set_item("placement", &report.placement)?;
     dict.set_item("page_size", report.page_size)?;
     dict.set_item("simulated", report.simulated)?;
-    dict.set_item("regions", regions)?;
+    dict.set_item("replicas", replicas)?;
     dict.set_item("text", report.to_string())?;
     Ok(dict)
 }

@@ -22,17 +22,17 @@ def test_placement_report_counts_every_page(placement: str) -> None:
     report = a.placement_report()
     assert report["placement"] == placement
     assert report["page_size"] > 0 and report["simulated"] is False
-    assert len(report["regions"]) == a.replicas
-    for region in report["regions"]:
+    assert len(report["replicas"]) == a.replicas
+    for region in report["replicas"]:
         assert region["pages"] * report["page_size"] >= a.nbytes
         assert sum(region["pages_by_node"].values()) + region["pages_not_present"] == region["pages"]
         assert all(isinstance(node, int) for node in region["pages_by_node"])
     if placement.startswith("node:"):
-        only = report["regions"][0]
+        only = report["replicas"][0]
         assert only["intended_node"] == FIRST_NODE and only["policy"] == "bind"
         assert set(only["pages_by_node"]) <= {FIRST_NODE}
     if placement == "interleaved":
-        assert report["regions"][0]["policy"] == "interleave"
+        assert report["replicas"][0]["policy"] == "interleave"
     assert report["text"].startswith(f"placement {placement}")
 
 

@@ -19,7 +19,7 @@ USE = textwrap.dedent(
     part: np.ndarray = a[1:3]
     total: int = a.sum(threads=1)
     low, high = a.minmax()
-    pages: int = a.placement_report()["regions"][0]["pages"]
+    pages: int = a.placement_report()["replicas"][0]["pages"]
     names: list[str] = sa.table({"a": a}).columns
     node: int = sa.topology()["nodes"][0]["id"]
     """

@@ -247,10 +247,10 @@ fn pages_three_ways(array: &SmartArray, index: usize) -> Result<Vec<PageStatus>,
         !report.simulated,
         "the report says the placement was only simulated"
     );
-    let region = report.regions.get(index).ok_or_else(|| {
+    let region = report.replicas.get(index).ok_or_else(|| {
         format!(
             "the report has {} regions, no {index}",
-            report.regions.len()
+            report.replicas.len()
         )
     })?;
     let mut counted = std::collections::BTreeMap::new();
@@ -278,7 +278,7 @@ fn policy_is(
     policy_nodes: &[usize],
 ) -> Result<String, String> {
     let report = array.placement_report().map_err(ctx("placement_report"))?;
-    let region = &report.regions[index];
+    let region = &report.replicas[index];
     ensure!(
         region.policy == mode && region.policy_nodes == policy_nodes,
         "placement_report policy is {} {:?}, expected {mode} {policy_nodes:?}",

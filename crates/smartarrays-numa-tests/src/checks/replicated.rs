@@ -87,7 +87,8 @@ pub(super) fn replicated_checks(suite: &mut Suite, expected: Expected) {
             array.replica_nodes()
         );
         let report = array.placement_report().map_err(ctx("placement_report"))?;
-        let intended: Vec<Option<usize>> = report.regions.iter().map(|r| r.intended_node).collect();
+        let intended: Vec<Option<usize>> =
+            report.replicas.iter().map(|r| r.intended_node).collect();
         ensure!(intended == want, "report intended nodes {intended:?}");
         Ok(format!(
             "{} replicas on nodes {:?}",

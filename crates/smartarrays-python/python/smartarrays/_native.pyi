@@ -37,7 +37,7 @@ class _TopologyInfo(TypedDict):
     cpu_count: int
     nodes: list[_NodeInfo]
 
-class _RegionReport(TypedDict):
+class _ReplicaReport(TypedDict):
     intended_node: int | None
     policy: str
     policy_nodes: list[int]
@@ -49,7 +49,7 @@ class _PlacementReport(TypedDict):
     placement: str
     page_size: int
     simulated: bool
-    regions: list[_RegionReport]
+    replicas: list[_ReplicaReport]
     text: str
 
 @final

@@ -511,7 +511,7 @@ impl SmartArray {
 
     /// Where the array's pages are, read back from the kernel.
     pub fn placement_report(&self) -> Result<PlacementReport> {
-        let regions = self
+        let replicas = self
             .regions
             .iter()
             .zip(&self.region_nodes)
@@ -520,7 +520,7 @@ impl SmartArray {
         Ok(PlacementReport {
             placement: self.placement.to_string(),
             page_size: crate::sys::page_size(),
-            regions,
+            replicas,
             simulated: self.simulated,
         })
     }

@@ -17,4 +17,4 @@ pub use region::Region;
 pub fn page_size() -> usize {
     crate::sys::page_size()
 }
-pub use report::{region_page_nodes, region_report, PlacementReport, RegionReport};
+pub use report::{region_page_nodes, region_report, PlacementReport, ReplicaReport};

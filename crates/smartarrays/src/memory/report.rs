@@ -10,9 +10,9 @@ use super::region::Region;
 use crate::error::{Error, Result};
 use crate::sys;
 
-/// What the kernel says about one region (one replica) of an array.
+/// What the kernel says about one replica of an array (its memory region).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct RegionReport {
+pub struct ReplicaReport {
     /// The node this region was meant for (replicas and single-node arrays), if any.
     pub intended_node: Option<usize>,
     /// The kernel's policy for the region (`default`, `bind`, `interleave`, ...).
@@ -27,28 +27,28 @@ pub struct RegionReport {
     pub pages_not_present: usize,
 }
 
-impl RegionReport {
+impl ReplicaReport {
     /// Whether every resident page is on `node`.
     pub fn entirely_on(&self, node: usize) -> bool {
         self.pages_by_node.keys().all(|&n| n == node)
     }
 }
 
-/// Where an array's memory is, region by region.
+/// Where an array's memory is, replica by replica.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PlacementReport {
     /// The placement the array was created with (as text).
     pub placement: String,
     /// Base page size in bytes.
     pub page_size: usize,
-    /// One entry per region (per replica).
-    pub regions: Vec<RegionReport>,
+    /// One entry per replica (one for arrays that are not replicated).
+    pub replicas: Vec<ReplicaReport>,
     /// True when the topology was only described and no kernel policy was applied.
     pub simulated: bool,
 }
 
 /// Reads back one region's placement.
-pub fn region_report(region: &Region, intended_node: Option<usize>) -> Result<RegionReport> {
+pub fn region_report(region: &Region, intended_node: Option<usize>) -> Result<ReplicaReport> {
     let statuses =
         sys::page_nodes(region.start(), region.mapped_bytes()).map_err(|e| Error::System {
             call: "move_pages",
@@ -66,7 +66,7 @@ pub fn region_report(region: &Region, intended_node: Option<usize>) -> Result<Re
             Err(_) => pages_not_present += 1,
         }
     }
-    Ok(RegionReport {
+    Ok(ReplicaReport {
         intended_node,
         policy,
         policy_nodes,
@@ -93,7 +93,7 @@ impl fmt::Display for PlacementReport {
             write!(f, " (simulated topology: no kernel policy applied)")?;
         }
         writeln!(f)?;
-        for (index, region) in self.regions.iter().enumerate() {
+        for (index, region) in self.replicas.iter().enumerate() {
             let intended = region
                 .intended_node
                 .map_or_else(|| "-".to_string(), |n| n.to_string());
@@ -105,7 +105,7 @@ impl fmt::Display for PlacementReport {
                 .join(", ");
             writeln!(
                 f,
-                "  region {index}: meant for node {intended}, policy {} {:?}, {} pages of {} B; resident {}; not present {}",
+                "  replica {index}: meant for node {intended}, policy {} {:?}, {} pages of {} B; resident {}; not present {}",
                 region.policy,
                 region.policy_nodes,
                 region.pages,
