@@ -5,6 +5,7 @@
 //! and `smartarrays advise` measure them). Not published; the CLI sits on top of it and of the
 //! libraries. The crate graph itself is checked by this crate's test `layering`.
 
+pub mod encodings_bench;
 pub mod workloads;
 
 /// Errors of the experiments: whatever the core, the advisor or the graph library refused.

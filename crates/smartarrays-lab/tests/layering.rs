@@ -32,7 +32,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     (
         "smartarrays-lab",
-        &["smartarrays", "smartarrays-adapt", "smartarrays-graph"],
+        &[
+            "smartarrays",
+            "smartarrays-adapt",
+            "smartarrays-graph",
+            "smartarrays-encodings",
+        ],
     ),
     ("smartarrays-langbench", &["smartarrays"]),
     (
