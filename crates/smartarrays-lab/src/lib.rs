@@ -19,6 +19,7 @@
 pub mod baselines;
 pub mod bench;
 pub mod collections_bench;
+pub mod encodings_bench;
 pub mod evaluate;
 pub mod measure;
 pub mod workloads;

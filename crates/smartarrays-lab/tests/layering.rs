@@ -40,6 +40,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "smartarrays-adapt",
             "smartarrays-graph",
             "smartarrays-collections",
+            "smartarrays-encodings",
         ],
     ),
     ("smartarrays-langbench", &["smartarrays"]),
