@@ -8,9 +8,11 @@
 //! adapt`).
 //!
 //! The benchmarks' measurements live here too ([`bench`](mod@bench): aggregation, codec
-//! kernels, random reads), each timed next to its plain baseline ([`baselines`]: raw slices, the
-//! fastlanes crate) with the helpers of [`measure`]; criterion benches of the codec per width
-//! and kernel level are in `benches/` (`cargo bench -p smartarrays-lab`).
+//! kernels, random reads, graph algorithms), each timed next to its plain baseline
+//! ([`baselines`]: raw slices, the fastlanes crate, a plain CSR graph) with the helpers of
+//! [`measure`]; criterion benches of the codec per width and kernel level are in `benches/`
+//! (`cargo bench -p smartarrays-lab`), and the Rust row of the cross-language benchmark (`make
+//! bench-languages`) is the example `langbench-rust`.
 //!
 //! Not published; the CLI sits on top of it and of the libraries, parsing arguments and printing
 //! what the lab measured. The crate graph itself is checked by this crate's test `layering`.

@@ -36,7 +36,6 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "smartarrays-lab",
         &["smartarrays", "smartarrays-adapt", "smartarrays-graph"],
     ),
-    ("smartarrays-langbench", &["smartarrays"]),
     (
         "smartarrays-cli",
         &[
