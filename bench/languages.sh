@@ -56,16 +56,16 @@ ensure_library() {
 }
 
 run_rust() {
-    if [ ! -f crates/smartarrays-langbench/Cargo.toml ]; then
-        skip rust "crates/smartarrays-langbench is missing"
+    if [ ! -f crates/smartarrays-lab/examples/langbench.rs ]; then
+        skip rust "crates/smartarrays-lab/examples/langbench.rs is missing"
         return
     fi
-    note "building langbench-rust (cargo build --release -p smartarrays-langbench)"
-    if ! CARGO_TARGET_DIR="$TARGET_DIR" "$CARGO" build --quiet --release -p smartarrays-langbench; then
-        skip rust "cargo could not build smartarrays-langbench"
+    note "building langbench-rust (cargo build --release -p smartarrays-lab --example langbench-rust)"
+    if ! CARGO_TARGET_DIR="$TARGET_DIR" "$CARGO" build --quiet --release -p smartarrays-lab --example langbench-rust; then
+        skip rust "cargo could not build the lab's example langbench-rust"
         return
     fi
-    collect rust "$TARGET_DIR/release/langbench-rust" --n "$N" --repetitions "$REPETITIONS"
+    collect rust "$TARGET_DIR/release/examples/langbench-rust" --n "$N" --repetitions "$REPETITIONS"
 }
 
 run_cpp() {

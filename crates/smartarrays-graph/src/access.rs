@@ -1,7 +1,8 @@
 //! How kernels read CSR arrays: 64-bit and 32-bit arrays are read in place as `&[u64]` /
 //! `&[u32]` (no copy), other widths are decoded a window at a time with the core's SIMD unpack
 //! kernels. Kernels are generic over [`EdgeWindow`], so each width gets its own compiled loop,
-//! and the plain-vector baseline runs the very same kernels. Also the gather of PageRank's pull
+//! and the plain-vector baseline (in the experiments crate) runs the very same kernels through
+//! the public hooks of [`crate::algo::pagerank`]. Also the gather of PageRank's pull
 //! ([`gather_sum_ahead`]: `f64` or `f32` values, with software prefetch of upcoming neighbours).
 
 use std::cell::RefCell;
@@ -115,11 +116,22 @@ impl EdgeWindow for Decoded<'_, '_> {
 }
 
 /// A value type PageRank's contributions are stored in (`f64`, or `f32` for half the memory
-/// traffic of the gather); sums are always taken in `f64`.
-pub(crate) trait Contribution: Copy + Default + Send + Sync + bytemuck::Pod {
+/// traffic of the gather); sums are always taken in `f64`. Implemented for `f64` and `f32` only
+/// (sealed).
+pub trait Contribution: Copy + Default + Send + Sync + bytemuck::Pod + sealed::Sealed {
+    /// The [`Precision`](crate::Precision) this type stands for.
     const PRECISION: crate::Precision;
+    /// The contribution nearest to `value`.
     fn from_f64(value: f64) -> Self;
+    /// The contribution as `f64` (exact).
     fn to_f64(self) -> f64;
+}
+
+mod sealed {
+    /// Keeps [`super::Contribution`] to the two types the kernels are written for.
+    pub trait Sealed {}
+    impl Sealed for f64 {}
+    impl Sealed for f32 {}
 }
 
 impl Contribution for f64 {

@@ -13,7 +13,6 @@ use serde::Serialize;
 use smartarrays::Runtime;
 
 use crate::error::{GraphError, Result};
-use crate::plain::par_update_slice;
 use crate::EdgeList;
 
 const BLOCK: usize = 1 << 14;
@@ -119,8 +118,7 @@ pub fn uniform_with(
     crate::budget::check_graph(u128::from(vertices), total as u128)
         .map_err(GraphError::InvalidArgument)?;
     let mut pairs = vec![[0u32; 2]; total];
-    par_update_slice(
-        runtime,
+    runtime.map_reduce_mut(
         &mut pairs,
         BLOCK,
         || (),
@@ -193,8 +191,7 @@ pub fn rmat_with(
     let (ta, tab, tabc) = (scale16(a), scale16(a + b), scale16(a + b + c));
     let relabel = Relabel::new(scale, seed);
     let mut pairs = vec![[0u32; 2]; total];
-    par_update_slice(
-        runtime,
+    runtime.map_reduce_mut(
         &mut pairs,
         BLOCK,
         || (),

@@ -12,7 +12,6 @@
 //!   (documented in [`io::binary`]).
 //! - [`generate`]: seeded uniform random graphs and Graph500 Kronecker (R-MAT) graphs.
 //! - Algorithms: [`degree_centrality`] (and [`degree_centrality_into`], in place), [`pagerank`], [`bfs`], [`connected_components`].
-//! - [`PlainGraph`]: the same algorithms on plain vectors, the benchmarks' baseline.
 //!
 //! # Example
 //! ```
@@ -31,7 +30,6 @@ mod access;
 #[cfg(feature = "adapt")]
 pub mod adaptive;
 pub mod algo;
-pub mod bench;
 pub mod budget;
 mod build;
 mod edges;
@@ -40,7 +38,6 @@ pub mod generate;
 mod graph;
 pub mod io;
 mod options;
-mod plain;
 mod progress;
 
 pub use algo::bfs::{bfs, BfsResult};
@@ -55,7 +52,6 @@ pub use edges::EdgeList;
 pub use error::{GraphError, Result};
 pub use graph::{ArrayMemory, Csr, Graph, MemoryReport, VariantMemory};
 pub use options::{ArrayClass, GraphOptions, Keep, Variant, Width};
-pub use plain::PlainGraph;
 pub use progress::{Progress, ProgressReporter, Stage};
 
 /// The README's example, compiled and run as a doctest so it stays true.

@@ -11,7 +11,7 @@ use smartarrays::{Placement, Runtime, RuntimeOptions, Topology};
 use smartarrays_graph::{
     bfs, build, connected_components, degree_centrality, degree_centrality_into, generate,
     pagerank, Dangling, EdgeList, Graph, GraphError, GraphOptions, Keep, PageRankOptions,
-    PlainGraph, Precision, Variant, Width,
+    Precision, Variant, Width,
 };
 
 fn runtimes() -> Vec<Arc<Runtime>> {
@@ -376,43 +376,6 @@ fn variants_choose_the_expected_widths_and_report_memory() {
     };
     let wide = build(generate::uniform(100, 2, 3, false).unwrap(), &exact).unwrap();
     assert_eq!(wide.edge().bits(), 20);
-}
-
-#[test]
-fn plain_baseline_agrees_with_smart_arrays() {
-    let edges = generate::kronecker(10, 8, 11, true).unwrap();
-    let graph = build(
-        edges,
-        &GraphOptions::variant(Variant::VE).duplicates(Keep::Drop),
-    )
-    .unwrap();
-    let plain = PlainGraph::from_graph(&graph).unwrap();
-    let runtime = graph.runtime().clone();
-    let degrees: Vec<u64> = plain
-        .degree_centrality(&runtime)
-        .into_iter()
-        .map(u64::from)
-        .collect();
-    assert_eq!(degrees, degree_centrality(&graph).unwrap().to_vec());
-    let mut into = vec![7u32; graph.vertices()];
-    plain.degree_centrality_into(&runtime, &mut into);
-    assert_eq!(
-        into.iter().map(|&d| u64::from(d)).collect::<Vec<_>>(),
-        degrees
-    );
-    for contributions in [Precision::F64, Precision::F32] {
-        let options = PageRankOptions {
-            tolerance: 1e-10,
-            contributions,
-            ..Default::default()
-        };
-        let (ranks, summary) = plain.pagerank(&options, &runtime).unwrap();
-        let smart = pagerank(&graph, &options, |_| {}).unwrap();
-        assert_eq!(summary.iterations, smart.summary.iterations);
-        for (a, b) in ranks.iter().zip(smart.ranks.to_vec()) {
-            assert!((a - b).abs() < 1e-12, "{contributions}: {a} vs {b}");
-        }
-    }
 }
 
 #[test]

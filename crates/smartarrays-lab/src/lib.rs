@@ -8,10 +8,13 @@
 //! adapt`).
 //!
 //! The benchmarks' measurements live here too ([`bench`](mod@bench): aggregation, codec
-//! kernels, random reads), each timed next to its plain baseline ([`baselines`]: raw slices, the
-//! fastlanes crate) with the helpers of [`measure`]; criterion benches of the codec per width
-//! and kernel level are in `benches/` (`cargo bench -p smartarrays-lab`). [`collections_bench`]
-//! times the smart collections against hashbrown, foldhash and dashmap.
+//! kernels, random reads, graph algorithms), each timed next to its plain baseline
+//! ([`baselines`]: raw slices, the fastlanes crate, a plain CSR graph) with the helpers of
+//! [`measure`]; criterion benches of the codec per width and kernel level are in `benches/`
+//! (`cargo bench -p smartarrays-lab`), and the Rust row of the cross-language benchmark (`make
+//! bench-languages`) is the example `langbench-rust`.
+//! [`collections_bench`] times the smart collections against hashbrown, foldhash and dashmap;
+//! [`encodings_bench`] the encodings against the raw scan (DuckDB and Parquet in a script).
 //!
 //! Not published; the CLI sits on top of it and of the libraries, parsing arguments and printing
 //! what the lab measured. The crate graph itself is checked by this crate's test `layering`.

@@ -43,7 +43,6 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "smartarrays-encodings",
         ],
     ),
-    ("smartarrays-langbench", &["smartarrays"]),
     (
         "smartarrays-cli",
         &[

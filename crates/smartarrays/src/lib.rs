@@ -11,8 +11,7 @@
 //! - [`memory`]: page-aligned regions, placements, placement reports;
 //! - [`codec`]: bit packing at 1..=64 bits with run-time-dispatched SIMD kernels;
 //! - [`mod@array`]: [`SmartArray`], [`SignedArray`], [`F64Array`] and their views;
-//! - [`runtime`]: pinned, node-grouped workers running batched parallel loops;
-//! - [`workloads`]: the paper's jobs (aggregation), with their baselines.
+//! - [`runtime`]: pinned, node-grouped workers running batched parallel loops.
 //!
 //! # Example
 //! ```
@@ -35,7 +34,6 @@ pub mod memory;
 pub mod runtime;
 mod sys;
 pub mod topology;
-pub mod workloads;
 
 pub use array::{ArrayOptions, ArrayView, Compression, F64Array, SignedArray, SmartArray, Usage};
 pub use error::{Error, Result};

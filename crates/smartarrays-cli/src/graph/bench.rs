@@ -1,7 +1,7 @@
 //! `graph bench`: PageRank and degree centrality on the U, V and V+E layouts against a plain
-//! Rust CSR (the graph crate's `bench` module measures; this prints and writes the report).
+//! Rust CSR (the lab's `bench::graph` module measures; this prints and writes the report).
 
-use smartarrays_graph::bench;
+use smartarrays_lab::bench::graph as bench;
 
 use super::{BenchArgs, CliResult, OutputFormat};
 

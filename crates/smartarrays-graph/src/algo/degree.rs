@@ -14,9 +14,6 @@ use crate::error::{GraphError, Result};
 use crate::graph::property_bits;
 use crate::Graph;
 
-/// Vertices per parallel batch (plain baseline; smart arrays use the core's batch).
-pub(crate) const DEGREE_BATCH: usize = 1 << 16;
-
 /// The largest degree centrality value of a graph (an upper bound: max out + max in).
 fn largest_degree(graph: &Graph) -> u64 {
     if graph.is_directed() {

@@ -25,14 +25,16 @@ use serde::Serialize;
 use smartarrays::{ArrayOptions, F64Array, SmartArray};
 
 use crate::access::{
-    f64_for_worker, gather_sum_ahead, values, with_window, Contribution, EdgeWindow, Targets,
+    f64_for_worker, gather_sum_ahead, values, with_window, Direct, EdgeWindow, Targets,
 };
 use crate::error::{GraphError, Result};
 use crate::graph::property_bits;
 use crate::Graph;
 
+pub use crate::access::Contribution;
+
 /// Vertices per parallel batch of the PageRank passes.
-pub(crate) const BATCH: usize = 2048;
+pub const BATCH: usize = 2048;
 
 /// What to do with the rank of vertices without out-edges.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -112,7 +114,8 @@ impl Default for PageRankOptions {
 }
 
 impl PageRankOptions {
-    pub(crate) fn check(&self) -> Result<()> {
+    /// Refuses a damping outside `[0, 1)`, a negative or NaN tolerance, and zero iterations.
+    pub fn check(&self) -> Result<()> {
         if !(0.0..1.0).contains(&self.damping) {
             return Err(GraphError::InvalidArgument(format!(
                 "damping {} must be in [0, 1)",
@@ -169,8 +172,9 @@ pub struct PageRankResult {
     pub summary: PageRankSummary,
 }
 
-/// The two passes of an iteration over some storage (smart arrays or plain vectors).
-pub(crate) trait RankState {
+/// The two passes of an iteration over some storage (smart arrays, or the plain vectors of the
+/// experiments' baseline): the hook through which [`iterate`] runs PageRank on any storage.
+pub trait RankState {
     /// Writes every contribution; returns the dangling rank.
     fn spread(&mut self) -> f64;
     /// Writes every new rank from the contributions; returns the sum of absolute changes.
@@ -183,7 +187,7 @@ pub(crate) trait RankState {
 pub const F32_CHANGE_FLOOR: f64 = 1e-5;
 
 /// A summary before the first iteration.
-pub(crate) fn start_summary(n: usize) -> PageRankSummary {
+pub fn start_summary(n: usize) -> PageRankSummary {
     let empty = n == 0;
     PageRankSummary {
         iterations: 0,
@@ -198,7 +202,7 @@ pub(crate) fn start_summary(n: usize) -> PageRankSummary {
 /// [`F32_CHANGE_FLOOR`], and a tighter tolerance is then met in `f64`. (A small `f32` change
 /// alone would not do: `f32` rounding has fixed points of its own, about 1e-7 of a rank away
 /// from the true ones.)
-pub(crate) fn continue_in_f64(
+pub fn continue_in_f64(
     precision: Precision,
     summary: &mut PageRankSummary,
     options: &PageRankOptions,
@@ -216,7 +220,7 @@ pub(crate) fn continue_in_f64(
 /// The iteration loop shared by smart arrays and the plain baseline: goes on from `summary`
 /// until the change falls below the tolerance (or, in `f32`, below [`F32_CHANGE_FLOOR`]) or
 /// the maximum iteration count is reached.
-pub(crate) fn iterate(
+pub fn iterate(
     state: &mut impl RankState,
     n: usize,
     options: &PageRankOptions,
@@ -261,7 +265,7 @@ pub(crate) fn iterate(
 /// Contributions of a batch: `out[i] = ranks[i] / degree[i]`; returns the rank of the batch's
 /// vertices without out-edges.
 #[inline]
-pub(crate) fn contributions<T: Copy + Into<u64>, C: Contribution>(
+pub fn contributions<T: Copy + Into<u64>, C: Contribution>(
     degrees: &[T],
     ranks: &[f64],
     out: &mut [C],
@@ -303,6 +307,29 @@ pub(crate) fn pull<W: EdgeWindow, C: Contribution>(
         *rank = new;
     }
     change
+}
+
+/// New ranks of a batch (the pull pass) over neighbour ids held in a plain `&[u32]`, read in
+/// place: `offsets` are the batch's `rbegin` values (one more than vertices), indexing `ids`;
+/// returns the sum of absolute rank changes. The kernel PageRank runs on smart arrays, its
+/// prefetching gather included.
+#[inline]
+pub fn pull_ids<C: Contribution>(
+    ids: &[u32],
+    offsets: &[u64],
+    contributions: &[C],
+    ranks: &mut [f64],
+    base: f64,
+    damping: f64,
+) -> f64 {
+    pull(
+        &mut Direct(ids),
+        offsets,
+        contributions,
+        ranks,
+        base,
+        damping,
+    )
 }
 
 /// Words of an `F64Array` holding `n` contributions of type `C` (two `f32` per word).

@@ -2,7 +2,7 @@
 //! arrays. Each is what a smart-array operation is timed against in the same run: a sequential
 //! sum (the fused unpack-and-sum kernels), a loop of independent random reads (`get`,
 //! `get_unchecked`) and a gather into a buffer (`get_many`). The aggregation's raw baseline is
-//! the core's `workloads::aggregate::RawInput`, next to the job it mirrors.
+//! [`RawInput`](crate::workloads::aggregate::RawInput), next to the job it mirrors.
 
 /// The wrapping sum of `values`, one value after another.
 #[inline]

@@ -5,10 +5,10 @@
 
 use std::sync::Arc;
 
-use smartarrays::workloads::aggregate::{AggregateInput, RawInput};
 use smartarrays::{ArrayOptions, Placement, Runtime};
 
 use crate::measure::{time, Timings};
+use crate::workloads::aggregate::{AggregateInput, RawInput};
 use crate::Result;
 
 /// What to run.

@@ -1,9 +1,10 @@
-//! The measurements behind `smartarrays bench aggregate | kernels | random-get`: each times
-//! smart arrays next to a plain baseline ([`crate::baselines`]) in the same run, checks that both
-//! computed the same result, and returns rows of figures; the command line formats and plots
-//! them.
+//! The measurements behind `smartarrays bench aggregate | kernels | random-get` and
+//! `smartarrays graph bench`: each times smart arrays next to a plain baseline
+//! ([`crate::baselines`]) in the same run, checks that both computed the same result, and
+//! returns rows of figures; the command line formats and plots them.
 
 pub mod aggregate;
+pub mod graph;
 pub mod kernels;
 pub mod random_get;
 

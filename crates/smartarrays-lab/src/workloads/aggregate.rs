@@ -5,10 +5,8 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::array::{ArrayOptions, SmartArray, PARALLEL_BATCH};
-use crate::codec;
-use crate::error::Result;
-use crate::runtime::Runtime;
+use smartarrays::array::PARALLEL_BATCH;
+use smartarrays::{codec, ArrayOptions, Result, Runtime, SmartArray};
 
 /// The job's value at index `i` of array `which` (0 or 1): deterministic for a `seed`, so every
 /// layout and the baselines see identical data.
@@ -55,24 +53,21 @@ impl AggregateInput {
     /// worker claims batches and runs the fused unpack-and-sum kernel on its node's replicas.
     pub fn parallel_sum(&self) -> u64 {
         let runtime = Arc::clone(self.a1.runtime());
-        let bits = self.a1.bits();
         runtime.map_reduce(
             0..self.a1.len(),
             PARALLEL_BATCH,
             || 0u64,
             |sum, worker, range: Range<usize>| {
-                let first = codec::sum_range(
-                    self.a1.for_worker(worker).packed_words(),
-                    bits,
-                    range.start,
-                    range.end,
-                );
-                let second = codec::sum_range(
-                    self.a2.for_worker(worker).packed_words(),
-                    bits,
-                    range.start,
-                    range.end,
-                );
+                let first = self
+                    .a1
+                    .for_worker(worker)
+                    .sum_range(range.clone())
+                    .expect("the batch lies within a1");
+                let second = self
+                    .a2
+                    .for_worker(worker)
+                    .sum_range(range)
+                    .expect("a2 is as long as a1");
                 sum.wrapping_add(first).wrapping_add(second)
             },
             u64::wrapping_add,
@@ -149,7 +144,7 @@ impl<T: Copy + Default + Into<u64> + Send + Sync + TryFrom<u64>> RawInput<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::Placement;
+    use smartarrays::Placement;
 
     #[test]
     fn smart_and_raw_jobs_agree_at_every_paper_width_and_placement() {

@@ -1,41 +1,17 @@
-//! The baseline of the benchmarks: a plain Rust CSR (`Vec<u64>` offsets, `Vec<u32>` ids, `Vec`
-//! properties) running the same kernels on the same runtime, so that smart arrays are compared
-//! with ordinary vectors in the same run. Also the parallel batch writer for plain slices.
+//! The baseline of the graph benchmarks (`smartarrays graph bench`): a plain Rust CSR
+//! (`Vec<u64>` offsets, `Vec<u32>` ids, `Vec` properties) running the graph crate's own kernels
+//! (through the hooks of [`smartarrays_graph::algo::pagerank`]) on the same runtime, so that
+//! smart arrays are compared with ordinary vectors in the same run.
 
-use std::ops::Range;
-use std::sync::Mutex;
+use smartarrays::{Runtime, SmartArray};
+use smartarrays_graph::algo::pagerank::{
+    self, Contribution, PageRankOptions, PageRankSummary, Precision, RankState,
+};
+use smartarrays_graph::{Graph, GraphError, Result};
 
-use smartarrays::{Runtime, Worker};
-
-use crate::access::{with_window, Contribution, Targets};
-use crate::algo::pagerank::{self, PageRankOptions, PageRankSummary, Precision, RankState};
-use crate::error::{GraphError, Result};
-use crate::Graph;
-
-/// Calls `body(accumulator, worker, range, &mut data[range])` for every batch of `data`
-/// (boundaries at multiples of `batch`) exactly once, in parallel on `runtime`.
-pub(crate) fn par_update_slice<T: Send, A: Send>(
-    runtime: &Runtime,
-    data: &mut [T],
-    batch: usize,
-    identity: impl Fn() -> A + Sync,
-    body: impl Fn(A, &Worker, Range<usize>, &mut [T]) -> A + Sync,
-    combine: impl Fn(A, A) -> A,
-) -> A {
-    let batch = batch.max(1);
-    let len = data.len();
-    let pieces: Vec<Mutex<&mut [T]>> = data.chunks_mut(batch).map(Mutex::new).collect();
-    runtime.map_reduce(
-        0..len,
-        batch,
-        identity,
-        |accumulator, worker, range| match pieces[range.start / batch].lock() {
-            Ok(mut piece) => body(accumulator, worker, range, &mut piece),
-            Err(_) => accumulator,
-        },
-        combine,
-    )
-}
+/// Vertices per parallel batch of the plain degree centrality (smart arrays use the core's
+/// batch).
+pub const DEGREE_BATCH: usize = 1 << 16;
 
 /// A CSR graph in plain vectors.
 #[derive(Clone, Debug)]
@@ -57,8 +33,7 @@ impl PlainGraph {
                 "the plain baseline holds 32-bit vertex ids only".into(),
             ));
         }
-        let narrow =
-            |array: &smartarrays::SmartArray| array.iter().map(|v| v as u32).collect::<Vec<u32>>();
+        let narrow = |array: &SmartArray| array.iter().map(|v| v as u32).collect::<Vec<u32>>();
         let out_offsets = graph.begin().to_vec();
         let out_degrees = out_offsets
             .windows(2)
@@ -112,10 +87,9 @@ impl PlainGraph {
         let len = out.len().min(self.vertices);
         let (out_offsets, in_offsets) = (&self.out_offsets, &self.incoming().0);
         let directed = self.directed;
-        par_update_slice(
-            runtime,
+        runtime.map_reduce_mut(
             &mut out[..len],
-            crate::algo::degree::DEGREE_BATCH,
+            DEGREE_BATCH,
             || (),
             |(), _, range, values| {
                 let forward = &out_offsets[range.start..range.end + 1];
@@ -138,7 +112,7 @@ impl PlainGraph {
         );
     }
 
-    /// PageRank with the same kernels as [`crate::pagerank`] (contributions in the precision
+    /// PageRank with the same kernels as [`smartarrays_graph::pagerank`] (contributions in the precision
     /// the options ask for); returns the ranks and summary.
     pub fn pagerank(
         &self,
@@ -188,8 +162,7 @@ struct PlainRanks<'g, C> {
 impl<C: Contribution> RankState for PlainRanks<'_, C> {
     fn spread(&mut self) -> f64 {
         let (ranks, degrees) = (&self.ranks, &self.graph.out_degrees);
-        par_update_slice(
-            self.runtime,
+        self.runtime.map_reduce_mut(
             &mut self.contributions,
             pagerank::BATCH,
             || 0.0,
@@ -203,21 +176,60 @@ impl<C: Contribution> RankState for PlainRanks<'_, C> {
     fn pull(&mut self, base: f64, damping: f64) -> f64 {
         let contributions = &self.contributions[..];
         let (offsets, targets) = self.graph.incoming();
-        par_update_slice(
-            self.runtime,
+        self.runtime.map_reduce_mut(
             &mut self.ranks,
             pagerank::BATCH,
-            || (0.0, Vec::new()),
-            |(change, mut buffer), _, range, values| {
+            || 0.0,
+            |change, _, range, values| {
                 let offsets = &offsets[range.start..range.end + 1];
-                let limit = offsets[offsets.len() - 1] as usize;
-                let delta = with_window!(Targets::U32(targets), &mut buffer, limit, |window| {
-                    pagerank::pull(&mut window, offsets, contributions, values, base, damping)
-                });
-                (change + delta, buffer)
+                change + pagerank::pull_ids(targets, offsets, contributions, values, base, damping)
             },
-            |a, b| (a.0 + b.0, Vec::new()),
+            |a, b| a + b,
         )
-        .0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smartarrays_graph::{
+        build, degree_centrality, generate, pagerank, GraphOptions, Keep, Variant,
+    };
+
+    #[test]
+    fn plain_baseline_agrees_with_smart_arrays() {
+        let edges = generate::kronecker(10, 8, 11, true).unwrap();
+        let graph = build(
+            edges,
+            &GraphOptions::variant(Variant::VE).duplicates(Keep::Drop),
+        )
+        .unwrap();
+        let plain = PlainGraph::from_graph(&graph).unwrap();
+        let runtime = graph.runtime().clone();
+        let degrees: Vec<u64> = plain
+            .degree_centrality(&runtime)
+            .into_iter()
+            .map(u64::from)
+            .collect();
+        assert_eq!(degrees, degree_centrality(&graph).unwrap().to_vec());
+        let mut into = vec![7u32; graph.vertices()];
+        plain.degree_centrality_into(&runtime, &mut into);
+        assert_eq!(
+            into.iter().map(|&d| u64::from(d)).collect::<Vec<_>>(),
+            degrees
+        );
+        for contributions in [Precision::F64, Precision::F32] {
+            let options = PageRankOptions {
+                tolerance: 1e-10,
+                contributions,
+                ..Default::default()
+            };
+            let (ranks, summary) = plain.pagerank(&options, &runtime).unwrap();
+            let smart = pagerank(&graph, &options, |_| {}).unwrap();
+            assert_eq!(summary.iterations, smart.summary.iterations);
+            for (a, b) in ranks.iter().zip(smart.ranks.to_vec()) {
+                assert!((a - b).abs() < 1e-12, "{contributions}: {a} vs {b}");
+            }
+        }
     }
 }

@@ -1,20 +1,22 @@
 //! The evaluation's workloads on this machine, in any configuration, with profiling: the
-//! paper's aggregation (the core's `workloads::aggregate` data and kernel, with per-batch access
-//! counts) and degree centrality (the graph crate's, with the accesses it declares: one pass over
-//! `begin` and `rbegin`, one write per vertex).
+//! paper's aggregation (the data and kernel of [`aggregate`], with per-batch access counts) and
+//! degree centrality (the graph crate's, with the accesses it declares: one pass over `begin` and
+//! `rbegin`, one write per vertex).
+
+pub mod aggregate;
 
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
 
 use smartarrays::array::PARALLEL_BATCH;
-use smartarrays::workloads::aggregate::{self, AggregateInput};
 use smartarrays::{codec, ArrayOptions, Placement, Runtime, SmartArray};
 use smartarrays_graph::{
     build, degree_centrality, ArrayClass, EdgeList, Graph, GraphOptions, Width,
 };
 
 use crate::Result;
+use aggregate::AggregateInput;
 use smartarrays_adapt::costs::CostProfile;
 use smartarrays_adapt::machine::MachineDescription;
 use smartarrays_adapt::profile::{ArraySpec, Profiler, WorkloadProfile};
@@ -60,7 +62,7 @@ pub fn time_runs<T>(
     )
 }
 
-/// The aggregation's two arrays with `len` values of `data_bits`-bit data (the core job's
+/// The aggregation's two arrays with `len` values of `data_bits`-bit data (the job's
 /// formula and seed), stored at `width` bits with `placement`.
 pub fn aggregate_input(
     runtime: &Arc<Runtime>,

@@ -3,7 +3,8 @@
 //! same kernels on the same threads; edges per second per core; memory and bytes per edge of
 //! each variant; build time per million edges and peak build memory; the binary format's reload
 //! time against loading the edge list; and a parallel-efficiency probe so 2-thread figures can
-//! be read against how busy the second core is.
+//! be read against how busy the second core is (`smartarrays graph bench`; the command line
+//! prints and writes the report).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -12,12 +13,13 @@ use std::time::Instant;
 use serde::Serialize;
 use smartarrays::Runtime;
 
-use crate::error::{GraphError, Result};
-use crate::io::{self, Format, TextOptions};
-use crate::{
-    build, degree_centrality, degree_centrality_into, generate, pagerank, Graph, GraphOptions,
-    PageRankOptions, PlainGraph, Precision, Variant,
+use smartarrays_graph::io::{self, Format, TextOptions};
+use smartarrays_graph::{
+    build, degree_centrality, degree_centrality_into, generate, pagerank, Graph, GraphError,
+    GraphOptions, Keep, PageRankOptions, Precision, Result, Variant,
 };
+
+use crate::baselines::plain_csr::PlainGraph;
 
 /// Benchmark settings.
 #[derive(Clone, Debug, Serialize)]
@@ -254,8 +256,8 @@ pub fn run_benchmarks(config: &BenchConfig) -> Result<BenchReport> {
         let millions = generated_edges as f64 / 1e6;
         for variant in Variant::ALL {
             let options = GraphOptions::variant(variant)
-                .duplicates(crate::Keep::Drop)
-                .self_loops(crate::Keep::Drop)
+                .duplicates(Keep::Drop)
+                .self_loops(Keep::Drop)
                 .runtime(Arc::clone(&build_runtime));
             let input = list.clone();
             let list_bytes = input.memory_bytes() as f64;
@@ -459,8 +461,8 @@ pub fn run_benchmarks(config: &BenchConfig) -> Result<BenchReport> {
         io::write_edges(&edges, &text_path)?;
         drop(edges);
         let options = GraphOptions::variant(Variant::U)
-            .duplicates(crate::Keep::Drop)
-            .self_loops(crate::Keep::Drop)
+            .duplicates(Keep::Drop)
+            .self_loops(Keep::Drop)
             .runtime(Arc::clone(&build_runtime));
         let started = Instant::now();
         let loaded = io::load_graph(
