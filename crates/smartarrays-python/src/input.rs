@@ -3,7 +3,7 @@
 //! Python integers (checked one by one, with the index of the first bad value in the error).
 
 use pyo3::buffer::PyUntypedBuffer;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyString};
 use smartarrays::{ArrayOptions, Compression, Placement, SmartArray};
@@ -194,6 +194,12 @@ fn signed<T: Element + Into<i64>>(
 }
 
 /// Collects any iterable of Python integers, naming the first element that is not one.
+///
+/// The values are gathered in a vector of 8 bytes per value before packing. Its length is
+/// only a hint (`len()` may be wrong, fail, or be absurd, as for `range(2**40)`): a length no
+/// memory can hold is refused at once with MemoryError, as `list()` does, and the vector grows
+/// only while the machine has memory for it, so no input can abort the process or run it into
+/// the OOM killer.
 fn collect_ints(values: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
     let iterator = values.try_iter().map_err(|_| {
         PyTypeError::new_err(format!(
@@ -201,15 +207,62 @@ fn collect_ints(values: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
             type_name(values)
         ))
     })?;
-    let mut collected = Vec::with_capacity(values.len().unwrap_or(0));
+    let mut collected = Vec::new();
+    match values.len() {
+        Ok(hint) => reserve_values(&mut collected, hint, values)?,
+        Err(error) if error.is_instance_of::<PyOverflowError>(values.py()) => {
+            return Err(PyMemoryError::new_err(format!(
+                "{} holds more values than fit in memory (its len() overflows: {error})",
+                type_name(values)
+            )))
+        }
+        // No length (a generator) or a failing __len__: it was only a hint.
+        Err(_) => {}
+    }
     for (index, item) in iterator.enumerate() {
         let item = item?;
         match item.extract::<u64>() {
-            Ok(value) => collected.push(value),
+            Ok(value) => {
+                if collected.len() == collected.capacity() {
+                    let more = collected.len().max(1024);
+                    reserve_values(&mut collected, more, values)?;
+                }
+                collected.push(value)
+            }
             Err(_) => return Err(bad_element(index, &item)),
         }
     }
     Ok(collected)
+}
+
+/// Makes room for `additional` more values in `collected`, or MemoryError when the machine does
+/// not have the memory for them: beyond 64 MiB, checked against MemAvailable before asking the
+/// allocator, which would otherwise abort the process or overcommit.
+fn reserve_values(
+    collected: &mut Vec<u64>,
+    additional: usize,
+    values: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    const CHECKED_FROM: u64 = 64 << 20;
+    let count = collected.len().saturating_add(additional);
+    let bytes = (count as u64).saturating_mul(std::mem::size_of::<u64>() as u64);
+    let available = if bytes > CHECKED_FROM {
+        smartarrays::memory::current_available_memory()
+    } else {
+        None
+    };
+    let refused = || {
+        PyMemoryError::new_err(format!(
+            "{count} values from {} need {bytes} bytes while they are collected, more than the \
+             {} bytes of memory available",
+            type_name(values),
+            available.map_or_else(|| "?".to_string(), |a| a.to_string())
+        ))
+    };
+    if available.is_some_and(|available| bytes > available) {
+        return Err(refused());
+    }
+    collected.try_reserve(additional).map_err(|_| refused())
 }
 
 fn bad_element(index: usize, item: &Bound<'_, PyAny>) -> PyErr {
