@@ -163,6 +163,11 @@ fn from_buffer(
         Kind::Unsigned(4) => unsigned(column.typed::<u32>(), column.len(), options),
         Kind::Unsigned(2) => unsigned(column.typed::<u16>(), column.len(), options),
         Kind::Unsigned(_) => unsigned(column.typed::<u8>(), column.len(), options),
+        Kind::Bool => {
+            let bytes = column.typed::<u8>();
+            SmartArray::from_fn(column.len(), options, |i| u64::from(bytes.get(i) != 0))
+                .map_err(BuildError::Core)
+        }
         Kind::Signed(8) => signed(column.typed::<i64>(), column.len(), options),
         Kind::Signed(4) => signed(column.typed::<i32>(), column.len(), options),
         Kind::Signed(2) => signed(column.typed::<i16>(), column.len(), options),

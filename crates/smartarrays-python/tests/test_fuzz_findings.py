@@ -43,3 +43,17 @@ def test_huge_len_of_an_iterable_aborted_the_interpreter() -> None:
         assert sa.array(x for x in range(5000)).sum() == 4999 * 5000 // 2
         """
     )
+
+
+def test_bool_buffers_with_bytes_other_than_0_and_1_gave_those_bytes() -> None:
+    """A bool buffer is read as booleans: `sa.array(np.frombuffer(b"\\x02\\x00\\x05", bool))`
+    gave [2, 0, 5] (at 3 bits) where numpy's astype and memoryview.tolist() give [1, 0, 1]."""
+    import numpy as np
+
+    import smartarrays as sa
+
+    raw = b"\x02\x00\x05\xff\x01"
+    for values in (np.frombuffer(raw, dtype=bool), memoryview(raw).cast("?"), np.frombuffer(raw, dtype=bool)[::-2]):
+        a = sa.array(values)
+        assert a.tolist() == np.asarray(values).astype(np.uint64).tolist() == [int(bool(v)) for v in values.tolist()]
+        assert a.bits == 1
