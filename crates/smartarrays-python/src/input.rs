@@ -5,7 +5,7 @@
 use pyo3::buffer::PyUntypedBuffer;
 use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyInt, PyString};
+use pyo3::types::PyString;
 use smartarrays::{ArrayOptions, Compression, Placement, SmartArray};
 
 use crate::buffer::{Column, Element, Kind, Typed};
@@ -76,20 +76,28 @@ fn parse_width(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Compres
             ))
         });
     }
-    let width: i128 = value.extract().map_err(|_| {
+    let integer = integer_value(value).ok_or_else(|| {
         PyTypeError::new_err(format!(
             "{name} must be \"minimal\", \"uncompressed\", \"auto\" or an integer 1..64, not {}",
             type_name(value)
         ))
     })?;
-    match u32::try_from(width) {
+    match integer.extract::<u32>() {
         Ok(width) => smartarrays::codec::check_bits(width)
             .map(Compression::Exactly)
             .map_err(to_py),
         Err(_) => Err(PyValueError::new_err(format!(
-            "bit width {width} is invalid: it must be between 1 and 64"
+            "bit width {integer} is invalid: it must be between 1 and 64"
         ))),
     }
+}
+
+/// The Python int an integer-like object stands for, as `operator.index` gives it (ints,
+/// bools, numpy integers, anything with `__index__`), or None for anything else. Values of any
+/// size, so that an integer out of range is told apart from a value that is no integer.
+pub fn integer_value<'py>(value: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
+    let index = value.py().import("operator").ok()?.getattr("index").ok()?;
+    index.call1((value,)).ok()
 }
 
 fn type_name(value: &Bound<'_, PyAny>) -> String {
@@ -271,15 +279,19 @@ fn reserve_values(
 }
 
 fn bad_element(index: usize, item: &Bound<'_, PyAny>) -> PyErr {
-    match item.extract::<i128>() {
+    let Some(integer) = integer_value(item) else {
+        return PyTypeError::new_err(format!(
+            "element {index} is {}, not an integer",
+            type_name(item)
+        ));
+    };
+    match integer.extract::<i128>() {
         Ok(value) if value < 0 => {
             PyValueError::new_err(format!("value {value} at index {index} is negative: smart arrays hold unsigned integers (0 to 2**64-1)"))
         }
         Ok(value) => PyValueError::new_err(format!("value {value} at index {index} does not fit in 64 bits")),
-        Err(_) if item.is_instance_of::<PyInt>() => PyValueError::new_err(format!(
-            "value {item} at index {index} is outside 0 to 2**64-1",
-            item = item.str().map(|s| s.to_string()).unwrap_or_default()
+        Err(_) => PyValueError::new_err(format!(
+            "value {integer} at index {index} is outside 0 to 2**64-1"
         )),
-        Err(_) => PyTypeError::new_err(format!("element {index} is {}, not an integer", type_name(item))),
     }
 }

@@ -287,12 +287,14 @@ impl PySmartArray {
             }
             Err(_) => return Err(not_an_index(index)),
         };
-        let value: u64 = value.extract().map_err(|_| match value.extract::<i128>() {
-            Ok(v) => PyValueError::new_err(format!(
-                "value {v} is outside 0 to 2**64-1: smart arrays hold unsigned integers"
-            )),
-            Err(_) => PyTypeError::new_err("smart array values must be integers"),
-        })?;
+        let value: u64 = value
+            .extract()
+            .map_err(|_| match input::integer_value(value) {
+                Some(v) => PyValueError::new_err(format!(
+                    "value {v} is outside 0 to 2**64-1: smart arrays hold unsigned integers"
+                )),
+                None => PyTypeError::new_err("smart array values must be integers"),
+            })?;
         if let Some(t) = timeout {
             if !(t >= 0.0 && t.is_finite()) {
                 return Err(PyValueError::new_err(format!(

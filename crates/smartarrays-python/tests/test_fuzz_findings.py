@@ -57,3 +57,45 @@ def test_bool_buffers_with_bytes_other_than_0_and_1_gave_those_bytes() -> None:
         a = sa.array(values)
         assert a.tolist() == np.asarray(values).astype(np.uint64).tolist() == [int(bool(v)) for v in values.tolist()]
         assert a.bits == 1
+
+
+class _Index:
+    """An integer-like object (numpy integers, and any class with __index__, are read so)."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def __index__(self) -> int:
+        return self.value
+
+
+def test_index_objects_and_ints_beyond_128_bits_were_type_errors() -> None:
+    """`bits=` refused integer-like objects (`bits=Index(9)`: "bits must be ... not Index"), and
+    integers too large for 128 bits were TypeErrors instead of ValueErrors: `bits=2**200` said
+    "... not int", `a[0] = 2**200` "values must be integers", `sa.array([Index(2**200)])`
+    "element 0 is Index, not an integer"."""
+    import pytest
+
+    import smartarrays as sa
+
+    assert sa.array([1], bits=_Index(9)).bits == 9
+    assert sa.array([1], compression=_Index(33)).bits == 33
+    assert sa.zeros(3, _Index(7)).bits == 7
+    for bits in (2**200, -(2**200), _Index(2**200), _Index(0), _Index(-1)):
+        with pytest.raises(ValueError, match="bit width .* is invalid: it must be between 1 and 64"):
+            sa.array([1], bits=bits)
+    with pytest.raises(ValueError, match="at index 1 is outside 0 to 2\\*\\*64-1"):
+        sa.array([1, _Index(2**200)])
+    with pytest.raises(ValueError, match="value -3 at index 0 is negative"):
+        sa.array([_Index(-3)])
+    a = sa.array([1, 2], bits=8)
+    for value in (2**200, -(2**200), _Index(2**70)):
+        with pytest.raises(ValueError, match="outside 0 to 2\\*\\*64-1"):
+            a[0] = value
+    a[0] = _Index(3)
+    a.set(1, _Index(4))
+    assert a.tolist() == [3, 4]
+    with pytest.raises(TypeError):
+        sa.array([1], bits=2.0)
+    with pytest.raises(TypeError, match="element 0 is float"):
+        sa.array([1.0])
