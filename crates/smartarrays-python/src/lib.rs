@@ -76,8 +76,12 @@ fn zeros(
             ))
         }
     };
+    let placement = input::placement(placement)?;
+    if placement == smartarrays::Placement::Auto {
+        input::ensure_advisor(py)?;
+    }
     let options = smartarrays::ArrayOptions::new()
-        .placement(input::placement(placement)?)
+        .placement(placement)
         .runtime(runtime::resolve(runtime::check_threads(threads)?)?);
     let built = py
         .detach(|| smartarrays::SmartArray::zeroed(length, bits, &options))
@@ -129,8 +133,12 @@ fn from_packed(
     let numpy = py.import("numpy")?;
     let as_words = numpy.call_method1("frombuffer", (words, numpy.getattr("uint64")?))?;
     let words = buffer::copy_u64_words(&as_words)?;
+    let placement = input::placement(placement)?;
+    if placement == smartarrays::Placement::Auto {
+        input::ensure_advisor(py)?;
+    }
     let options = smartarrays::ArrayOptions::new()
-        .placement(input::placement(placement)?)
+        .placement(placement)
         .runtime(runtime::resolve(None)?);
     let array = py
         .detach(|| smartarrays::SmartArray::from_packed_words(length, bits, &words, &options))

@@ -99,3 +99,21 @@ def test_index_objects_and_ints_beyond_128_bits_were_type_errors() -> None:
         sa.array([1], bits=2.0)
     with pytest.raises(TypeError, match="element 0 is float"):
         sa.array([1.0])
+
+
+def test_zeros_and_from_packed_with_placement_auto_raised_runtime_error() -> None:
+    """`sa.zeros(3, 5, placement="auto")` raised RuntimeError ("cannot resolve auto
+    configuration ... none is installed") until some `sa.array(..., placement="auto")` had
+    installed the advisor; so did `_from_packed` (pickle's constructor). Run in a fresh
+    interpreter, where no advisor is installed yet."""
+    run_child(
+        """
+        import numpy as np, smartarrays as sa
+        from smartarrays import _native
+
+        a = sa.zeros(3, 5, placement="auto")
+        assert a.tolist() == [0, 0, 0] and a.bits == 5 and a.placement != "auto" and a.advice
+        b = _native._from_packed(np.array([5 | 7 << 5], dtype=np.uint64), 2, 5, "auto")
+        assert b.tolist() == [5, 7] and b.placement != "auto"
+        """
+    )
