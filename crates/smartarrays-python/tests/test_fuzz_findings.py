@@ -117,3 +117,21 @@ def test_zeros_and_from_packed_with_placement_auto_raised_runtime_error() -> Non
         assert b.tolist() == [5, 7] and b.placement != "auto"
         """
     )
+
+
+def test_zeros_of_absurd_length_with_placement_auto_ran_for_hours() -> None:
+    """`sa.zeros(2**40, 1, placement="auto")` did not return (the fuzzer's 20-second timeout):
+    the core generates every value to find the largest for the advisor before it allocates,
+    where the other placements are refused at once with MemoryError."""
+    import time
+
+    import pytest
+
+    import smartarrays as sa
+
+    started = time.monotonic()
+    for length, bits in ((2**40, 1), (2**63, 64), (2**64 - 1, 64)):
+        with pytest.raises(MemoryError, match="not enough memory"):
+            sa.zeros(length, bits, placement="auto")
+    assert time.monotonic() - started < 10
+    assert sa.zeros(1000, 3, placement="auto").sum() == 0
