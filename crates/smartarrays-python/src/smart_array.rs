@@ -302,8 +302,13 @@ impl PySmartArray {
                 )));
             }
         }
-        let deadline =
-            timeout.map(|t| std::time::Instant::now() + std::time::Duration::from_secs_f64(t));
+        // None: refuse at once; Some(None): a timeout longer than a clock can count (1e300
+        // seconds), so wait as long as it takes; Some(Some(t)): wait until t.
+        let deadline = timeout.map(|t| {
+            std::time::Duration::try_from_secs_f64(t)
+                .ok()
+                .and_then(|wait| std::time::Instant::now().checked_add(wait))
+        });
         let mut pause = std::time::Duration::from_micros(50);
         loop {
             {
@@ -315,18 +320,21 @@ impl PySmartArray {
                 }
             }
             // Shared: wait (without the lock or the GIL, so readers can finish) or refuse.
-            match deadline {
-                Some(deadline) if std::time::Instant::now() < deadline => {
-                    py.detach(|| std::thread::sleep(pause));
-                    pause = (pause * 2).min(std::time::Duration::from_millis(10));
-                }
-                _ => {
-                    return Err(PyBufferError::new_err(
-                        "the array cannot be changed while it is shared (by an Arrow export or a \
-                         scan in another thread); a.set(i, v, timeout=seconds) waits for it",
-                    ))
-                }
+            let waiting = match deadline {
+                Some(Some(deadline)) => std::time::Instant::now() < deadline,
+                Some(None) => true,
+                None => false,
+            };
+            if !waiting {
+                return Err(PyBufferError::new_err(
+                    "the array cannot be changed while it is shared (by an Arrow export or a \
+                     scan in another thread); a.set(i, v, timeout=seconds) waits for it",
+                ));
             }
+            py.detach(|| std::thread::sleep(pause));
+            pause = (pause * 2).min(std::time::Duration::from_millis(10));
+            // A long wait can be interrupted (Ctrl-C) like any blocking call.
+            py.check_signals()?;
         }
     }
 

@@ -135,3 +135,27 @@ def test_zeros_of_absurd_length_with_placement_auto_ran_for_hours() -> None:
             sa.zeros(length, bits, placement="auto")
     assert time.monotonic() - started < 10
     assert sa.zeros(1000, 3, placement="auto").sum() == 0
+
+
+def test_set_with_a_timeout_beyond_the_clock_panicked() -> None:
+    """`a.set(0, 1, timeout=1e300)` raised pyo3_runtime.PanicException ("cannot convert float
+    seconds to Duration"), and timeout=9.3e18 panicked adding it to the clock: a timeout longer
+    than a clock can count now waits as long as it takes."""
+    import threading
+    import time
+
+    import smartarrays as sa
+
+    a = sa.array([1, 2, 3], bits=8)
+    for timeout in (1e300, 9.3e18, 1.8e19, float(2**64), 10**30):
+        a.set(0, 9, timeout=timeout)
+    assert a.tolist() == [9, 2, 3]
+    # Shared by an Arrow stream: the write waits for the stream to go, however long the timeout.
+    stream = a.__arrow_c_stream__()
+    writer = threading.Thread(target=lambda: a.set(1, 7, timeout=1e300))
+    writer.start()
+    time.sleep(0.2)
+    assert a[1] == 2  # still waiting
+    del stream
+    writer.join(timeout=30)
+    assert not writer.is_alive() and a.tolist() == [9, 7, 3]
