@@ -338,6 +338,16 @@ impl PySmartArray {
         }
     }
 
+    /// `del a[i]` is not supported: a smart array has a fixed length (TypeError, as for a
+    /// tuple).
+    fn __delitem__(&self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        let _ = key;
+        Err(PyTypeError::new_err(
+            "smart arrays have a fixed length: items cannot be deleted (build a new array, \
+             e.g. smartarrays.array(numpy.delete(a.to_numpy(), i)))",
+        ))
+    }
+
     fn __iter__(slf: Bound<'_, Self>) -> SmartArrayIterator {
         SmartArrayIterator {
             array: slf.unbind(),

@@ -159,3 +159,17 @@ def test_set_with_a_timeout_beyond_the_clock_panicked() -> None:
     del stream
     writer.join(timeout=30)
     assert not writer.is_alive() and a.tolist() == [9, 7, 3]
+
+
+def test_del_of_an_item_raised_not_implemented_error() -> None:
+    """`del a[0]` raised NotImplementedError ("can't delete item"), an exception for missing
+    code; a fixed-length sequence refuses deletion with TypeError, as a tuple does."""
+    import pytest
+
+    import smartarrays as sa
+
+    a = sa.array([1, 2, 3])
+    for key in (0, -1, slice(0, 2), [0, 1], 10):
+        with pytest.raises(TypeError, match="fixed length: items cannot be deleted"):
+            del a[key]
+    assert a.tolist() == [1, 2, 3]
