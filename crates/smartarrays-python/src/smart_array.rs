@@ -69,6 +69,21 @@ fn not_an_index(key: &Bound<'_, PyAny>) -> PyErr {
     ))
 }
 
+/// The integer an index key stands for (ints and bools, numpy integers, zero-dimensional
+/// integer arrays, anything with `__index__`); IndexError naming the key when it is no
+/// integer, or saying it is out of range when it does not even fit in an isize.
+fn integer_index(key: &Bound<'_, PyAny>, len: usize) -> PyResult<isize> {
+    if let Ok(index) = key.extract::<isize>() {
+        return Ok(index);
+    }
+    match input::integer_value(key) {
+        Some(integer) => Err(PyIndexError::new_err(format!(
+            "index {integer} is out of range for an array of length {len}"
+        ))),
+        None => Err(not_an_index(key)),
+    }
+}
+
 /// A smart array: unsigned integers bit-packed at `bits` bits each, in memory placed on NUMA
 /// nodes by `placement`, all in the Rust core.
 ///
@@ -219,14 +234,10 @@ impl PySmartArray {
                 }
             });
         }
-        if key.is_instance_of::<PyInt>()
-            || (key.hasattr("__index__")? && !key.hasattr("__len__")?)
-        {
-            let index: isize = key.extract().map_err(|_| {
-                PyIndexError::new_err(format!(
-                    "index {key} is out of range for an array of length {len}"
-                ))
-            })?;
+        // Integers, and integer-likes without a length: numpy integers and zero-dimensional
+        // integer arrays (which have __len__, but len() fails), objects with __index__.
+        if key.is_instance_of::<PyInt>() || (key.hasattr("__index__")? && key.len().is_err()) {
+            let index = integer_index(key, len)?;
             let value = array.get(Self::normalize(len, index)?).py_err()?;
             return Ok(value.into_pyobject(py)?.into_any());
         }
@@ -271,22 +282,13 @@ impl PySmartArray {
         {
             return Err(not_an_index(index));
         }
-        if index.is_instance_of::<PySlice>() || index.hasattr("__len__")? {
+        if index.is_instance_of::<PySlice>() || index.len().is_ok() {
             return Err(PyTypeError::new_err(
                 "slice and fancy assignment (a[0:3] = ..., a[[0, 1]] = 5) are not supported: \
                  write one value at a time (a[i] = v), or build a new array with smartarrays.array(...)",
             ));
         }
-        let index: isize = match index.extract() {
-            Ok(i) => i,
-            Err(_) if index.is_instance_of::<PyInt>() => {
-                return Err(PyIndexError::new_err(format!(
-                    "index {index} is out of range for an array of length {}",
-                    self.shared().len()
-                )))
-            }
-            Err(_) => return Err(not_an_index(index)),
-        };
+        let index = integer_index(index, self.shared().len())?;
         let value: u64 = value
             .extract()
             .map_err(|_| match input::integer_value(value) {

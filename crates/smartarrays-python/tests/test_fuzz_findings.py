@@ -173,3 +173,32 @@ def test_del_of_an_item_raised_not_implemented_error() -> None:
         with pytest.raises(TypeError, match="fixed length: items cannot be deleted"):
             del a[key]
     assert a.tolist() == [1, 2, 3]
+
+
+def test_zero_dimensional_integer_arrays_were_refused_as_indices() -> None:
+    """`a[np.array(1)]` raised IndexError ("only integers ... not ndarray") and `a[np.array(1)]
+    = v` TypeError ("slice and fancy assignment"), where numpy and Python's own sequences take a
+    zero-dimensional integer array as the integer it holds (it has __index__)."""
+    import numpy as np
+    import pytest
+
+    import smartarrays as sa
+
+    a = sa.array([10, 20, 30], bits=8)
+    assert a[np.array(1)] == 20 == [10, 20, 30][np.array(1)]
+    assert a[np.array(-1, dtype=np.int8)] == 30
+    a[np.array(0)] = 5
+    a.set(np.array(2, dtype=np.uint16), 7)
+    assert a.tolist() == [5, 20, 7]
+    for key in (np.array(3), np.array(-4), _Index(2**70)):
+        with pytest.raises(IndexError, match="out of range"):
+            a[key]
+        with pytest.raises(IndexError, match="out of range"):
+            a[key] = 1
+    with pytest.raises(IndexError, match="valid indices, not ndarray"):
+        a[np.array(1.0)]
+    with pytest.raises(IndexError, match="valid indices, not ndarray"):
+        a[np.array(1.0)] = 1
+    with pytest.raises(TypeError, match="fancy assignment"):
+        a[np.array([1])] = 1
+    assert a.tolist() == [5, 20, 7]
