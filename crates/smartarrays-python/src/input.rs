@@ -16,6 +16,19 @@ pub fn placement(text: &str) -> PyResult<Placement> {
     text.parse::<Placement>().map_err(to_py)
 }
 
+/// UnknownNode (ValueError) when `placement` names a node `topology` does not have.
+pub fn check_nodes(placement: &Placement, topology: &smartarrays::Topology) -> PyResult<()> {
+    let nodes = match placement {
+        Placement::SingleNode(node) => std::slice::from_ref(node),
+        Placement::Interleaved(nodes) => nodes.as_slice(),
+        _ => &[],
+    };
+    for &node in nodes {
+        topology.node(node).map_err(to_py)?;
+    }
+    Ok(())
+}
+
 /// The width rule from `bits=` and `compression=` (at most one of them may be given). Both take
 /// the one width vocabulary of every language: `"minimal"` (the default: the fewest bits that
 /// hold the largest value), `"uncompressed"` (32 or 64 bits), `"auto"` (the advisor chooses

@@ -27,13 +27,17 @@ pub fn build_array(
 ) -> PyResult<PySmartArray> {
     let placement = input::placement(placement)?;
     let width = input::width(bits, compression)?;
+    let runtime = runtime::resolve(runtime::check_threads(threads)?)?;
     if placement == smartarrays::Placement::Auto || width == smartarrays::Compression::Auto {
+        // A node the machine lacks is the caller's ValueError, as without "auto"; the advisor
+        // would refuse it as an unresolvable request (RuntimeError).
+        input::check_nodes(&placement, runtime.topology())?;
         input::ensure_advisor(py)?;
     }
     let options = ArrayOptions::new()
         .placement(placement)
         .compression(width)
-        .runtime(runtime::resolve(runtime::check_threads(threads)?)?);
+        .runtime(runtime);
     if let Ok(other) = values.cast::<PySmartArray>() {
         let source = other.get().shared();
         let array = py

@@ -202,3 +202,22 @@ def test_zero_dimensional_integer_arrays_were_refused_as_indices() -> None:
     with pytest.raises(TypeError, match="fancy assignment"):
         a[np.array([1])] = 1
     assert a.tolist() == [5, 20, 7]
+
+
+def test_auto_width_with_a_node_the_machine_lacks_raised_runtime_error() -> None:
+    """`sa.array(values, placement="node:1", compression="auto")` on a one-node machine raised
+    RuntimeError ("cannot resolve auto configuration: invalid input: placement on node 1, which
+    the machine does not have"), where any other width says ValueError ("NUMA node 1 does not
+    exist")."""
+    import pytest
+
+    import smartarrays as sa
+
+    nodes = [node["id"] for node in sa.topology()["nodes"]]
+    missing = max(nodes) + 1
+    for placement in (f"node:{missing}", f"interleaved:{nodes[0]},{missing}"):
+        for width in ({"compression": "auto"}, {"bits": "auto"}, {"bits": 7}, {}):
+            with pytest.raises(ValueError, match=f"NUMA node {missing} does not exist"):
+                sa.array([1, 2], placement=placement, **width)
+    a = sa.array([1, 2], placement=f"node:{nodes[0]}", bits="auto")
+    assert a.tolist() == [1, 2] and a.placement == f"node:{nodes[0]}" and a.advice
