@@ -4,10 +4,19 @@
 # workspace, so the library build never links libFuzzer.
 #   make test-fuzz                    every target for FUZZ_SECONDS (default 20) each, in make test
 #   make fuzz FUZZ_SECONDS=600        the long run (10 minutes per target)
+#   make fuzz FUZZ_RUN=python_constructors FUZZ_SECONDS=600   one target only
 # The corpus grows in fuzz/corpus/<target>; a crash leaves fuzz/artifacts/<target>/crash-* and
 # fails the run.
+#
+# python_constructors (fuzz/python/constructors.py) drives the Python binding with atheris: the
+# extension is built by maturin with the same coverage flags into its own venv
+# (fuzz/.venv-python) and cargo target dir (fuzz/target/python), so the normal wheel and .venv
+# are untouched; the harness loads atheris's libFuzzer globally before importing it, so the
+# extension's SanitizerCoverage counters guide the fuzzer. Stamps make re-runs quick.
 
 FUZZ_TARGETS := codec loaders c_abi
+FUZZ_PY_TARGETS := python_constructors
+FUZZ_RUN ?= $(FUZZ_TARGETS) $(FUZZ_PY_TARGETS)
 FUZZ_SECONDS ?= 20
 FUZZ_TRIPLE := x86_64-unknown-linux-gnu
 FUZZ_BIN := fuzz/target/$(FUZZ_TRIPLE)/release
@@ -15,20 +24,60 @@ FUZZ_RUSTFLAGS := --cfg fuzzing -Cpasses=sancov-module -Cllvm-args=-sanitizer-co
 	-Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 	-Cllvm-args=-sanitizer-coverage-trace-compares -Cdebug-assertions -Coverflow-checks
 
+FUZZ_PY_VENV := fuzz/.venv-python
+FUZZ_PY := $(FUZZ_PY_VENV)/bin/python
+FUZZ_PY_TARGET_DIR := fuzz/target/python
+FUZZ_PY_REQUIREMENTS := fuzz/python/requirements.txt
+FUZZ_PY_SETUP_STAMP := $(FUZZ_PY_VENV)/.requirements-installed
+FUZZ_PY_BUILD_STAMP := $(FUZZ_PY_VENV)/.extension-installed
+# What the instrumented extension is built from (its tests excepted).
+FUZZ_PY_SOURCES := Cargo.lock $(shell find crates/smartarrays crates/smartarrays-python crates/smartarrays-arrow \
+	crates/smartarrays-adapt -path '*/tests' -prune -o -type f \( -name '*.rs' -o -name '*.toml' -o -name '*.py' \
+	-o -name '*.pyi' \) -print 2>/dev/null)
+# A target's command and how fuzz-minimize merges its corpus: the Rust binaries keep every input
+# that adds a feature (-merge=1); the Python harness runs in the fuzz venv, and its corpus keeps a
+# smallest set of inputs that covers every edge (its loops over array lengths make hit-count
+# features, and a feature merge, run to thousands of inputs).
+FUZZ_COMMAND = case $$target in \
+	python_*) run="$(FUZZ_PY) fuzz/python/$${target\#python_}.py"; merge="-set_cover_merge=1 -use_counters=0";; \
+	*) run="$(FUZZ_BIN)/$$target"; merge="-merge=1";; esac
+
 TEST_TARGETS += test-fuzz
 
-.PHONY: build-fuzz test-fuzz fuzz fuzz-minimize
+.PHONY: build-fuzz build-fuzz-python test-fuzz fuzz fuzz-minimize
 
 build-fuzz: setup-rust
 	@echo "build-fuzz: libFuzzer targets ($(FUZZ_TARGETS)) with stable coverage flags"
 	@cd fuzz && RUSTFLAGS="$(FUZZ_RUSTFLAGS)" $(CARGO) build --quiet --release --target $(FUZZ_TRIPLE)
 
-test-fuzz fuzz: build-fuzz
-	@for target in $(FUZZ_TARGETS); do \
+build-fuzz-python: setup-rust $(FUZZ_PY_BUILD_STAMP)
+
+$(FUZZ_PY_SETUP_STAMP): $(FUZZ_PY_REQUIREMENTS)
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) (3.11) is required for the Python fuzz target" >&2; exit 1; }
+	@test -x $(FUZZ_PY) || { echo "build-fuzz-python: creating $(FUZZ_PY_VENV)"; $(PYTHON) -m venv $(FUZZ_PY_VENV); }
+	@echo "build-fuzz-python: installing $(FUZZ_PY_REQUIREMENTS) into $(FUZZ_PY_VENV)"
+	@$(FUZZ_PY) -m pip install --quiet --disable-pip-version-check --only-binary=atheris -r $(FUZZ_PY_REQUIREMENTS)
+	@touch $@
+
+# --target keeps RUSTFLAGS off build scripts and proc macros (they must not need libFuzzer).
+$(FUZZ_PY_BUILD_STAMP): $(FUZZ_PY_SETUP_STAMP) $(FUZZ_PY_SOURCES)
+	@echo "build-fuzz-python: the extension with coverage flags (maturin, $(FUZZ_PY_TARGET_DIR))"
+	@rm -f $(FUZZ_PY_TARGET_DIR)/wheels/smartarrays-*.whl
+	@VIRTUAL_ENV="$(CURDIR)/$(FUZZ_PY_VENV)" PATH="$(CURDIR)/$(FUZZ_PY_VENV)/bin:$$PATH" \
+		CARGO_TARGET_DIR="$(CURDIR)/$(FUZZ_PY_TARGET_DIR)" RUSTFLAGS="$(FUZZ_RUSTFLAGS)" \
+		maturin build --release --quiet --target $(FUZZ_TRIPLE) --manifest-path crates/smartarrays-python/Cargo.toml \
+		--interpreter $(FUZZ_PY) --out $(FUZZ_PY_TARGET_DIR)/wheels
+	@$(FUZZ_PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps \
+		$(FUZZ_PY_TARGET_DIR)/wheels/smartarrays-*.whl
+	@touch $@
+
+test-fuzz fuzz: build-fuzz build-fuzz-python
+	@for target in $(FUZZ_RUN); do \
+		$(FUZZ_COMMAND); \
 		mkdir -p fuzz/corpus/$$target fuzz/artifacts/$$target; \
 		echo "== fuzz $$target for $(FUZZ_SECONDS) s"; \
 		status=0; \
-		$(FUZZ_BIN)/$$target -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 -timeout=30 \
+		$$run -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 -timeout=30 \
 			-print_final_stats=1 -artifact_prefix=fuzz/artifacts/$$target/ fuzz/corpus/$$target \
 			> fuzz/artifacts/$$target/last-run.log 2>&1 || status=$$?; \
 		grep -E "^(Done|stat::(number_of_executed_units|new_units_added))" fuzz/artifacts/$$target/last-run.log || true; \
@@ -37,13 +86,17 @@ test-fuzz fuzz: build-fuzz
 			echo "fuzz $$target: FAILED with status $$status (input in fuzz/artifacts/$$target)" >&2; exit 1; \
 		fi; \
 	done
-	@echo "fuzz: every target ran $(FUZZ_SECONDS) s without a crash"
+	@echo "fuzz: every target ($(FUZZ_RUN)) ran $(FUZZ_SECONDS) s without a crash"
 
 # Shrinks each corpus to the inputs that add coverage (run before committing a grown corpus).
-fuzz-minimize: build-fuzz
-	@for target in $(FUZZ_TARGETS); do \
+fuzz-minimize: build-fuzz build-fuzz-python
+	@for target in $(FUZZ_RUN); do \
+		$(FUZZ_COMMAND); \
+		mkdir -p fuzz/artifacts/$$target; \
 		rm -rf fuzz/corpus/$$target.min && mkdir -p fuzz/corpus/$$target.min; \
-		$(FUZZ_BIN)/$$target -merge=1 fuzz/corpus/$$target.min fuzz/corpus/$$target > /dev/null 2>&1; \
+		$$run $$merge fuzz/corpus/$$target.min fuzz/corpus/$$target > fuzz/artifacts/$$target/merge.log 2>&1 || { \
+			tail -5 fuzz/artifacts/$$target/merge.log >&2; rm -rf fuzz/corpus/$$target.min; \
+			echo "fuzz-minimize: $$target: the merge failed, corpus left as it was" >&2; exit 1; }; \
 		rm -rf fuzz/corpus/$$target && mv fuzz/corpus/$$target.min fuzz/corpus/$$target; \
 		echo "fuzz-minimize: $$target keeps $$(ls fuzz/corpus/$$target | wc -l) inputs"; \
 	done

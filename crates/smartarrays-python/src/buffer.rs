@@ -13,8 +13,11 @@ use pyo3::prelude::*;
 /// What one buffer element is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// Unsigned integer of this many bytes (bools count as one-byte unsigned).
+    /// Unsigned integer of this many bytes.
     Unsigned(usize),
+    /// One-byte booleans (format `?`): any nonzero byte is true, read as 1 (as numpy's
+    /// `astype` and `memoryview.tolist()` read them), never as the byte's value.
+    Bool,
     /// Two's-complement signed integer of this many bytes.
     Signed(usize),
 }
@@ -44,7 +47,8 @@ pub fn element_kind(format: &CStr, item_size: usize) -> PyResult<Kind> {
         )));
     }
     let kind = match code {
-        b'B' | b'H' | b'I' | b'L' | b'Q' | b'N' | b'?' | b'c' => Kind::Unsigned(item_size),
+        b'?' => Kind::Bool,
+        b'B' | b'H' | b'I' | b'L' | b'Q' | b'N' | b'c' => Kind::Unsigned(item_size),
         b'b' | b'h' | b'i' | b'l' | b'q' | b'n' => Kind::Signed(item_size),
         b'e' | b'f' | b'd' => {
             return Err(PyTypeError::new_err(format!(
@@ -53,9 +57,13 @@ pub fn element_kind(format: &CStr, item_size: usize) -> PyResult<Kind> {
         }
         _ => return Err(PyTypeError::new_err(format!("buffers of format {text:?} are not supported: smart arrays take integers"))),
     };
-    if ![1, 2, 4, 8].contains(&item_size) {
+    let (sizes, expected): (&[usize], &str) = match kind {
+        Kind::Bool => (&[1], "1"),
+        _ => (&[1, 2, 4, 8], "1, 2, 4 or 8"),
+    };
+    if !sizes.contains(&item_size) {
         return Err(PyTypeError::new_err(format!(
-            "buffer format {text:?} has items of {item_size} bytes; expected 1, 2, 4 or 8"
+            "buffer format {text:?} has items of {item_size} bytes; expected {expected}"
         )));
     }
     Ok(kind)
@@ -142,6 +150,7 @@ impl<'a> Column<'a> {
     pub fn typed<T: Element>(&self) -> Typed<'a, T> {
         let size = match self.kind {
             Kind::Unsigned(size) | Kind::Signed(size) => size,
+            Kind::Bool => 1,
         };
         assert_eq!(
             size,

@@ -3,9 +3,9 @@
 //! Python integers (checked one by one, with the index of the first bad value in the error).
 
 use pyo3::buffer::PyUntypedBuffer;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyInt, PyRange, PyString};
+use pyo3::types::{PyRange, PyString};
 use smartarrays::{ArrayOptions, Compression, Placement, SmartArray};
 
 use crate::buffer::{Column, Element, Kind, Typed};
@@ -14,6 +14,19 @@ use crate::errors::to_py;
 /// Parses `placement=`: `"os"`, `"node:N"`, `"interleaved"`, `"interleaved:N,M"`, `"replicated"`.
 pub fn placement(text: &str) -> PyResult<Placement> {
     text.parse::<Placement>().map_err(to_py)
+}
+
+/// UnknownNode (ValueError) when `placement` names a node `topology` does not have.
+pub fn check_nodes(placement: &Placement, topology: &smartarrays::Topology) -> PyResult<()> {
+    let nodes = match placement {
+        Placement::SingleNode(node) => std::slice::from_ref(node),
+        Placement::Interleaved(nodes) => nodes.as_slice(),
+        _ => &[],
+    };
+    for &node in nodes {
+        topology.node(node).map_err(to_py)?;
+    }
+    Ok(())
 }
 
 /// The width rule from `bits=` and `compression=` (at most one of them may be given). Both take
@@ -76,20 +89,28 @@ fn parse_width(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Compres
             ))
         });
     }
-    let width: i128 = value.extract().map_err(|_| {
+    let integer = integer_value(value).ok_or_else(|| {
         PyTypeError::new_err(format!(
             "{name} must be \"minimal\", \"uncompressed\", \"auto\" or an integer 1..64, not {}",
             type_name(value)
         ))
     })?;
-    match u32::try_from(width) {
+    match integer.extract::<u32>() {
         Ok(width) => smartarrays::codec::check_bits(width)
             .map(Compression::Exactly)
             .map_err(to_py),
         Err(_) => Err(PyValueError::new_err(format!(
-            "bit width {width} is invalid: it must be between 1 and 64"
+            "bit width {integer} is invalid: it must be between 1 and 64"
         ))),
     }
+}
+
+/// The Python int an integer-like object stands for, as `operator.index` gives it (ints,
+/// bools, numpy integers, anything with `__index__`), or None for anything else. Values of any
+/// size, so that an integer out of range is told apart from a value that is no integer.
+pub fn integer_value<'py>(value: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
+    let index = value.py().import("operator").ok()?.getattr("index").ok()?;
+    index.call1((value,)).ok()
 }
 
 fn type_name(value: &Bound<'_, PyAny>) -> String {
@@ -160,20 +181,39 @@ fn from_range(
     range: &Bound<'_, PyRange>,
     options: &ArrayOptions,
 ) -> PyResult<SmartArray> {
-    let start: i128 = range.getattr("start")?.extract()?;
-    let step: i128 = range.getattr("step")?.extract()?;
-    let len: usize = range.len()?;
+    let len: usize = range.len().map_err(|error| {
+        if error.is_instance_of::<PyOverflowError>(py) {
+            PyMemoryError::new_err(format!(
+                "the range holds more values than fit in memory (its len() overflows: {error})"
+            ))
+        } else {
+            error
+        }
+    })?;
     if len == 0 {
         return py
             .detach(|| SmartArray::from_slice(&[], options))
             .map_err(to_py);
     }
+    // Both ends fit in i128 (len fits in usize, start and step in i64's neighbourhood or the
+    // range would not have a length), so the values are an arithmetic sequence in i128.
+    let start: i128 = range.getattr("start")?.extract()?;
+    let step: i128 = range.getattr("step")?.extract()?;
     let last = start + step * (len as i128 - 1);
-    for (index, value) in [(0, start), (len - 1, last)] {
-        if value < 0 || value > i128::from(u64::MAX) {
-            let item = value.into_pyobject(py)?.into_any();
-            return Err(bad_element(index, &item));
-        }
+    let top = i128::from(u64::MAX);
+    // The first value outside 0..=u64::MAX, named with its index like any other input.
+    let first_bad = if start < 0 || start > top {
+        Some(0)
+    } else if last < 0 {
+        Some(start / -step + 1)
+    } else if last > top {
+        Some((top - start) / step + 1)
+    } else {
+        None
+    };
+    if let Some(index) = first_bad {
+        let item = (start + step * index).into_pyobject(py)?.into_any();
+        return Err(bad_element(index as usize, &item));
     }
     py.detach(|| SmartArray::from_fn(len, options, |i| (start + step * i as i128) as u64))
         .map_err(to_py)
@@ -193,6 +233,11 @@ fn from_buffer(
         Kind::Unsigned(4) => unsigned(column.typed::<u32>(), column.len(), options),
         Kind::Unsigned(2) => unsigned(column.typed::<u16>(), column.len(), options),
         Kind::Unsigned(_) => unsigned(column.typed::<u8>(), column.len(), options),
+        Kind::Bool => {
+            let bytes = column.typed::<u8>();
+            SmartArray::from_fn(column.len(), options, |i| u64::from(bytes.get(i) != 0))
+                .map_err(BuildError::Core)
+        }
         Kind::Signed(8) => signed(column.typed::<i64>(), column.len(), options),
         Kind::Signed(4) => signed(column.typed::<i32>(), column.len(), options),
         Kind::Signed(2) => signed(column.typed::<i16>(), column.len(), options),
@@ -255,6 +300,12 @@ fn refuse_nulls(values: &Bound<'_, PyAny>) -> PyResult<()> {
 }
 
 /// Collects any iterable of Python integers, naming the first element that is not one.
+///
+/// The values are gathered in a vector of 8 bytes per value before packing. Its length is
+/// only a hint (`len()` may be wrong, fail, or be absurd, as for `range(2**40)`): a length no
+/// memory can hold is refused at once with MemoryError, as `list()` does, and the vector grows
+/// only while the machine has memory for it, so no input can abort the process or run it into
+/// the OOM killer.
 fn collect_ints(values: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
     let iterator = values.try_iter().map_err(|_| {
         PyTypeError::new_err(format!(
@@ -262,37 +313,78 @@ fn collect_ints(values: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
             type_name(values)
         ))
     })?;
-    let expected = values.len().unwrap_or(0);
-    // A reported length the machine cannot hold is a MemoryError, not an abort or an OOM kill.
-    let bytes = (expected as u128) * 8;
-    let available = smartarrays::memory::current_available_memory().unwrap_or(u64::MAX);
     let mut collected = Vec::new();
-    if bytes > u128::from(available) || collected.try_reserve_exact(expected).is_err() {
-        return Err(pyo3::exceptions::PyMemoryError::new_err(format!(
-            "{expected} values need {bytes} bytes while being collected, more than the \
-             {available} bytes available"
-        )));
+    match values.len() {
+        Ok(hint) => reserve_values(&mut collected, hint, values)?,
+        Err(error) if error.is_instance_of::<PyOverflowError>(values.py()) => {
+            return Err(PyMemoryError::new_err(format!(
+                "{} holds more values than fit in memory (its len() overflows: {error})",
+                type_name(values)
+            )))
+        }
+        // No length (a generator) or a failing __len__: it was only a hint.
+        Err(_) => {}
     }
     for (index, item) in iterator.enumerate() {
         let item = item?;
         match item.extract::<u64>() {
-            Ok(value) => collected.push(value),
+            Ok(value) => {
+                if collected.len() == collected.capacity() {
+                    let more = collected.len().max(1024);
+                    reserve_values(&mut collected, more, values)?;
+                }
+                collected.push(value)
+            }
             Err(_) => return Err(bad_element(index, &item)),
         }
     }
     Ok(collected)
 }
 
+/// Makes room for `additional` more values in `collected`, or MemoryError when the machine does
+/// not have the memory for them: beyond 64 MiB, checked against MemAvailable before asking the
+/// allocator, which would otherwise abort the process or overcommit.
+fn reserve_values(
+    collected: &mut Vec<u64>,
+    additional: usize,
+    values: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    const CHECKED_FROM: u64 = 64 << 20;
+    let count = collected.len().saturating_add(additional);
+    let bytes = (count as u64).saturating_mul(std::mem::size_of::<u64>() as u64);
+    let available = if bytes > CHECKED_FROM {
+        smartarrays::memory::current_available_memory()
+    } else {
+        None
+    };
+    let refused = || {
+        PyMemoryError::new_err(format!(
+            "{count} values from {} need {bytes} bytes while they are collected, more than the \
+             {} bytes of memory available",
+            type_name(values),
+            available.map_or_else(|| "?".to_string(), |a| a.to_string())
+        ))
+    };
+    if available.is_some_and(|available| bytes > available) {
+        return Err(refused());
+    }
+    collected.try_reserve(additional).map_err(|_| refused())
+}
+
 fn bad_element(index: usize, item: &Bound<'_, PyAny>) -> PyErr {
-    match item.extract::<i128>() {
+    let Some(integer) = integer_value(item) else {
+        return PyTypeError::new_err(format!(
+            "element {index} is {}, not an integer",
+            type_name(item)
+        ));
+    };
+    match integer.extract::<i128>() {
         Ok(value) if value < 0 => {
             PyValueError::new_err(format!("value {value} at index {index} is negative: smart arrays hold unsigned integers (0 to 2**64-1)"))
         }
         Ok(value) => PyValueError::new_err(format!("value {value} at index {index} does not fit in 64 bits")),
-        Err(_) if item.is_instance_of::<PyInt>() => PyValueError::new_err(format!(
-            "value {item} at index {index} is outside 0 to 2**64-1",
-            item = item.str().map(|s| s.to_string()).unwrap_or_default()
+        Err(_) => PyValueError::new_err(format!(
+            "value {integer} at index {index} is outside 0 to 2**64-1"
         )),
-        Err(_) => PyTypeError::new_err(format!("element {index} is {}, not an integer", type_name(item))),
     }
 }

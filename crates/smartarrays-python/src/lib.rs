@@ -76,13 +76,36 @@ fn zeros(
             ))
         }
     };
+    let placement = input::placement(placement)?;
+    if placement == smartarrays::Placement::Auto {
+        input::ensure_advisor(py)?;
+        // For "auto" the core asks the advisor with the largest value, which it finds by
+        // generating every value before it allocates (and checks memory): refuse a length no
+        // memory can hold first, or 2**40 zeros would be generated for hours.
+        check_fits_in_memory(length, bits)?;
+    }
     let options = smartarrays::ArrayOptions::new()
-        .placement(input::placement(placement)?)
+        .placement(placement)
         .runtime(runtime::resolve(runtime::check_threads(threads)?)?);
     let built = py
         .detach(|| smartarrays::SmartArray::zeroed(length, bits, &options))
         .py_err()?;
     Ok(PySmartArray::new(built))
+}
+
+/// MemoryError unless one copy of `length` values at `bits` bits fits in the memory the machine
+/// has available now.
+fn check_fits_in_memory(length: usize, bits: u32) -> PyResult<()> {
+    let bytes = (length as u128 * u128::from(bits)).div_ceil(8);
+    match smartarrays::memory::current_available_memory() {
+        Some(available) if bytes > u128::from(available) => {
+            Err(pyo3::exceptions::PyMemoryError::new_err(format!(
+                "not enough memory: {length} values of {bits} bits need {bytes} bytes, \
+                 {available} bytes are available on this machine"
+            )))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// topology() -> dict: the NUMA nodes the runtime follows (CPUs, memory, distances).
@@ -129,8 +152,12 @@ fn from_packed(
     let numpy = py.import("numpy")?;
     let as_words = numpy.call_method1("frombuffer", (words, numpy.getattr("uint64")?))?;
     let words = buffer::copy_u64_words(&as_words)?;
+    let placement = input::placement(placement)?;
+    if placement == smartarrays::Placement::Auto {
+        input::ensure_advisor(py)?;
+    }
     let options = smartarrays::ArrayOptions::new()
-        .placement(input::placement(placement)?)
+        .placement(placement)
         .runtime(runtime::resolve(None)?);
     let array = py
         .detach(|| smartarrays::SmartArray::from_packed_words(length, bits, &words, &options))

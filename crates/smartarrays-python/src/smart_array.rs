@@ -27,13 +27,17 @@ pub fn build_array(
 ) -> PyResult<PySmartArray> {
     let placement = input::placement(placement)?;
     let width = input::width(bits, compression)?;
+    let runtime = runtime::resolve(runtime::check_threads(threads)?)?;
     if placement == smartarrays::Placement::Auto || width == smartarrays::Compression::Auto {
+        // A node the machine lacks is the caller's ValueError, as without "auto"; the advisor
+        // would refuse it as an unresolvable request (RuntimeError).
+        input::check_nodes(&placement, runtime.topology())?;
         input::ensure_advisor(py)?;
     }
     let options = ArrayOptions::new()
         .placement(placement)
         .compression(width)
-        .runtime(runtime::resolve(runtime::check_threads(threads)?)?);
+        .runtime(runtime);
     if let Ok(other) = values.cast::<PySmartArray>() {
         let source = other.get().shared();
         let array = py
@@ -67,6 +71,21 @@ fn not_an_index(key: &Bound<'_, PyAny>) -> PyErr {
     PyIndexError::new_err(format!(
         "only integers, slices (`:`) and integer or boolean arrays are valid indices, not {type_name}"
     ))
+}
+
+/// The integer an index key stands for (ints and bools, numpy integers, zero-dimensional
+/// integer arrays, anything with `__index__`); IndexError naming the key when it is no
+/// integer, or saying it is out of range when it does not even fit in an isize.
+fn integer_index(key: &Bound<'_, PyAny>, len: usize) -> PyResult<isize> {
+    if let Ok(index) = key.extract::<isize>() {
+        return Ok(index);
+    }
+    match input::integer_value(key) {
+        Some(integer) => Err(PyIndexError::new_err(format!(
+            "index {integer} is out of range for an array of length {len}"
+        ))),
+        None => Err(not_an_index(key)),
+    }
 }
 
 /// A smart array: unsigned integers bit-packed at `bits` bits each, in memory placed on NUMA
@@ -219,14 +238,10 @@ impl PySmartArray {
                 }
             });
         }
-        if key.is_instance_of::<PyInt>()
-            || (key.hasattr("__index__")? && !key.hasattr("__len__")?)
-        {
-            let index: isize = key.extract().map_err(|_| {
-                PyIndexError::new_err(format!(
-                    "index {key} is out of range for an array of length {len}"
-                ))
-            })?;
+        // Integers, and integer-likes without a length: numpy integers and zero-dimensional
+        // integer arrays (which have __len__, but len() fails), objects with __index__.
+        if key.is_instance_of::<PyInt>() || (key.hasattr("__index__")? && key.len().is_err()) {
+            let index = integer_index(key, len)?;
             let value = array.get(Self::normalize(len, index)?).py_err()?;
             return Ok(value.into_pyobject(py)?.into_any());
         }
@@ -271,28 +286,21 @@ impl PySmartArray {
         {
             return Err(not_an_index(index));
         }
-        if index.is_instance_of::<PySlice>() || index.hasattr("__len__")? {
+        if index.is_instance_of::<PySlice>() || index.len().is_ok() {
             return Err(PyTypeError::new_err(
                 "slice and fancy assignment (a[0:3] = ..., a[[0, 1]] = 5) are not supported: \
                  write one value at a time (a[i] = v), or build a new array with smartarrays.array(...)",
             ));
         }
-        let index: isize = match index.extract() {
-            Ok(i) => i,
-            Err(_) if index.is_instance_of::<PyInt>() => {
-                return Err(PyIndexError::new_err(format!(
-                    "index {index} is out of range for an array of length {}",
-                    self.shared().len()
-                )))
-            }
-            Err(_) => return Err(not_an_index(index)),
-        };
-        let value: u64 = value.extract().map_err(|_| match value.extract::<i128>() {
-            Ok(v) => PyValueError::new_err(format!(
-                "value {v} is outside 0 to 2**64-1: smart arrays hold unsigned integers"
-            )),
-            Err(_) => PyTypeError::new_err("smart array values must be integers"),
-        })?;
+        let index = integer_index(index, self.shared().len())?;
+        let value: u64 = value
+            .extract()
+            .map_err(|_| match input::integer_value(value) {
+                Some(v) => PyValueError::new_err(format!(
+                    "value {v} is outside 0 to 2**64-1: smart arrays hold unsigned integers"
+                )),
+                None => PyTypeError::new_err("smart array values must be integers"),
+            })?;
         if let Some(t) = timeout {
             if !(t >= 0.0 && t.is_finite()) {
                 return Err(PyValueError::new_err(format!(
@@ -300,8 +308,13 @@ impl PySmartArray {
                 )));
             }
         }
-        let deadline =
-            timeout.map(|t| std::time::Instant::now() + std::time::Duration::from_secs_f64(t));
+        // None: refuse at once; Some(None): a timeout longer than a clock can count (1e300
+        // seconds), so wait as long as it takes; Some(Some(t)): wait until t.
+        let deadline = timeout.map(|t| {
+            std::time::Duration::try_from_secs_f64(t)
+                .ok()
+                .and_then(|wait| std::time::Instant::now().checked_add(wait))
+        });
         let mut pause = std::time::Duration::from_micros(50);
         loop {
             {
@@ -313,19 +326,32 @@ impl PySmartArray {
                 }
             }
             // Shared: wait (without the lock or the GIL, so readers can finish) or refuse.
-            match deadline {
-                Some(deadline) if std::time::Instant::now() < deadline => {
-                    py.detach(|| std::thread::sleep(pause));
-                    pause = (pause * 2).min(std::time::Duration::from_millis(10));
-                }
-                _ => {
-                    return Err(PyBufferError::new_err(
-                        "the array cannot be changed while it is shared (by an Arrow export or a \
-                         scan in another thread); a.set(i, v, timeout=seconds) waits for it",
-                    ))
-                }
+            let waiting = match deadline {
+                Some(Some(deadline)) => std::time::Instant::now() < deadline,
+                Some(None) => true,
+                None => false,
+            };
+            if !waiting {
+                return Err(PyBufferError::new_err(
+                    "the array cannot be changed while it is shared (by an Arrow export or a \
+                     scan in another thread); a.set(i, v, timeout=seconds) waits for it",
+                ));
             }
+            py.detach(|| std::thread::sleep(pause));
+            pause = (pause * 2).min(std::time::Duration::from_millis(10));
+            // A long wait can be interrupted (Ctrl-C) like any blocking call.
+            py.check_signals()?;
         }
+    }
+
+    /// `del a[i]` is not supported: a smart array has a fixed length (TypeError, as for a
+    /// tuple).
+    fn __delitem__(&self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        let _ = key;
+        Err(PyTypeError::new_err(
+            "smart arrays have a fixed length: items cannot be deleted (build a new array, \
+             e.g. smartarrays.array(numpy.delete(a.to_numpy(), i)))",
+        ))
     }
 
     fn __iter__(slf: Bound<'_, Self>) -> SmartArrayIterator {

@@ -1,6 +1,6 @@
 # Type stubs of the native module smartarrays._native (implemented in Rust, src/*.rs).
 from collections.abc import Iterable, Iterator
-from typing import Any, Literal, SupportsIndex, TypedDict, final, overload
+from typing import Any, Literal, NoReturn, SupportsIndex, TypedDict, final, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -77,6 +77,8 @@ class SmartArray:
     def __getitem__(self, key: slice | npt.NDArray[Any] | list[int], /) -> npt.NDArray[np.uint64]: ...
     def __setitem__(self, key: int, value: int, /) -> None:
         """Writes one value into every replica; ValueError if it does not fit in ``bits``."""
+    def __delitem__(self, key: object, /) -> NoReturn:
+        """Always TypeError: a smart array has a fixed length."""
     def set(self, index: int, value: int, timeout: float | None = None) -> None:
         """``a[index] = value``, waiting up to ``timeout`` seconds while the array is shared."""
     def __iter__(self) -> SmartArrayIterator: ...
