@@ -7,7 +7,7 @@
 # The corpus grows in fuzz/corpus/<target>; a crash leaves fuzz/artifacts/<target>/crash-* and
 # fails the run.
 
-FUZZ_TARGETS := codec loaders c_abi
+FUZZ_TARGETS := codec loaders c_abi encodings collections
 FUZZ_SECONDS ?= 20
 FUZZ_TRIPLE := x86_64-unknown-linux-gnu
 FUZZ_BIN := fuzz/target/$(FUZZ_TRIPLE)/release
