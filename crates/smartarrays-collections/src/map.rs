@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use smartarrays::memory::ResolvedPlacement;
-use smartarrays::{ArrayOptions, Placement, Runtime};
+use smartarrays::{ArrayOptions, Placement, PlacementReport, Runtime};
 
 use crate::error::{Error, Result};
 use crate::group;
@@ -404,6 +404,42 @@ impl<K: Key, V: Value> Map<K, V> {
             .find(|t| t.replicas() > 0)
             .map(|t| t.replica_nodes().to_vec())
             .unwrap_or_default()
+    }
+
+    /// Where the map's pages are, as the kernel reports them: one [`PlacementReport`] per
+    /// partition, each with one entry per replica (`move_pages` and `get_mempolicy`, as
+    /// [`SmartArray::placement_report`](smartarrays::SmartArray::placement_report) reads them).
+    /// A partition that holds no memory yet has no replicas.
+    ///
+    /// # Example
+    /// ```
+    /// use smartarrays_collections::Map;
+    /// let mut map: Map<u64, u64> = Map::new().unwrap();
+    /// map.insert(7, 70).unwrap();
+    /// let reports = map.placement_report().unwrap();
+    /// assert_eq!(reports.len(), map.partitions());
+    /// assert_eq!(reports[0].replicas.len(), 1);
+    /// assert!(reports[0].replicas[0].pages > 0);
+    /// ```
+    pub fn placement_report(&self) -> Result<Vec<PlacementReport>> {
+        self.parts.iter().map(Table::placement_report).collect()
+    }
+
+    /// The replica the calling thread reads (its node's copy of a replicated map, else 0).
+    pub fn local_replica_index(&self) -> usize {
+        self.parts
+            .iter()
+            .find(|t| t.replicas() > 0)
+            .map_or(0, Table::local_replica)
+    }
+
+    /// The memory of replica `replica`, one slice of words per partition (empty for a partition
+    /// with no memory yet): for checking where its pages are and which pages a reader touched.
+    pub fn replica_words(&self, replica: usize) -> Vec<&[u64]> {
+        self.parts
+            .iter()
+            .map(|t| t.replica_words(replica))
+            .collect()
     }
 
     /// The value of `key` read from replica `replica` (for checking that replicas agree).

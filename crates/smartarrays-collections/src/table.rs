@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use smartarrays::memory::prefetch::{prefetch, CacheLevel};
 use smartarrays::memory::{self, HugePages, Region, ResolvedPlacement};
-use smartarrays::{Runtime, Topology};
+use smartarrays::{PlacementReport, Runtime, Topology, TopologySource};
 
 use crate::bucket::{Bucket, Layout, MAX_DISPLACEMENT, TAG_BITS};
 use crate::error::{Error, Result};
@@ -197,6 +197,28 @@ impl Table {
 
     pub(crate) fn replica_nodes(&self) -> &[Option<usize>] {
         &self.region_nodes
+    }
+
+    /// Where the table's pages are, replica by replica, as the kernel reports them (no
+    /// replicas before the first insert maps any memory).
+    pub(crate) fn placement_report(&self) -> Result<PlacementReport> {
+        let replicas = self
+            .regions
+            .iter()
+            .zip(&self.region_nodes)
+            .map(|(region, &node)| memory::region_report(region, node))
+            .collect::<smartarrays::Result<Vec<_>>>()?;
+        Ok(PlacementReport {
+            placement: self.storage.placement.placement().to_string(),
+            page_size: memory::page_size(),
+            replicas,
+            simulated: self.storage.topology().source() == TopologySource::Described,
+        })
+    }
+
+    /// The words of replica `replica` (empty when there is no such replica).
+    pub(crate) fn replica_words(&self, replica: usize) -> &[u64] {
+        self.regions.get(replica).map_or(&[], Region::words)
     }
 
     /// Bytes mapped for the table (all replicas, whole pages).

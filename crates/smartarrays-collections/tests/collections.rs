@@ -424,3 +424,62 @@ fn readers_share_a_built_map_across_threads() {
         }
     });
 }
+
+#[test]
+fn placement_report_lists_every_partition_and_replica() {
+    // Before the first insert no memory is mapped: one partition, no replicas.
+    let empty: Map<u64, u64> = Map::with_options(&two_node(Placement::Replicated)).unwrap();
+    let reports = empty.placement_report().unwrap();
+    assert_eq!(reports.len(), 1);
+    assert!(reports[0].replicas.is_empty());
+    assert_eq!(empty.replica_words(0), vec![&[] as &[u64]]);
+
+    for placement in placements() {
+        let options = two_node(placement.clone());
+        let mut map: Map<u64, u64> = Map::with_options(&options).unwrap();
+        let keys: Vec<u64> = (0..5000).collect();
+        map.insert_many(&keys, &keys).unwrap();
+        let reports = map.placement_report().unwrap();
+        assert_eq!(reports.len(), 1, "{placement:?}");
+        let report = &reports[0];
+        assert!(report.simulated, "a described topology applies no policy");
+        let replicas = if placement == Placement::Replicated {
+            2
+        } else {
+            1
+        };
+        assert_eq!(report.replicas.len(), replicas, "{placement:?}");
+        let intended: Vec<Option<usize>> =
+            report.replicas.iter().map(|r| r.intended_node).collect();
+        assert_eq!(intended, map.replica_nodes(), "{placement:?}");
+        for (index, replica) in report.replicas.iter().enumerate() {
+            let words = map.replica_words(index);
+            assert_eq!(words.len(), 1);
+            assert_eq!(
+                replica.pages,
+                (words[0].len() * 8).div_ceil(report.page_size)
+            );
+            // Every bucket was written: every page is resident somewhere.
+            assert_eq!(
+                replica.pages_not_present, 0,
+                "{placement:?} replica {index}"
+            );
+        }
+        assert!(map.replica_words(replicas)[0].is_empty());
+        assert!(map.local_replica_index() < replicas);
+    }
+
+    // A parallel build: one report per partition, and a bag or set through its map.
+    let keys: Vec<u64> = (0..50_000).map(|i| i % 20_000).collect();
+    let bag = Bag::count_parallel(&keys, &two_node(Placement::Replicated)).unwrap();
+    let reports = bag.as_map().placement_report().unwrap();
+    assert_eq!(reports.len(), bag.as_map().partitions());
+    assert!(reports.iter().any(|r| r.replicas.len() == 2));
+    let set = Set::from_keys_parallel(&keys, &two_node(Placement::Interleaved(vec![]))).unwrap();
+    assert!(set
+        .as_map()
+        .placement_report()
+        .unwrap()
+        .iter()
+        .all(|r| r.replicas.len() <= 1));
+}

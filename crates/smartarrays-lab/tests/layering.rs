@@ -31,7 +31,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     (
         "smartarrays-numa-tests",
-        &["smartarrays", "smartarrays-adapt"],
+        &[
+            "smartarrays",
+            "smartarrays-adapt",
+            "smartarrays-encodings",
+            "smartarrays-collections",
+        ],
     ),
     (
         "smartarrays-lab",

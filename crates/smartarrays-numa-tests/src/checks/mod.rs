@@ -1,6 +1,6 @@
 //! The placement checks that run inside the NUMA VM, one section per promise of the library:
 //! topology, parallel runtime, single node, interleaved, replicated, OS default first touch, and
-//! errors without leaks. Every page-level claim is read three ways: the library's
+//! errors without leaks, and the encodings' columns and collections' maps on every placement. Every page-level claim is read three ways: the library's
 //! `placement_report`, its `page_nodes`, and this crate's own `move_pages` query ([`crate::os`]);
 //! policies are also read from `/proc/self/numa_maps`, and which replica a reader touched from the
 //! pages' referenced bits in `/proc/self/smaps`. Each check prints one `PASS`/`FAIL`/`SKIP` line.
@@ -85,6 +85,7 @@ macro_rules! ensure {
 }
 
 mod auto;
+mod encoded;
 mod errors;
 mod interleaved;
 mod os_default;
@@ -94,9 +95,9 @@ mod single_node;
 mod topology;
 
 use self::{
-    auto::auto_checks, errors::error_checks, interleaved::interleaved_checks,
-    os_default::os_default_checks, replicated::replicated_checks, runtime::runtime_checks,
-    single_node::single_node_checks, topology::topology_checks,
+    auto::auto_checks, encoded::encoded_checks, errors::error_checks,
+    interleaved::interleaved_checks, os_default::os_default_checks, replicated::replicated_checks,
+    runtime::runtime_checks, single_node::single_node_checks, topology::topology_checks,
 };
 
 /// Turns any displayable error into a check failure with context.
@@ -121,6 +122,7 @@ pub fn run_all(expected: Expected) -> Suite {
     replicated_checks(&mut suite, expected);
     os_default_checks(&mut suite, expected);
     auto_checks(&mut suite, expected);
+    encoded_checks(&mut suite, expected);
     error_checks(&mut suite, expected);
     suite
 }
