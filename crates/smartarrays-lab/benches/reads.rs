@@ -1,12 +1,13 @@
-//! Criterion benches of reading a smart array, per width: random `get` and the batched,
-//! prefetching `get_many` (each next to the same reads from a `Vec<u64>`), and `par_sum`, the
+//! Criterion benches of reading a smart array, per width: random `get` and the batched
+//! `get_many` (each next to the same reads from a `Vec<u64>`), and `par_sum`, the
 //! parallel fused unpack-and-sum over the whole array.
 //!
-//! `get` and `get_many` decode with the same scalar code at every kernel level, so they are
-//! measured per width only. `par_sum` uses the process's kernel level: the best this CPU has,
-//! lowered by `SMARTARRAYS_KERNEL=scalar|avx2|avx512`; to compare levels run it once per level,
-//! e.g. `SMARTARRAYS_KERNEL=scalar cargo bench -p smartarrays-lab --bench reads -- par_sum`.
-//! It runs on the default runtime (one worker per CPU, or `SMARTARRAYS_THREADS`).
+//! `get` decodes with the same scalar code at every kernel level, so it is measured per width
+//! only. `get_many` (the codec's gather kernel) and `par_sum` use the process's kernel level: the
+//! best this CPU has, lowered by `SMARTARRAYS_KERNEL=scalar|avx2|avx512`; to compare levels run
+//! them once per level, e.g. `SMARTARRAYS_KERNEL=scalar cargo bench -p smartarrays-lab --bench
+//! reads -- par_sum`. `par_sum` runs on the default runtime (one worker per CPU, or
+//! `SMARTARRAYS_THREADS`).
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -30,7 +30,7 @@ pub struct RandomGetRow {
     pub get_unchecked_ns: f64,
     /// A gather loop from the `Vec<u64>` into a buffer.
     pub raw_gather_ns: f64,
-    /// The smart array's batched, prefetching `get_many` into the same buffer.
+    /// The smart array's batched `get_many` (the codec's gather kernel) into the same buffer.
     pub get_many_ns: f64,
     /// Bytes of the `Vec<u64>`.
     pub raw_bytes: usize,

@@ -12,10 +12,6 @@ use crate::memory::prefetch::{self, CacheLevel};
 /// Values decoded per chunk handed to a [`ArrayView::for_each_chunk`] visitor (8 KiB, fits L1).
 pub const VISIT_CHUNK: usize = 1024;
 
-/// How many reads ahead [`ArrayView::get_many`] prefetches: enough misses in flight to cover
-/// memory latency, few enough that the lines are still in L1 when read.
-const GATHER_PREFETCH_DISTANCE: usize = 16;
-
 /// Unsigned integer types a view can hand out directly when stored at their own width
 /// ([`ArrayView::as_native`]).
 pub trait NativeValue: bytemuck::Pod + sealed::Sealed {}
@@ -156,8 +152,10 @@ impl<'a> ArrayView<'a> {
     }
 
     /// Batched random reads: `out[k]` becomes value `indices[k]`. Checks every index once, up
-    /// front, then reads without a branch per value, prefetching the packed words a few reads
-    /// ahead so that many cache misses are in flight at once.
+    /// front (one vectorised pass for the maximum), then reads without a branch per value with
+    /// the codec's gather kernel ([`codec::gather`]: AVX-512 or AVX2 gathers where the CPU has
+    /// them, else a scalar loop that prefetches a few reads ahead in arrays larger than the
+    /// caches).
     ///
     /// Errors: [`Error::BufferTooSmall`] when `out` is shorter than `indices`,
     /// [`Error::IndexOutOfRange`] naming the first index past the end (nothing is written).
@@ -178,8 +176,12 @@ impl<'a> ArrayView<'a> {
                 given: out.len(),
             });
         }
-        // A branch-free maximum vectorises; the first bad index is looked for only on failure.
-        if indices.iter().copied().max().is_some_and(|m| m >= self.len) {
+        let level = codec::detected_level();
+        // A branch-free, vectorised maximum; the first bad index is looked for only on failure.
+        let Some(max_index) = codec::largest_index_with(level, indices) else {
+            return Ok(());
+        };
+        if max_index >= self.len {
             let index = *indices
                 .iter()
                 .find(|&&i| i >= self.len)
@@ -189,25 +191,9 @@ impl<'a> ArrayView<'a> {
                 len: self.len,
             });
         }
-        let out = &mut out[..indices.len()];
-        let bits = self.bits as usize;
-        let ahead = GATHER_PREFETCH_DISTANCE.min(indices.len());
-        let (body, tail) = out.split_at_mut(indices.len() - ahead);
-        for (k, slot) in body.iter_mut().enumerate() {
-            // The word holding the first bit of a value a few reads ahead.
-            // The words holding the first and the last bit of a value a few reads ahead (two
-            // cache lines when it straddles one).
-            let upcoming = indices[k + ahead] * bits;
-            prefetch::prefetch(self.words, upcoming / 64, CacheLevel::L1);
-            prefetch::prefetch(self.words, (upcoming + bits - 1) / 64, CacheLevel::L1);
-            // SAFETY: every index was checked against `len` above.
-            *slot = unsafe { self.get_unchecked(indices[k]) };
-        }
-        let first_tail = indices.len() - ahead;
-        for (slot, &index) in tail.iter_mut().zip(&indices[first_tail..]) {
-            // SAFETY: every index was checked against `len` above.
-            *slot = unsafe { self.get_unchecked(index) };
-        }
+        // SAFETY: `max_index` is the largest index (and below `len`, so its windows lie in the
+        // view's padded storage, which the gather asserts once).
+        unsafe { codec::gather_up_to(level, self.words, self.bits, indices, max_index, out) };
         Ok(())
     }
 

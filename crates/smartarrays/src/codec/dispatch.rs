@@ -42,7 +42,7 @@ impl KernelLevel {
 }
 
 /// The best level this CPU supports, detected once.
-fn cpu_level() -> KernelLevel {
+pub(super) fn cpu_level() -> KernelLevel {
     static BEST: OnceLock<KernelLevel> = OnceLock::new();
     *BEST.get_or_init(detect_cpu_level)
 }

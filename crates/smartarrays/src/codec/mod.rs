@@ -12,6 +12,7 @@
 //! placement, replicas and checked indexing.
 
 mod dispatch;
+mod gather;
 mod scalar;
 mod unchecked;
 #[cfg(target_arch = "x86_64")]
@@ -23,6 +24,8 @@ pub use dispatch::{
     unpack_differences_with, unpack_paired_differences, unpack_paired_differences_with,
     unpack_range, unpack_range_with, Combine, KernelLevel, KERNEL_ENV,
 };
+pub(crate) use gather::gather_up_to;
+pub use gather::{gather, gather_with, largest_index_with, window_bytes, PREFETCH_MIN_BYTES};
 pub use scalar::{get, pack_into, set};
 pub use unchecked::get_unchecked;
 

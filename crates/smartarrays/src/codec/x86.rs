@@ -698,3 +698,224 @@ pub fn paired_differences_avx2<T: Copy + Into<u64>, U: Copy + Into<u64>>(
 pub fn differences_avx2<T: Copy + Into<u64>, const ADD: bool>(values: &[T], out: &mut [u64]) {
     super::scalar::differences::<T, ADD>(values, out)
 }
+
+/// How a gather reads one value: the bytes from the value's first byte on, in one 8-byte window
+/// (widths up to 56 bits: at most 7 offset bits + 56 value bits), two (57..=63 bits: up to 70
+/// bits) or the whole 64-bit word (64 bits, no shift).
+pub const GATHER_ONE_WINDOW: u8 = 0;
+/// See [`GATHER_ONE_WINDOW`].
+pub const GATHER_TWO_WINDOWS: u8 = 1;
+/// See [`GATHER_ONE_WINDOW`].
+pub const GATHER_WHOLE_WORDS: u8 = 2;
+
+/// The gather mode of a width (one of the `GATHER_*` constants).
+pub fn gather_mode(bits: u32) -> u8 {
+    match bits {
+        64 => GATHER_WHOLE_WORDS,
+        57..=63 => GATHER_TWO_WINDOWS,
+        _ => GATHER_ONE_WINDOW,
+    }
+}
+
+/// Values `index * bits` of u64 lanes, from 32-bit multiplies (AVX-512 F and AVX2 have no 64-bit
+/// one): `low32(index) * bits + (high32(index) * bits << 32)`, exact below 2^64.
+macro_rules! bit_offsets {
+    ($mul:ident, $srli:ident, $slli:ident, $add:ident, $index:expr, $bits:expr) => {{
+        let low = $mul($index, $bits);
+        let high = $mul($srli::<32>($index), $bits);
+        $add(low, $slli::<32>(high))
+    }};
+}
+
+/// Gathers the values at `indices[k]` (packed at `bits` bits in `words`) into `out[k]`, 8 per
+/// step with AVX-512 gathers: the byte offsets `index * bits / 8` address unaligned windows (scale
+/// 1), each shifted right by `index * bits % 8` and masked. Widths 57..=63 gather a second window
+/// 8 bytes further and funnel both; 64 bits gather whole words. The last step masks its lanes,
+/// so no scalar tail is needed.
+///
+/// # Safety
+/// The CPU must support AVX-512 F; no index may exceed `max_index` (whose windows are checked
+/// against `words` here, so `max_index` may be any bound the caller has proved).
+#[target_feature(enable = "avx512f")]
+pub unsafe fn gather_avx512(
+    words: &[u64],
+    bits: u32,
+    indices: &[usize],
+    max_index: usize,
+    out: &mut [u64],
+) {
+    assert!((1..=64).contains(&bits));
+    assert!(out.len() >= indices.len());
+    super::gather::assert_gather_readable(words, bits, max_index);
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    // SAFETY: forwarded: the CPU has AVX-512 F, every index is at most `max_index`, whose
+    // windows were just checked, and `out` is long enough.
+    unsafe {
+        match gather_mode(bits) {
+            GATHER_WHOLE_WORDS => {
+                gather_avx512_mode::<GATHER_WHOLE_WORDS>(bytes, bits, indices, out)
+            }
+            GATHER_TWO_WINDOWS => {
+                gather_avx512_mode::<GATHER_TWO_WINDOWS>(bytes, bits, indices, out)
+            }
+            _ => gather_avx512_mode::<GATHER_ONE_WINDOW>(bytes, bits, indices, out),
+        }
+    }
+}
+
+/// The loop of [`gather_avx512`] for one `GATHER_*` mode.
+///
+/// # Safety
+/// As [`gather_avx512`], with every index's windows inside `bytes` (checked by the caller).
+#[target_feature(enable = "avx512f")]
+unsafe fn gather_avx512_mode<const MODE: u8>(
+    bytes: &[u8],
+    bits: u32,
+    indices: &[usize],
+    out: &mut [u64],
+) {
+    let base = bytes.as_ptr().cast::<i64>();
+    let width = _mm512_set1_epi64(i64::from(bits));
+    let seven = _mm512_set1_epi64(7);
+    let sixty_four = _mm512_set1_epi64(64);
+    let mask = _mm512_set1_epi64(max_value(bits) as i64);
+    let source = indices.as_ptr().cast::<i64>();
+    let target = out.as_mut_ptr().cast::<i64>();
+    let mut k = 0;
+    while k < indices.len() {
+        let left = indices.len() - k;
+        let lanes: __mmask8 = if left >= 8 { 0xFF } else { (1u8 << left) - 1 };
+        // SAFETY: the masked load reads indices[k..k + 8] for the lanes in `lanes` only (masked
+        // lanes are never accessed), all inside `indices`. Each gathered lane reads 8 bytes at
+        // a value's first byte (or 8 more bytes after those, or the value's word at 64 bits):
+        // inside `bytes` because every index is at most the checked `max_index`; masked-off
+        // lanes read nothing. The masked store writes out[k..k + 8] for the same lanes, inside
+        // `out`, which is at least as long as `indices`.
+        unsafe {
+            let index = _mm512_maskz_loadu_epi64(lanes, source.add(k));
+            let value = if MODE == GATHER_WHOLE_WORDS {
+                _mm512_mask_i64gather_epi64::<8>(_mm512_setzero_si512(), lanes, index, base)
+            } else {
+                let bit = bit_offsets!(
+                    _mm512_mul_epu32,
+                    _mm512_srli_epi64,
+                    _mm512_slli_epi64,
+                    _mm512_add_epi64,
+                    index,
+                    width
+                );
+                let byte = _mm512_srli_epi64::<3>(bit);
+                let shift = _mm512_and_si512(bit, seven);
+                let zero = _mm512_setzero_si512();
+                let low = _mm512_mask_i64gather_epi64::<1>(zero, lanes, byte, base);
+                let mut value = _mm512_srlv_epi64(low, shift);
+                if MODE == GATHER_TWO_WINDOWS {
+                    // The high window's bits above the low window's, or nothing at shift 0
+                    // (`vpsllvq` by 64 gives 0).
+                    let high = _mm512_mask_i64gather_epi64::<1>(zero, lanes, byte, base.add(1));
+                    let high = _mm512_sllv_epi64(high, _mm512_sub_epi64(sixty_four, shift));
+                    value = _mm512_or_si512(value, high);
+                }
+                _mm512_and_si512(value, mask)
+            };
+            _mm512_mask_storeu_epi64(target.add(k), lanes, value);
+        }
+        k += 8;
+    }
+}
+
+/// [`gather_avx512`] with AVX2 gathers, 4 values per step; the last `indices.len() % 4` values
+/// are read one by one.
+///
+/// # Safety
+/// The CPU must support AVX2; no index may exceed `max_index` (checked against `words` here).
+#[target_feature(enable = "avx2")]
+pub unsafe fn gather_avx2(
+    words: &[u64],
+    bits: u32,
+    indices: &[usize],
+    max_index: usize,
+    out: &mut [u64],
+) {
+    assert!((1..=64).contains(&bits));
+    assert!(out.len() >= indices.len());
+    super::gather::assert_gather_readable(words, bits, max_index);
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    // SAFETY: as in `gather_avx512`, with AVX2.
+    unsafe {
+        match gather_mode(bits) {
+            GATHER_WHOLE_WORDS => gather_avx2_mode::<GATHER_WHOLE_WORDS>(bytes, bits, indices, out),
+            GATHER_TWO_WINDOWS => gather_avx2_mode::<GATHER_TWO_WINDOWS>(bytes, bits, indices, out),
+            _ => gather_avx2_mode::<GATHER_ONE_WINDOW>(bytes, bits, indices, out),
+        }
+    }
+}
+
+/// The loop of [`gather_avx2`] for one `GATHER_*` mode.
+///
+/// # Safety
+/// As [`gather_avx2`], with every index's windows inside `bytes` (checked by the caller).
+#[target_feature(enable = "avx2")]
+unsafe fn gather_avx2_mode<const MODE: u8>(
+    bytes: &[u8],
+    bits: u32,
+    indices: &[usize],
+    out: &mut [u64],
+) {
+    let base = bytes.as_ptr().cast::<i64>();
+    let width = _mm256_set1_epi64x(i64::from(bits));
+    let seven = _mm256_set1_epi64x(7);
+    let sixty_four = _mm256_set1_epi64x(64);
+    let mask = _mm256_set1_epi64x(max_value(bits) as i64);
+    let whole = indices.len() / 4 * 4;
+    let source = indices.as_ptr();
+    let target = out.as_mut_ptr();
+    for k in (0..whole).step_by(4) {
+        // SAFETY: the load reads indices[k..k + 4] and the store writes out[k..k + 4], inside
+        // both since k + 4 <= whole <= indices.len() <= out.len(). Each gathered lane reads
+        // inside `bytes` because every index is at most the checked `max_index`.
+        unsafe {
+            let index = _mm256_loadu_si256(source.add(k).cast());
+            let value = if MODE == GATHER_WHOLE_WORDS {
+                _mm256_i64gather_epi64::<8>(base, index)
+            } else {
+                let bit = bit_offsets!(
+                    _mm256_mul_epu32,
+                    _mm256_srli_epi64,
+                    _mm256_slli_epi64,
+                    _mm256_add_epi64,
+                    index,
+                    width
+                );
+                let byte = _mm256_srli_epi64::<3>(bit);
+                let shift = _mm256_and_si256(bit, seven);
+                let mut value = _mm256_srlv_epi64(_mm256_i64gather_epi64::<1>(base, byte), shift);
+                if MODE == GATHER_TWO_WINDOWS {
+                    let high = _mm256_i64gather_epi64::<1>(base.add(1), byte);
+                    let high = _mm256_sllv_epi64(high, _mm256_sub_epi64(sixty_four, shift));
+                    value = _mm256_or_si256(value, high);
+                }
+                _mm256_and_si256(value, mask)
+            };
+            _mm256_storeu_si256(target.add(k).cast(), value);
+        }
+    }
+    let words: &[u64] = bytemuck::cast_slice(bytes);
+    for (slot, &index) in out[whole..indices.len()].iter_mut().zip(&indices[whole..]) {
+        // SAFETY: the index is at most `max_index`, whose windows (the ones `get_unchecked`
+        // reads) lie inside the storage.
+        *slot = unsafe { super::get_unchecked(words, bits, index) };
+    }
+}
+
+/// The largest of `indices`, compiled with AVX-512 F (`vpmaxuq`).
+#[target_feature(enable = "avx512f")]
+pub fn largest_avx512(indices: &[usize]) -> Option<usize> {
+    indices.iter().copied().max()
+}
+
+/// The largest of `indices`, compiled with AVX2.
+#[target_feature(enable = "avx2")]
+pub fn largest_avx2(indices: &[usize]) -> Option<usize> {
+    indices.iter().copied().max()
+}
