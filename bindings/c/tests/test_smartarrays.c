@@ -384,7 +384,7 @@ static void test_topology(void) {
     CHECK_OK(sa_array_from_u64(values, 4096, "replicated", 64, &array));
     char *report = NULL;
     CHECK_OK(sa_array_placement_report_json(array, &report));
-    CHECK(strstr(report, "\"placement\":\"replicated\"") != NULL && strstr(report, "\"regions\"") != NULL, "%s", report);
+    CHECK(strstr(report, "\"placement\":\"replicated\"") != NULL && strstr(report, "\"replicas\"") != NULL, "%s", report);
     sa_string_free(report);
     sa_array_free(array);
 }

@@ -251,7 +251,7 @@ fn pages_three_ways(array: &SmartArray, index: usize) -> Result<Vec<PageStatus>,
     );
     let region = report.replicas.get(index).ok_or_else(|| {
         format!(
-            "the report has {} regions, no {index}",
+            "the report has {} replicas, no {index}",
             report.replicas.len()
         )
     })?;
