@@ -25,6 +25,9 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// Values of each array summed before switching to the other (32 KiB at 64 bits).
+const STEP: usize = 4096;
+
 /// The two input arrays of the job.
 #[derive(Debug)]
 pub struct AggregateInput {
@@ -57,18 +60,20 @@ impl AggregateInput {
             0..self.a1.len(),
             PARALLEL_BATCH,
             || 0u64,
-            |sum, worker, range: Range<usize>| {
-                let first = self
-                    .a1
-                    .for_worker(worker)
-                    .sum_range(range.clone())
-                    .expect("the batch lies within a1");
-                let second = self
-                    .a2
-                    .for_worker(worker)
-                    .sum_range(range)
-                    .expect("a2 is as long as a1");
-                sum.wrapping_add(first).wrapping_add(second)
+            |mut sum, worker, range: Range<usize>| {
+                let (a1, a2) = (self.a1.for_worker(worker), self.a2.for_worker(worker));
+                // Both arrays are read in step, a few pages of each at a time, as the raw loop
+                // reads `a1[i] + a2[i]`: two streams in flight keep more memory requests
+                // outstanding than one array's whole batch followed by the other's.
+                for start in range.clone().step_by(STEP) {
+                    let part = start..(start + STEP).min(range.end);
+                    let first = a1
+                        .sum_range(part.clone())
+                        .expect("the batch lies within a1");
+                    let second = a2.sum_range(part).expect("a2 is as long as a1");
+                    sum = sum.wrapping_add(first).wrapping_add(second);
+                }
+                sum
             },
             u64::wrapping_add,
         )
