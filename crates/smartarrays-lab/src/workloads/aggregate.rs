@@ -25,8 +25,9 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Values of each array summed before switching to the other (32 KiB at 64 bits).
-const STEP: usize = 4096;
+/// Values of each array summed before switching to the other (one 4 KiB page at 64 bits;
+/// measured: 512 values 1.02-1.04x the raw scan at 1 thread, 1024 1.04-1.09x, 4096 0.89x).
+const STEP: usize = 512;
 
 /// The two input arrays of the job.
 #[derive(Debug)]
