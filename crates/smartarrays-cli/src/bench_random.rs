@@ -35,8 +35,12 @@ pub fn run(args: &RandomGetArgs) -> CliResult {
     }
     let bench = RandomGet::new(args.elements, args.reads)?;
     eprintln!(
-        "random-get: {} values, {} independent random reads per run, 1 thread",
-        args.elements, args.reads
+        "random-get: {} values, {} independent random reads per run, 1 thread, read kernel {}, \
+         gather kernel {}",
+        args.elements,
+        args.reads,
+        smartarrays::codec::ReadKernel::detected().name(),
+        smartarrays::codec::detected_level().name()
     );
     let mut table = Table::new(vec![
         "bits",

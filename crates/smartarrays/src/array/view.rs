@@ -28,12 +28,14 @@ mod sealed {
     impl Sealed for u64 {}
 }
 
-/// A read-only view of one replica: its packed words, length and bit width.
+/// A read-only view of one replica: its packed words, length and bit width, and the CPU's
+/// random-read sequence (chosen once, when the view is made).
 #[derive(Clone, Copy, Debug)]
 pub struct ArrayView<'a> {
     words: &'a [u64],
     len: usize,
     bits: u32,
+    reads: codec::ReadKernel,
 }
 
 impl<'a> ArrayView<'a> {
@@ -41,7 +43,12 @@ impl<'a> ArrayView<'a> {
     /// words: the values and the codec's padding), which the unchecked reads rely on.
     pub(crate) fn new(words: &'a [u64], len: usize, bits: u32) -> Self {
         debug_assert!(codec::storage_words(len, bits).is_some_and(|w| w <= words.len()));
-        ArrayView { words, len, bits }
+        ArrayView {
+            words,
+            len,
+            bits,
+            reads: codec::ReadKernel::detected(),
+        }
     }
 
     /// Number of values.
@@ -110,8 +117,9 @@ impl<'a> ArrayView<'a> {
                 len: self.len,
             });
         }
-        // SAFETY: index < len, and the view's words hold `len` values plus the codec's padding.
-        Ok(unsafe { codec::get_unchecked(self.words, self.bits, index) })
+        // SAFETY: index < len, and the view's words hold `len` values plus the codec's padding;
+        // `reads` came from `ReadKernel::detected`.
+        Ok(unsafe { codec::get_unchecked_with(self.reads, self.words, self.bits, index) })
     }
 
     /// Value `index`.
@@ -125,8 +133,9 @@ impl<'a> ArrayView<'a> {
             "index {index} is out of range for an array of length {}",
             self.len
         );
-        // SAFETY: index < len (asserted), and the view's words hold `len` values plus padding.
-        unsafe { codec::get_unchecked(self.words, self.bits, index) }
+        // SAFETY: index < len (asserted), and the view's words hold `len` values plus padding;
+        // `reads` came from `ReadKernel::detected`.
+        unsafe { codec::get_unchecked_with(self.reads, self.words, self.bits, index) }
     }
 
     /// Value `index`, without checking it against the length: for loops that have checked
@@ -147,8 +156,9 @@ impl<'a> ArrayView<'a> {
     pub unsafe fn get_unchecked(&self, index: usize) -> u64 {
         debug_assert!(index < self.len);
         // SAFETY: index < len (the caller's contract), and a view's words always hold `len`
-        // values followed by the codec's padding (checked when the view is made).
-        unsafe { codec::get_unchecked(self.words, self.bits, index) }
+        // values followed by the codec's padding (checked when the view is made); `reads` came
+        // from `ReadKernel::detected`.
+        unsafe { codec::get_unchecked_with(self.reads, self.words, self.bits, index) }
     }
 
     /// Batched random reads: `out[k]` becomes value `indices[k]`. Checks every index once, up

@@ -560,7 +560,7 @@ fn group_size(level: KernelLevel, bits: u32) -> usize {
 }
 
 /// Whether the CPU has AVX-512 VBMI2 (funnel shifts), used for widths above 56 bits.
-fn has_vbmi2() -> bool {
+pub(super) fn has_vbmi2() -> bool {
     static VBMI2: OnceLock<bool> = OnceLock::new();
     *VBMI2.get_or_init(|| {
         #[cfg(target_arch = "x86_64")]

@@ -27,7 +27,7 @@ pub use dispatch::{
 pub(crate) use gather::gather_up_to;
 pub use gather::{gather, gather_with, largest_index_with, window_bytes, PREFETCH_MIN_BYTES};
 pub use scalar::{get, pack_into, set};
-pub use unchecked::get_unchecked;
+pub use unchecked::{get_unchecked, get_unchecked_with, ReadKernel};
 
 use crate::error::{Error, Result};
 
