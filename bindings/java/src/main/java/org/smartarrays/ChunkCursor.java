@@ -51,12 +51,31 @@ import java.util.Objects;
  */
 public final class ChunkCursor implements AutoCloseable {
     /**
-     * Values decoded per native call unless asked otherwise: 8 KiB of buffer, which stays in the L1
+     * Values decoded per native call unless asked otherwise for a compressed array: 8 KiB of buffer, which stays in the L1
      * cache next to the packed input while the caller reads it (2048 values measured 10-15% slower
      * for compressed arrays on the dev machine's 32 KiB L1, 4096 slower still; a call costs about
      * 25 ns, so fewer values per call would let that dominate).
      */
     public static final int DEFAULT_CHUNK_VALUES = 1024;
+
+    /**
+     * Values per chunk unless asked otherwise for a 64-bit array, which is read in place (no buffer):
+     * 512 KiB of the array. Each chunk has a fixed cost (moving to it and starting its loop), which
+     * 1024-value chunks measured at about a quarter of their time; from 8192 values on it is lost in
+     * the memory time.
+     */
+    public static final int IN_PLACE_CHUNK_VALUES = 1 << 16;
+
+    /**
+     * The chunk a cursor over {@code array} gets unless asked otherwise: {@link #IN_PLACE_CHUNK_VALUES}
+     * for a 64-bit array, {@link #DEFAULT_CHUNK_VALUES} for a compressed one.
+     *
+     * @param array the array to walk
+     * @return values per chunk
+     */
+    public static int defaultChunkValues(SmartArray array) {
+        return array.isUncompressed() ? IN_PLACE_CHUNK_VALUES : DEFAULT_CHUNK_VALUES;
+    }
 
     /** Fewest values per chunk: fewer would let the per-call cost dominate. */
     public static final int MIN_CHUNK_VALUES = 1024;
@@ -99,6 +118,8 @@ public final class ChunkCursor implements AutoCloseable {
     private boolean currentInHeap;
     /** Set by the first {@link #longs()} of a compressed array's cursor: later chunks are decoded into {@link #heap}. */
     private boolean decodeToHeap;
+    /** Whether {@link #current} has not been sliced for an in-place chunk yet ({@link #values()} does it). */
+    private boolean currentStale;
 
     ChunkCursor(SmartArray array, long start, long end, int chunkValues) {
         this.array = Objects.requireNonNull(array, "array");
@@ -135,6 +156,7 @@ public final class ChunkCursor implements AutoCloseable {
         }
         inHeap = false;
         currentInHeap = false;
+        currentStale = false;
         if (next >= end) {
             count = 0;
             current = source.asSlice(0, 0);
@@ -142,7 +164,9 @@ public final class ChunkCursor implements AutoCloseable {
         }
         int take = (int) Math.min(chunkValues, end - next);
         if (inPlace) {
-            current = source.asSlice(next * Long.BYTES, (long) take * Long.BYTES);
+            // The slice is made only when asked for (values()): chunkSum() and value() read the
+            // array's segment at the chunk's offset, so a chunk costs no allocation.
+            currentStale = true;
         } else if (decodeToHeap) {
             long stamp = array.readLock(); // no set may change the packed words while they decode
             try {
@@ -206,6 +230,9 @@ public final class ChunkCursor implements AutoCloseable {
         if (currentInHeap) {
             return heap[Objects.checkIndex(i, count)];
         }
+        if (inPlace) {
+            return source.getAtIndex(JAVA_LONG, start + Objects.checkIndex(i, count));
+        }
         return current.getAtIndex(JAVA_LONG, i);
     }
 
@@ -218,6 +245,10 @@ public final class ChunkCursor implements AutoCloseable {
      * @throws IllegalStateException when the cursor was closed
      */
     public MemorySegment values() {
+        if (currentStale) {
+            current = source.asSlice(start * Long.BYTES, (long) count * Long.BYTES);
+            currentStale = false;
+        }
         if (currentInHeap) {
             current = count == chunkValues ? source : source.asSlice(0, (long) count * Long.BYTES);
             MemorySegment.copy(heap, 0, current, JAVA_LONG, 0, count);
@@ -263,7 +294,7 @@ public final class ChunkCursor implements AutoCloseable {
             heap = new long[chunkValues];
             heapSegment = MemorySegment.ofArray(heap);
         }
-        MemorySegment.copy(current, JAVA_LONG, 0, heap, 0, count);
+        MemorySegment.copy(values(), JAVA_LONG, 0, heap, 0, count);
         inHeap = true;
         // A decode into a Java array holds up the garbage collector for the call, so only chunks that
         // decode in well under a millisecond go there directly; larger ones are copied.
@@ -280,13 +311,14 @@ public final class ChunkCursor implements AutoCloseable {
      * @throws IllegalStateException when the cursor or its array was closed
      */
     public long chunkSum() {
-        return inPlace ? sumSegment(current, count) : sumArray(longs(), count);
+        return inPlace ? sumSegment(source, start, count) : sumArray(longs(), count);
     }
 
-    private static long sumSegment(MemorySegment chunk, int count) {
+    /** Sums {@code count} values of {@code values} from index {@code from}, in place. */
+    private static long sumSegment(MemorySegment values, long from, int count) {
         long total = 0;
         for (int i = 0; i < count; i++) {
-            total += chunk.getAtIndex(JAVA_LONG, i);
+            total += values.getAtIndex(JAVA_LONG, from + i);
         }
         return total;
     }

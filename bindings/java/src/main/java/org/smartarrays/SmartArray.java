@@ -408,9 +408,26 @@ public final class SmartArray implements AutoCloseable {
         return values;
     }
 
-    /** @return a cursor over all values, {@value ChunkCursor#DEFAULT_CHUNK_VALUES} per chunk */
+    /**
+     * @return a cursor over all values, with the default chunk for this array ({@link
+     *     ChunkCursor#defaultChunkValues(SmartArray)})
+     */
     public ChunkCursor cursor() {
-        return new ChunkCursor(this, 0, length, ChunkCursor.DEFAULT_CHUNK_VALUES);
+        return cursor(0, length);
+    }
+
+    /**
+     * A cursor over values {@code start..end} (end exclusive), with the default chunk for this array:
+     * {@value ChunkCursor#DEFAULT_CHUNK_VALUES} values for a compressed array (decoded into a buffer that
+     * stays in the L1 cache), {@value ChunkCursor#IN_PLACE_CHUNK_VALUES} for a 64-bit one (read in place,
+     * so a chunk costs no buffer).
+     *
+     * @param start first index
+     * @param end index after the last
+     * @return the cursor, before its first chunk
+     */
+    public ChunkCursor cursor(long start, long end) {
+        return new ChunkCursor(this, start, end, ChunkCursor.defaultChunkValues(this));
     }
 
     /**

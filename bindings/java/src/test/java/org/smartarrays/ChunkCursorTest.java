@@ -267,6 +267,49 @@ class ChunkCursorTest {
     }
 
     @Test
+    void defaultChunksAreLargeInPlaceAndSmallForDecoding() {
+        int n = 3 * ChunkCursor.IN_PLACE_CHUNK_VALUES + 5;
+        for (int bits : new int[] {33, 64}) {
+            long[] values = Reference.values(n, bits, bits);
+            try (SmartArray array = SmartArray.of(values, Placement.osDefault(), bits);
+                    ChunkCursor cursor = array.cursor(1, n)) {
+                int expectedChunk = bits == 64 ? ChunkCursor.IN_PLACE_CHUNK_VALUES : ChunkCursor.DEFAULT_CHUNK_VALUES;
+                assertEquals(expectedChunk, ChunkCursor.defaultChunkValues(array));
+                assertEquals(expectedChunk, cursor.chunkValues());
+                try (ChunkCursor whole = array.cursor()) {
+                    assertEquals(expectedChunk, whole.chunkValues());
+                }
+                long total = 0;
+                long expectedTotal = 0;
+                long next = 1;
+                while (cursor.next()) {
+                    assertEquals(next, cursor.start());
+                    long chunkTotal = cursor.chunkSum();
+                    long expected = 0;
+                    for (int i = 0; i < cursor.count(); i++) {
+                        expected += values[(int) cursor.start() + i];
+                    }
+                    assertEquals(expected, chunkTotal, bits + " bits, chunk at " + cursor.start());
+                    // Read after the sum, in every view: the value, the segment, the long[].
+                    int last = cursor.count() - 1;
+                    assertEquals(values[(int) cursor.start() + last], cursor.value(last));
+                    assertEquals(values[(int) cursor.start()], cursor.values().getAtIndex(ValueLayout.JAVA_LONG, 0));
+                    assertEquals((long) cursor.count() * Long.BYTES, cursor.values().byteSize());
+                    assertEquals(values[(int) cursor.start() + last], cursor.longs()[last]);
+                    assertThrows(IndexOutOfBoundsException.class, () -> cursor.value(cursor.count()));
+                    total += chunkTotal;
+                    next += cursor.count();
+                }
+                for (int i = 1; i < n; i++) {
+                    expectedTotal += values[i];
+                }
+                assertEquals(n, next);
+                assertEquals(expectedTotal, total);
+            }
+        }
+    }
+
+    @Test
     void badArgumentsAreRefused() {
         try (SmartArray array = SmartArray.of(new long[2000])) {
             assertThrows(IllegalArgumentException.class, () -> array.cursor(0, 10, 1023));

@@ -9,7 +9,8 @@
 //
 // Usage (classpath target/classes:target/test-classes, --enable-native-access=ALL-UNNAMED,
 // -Dsmartarrays.library=...): SumBench [--n N] [--repetitions R] [--chunk VALUES] [--only REGEX]
-// (N also from the environment; --chunk sets the cursor's chunk; --only keeps matching variants).
+// (N also from the environment; --chunk sets the cursor's chunk, else each array's default chunk
+// is used, as array.cursor() gives it; --only keeps matching variants).
 package org.smartarrays.bench;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -47,7 +48,7 @@ public final class SumBench {
             n = Long.parseLong(fromEnvironment.replace("_", "").trim());
         }
         int repetitions = 5;
-        int chunk = ChunkCursor.DEFAULT_CHUNK_VALUES;
+        int chunk = 0; // 0: each array's default (ChunkCursor.defaultChunkValues)
         Pattern only = Pattern.compile(".*");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -110,10 +111,15 @@ public final class SumBench {
         return total;
     }
 
+    /** A cursor over the first {@code limit} values: the array's default chunk when chunkValues is 0. */
+    private static ChunkCursor open(SmartArray array, long limit, int chunkValues) {
+        return chunkValues == 0 ? array.cursor(0, limit) : array.cursor(0, limit, chunkValues);
+    }
+
     /** The cursor's own sum of each chunk (four accumulators over a long[] for compressed chunks). */
     static long sumCursor(SmartArray array, long limit, int chunkValues) {
         long total = 0;
-        try (ChunkCursor cursor = array.cursor(0, limit, chunkValues)) {
+        try (ChunkCursor cursor = open(array, limit, chunkValues)) {
             while (cursor.next()) {
                 total += cursor.chunkSum();
             }
@@ -124,7 +130,7 @@ public final class SumBench {
     /** A plain one-accumulator loop over each chunk's segment, as a user might write it. */
     static long sumCursorLoop(SmartArray array, long limit, int chunkValues) {
         long total = 0;
-        try (ChunkCursor cursor = array.cursor(0, limit, chunkValues)) {
+        try (ChunkCursor cursor = open(array, limit, chunkValues)) {
             while (cursor.next()) {
                 MemorySegment chunk = cursor.values();
                 int count = cursor.count();
