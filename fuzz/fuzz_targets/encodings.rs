@@ -506,6 +506,9 @@ fn must_build(data_type: DataType, kind: EncodingKind, rows: &[Scalar]) -> bool 
         (DataType::Float64, EncodingKind::Alp) => true,
         (_, EncodingKind::Alp) => false,
         (_, EncodingKind::Constant) => all_equal,
+        (_, EncodingKind::Delta) => stored(rows)
+            .windows(2)
+            .all(|w| order(&w[0], &w[1]) != std::cmp::Ordering::Greater),
         _ => true,
     }
 }
@@ -724,6 +727,7 @@ fuzz_target!(|data: &[u8]| {
         EncodingKind::Frame,
         EncodingKind::Dictionary,
         EncodingKind::RunEnd,
+        EncodingKind::Delta,
         EncodingKind::Constant,
         EncodingKind::Alp,
         EncodingKind::Fsst,

@@ -110,6 +110,9 @@ pub(crate) struct KeySample {
     pub(crate) distinct_estimate: f64,
     pub(crate) sample_distinct: usize,
     pub(crate) change_rate: f64,
+    /// The largest difference between sampled neighbours, `None` when the sample is not
+    /// non-decreasing (then delta encoding cannot apply).
+    pub(crate) largest_step: Option<u64>,
 }
 
 impl KeySample {
@@ -123,6 +126,16 @@ impl KeySample {
                 changes += usize::from(v[0] != v[1]);
             }
         }
+        let sorted = values.windows(2).all(|v| v[0] <= v[1]);
+        let largest_step = sorted.then(|| {
+            positions
+                .windows(2)
+                .zip(values.windows(2))
+                .filter(|(w, _)| w[1] == w[0] + 1)
+                .map(|(_, v)| v[1] - v[0])
+                .max()
+                .unwrap_or(0)
+        });
         let mut counts: HashMap<u64, usize> = HashMap::new();
         values
             .iter()
@@ -138,6 +151,7 @@ impl KeySample {
             } else {
                 changes as f64 / pairs as f64
             },
+            largest_step,
             values,
         }
     }
@@ -181,6 +195,20 @@ impl KeySample {
                     ),
                 )
             }
+            EncodingKind::Delta => match self.largest_step {
+                Some(step) => {
+                    let step_bits = bits_for(step);
+                    (
+                        Some(
+                            f64::from(step_bits) / 8.0
+                                + span_bits / 8.0 / crate::delta::DELTA_BLOCK as f64
+                                + 24.0 / n,
+                        ),
+                        format!("sorted in the sample, steps up to {step}: {step_bits} bits"),
+                    )
+                }
+                None => (None, "the sample is not sorted".into()),
+            },
             _ => (None, "not an integer encoding".into()),
         }
     }

@@ -1,5 +1,5 @@
 //! What every integer-like encoding offers, over 64-bit order-preserving keys (see
-//! [`kernel`](crate::kernel)): the [`KeyEncoding`] trait and the [`IntEncoding`] enum of the five
+//! [`kernel`](crate::kernel)): the [`KeyEncoding`] trait and the [`IntEncoding`] enum of the six
 //! encodings that implement it. UInt64, Int64, Decimal, Date32 and Bool columns (and Float64
 //! columns that are not ALP-encoded) store one of these.
 
@@ -7,6 +7,7 @@ use smartarrays::{ArrayOptions, SmartArray};
 
 use crate::bitpacked::BitPacked;
 use crate::constant::Constant;
+use crate::delta::Delta;
 use crate::dictionary::Dictionary;
 use crate::error::Result;
 use crate::frame::Frame;
@@ -116,13 +117,15 @@ pub enum IntEncoding {
     Dictionary(Dictionary),
     /// Run ends plus run values.
     RunEnd(RunEnd),
+    /// Block starts plus bit-packed differences (non-decreasing keys).
+    Delta(Delta),
     /// One value repeated.
     Constant(Constant),
 }
 
 impl IntEncoding {
     /// Builds `kind` over `keys` ([`EncodingError::EncodingNotApplicable`] for the float and
-    /// string encodings, or a constant of values that differ).
+    /// string encodings, a constant of values that differ, or delta over unsorted keys).
     ///
     /// [`EncodingError::EncodingNotApplicable`]: crate::EncodingError::EncodingNotApplicable
     pub fn build(kind: EncodingKind, keys: &[u64], options: &ArrayOptions) -> Result<IntEncoding> {
@@ -131,6 +134,7 @@ impl IntEncoding {
             EncodingKind::Frame => IntEncoding::Frame(Frame::new(keys, options)?),
             EncodingKind::Dictionary => IntEncoding::Dictionary(Dictionary::new(keys, options)?),
             EncodingKind::RunEnd => IntEncoding::RunEnd(RunEnd::new(keys, options)?),
+            EncodingKind::Delta => IntEncoding::Delta(Delta::new(keys, options)?),
             EncodingKind::Constant => IntEncoding::Constant(Constant::new(keys)?),
             other => {
                 return Err(crate::EncodingError::EncodingNotApplicable {
@@ -148,6 +152,7 @@ impl IntEncoding {
             IntEncoding::Frame(_) => EncodingKind::Frame,
             IntEncoding::Dictionary(_) => EncodingKind::Dictionary,
             IntEncoding::RunEnd(_) => EncodingKind::RunEnd,
+            IntEncoding::Delta(_) => EncodingKind::Delta,
             IntEncoding::Constant(_) => EncodingKind::Constant,
         }
     }
@@ -159,6 +164,7 @@ impl IntEncoding {
             IntEncoding::Frame(e) => e,
             IntEncoding::Dictionary(e) => e,
             IntEncoding::RunEnd(e) => e,
+            IntEncoding::Delta(e) => e,
             IntEncoding::Constant(e) => e,
         }
     }

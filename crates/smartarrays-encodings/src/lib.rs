@@ -11,6 +11,7 @@
 //! | [`frame`] | base + bit-packed offsets | values in a narrow range far from 0; signed integers |
 //! | [`dictionary`] | bit-packed codes over a sorted dictionary | few distinct values |
 //! | [`run_end`] | run ends + run values | sorted or clustered columns |
+//! | [`delta`] | block starts + bit-packed differences | sorted keys with small gaps |
 //! | [`constant`] | one value | columns of one value |
 //! | [`float`] | ALP: doubles as decimal digits through frame, plus exceptions | prices, measurements |
 //! | [`strings`] | sorted dictionary of strings, or FSST with bit-packed offsets | categories, free text |
@@ -40,6 +41,7 @@ pub mod compress;
 pub mod constant;
 pub mod date;
 pub mod decimal;
+pub mod delta;
 pub mod dictionary;
 pub mod error;
 pub mod float;
@@ -58,6 +60,7 @@ pub use bitpacked::BitPacked;
 pub use column::{Column, ColumnOptions, Encoding};
 pub use compress::{Candidate, Explanation};
 pub use constant::Constant;
+pub use delta::Delta;
 pub use dictionary::Dictionary;
 pub use error::{EncodingError, Result};
 pub use frame::Frame;

@@ -51,7 +51,8 @@ impl MemoryPart {
 /// # Example
 /// ```
 /// use smartarrays_encodings::Column;
-/// let column = Column::from_u64(&(0..1000).collect::<Vec<u64>>(), &Default::default()).unwrap();
+/// let values: Vec<u64> = (0..1000).map(|i| i * 7 % 1000).collect(); // 0..=999, unsorted
+/// let column = Column::from_u64(&values, &Default::default()).unwrap();
 /// let report = column.memory_report();
 /// assert_eq!(report.packed_bytes(), 1250); // 1000 values at 10 bits
 /// assert!(report.mapped_bytes() >= report.packed_bytes());

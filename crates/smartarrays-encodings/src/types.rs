@@ -69,6 +69,8 @@ pub enum EncodingKind {
     Dictionary,
     /// [`RunEnd`](crate::RunEnd).
     RunEnd,
+    /// [`Delta`](crate::Delta) (non-decreasing keys).
+    Delta,
     /// [`Constant`](crate::Constant).
     Constant,
     /// ALP decimal encoding of doubles ([`Alp`](crate::float::Alp)).
@@ -79,10 +81,11 @@ pub enum EncodingKind {
 
 impl EncodingKind {
     /// The encodings of integer keys, in the compressor's order of preference on ties.
-    pub const INTEGER: [EncodingKind; 5] = [
+    pub const INTEGER: [EncodingKind; 6] = [
         EncodingKind::Constant,
         EncodingKind::BitPacked,
         EncodingKind::Frame,
+        EncodingKind::Delta,
         EncodingKind::RunEnd,
         EncodingKind::Dictionary,
     ];
@@ -94,6 +97,7 @@ impl EncodingKind {
             EncodingKind::Frame => "frame",
             EncodingKind::Dictionary => "dictionary",
             EncodingKind::RunEnd => "run_end",
+            EncodingKind::Delta => "delta",
             EncodingKind::Constant => "constant",
             EncodingKind::Alp => "alp",
             EncodingKind::Fsst => "fsst",

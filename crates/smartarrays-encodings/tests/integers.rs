@@ -77,6 +77,33 @@ fn signed_columns_keep_the_extremes_at_every_edge_length_and_encoding() {
 }
 
 #[test]
+fn sorted_columns_of_every_integer_type_take_delta_at_every_edge_length() {
+    for len in LENGTHS {
+        let mut values = wild_i64(len, 4);
+        values.sort_unstable();
+        let expected: Vec<Scalar> = values.iter().map(|&v| Scalar::Int64(v)).collect();
+        let column = Column::from_i64(&values, &forced(EncodingKind::Delta)).unwrap();
+        assert_eq!(column.encoding_kind(), EncodingKind::Delta);
+        check(&column, &expected, &format!("sorted i64 delta len {len}"));
+        let unsigned: Vec<u64> = values.iter().map(|&v| v as u64 ^ 1 << 63).collect();
+        let expected: Vec<Scalar> = unsigned.iter().map(|&v| Scalar::UInt64(v)).collect();
+        let column = Column::from_u64(&unsigned, &forced(EncodingKind::Delta)).unwrap();
+        check(&column, &expected, &format!("sorted u64 delta len {len}"));
+        let days: Vec<i32> = (0..len as i32).map(|i| -5000 + i * 3 / 2).collect();
+        let expected: Vec<Scalar> = days.iter().map(|&d| Scalar::Date32(d)).collect();
+        let column = Column::from_dates(&days, &forced(EncodingKind::Delta)).unwrap();
+        check(&column, &expected, &format!("sorted dates delta len {len}"));
+    }
+    // Unsorted keys are refused by name, never silently reordered.
+    let refused = Column::from_i64(&[1, -1], &forced(EncodingKind::Delta)).unwrap_err();
+    assert!(
+        matches!(refused, EncodingError::EncodingNotApplicable { .. }),
+        "{refused}"
+    );
+    assert!(refused.to_string().contains("not sorted"), "{refused}");
+}
+
+#[test]
 fn all_equal_columns_become_constants_and_still_answer_everything() {
     for len in [1, 64, 1025] {
         for value in [i64::MIN, -3, 0, i64::MAX] {
@@ -279,6 +306,11 @@ fn the_compressor_picks_the_smallest_and_explains_with_real_sizes() {
             EncodingKind::RunEnd,
         ),
         (vec![42; n], EncodingKind::Constant),
+        (
+            // Sorted keys with gaps of 1..=4 over a wide range: 3-bit differences.
+            (0..n).map(|i| (1u64 << 40) + (i as u64) * 5 / 2).collect(),
+            EncodingKind::Delta,
+        ),
     ];
     for (values, want) in cases {
         let sampled = Column::from_u64(&values, &ColumnOptions::new()).unwrap();
