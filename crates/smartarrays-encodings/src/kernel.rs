@@ -3,7 +3,7 @@
 //! the helpers that build the smart arrays under every encoding.
 
 use smartarrays::codec;
-use smartarrays::{ArrayOptions, Compression, SmartArray};
+use smartarrays::{ArrayOptions, ArrayView, Compression, SmartArray};
 
 use crate::error::Result;
 use crate::selection::{words_from_predicate, Selection};
@@ -90,6 +90,12 @@ impl KeyFilter {
     }
 }
 
+/// Rows from which a filter runs in parallel on the array's runtime.
+pub const PARALLEL_FILTER_ROWS: usize = 1 << 16;
+
+/// Rows per parallel filter batch (a multiple of 64, so each batch owns whole selection words).
+const FILTER_BATCH_ROWS: usize = 1 << 16;
+
 /// A predicate on the stored codes of one encoding (offsets, dictionary codes), made from a
 /// [`KeyFilter`] by translating its constants once.
 #[derive(Clone, Debug)]
@@ -133,28 +139,49 @@ impl CodePredicate {
         }
     }
 
-    /// Evaluates the predicate on every value of `array`, decoding a block at a time.
+    /// Evaluates the predicate on every value of `array`, decoding a block at a time; from
+    /// [`PARALLEL_FILTER_ROWS`] rows on, in parallel on the array's runtime (each worker reading
+    /// its node's replica and writing its own words of the selection).
     pub(crate) fn evaluate(&self, array: &SmartArray) -> Result<Selection> {
         let rows = array.len();
         if matches!(self, CodePredicate::Nothing) {
             return Ok(Selection::none(rows));
         }
         let mut words = vec![0u64; rows.div_ceil(64)];
-        let view = array.local();
+        if rows < PARALLEL_FILTER_ROWS {
+            self.fill(array.local(), 0, &mut words)?;
+        } else {
+            array.runtime().map_reduce_mut(
+                &mut words,
+                FILTER_BATCH_ROWS / 64,
+                || Ok(()),
+                |done: Result<()>, worker, range, piece| {
+                    done.and_then(|()| self.fill(array.for_worker(worker), range.start * 64, piece))
+                },
+                |a, b| a.and(b),
+            )?;
+        }
+        Ok(Selection::from_words(words, rows))
+    }
+
+    /// Writes the selection words of rows `first..` (`words.len() * 64` rows, or up to the end
+    /// of the array) from `view`.
+    fn fill(&self, view: ArrayView<'_>, first: usize, words: &mut [u64]) -> Result<()> {
+        let end = (first + words.len() * 64).min(view.len());
         match self {
             CodePredicate::Range(lo, hi) => {
                 let (lo, span) = (*lo, hi - lo);
-                view.for_each_chunk(0..rows, |first, values| {
-                    words_from_predicate(values, &mut words, first, |c| c.wrapping_sub(lo) <= span);
+                view.for_each_chunk(first..end, |at, values| {
+                    words_from_predicate(values, words, at - first, |c| c.wrapping_sub(lo) <= span);
                 })?;
             }
             _ => {
-                view.for_each_chunk(0..rows, |first, values| {
-                    words_from_predicate(values, &mut words, first, |c| self.matches(c));
+                view.for_each_chunk(first..end, |at, values| {
+                    words_from_predicate(values, words, at - first, |c| self.matches(c));
                 })?;
             }
         }
-        Ok(Selection::from_words(words, rows))
+        Ok(())
     }
 }
 

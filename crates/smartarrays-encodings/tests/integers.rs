@@ -460,3 +460,40 @@ fn an_underestimated_dictionary_loses_to_a_smaller_frame_of_reference() {
     let exact = Column::from_u64(&values, &ColumnOptions::new().measure_all(true)).unwrap();
     assert_eq!(exact.encoding_kind(), EncodingKind::Frame);
 }
+
+#[test]
+fn large_filters_run_in_parallel_and_agree_with_a_plain_evaluation() {
+    // Past the parallel threshold, not a multiple of 64 rows, on the two-node runtime (each
+    // worker reads its node's replica) and replicated.
+    let rows = smartarrays_encodings::kernel::PARALLEL_FILTER_ROWS * 3 + 37;
+    let values = wild_i64(rows, 9);
+    for (kind, placement) in [
+        (EncodingKind::Frame, Placement::Replicated),
+        (EncodingKind::Dictionary, Placement::OsDefault),
+        (EncodingKind::BitPacked, Placement::Interleaved(vec![])),
+    ] {
+        let options = ColumnOptions::new()
+            .array(two_node_options().placement(placement.clone()))
+            .encoding(kind);
+        let column = Column::from_i64(&values, &options).unwrap();
+        for (lo, hi) in [(-1000i64, 1000i64), (i64::MIN, -1), (0, i64::MAX), (5, 4)] {
+            let selected = column
+                .filter(&Predicate::between(Scalar::Int64(lo), Scalar::Int64(hi)))
+                .unwrap();
+            let expected: Vec<usize> = (0..rows)
+                .filter(|&i| (lo..=hi).contains(&values[i]))
+                .collect();
+            assert_eq!(
+                selected.row_ids(),
+                expected,
+                "{kind} {placement:?} {lo}..={hi}"
+            );
+        }
+        let listed = [i64::MIN, 0, values[rows - 1], values[rows / 2]];
+        let selected = column
+            .filter(&Predicate::is_in(listed.iter().map(|&v| Scalar::Int64(v))))
+            .unwrap();
+        let expected: Vec<usize> = (0..rows).filter(|&i| listed.contains(&values[i])).collect();
+        assert_eq!(selected.row_ids(), expected, "{kind} {placement:?} in-list");
+    }
+}
