@@ -577,6 +577,8 @@ static void test_errors(void) {
     CHECK_STATUS(sa_column_from_i64(values, 4, NULL, "fsst", NULL, &column), SA_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(sa_column_from_i64(values, 4, NULL, NULL, "mirrored", &column), SA_STATUS_INVALID_PLACEMENT);
     CHECK_STATUS(sa_column_from_i64(values, 4, NULL, NULL, "node:4096", &column), SA_STATUS_UNKNOWN_NODE);
+    /* one value is a constant column, which maps no memory: the node is checked all the same */
+    CHECK_STATUS(sa_column_from_i64(values, 1, NULL, NULL, "node:4096", &column), SA_STATUS_UNKNOWN_NODE);
     CHECK_STATUS(sa_column_from_i64(NULL, 4, NULL, NULL, NULL, &column), SA_STATUS_NULL_POINTER);
     CHECK(strcmp(sa_last_error_message(), "argument `values` is NULL") == 0, "%s", sa_last_error_message());
     CHECK_STATUS(sa_column_from_i64(values, 4, NULL, NULL, NULL, NULL), SA_STATUS_NULL_POINTER);

@@ -85,11 +85,7 @@ impl SaCombine {
 /// the placement names are checked now (an empty collection maps no memory yet, and a node that
 /// does not exist must fail here, not at the first insert).
 fn collection_options(placement: *const c_char) -> FfiResult<ArrayOptions> {
-    let options = crate::array::options(placement, 0)?;
-    if let Some(runtime) = &options.runtime {
-        smartarrays::memory::check_fits(runtime.topology(), &options.placement, 0)?;
-    }
-    Ok(options)
+    crate::array::checked_options(placement)
 }
 
 /// Upserts `key` with `combine`; an int64 overflow of a sum leaves the key as it was.

@@ -110,9 +110,10 @@ pub fn parse_encoding(name: &str) -> FfiResult<EncodingKind> {
 }
 
 /// Column options from the C arguments: encoding name (NULL or "auto": the compressor
-/// chooses) and placement text (NULL: "os").
+/// chooses) and placement text (NULL: "os"; its nodes checked now, as a constant column maps no
+/// memory).
 fn column_options(encoding: *const c_char, placement: *const c_char) -> FfiResult<ColumnOptions> {
-    let mut options = ColumnOptions::new().array(crate::array::options(placement, 0)?);
+    let mut options = ColumnOptions::new().array(crate::array::checked_options(placement)?);
     // SAFETY: the exported functions require `encoding` to be NULL or NUL-terminated text.
     if let Some(name) = unsafe { ptr::text(encoding, "encoding") }? {
         if name != "auto" {
