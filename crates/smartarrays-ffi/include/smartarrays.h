@@ -1292,8 +1292,9 @@ SaStatus sa_column_get_f64(const SaColumn *column, size_t index, double *out, bo
 /**
  * Reads row `index` of a Utf8 column: writes its length in bytes to `*len` and, when
  * `capacity` is more than that, the bytes and a terminating NUL to `buffer`. When `capacity`
- * is too small the status is `SA_STATUS_BUFFER_TOO_SMALL` and only `*len` is written (call
- * again with `*len + 1` bytes). `valid` as for `sa_column_get_u64` (a null row has length 0).
+ * is too small the status is `SA_STATUS_BUFFER_TOO_SMALL` and only `*len` (and `*valid`) are
+ * written: call again with `*len + 1` bytes. `valid` as for `sa_column_get_u64` (a null row has
+ * length 0).
  *
  * # Safety
  * `column` must be NULL or a live handle; `buffer` must be valid for writing `capacity` bytes
