@@ -6,6 +6,7 @@
 #include "check.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -384,8 +385,64 @@ static void test_bag(void) {
     sa_bag_free(NULL);
 }
 
+/* Readers share a const map (and a column) from many threads: every answer is the reference. */
+#define SHARED_KEYS 5000
+struct Shared {
+    const SaMap *map;
+    const SaColumn *column;
+    int64_t keys[SHARED_KEYS];
+    int wrong;
+};
+
+static void *read_shared(void *arg) {
+    struct Shared *shared = arg;
+    int64_t got[SHARED_KEYS];
+    for (int round = 0; round < 20; round++) {
+        size_t hits = 0, count = 0;
+        if (sa_map_get_many(shared->map, shared->keys, SHARED_KEYS, got, NULL, 0, &hits) != SA_STATUS_OK || hits != SHARED_KEYS) {
+            shared->wrong = 1;
+        }
+        for (size_t i = 0; i < SHARED_KEYS; i++) {
+            if (got[i] != -shared->keys[i]) shared->wrong = 1;
+        }
+        SaSelection *selection = NULL;
+        if (sa_column_filter_range_i64(shared->column, 0, 999, &selection) != SA_STATUS_OK ||
+            sa_selection_count(selection, &count) != SA_STATUS_OK || count != 1000) {
+            shared->wrong = 1;
+        }
+        sa_selection_free(selection);
+    }
+    return NULL;
+}
+
+static void test_concurrent_readers(void) {
+    static struct Shared shared;
+    SaMap *map = NULL;
+    SaColumn *column = NULL;
+    int64_t values[SHARED_KEYS];
+    for (size_t i = 0; i < SHARED_KEYS; i++) {
+        shared.keys[i] = (int64_t)(i * 7919) - 1000000;
+        values[i] = -shared.keys[i];
+    }
+    CHECK_OK(sa_map_new("replicated", &map));
+    CHECK_OK(sa_map_insert_many(map, shared.keys, values, SHARED_KEYS));
+    int64_t rows[SHARED_KEYS];
+    for (size_t i = 0; i < SHARED_KEYS; i++) rows[i] = (int64_t)i;
+    CHECK_OK(sa_column_from_i64(rows, SHARED_KEYS, NULL, NULL, "replicated", &column));
+    shared.map = map;
+    shared.column = column;
+    shared.wrong = 0;
+    pthread_t threads[4];
+    for (int t = 0; t < 4; t++) pthread_create(&threads[t], NULL, read_shared, &shared);
+    for (int t = 0; t < 4; t++) pthread_join(threads[t], NULL);
+    CHECK(shared.wrong == 0, "a concurrent reader saw a wrong answer");
+    sa_column_free(column);
+    sa_map_free(map);
+}
+
 int main(void) {
     test_map();
+    test_concurrent_readers();
     test_map_errors();
     test_set();
     test_bag();
