@@ -149,6 +149,15 @@ static void test_map(void) {
             CHECK(removed, "%s: remove", where);
             CHECK_OK(sa_map_remove(map, INT64_MAX, &removed, &old));
             CHECK(!removed && old == 0, "%s: remove absent", where);
+            /* remove a batch: present keys and absent ones, with a repeat */
+            int64_t gone_keys[] = {key_of(0), key_of(5), 424242, key_of(0)};
+            size_t expected_gone = present[0] + present[5], gone = 99;
+            CHECK_OK(sa_map_remove_many(map, gone_keys, 4, &gone));
+            CHECK(gone == expected_gone, "%s: removed %zu of %zu", where, gone, expected_gone);
+            present[0] = present[5] = false;
+            CHECK_OK(sa_map_contains(map, key_of(5), &removed));
+            CHECK(!removed, "%s: removed key is gone", where);
+            CHECK_OK(sa_map_remove_many(map, NULL, 0, NULL));
 
             char *text = NULL;
             CHECK_OK(sa_map_placement(map, &text));
@@ -219,6 +228,8 @@ static void test_map_errors(void) {
     CHECK_STATUS(sa_map_contains_many(map, keys, 3, NULL, NULL), SA_STATUS_NULL_POINTER);
     CHECK_STATUS(sa_map_export(map, NULL, NULL, 100, &n), SA_STATUS_NULL_POINTER);
     CHECK_STATUS(sa_map_export(map, keys, values, 3, NULL), SA_STATUS_NULL_POINTER);
+    CHECK_STATUS(sa_map_remove_many(map, NULL, 2, NULL), SA_STATUS_NULL_POINTER);
+    CHECK_STATUS(sa_map_remove_many(NULL, keys, 2, NULL), SA_STATUS_NULL_POINTER);
     sa_map_free(map);
     sa_map_free(NULL);
 }
@@ -259,6 +270,11 @@ static void test_set(void) {
             CHECK_OK(sa_set_remove(set, key_of(0), &removed));
             CHECK(!removed, "set remove absent");
             present[0] = false;
+            int64_t gone_keys[] = {key_of(13), key_of(13), 777};
+            size_t gone = 0;
+            CHECK_OK(sa_set_remove_many(set, gone_keys, 3, &gone));
+            CHECK(gone == (size_t)present[13], "set remove_many: %zu", gone);
+            present[13] = false;
             CHECK_OK(sa_set_len(set, &n));
             int64_t *out = malloc((n + 1) * sizeof *out);
             size_t written = 0;
@@ -346,6 +362,12 @@ static void test_bag(void) {
             CHECK(old == counts[0], "bag remove returns the count");
             CHECK_OK(sa_bag_remove(bag, INT64_MIN, &old));
             CHECK(old == 0, "bag remove absent");
+            int64_t gone_keys[] = {key_of(3), key_of(4), INT64_MIN};
+            size_t gone = 0;
+            CHECK_OK(sa_bag_remove_many(bag, gone_keys, 3, &gone));
+            CHECK(gone == (size_t)(counts[3] > 0) + (counts[4] > 0), "bag remove_many: %zu", gone);
+            CHECK_OK(sa_bag_count(bag, key_of(4), &old));
+            CHECK(old == 0, "bag key removed by the batch");
             char *text = NULL;
             CHECK_OK(sa_bag_placement(bag, &text));
             CHECK(text && strcmp(text, PLACEMENTS[p] ? PLACEMENTS[p] : "os") == 0, "bag placement %s", text);

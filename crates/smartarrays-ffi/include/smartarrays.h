@@ -778,6 +778,16 @@ SaStatus sa_map_contains(const SaMap *map, int64_t key, bool *out);
 SaStatus sa_map_remove(SaMap *map, int64_t key, bool *removed, int64_t *old);
 
 /**
+ * Removes every key of `keys[0..count]` (absent keys are skipped); writes how many were present
+ * to `*removed` (may be NULL). `keys` may be NULL when `count` is 0.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle used by no other call during this one; `keys` must point to
+ * `count` readable values; `removed` must be NULL or valid for writing.
+ */
+SaStatus sa_map_remove_many(SaMap *map, const int64_t *keys, size_t count, size_t *removed);
+
+/**
  * Sets `key` to `combine(old, value)` when present, else to `value`, where `op` is an
  * `SaCombine` (`SA_COMBINE_SUM`, `_MIN`, `_MAX`, `_REPLACE`); writes the key's new value to
  * `*result` (may be NULL). A sum outside `int64_t` is `SA_STATUS_OVERFLOW` and leaves the key
@@ -945,6 +955,16 @@ SaStatus sa_set_contains(const SaSet *set, int64_t key, bool *out);
 SaStatus sa_set_remove(SaSet *set, int64_t key, bool *removed);
 
 /**
+ * Removes every key of `keys[0..count]`; writes how many were present to `*removed` (may be
+ * NULL).
+ *
+ * # Safety
+ * `set` must be NULL or a live handle used by no other call during this one; `keys` must point to
+ * `count` readable values; `removed` must be NULL or valid for writing.
+ */
+SaStatus sa_set_remove_many(SaSet *set, const int64_t *keys, size_t count, size_t *removed);
+
+/**
  * Adds `keys[0..count]` (prefetching ahead). `keys` may be NULL when `count` is 0.
  *
  * # Safety
@@ -1058,6 +1078,16 @@ SaStatus sa_bag_count(const SaBag *bag, int64_t key, uint64_t *out);
  * NULL or valid for writing.
  */
 SaStatus sa_bag_remove(SaBag *bag, int64_t key, uint64_t *count);
+
+/**
+ * Removes every key of `keys[0..count]` with its count; writes how many keys were present to
+ * `*removed` (may be NULL).
+ *
+ * # Safety
+ * `bag` must be NULL or a live handle used by no other call during this one; `keys` must point to
+ * `count` readable values; `removed` must be NULL or valid for writing.
+ */
+SaStatus sa_bag_remove_many(SaBag *bag, const int64_t *keys, size_t count, size_t *removed);
 
 /**
  * Adds one to the count of every key of `keys[0..count]` (prefetching ahead). A count past

@@ -389,6 +389,34 @@ pub unsafe extern "C" fn sa_map_remove(
     })
 }
 
+/// Removes every key of `keys[0..count]` (absent keys are skipped); writes how many were present
+/// to `*removed` (may be NULL). `keys` may be NULL when `count` is 0.
+///
+/// # Safety
+/// `map` must be NULL or a live handle used by no other call during this one; `keys` must point to
+/// `count` readable values; `removed` must be NULL or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn sa_map_remove_many(
+    map: *mut SaMap,
+    keys: *const i64,
+    count: usize,
+    removed: *mut usize,
+) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let map = unsafe { map_mut(map) }?;
+        // SAFETY: forwarded from the caller.
+        let keys = unsafe { ptr::slice(keys, count, "keys") }?;
+        let gone = keys
+            .iter()
+            .filter(|&&key| map.remove(key).is_some())
+            .count();
+        // SAFETY: forwarded from the caller.
+        unsafe { ptr::write_optional(removed, gone) };
+        Ok(())
+    })
+}
+
 /// Sets `key` to `combine(old, value)` when present, else to `value`, where `op` is an
 /// `SaCombine` (`SA_COMBINE_SUM`, `_MIN`, `_MAX`, `_REPLACE`); writes the key's new value to
 /// `*result` (may be NULL). A sum outside `int64_t` is `SA_STATUS_OVERFLOW` and leaves the key
@@ -759,6 +787,31 @@ pub unsafe extern "C" fn sa_set_remove(set: *mut SaSet, key: i64, removed: *mut 
     })
 }
 
+/// Removes every key of `keys[0..count]`; writes how many were present to `*removed` (may be
+/// NULL).
+///
+/// # Safety
+/// `set` must be NULL or a live handle used by no other call during this one; `keys` must point to
+/// `count` readable values; `removed` must be NULL or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn sa_set_remove_many(
+    set: *mut SaSet,
+    keys: *const i64,
+    count: usize,
+    removed: *mut usize,
+) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let set = unsafe { set_mut(set) }?;
+        // SAFETY: forwarded from the caller.
+        let keys = unsafe { ptr::slice(keys, count, "keys") }?;
+        let gone = keys.iter().filter(|&&key| set.remove(key)).count();
+        // SAFETY: forwarded from the caller.
+        unsafe { ptr::write_optional(removed, gone) };
+        Ok(())
+    })
+}
+
 /// Adds `keys[0..count]` (prefetching ahead). `keys` may be NULL when `count` is 0.
 ///
 /// # Safety
@@ -997,6 +1050,34 @@ pub unsafe extern "C" fn sa_bag_remove(bag: *mut SaBag, key: i64, count: *mut u6
         let old = unsafe { bag_mut(bag) }?.remove(key);
         // SAFETY: forwarded from the caller.
         unsafe { ptr::write_optional(count, old.unwrap_or(0)) };
+        Ok(())
+    })
+}
+
+/// Removes every key of `keys[0..count]` with its count; writes how many keys were present to
+/// `*removed` (may be NULL).
+///
+/// # Safety
+/// `bag` must be NULL or a live handle used by no other call during this one; `keys` must point to
+/// `count` readable values; `removed` must be NULL or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn sa_bag_remove_many(
+    bag: *mut SaBag,
+    keys: *const i64,
+    count: usize,
+    removed: *mut usize,
+) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let bag = unsafe { bag_mut(bag) }?;
+        // SAFETY: forwarded from the caller.
+        let keys = unsafe { ptr::slice(keys, count, "keys") }?;
+        let gone = keys
+            .iter()
+            .filter(|&&key| bag.remove(key).is_some())
+            .count();
+        // SAFETY: forwarded from the caller.
+        unsafe { ptr::write_optional(removed, gone) };
         Ok(())
     })
 }
