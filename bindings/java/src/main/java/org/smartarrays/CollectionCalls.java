@@ -66,6 +66,16 @@ final class CollectionCalls {
         }
     }
 
+    /** Runs {@code sa_*_remove_many} and returns how many keys were present. */
+    static long removeMany(MethodHandle function, MemorySegment handle, long[] keys) throws Throwable {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment removed = arena.allocate(JAVA_LONG);
+            int status = (int) function.invokeExact(handle, copy(arena, keys), (long) keys.length, removed);
+            Native.check(status);
+            return removed.get(JAVA_LONG, 0);
+        }
+    }
+
     /** Runs {@code sa_*_contains_many} into a Java mask. */
     static boolean[] containsMany(MethodHandle function, MemorySegment handle, long[] keys) throws Throwable {
         try (Arena arena = Arena.ofConfined()) {

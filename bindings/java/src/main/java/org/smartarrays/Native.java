@@ -193,6 +193,10 @@ final class Native {
     private static final FunctionDescriptor CONTAINS_MANY =
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS);
     static final MethodHandle MAP_CONTAINS_MANY = handle("sa_map_contains_many", CONTAINS_MANY, NORMAL);
+    private static final FunctionDescriptor REMOVE_MANY = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS);
+    static final MethodHandle MAP_REMOVE_MANY = handle("sa_map_remove_many", REMOVE_MANY, NORMAL);
+    static final MethodHandle SET_REMOVE_MANY = handle("sa_set_remove_many", REMOVE_MANY, NORMAL);
+    static final MethodHandle BAG_REMOVE_MANY = handle("sa_bag_remove_many", REMOVE_MANY, NORMAL);
     static final MethodHandle MAP_EXPORT = handle("sa_map_export",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS), NORMAL);
     static final MethodHandle SET_NEW = handle("sa_set_new", NEW, NORMAL);

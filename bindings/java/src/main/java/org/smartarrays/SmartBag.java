@@ -176,6 +176,17 @@ public final class SmartBag implements AutoCloseable {
         });
     }
 
+    /**
+     * Removes a batch of keys (absent ones are skipped, with their counts).
+     *
+     * @param keys the keys
+     * @return how many of them were present
+     */
+    public long removeMany(long[] keys) {
+        Objects.requireNonNull(keys, "keys");
+        return CollectionCalls.write(lock, () -> CollectionCalls.removeMany(Native.BAG_REMOVE_MANY, handle.get(), keys));
+    }
+
     /** @return whether {@link #close()} has run (or the cleaner has freed the bag) */
     public boolean isClosed() {
         return handle.isClosed();

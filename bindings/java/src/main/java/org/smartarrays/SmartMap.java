@@ -277,6 +277,17 @@ public final class SmartMap implements AutoCloseable {
         });
     }
 
+    /**
+     * Removes a batch of keys (absent ones are skipped).
+     *
+     * @param keys the keys
+     * @return how many of them were present
+     */
+    public long removeMany(long[] keys) {
+        Objects.requireNonNull(keys, "keys");
+        return CollectionCalls.write(lock, () -> CollectionCalls.removeMany(Native.MAP_REMOVE_MANY, handle.get(), keys));
+    }
+
     /** @return whether {@link #close()} has run (or the cleaner has freed the map) */
     public boolean isClosed() {
         return handle.isClosed();

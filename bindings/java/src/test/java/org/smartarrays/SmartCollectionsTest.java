@@ -100,6 +100,10 @@ class SmartCollectionsTest {
                     assertEquals(OptionalLong.of(1), map.insert(12345, 2));
                     assertEquals(7, map.upsert(12345, 5, SmartMap.Combine.SUM));
                     assertEquals(OptionalLong.of(7), map.remove(12345));
+                    long expectedGone = (reference.containsKey(key(0)) ? 1 : 0) + (reference.containsKey(key(5)) ? 1 : 0);
+                    assertEquals(expectedGone, map.removeMany(new long[] {key(0), key(5), 424242, key(0)}));
+                    assertFalse(map.containsKey(key(5)));
+                    assertEquals(0, map.removeMany(new long[0]));
                     assertEquals(placement, map.placement());
                     assertTrue(map.memoryReport().contains("entries"));
                     assertTrue(map.placementReport().contains("partition 0"));
@@ -157,6 +161,8 @@ class SmartCollectionsTest {
                     assertTrue(set.remove(Long.MIN_VALUE));
                     assertFalse(set.remove(Long.MIN_VALUE));
                     reference.remove(Long.MIN_VALUE);
+                    assertEquals(reference.contains(key(13)) ? 1 : 0, set.removeMany(new long[] {key(13), key(13), 777}));
+                    reference.remove(key(13));
                     Set<Long> exported = new HashSet<>();
                     for (long k : set.toArray()) {
                         exported.add(k);
@@ -200,6 +206,10 @@ class SmartCollectionsTest {
                     }
                     assertEquals(reference.get(-1L), bag.remove(-1));
                     assertEquals(0, bag.remove(-1));
+                    reference.remove(-1L);
+                    long present = (reference.containsKey(key(3)) ? 1 : 0) + (reference.containsKey(key(4)) ? 1 : 0);
+                    assertEquals(present, bag.removeMany(new long[] {key(3), key(4), Long.MIN_VALUE + 1}));
+                    assertEquals(0, bag.count(key(4)));
                     assertEquals(placement, bag.placement());
                 }
             }
