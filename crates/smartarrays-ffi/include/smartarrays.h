@@ -7,7 +7,8 @@
  * smartarrays::smartarrays.
  *
  * Conventions:
- * - Handles (SaArray, SaF64Array) are opaque; the library creates and frees them.
+ * - Handles (SaArray, SaF64Array, SaColumn, SaSelection, SaMap, SaSet, SaBag) are opaque; the
+ *   library creates and frees them.
  * - Every fallible function returns an SaStatus; SA_STATUS_OK (0) is success. On failure,
  *   sa_last_error_message() returns the message (per thread) and out-arguments are not written.
  * - NULL where a pointer is required returns SA_STATUS_NULL_POINTER (never a crash); a bug
@@ -164,12 +165,105 @@ enum SaStatus
    * An error the other codes do not describe.
    */
   SA_STATUS_OTHER = 20,
+  /**
+   * The operation means nothing for the column's type (the sum of strings, a prefix filter
+   * on integers).
+   */
+  SA_STATUS_UNSUPPORTED = 21,
+  /**
+   * A value of another type than the column's (an `int64_t` constant for a string column,
+   * `sa_column_get_f64` on an integer column).
+   */
+  SA_STATUS_TYPE_MISMATCH = 22,
+  /**
+   * A result that does not fit its type (a sum outside `int64_t`, a count past `UINT64_MAX`).
+   */
+  SA_STATUS_OVERFLOW = 23,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
 typedef enum SaStatus SaStatus;
 #else
 typedef int32_t SaStatus;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * The logical type of a column (`sa_column_data_type`). The numeric values are stable.
+ */
+enum SaDataType
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Unsigned 64-bit integers (`sa_column_from_u64`).
+   */
+  SA_DATA_TYPE_UINT64 = 0,
+  /**
+   * Signed 64-bit integers (`sa_column_from_i64`).
+   */
+  SA_DATA_TYPE_INT64 = 1,
+  /**
+   * IEEE doubles, every bit pattern kept (`sa_column_from_f64`).
+   */
+  SA_DATA_TYPE_FLOAT64 = 2,
+  /**
+   * UTF-8 strings (`sa_column_from_utf8`).
+   */
+  SA_DATA_TYPE_UTF8 = 3,
+  /**
+   * Exact decimals (built from Rust only).
+   */
+  SA_DATA_TYPE_DECIMAL = 4,
+  /**
+   * Days since 1970-01-01 (built from Rust only).
+   */
+  SA_DATA_TYPE_DATE32 = 5,
+  /**
+   * Booleans (built from Rust only).
+   */
+  SA_DATA_TYPE_BOOL = 6,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum SaDataType SaDataType;
+#else
+typedef int32_t SaDataType;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * How `sa_map_upsert` and `sa_map_upsert_many` combine a key's value with a new one. Passed as
+ * an `int32_t`; other values are `SA_STATUS_INVALID_ARGUMENT`.
+ */
+enum SaCombine
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * `old + new`; a sum outside `int64_t` is `SA_STATUS_OVERFLOW` (the key keeps `old`).
+   */
+  SA_COMBINE_SUM = 0,
+  /**
+   * The smaller of the two.
+   */
+  SA_COMBINE_MIN = 1,
+  /**
+   * The larger of the two.
+   */
+  SA_COMBINE_MAX = 2,
+  /**
+   * `new` (as insert).
+   */
+  SA_COMBINE_REPLACE = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum SaCombine SaCombine;
+#else
+typedef int32_t SaCombine;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -186,6 +280,23 @@ typedef int32_t SaStatus;
 typedef struct SaArray SaArray;
 
 /**
+ * A multiset of `int64_t` keys: a `uint64_t` count per key (counts never wrap: passing
+ * `UINT64_MAX` is `SA_STATUS_OVERFLOW`). Opaque: `sa_bag_new`, `sa_bag_free`. Thread safety as
+ * for `SaMap`.
+ */
+typedef struct SaBag SaBag;
+
+/**
+ * A typed, compressed column (values of one type, optionally with nulls) in smart arrays with a
+ * NUMA placement. Opaque: create it with `sa_column_from_u64`, `sa_column_from_i64`,
+ * `sa_column_from_f64` or `sa_column_from_utf8`; free it with `sa_column_free`.
+ *
+ * Thread safety: a column never changes after it is built; every function but `sa_column_free`
+ * may run at the same time as any other on the same column, from any number of threads.
+ */
+typedef struct SaColumn SaColumn;
+
+/**
  * An array of `double` values with a NUMA placement (never compressed). Opaque: create it with
  * `sa_f64_array_new` or `sa_f64_array_from_f64`, free it with `sa_f64_array_free`.
  *
@@ -193,6 +304,31 @@ typedef struct SaArray SaArray;
  * `sa_f64_array_free` need exclusive use of the array.
  */
 typedef struct SaF64Array SaF64Array;
+
+/**
+ * A hash map from `int64_t` keys to `int64_t` values in placed memory (a bucket probe reads one
+ * cache line; widths follow the data). Opaque: create it with `sa_map_new`, free it with
+ * `sa_map_free`.
+ *
+ * Thread safety: functions taking a `const SaMap *` (get, contains, the batched lookups, len,
+ * reports, export) may run at the same time as each other on the same map, from any number of
+ * threads; functions taking a `SaMap *` (insert, upsert, remove, their batches, free) need
+ * exclusive use of the map.
+ */
+typedef struct SaMap SaMap;
+
+/**
+ * The rows a filter kept, out of the column's rows. Opaque: made by the `sa_column_filter_*`
+ * functions, read with `sa_selection_count`, `sa_selection_row_ids` and `sa_selection_words`,
+ * freed with `sa_selection_free`. Immutable: reads may run concurrently.
+ */
+typedef struct SaSelection SaSelection;
+
+/**
+ * A set of `int64_t` keys in placed memory. Opaque: `sa_set_new`, `sa_set_free`. Thread safety
+ * as for `SaMap`.
+ */
+typedef struct SaSet SaSet;
 
 /**
  * Called by `sa_array_for_each_chunk` for consecutive chunks of decoded values:
@@ -527,6 +663,1057 @@ SaStatus sa_array_export_arrow_stream(const SaArray *array,
 SaStatus sa_f64_array_export_arrow(const SaF64Array *array,
                                    struct ArrowArray *out_array,
                                    struct ArrowSchema *out_schema);
+
+/**
+ * Creates an empty map. `placement` is NULL (= "os") or one of "os", "node:N", "interleaved",
+ * "interleaved:N,M,...", "replicated" (one copy per node; readers read their node's copy,
+ * writes go to every copy), as for `sa_array_new`.
+ *
+ * Ownership: on success `*out` is a new map the caller owns (free with `sa_map_free`); on
+ * failure `*out` is not written. Thread-safe.
+ *
+ * # Safety
+ * `placement` must be NULL or NUL-terminated text; `out` must be valid for writing a pointer.
+ */
+SaStatus sa_map_new(const char *placement, SaMap **out);
+
+/**
+ * Frees a map. NULL is ignored.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle not freed before; no other call on it may be running, and
+ * the handle is invalid afterwards.
+ */
+void sa_map_free(SaMap *map);
+
+/**
+ * Writes the number of keys to `*out`.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_map_len(const SaMap *map, size_t *out);
+
+/**
+ * Writes the bytes of memory the map occupies (all partitions and replicas, whole pages).
+ *
+ * # Safety
+ * `map` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_map_memory_bytes(const SaMap *map, size_t *out);
+
+/**
+ * Writes what the map's memory holds (entries, buckets, widths, bytes per entry) as text to
+ * `*out`; free it with `sa_string_free`.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+ */
+SaStatus sa_map_memory_report_text(const SaMap *map, char **out);
+
+/**
+ * Writes the map's placement as text ("os", "node:0", "replicated", ...) to `*out`; free it
+ * with `sa_string_free`.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+ */
+SaStatus sa_map_placement(const SaMap *map, char **out);
+
+/**
+ * Writes where the map's pages are, read back from the kernel, as text to `*out` (one
+ * "partition N:" block per partition, each listing its replicas); free it with
+ * `sa_string_free`.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+ */
+SaStatus sa_map_placement_report_text(const SaMap *map, char **out);
+
+/**
+ * Like `sa_map_placement_report_text`, as JSON: an array with one object per partition, each
+ * as `sa_array_placement_report_json` writes it (`{"placement": ..., "replicas": [...]}`).
+ *
+ * # Safety
+ * `map` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+ */
+SaStatus sa_map_placement_report_json(const SaMap *map, char **out);
+
+/**
+ * Sets `key` to `value`. Writes to `*replaced` whether the key was present and to `*old` its
+ * previous value (0 when absent); both may be NULL. The table grows or widens as needed; when
+ * memory runs out the map is left as it was.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle used by no other call during this one; `replaced` and
+ * `old` must be NULL or valid for writing.
+ */
+SaStatus sa_map_insert(SaMap *map, int64_t key, int64_t value, bool *replaced, int64_t *old);
+
+/**
+ * Looks up `key`: writes to `*found` whether it is present and to `*value` its value (0 when
+ * absent).
+ *
+ * # Safety
+ * `map` must be NULL or a live handle; `value` and `found` must be NULL or valid for writing.
+ */
+SaStatus sa_map_get(const SaMap *map, int64_t key, int64_t *value, bool *found);
+
+/**
+ * Writes whether `key` is present to `*out`.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_map_contains(const SaMap *map, int64_t key, bool *out);
+
+/**
+ * Removes `key`. Writes to `*removed` whether it was present and to `*old` its value (0 when
+ * absent); both may be NULL.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle used by no other call during this one; `removed` and `old`
+ * must be NULL or valid for writing.
+ */
+SaStatus sa_map_remove(SaMap *map, int64_t key, bool *removed, int64_t *old);
+
+/**
+ * Removes every key of `keys[0..count]` (absent keys are skipped); writes how many were present
+ * to `*removed` (may be NULL). `keys` may be NULL when `count` is 0.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle used by no other call during this one; `keys` must point to
+ * `count` readable values; `removed` must be NULL or valid for writing.
+ */
+SaStatus sa_map_remove_many(SaMap *map, const int64_t *keys, size_t count, size_t *removed);
+
+/**
+ * Sets `key` to `combine(old, value)` when present, else to `value`, where `op` is an
+ * `SaCombine` (`SA_COMBINE_SUM`, `_MIN`, `_MAX`, `_REPLACE`); writes the key's new value to
+ * `*result` (may be NULL). A sum outside `int64_t` is `SA_STATUS_OVERFLOW` and leaves the key
+ * as it was; an unknown `op` is `SA_STATUS_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle used by no other call during this one; `result` must be
+ * NULL or valid for writing.
+ */
+SaStatus sa_map_upsert(SaMap *map, int64_t key, int64_t value, int32_t op, int64_t *result);
+
+/**
+ * Sets `keys[i]` to `values[i]` for `i` in `0..count`, in order (a later duplicate wins),
+ * prefetching ahead. `keys` and `values` may be NULL when `count` is 0.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle used by no other call during this one; `keys` and `values`
+ * must point to `count` readable values.
+ */
+SaStatus sa_map_insert_many(SaMap *map, const int64_t *keys, const int64_t *values, size_t count);
+
+/**
+ * Upserts a batch: each `keys[i]` becomes `combine(old, values[i])` when present, else
+ * `values[i]`, in order, with `op` as for `sa_map_upsert`. With `SA_COMBINE_SUM`, a sum outside
+ * `int64_t` stops the batch with `SA_STATUS_OVERFLOW`: the entries before it are applied, that
+ * one and those after it are not (the message names its index).
+ *
+ * # Safety
+ * As for `sa_map_insert_many`.
+ */
+SaStatus sa_map_upsert_many(SaMap *map,
+                            const int64_t *keys,
+                            const int64_t *values,
+                            size_t count,
+                            int32_t op);
+
+/**
+ * Looks up a batch: `values[i]` gets the value of `keys[i]`, or `missing` when absent, and
+ * `found[i]` (one byte per key; `found` may be NULL) 1 or 0. Writes the number of keys found to
+ * `*hits` (may be NULL). Prefetches the buckets of later keys while probing earlier ones.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle; `keys` must point to `count` readable values, `values` be
+ * valid for writing `count` values, `found` NULL or valid for writing `count` bytes, `hits` NULL
+ * or valid for writing.
+ */
+SaStatus sa_map_get_many(const SaMap *map,
+                         const int64_t *keys,
+                         size_t count,
+                         int64_t *values,
+                         uint8_t *found,
+                         int64_t missing,
+                         size_t *hits);
+
+/**
+ * Membership of a batch: `out[i]` (one byte per key) is 1 when `keys[i]` is present, else 0.
+ * Writes the number present to `*hits` (may be NULL).
+ *
+ * # Safety
+ * `map` must be NULL or a live handle; `keys` must point to `count` readable values, `out` be
+ * valid for writing `count` bytes, `hits` NULL or valid for writing.
+ */
+SaStatus sa_map_contains_many(const SaMap *map,
+                              const int64_t *keys,
+                              size_t count,
+                              uint8_t *out,
+                              size_t *hits);
+
+/**
+ * Writes every (key, value) of the map, in no particular order, to `keys[0..n]` and
+ * `values[0..n]`, and `n` (the map's length) to `*written`. `SA_STATUS_BUFFER_TOO_SMALL`
+ * (nothing written) when `capacity` is less than the length (`sa_map_len`).
+ *
+ * # Safety
+ * `map` must be NULL or a live handle; `keys` and `values` must be valid for writing `capacity`
+ * values (NULL when 0); `written` must be NULL or valid for writing.
+ */
+SaStatus sa_map_export(const SaMap *map,
+                       int64_t *keys,
+                       int64_t *values,
+                       size_t capacity,
+                       size_t *written);
+
+/**
+ * Creates an empty set; `placement` as for `sa_map_new`. The caller owns `*out` (free with
+ * `sa_set_free`). Thread-safe.
+ *
+ * # Safety
+ * `placement` must be NULL or NUL-terminated text; `out` must be valid for writing a pointer.
+ */
+SaStatus sa_set_new(const char *placement, SaSet **out);
+
+/**
+ * Frees a set. NULL is ignored.
+ *
+ * # Safety
+ * `set` must be NULL or a live handle not freed before; no other call on it may be running.
+ */
+void sa_set_free(SaSet *set);
+
+/**
+ * Writes the number of keys to `*out`.
+ *
+ * # Safety
+ * `set` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_set_len(const SaSet *set, size_t *out);
+
+/**
+ * Writes the bytes of memory the set occupies to `*out`.
+ *
+ * # Safety
+ * `set` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_set_memory_bytes(const SaSet *set, size_t *out);
+
+/**
+ * Writes what the set's memory holds as text to `*out` (free with `sa_string_free`).
+ *
+ * # Safety
+ * `set` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+ */
+SaStatus sa_set_memory_report_text(const SaSet *set, char **out);
+
+/**
+ * Writes the set's placement as text to `*out` (free with `sa_string_free`).
+ *
+ * # Safety
+ * `set` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+ */
+SaStatus sa_set_placement(const SaSet *set, char **out);
+
+/**
+ * Writes where the set's pages are as text to `*out`, as `sa_map_placement_report_text` does.
+ *
+ * # Safety
+ * `set` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+ */
+SaStatus sa_set_placement_report_text(const SaSet *set, char **out);
+
+/**
+ * Adds `key`; writes to `*inserted` (may be NULL) whether it was new.
+ *
+ * # Safety
+ * `set` must be NULL or a live handle used by no other call during this one; `inserted` must be
+ * NULL or valid for writing.
+ */
+SaStatus sa_set_insert(SaSet *set, int64_t key, bool *inserted);
+
+/**
+ * Writes whether `key` is present to `*out`.
+ *
+ * # Safety
+ * `set` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_set_contains(const SaSet *set, int64_t key, bool *out);
+
+/**
+ * Removes `key`; writes to `*removed` (may be NULL) whether it was present.
+ *
+ * # Safety
+ * `set` must be NULL or a live handle used by no other call during this one; `removed` must be
+ * NULL or valid for writing.
+ */
+SaStatus sa_set_remove(SaSet *set, int64_t key, bool *removed);
+
+/**
+ * Removes every key of `keys[0..count]`; writes how many were present to `*removed` (may be
+ * NULL).
+ *
+ * # Safety
+ * `set` must be NULL or a live handle used by no other call during this one; `keys` must point to
+ * `count` readable values; `removed` must be NULL or valid for writing.
+ */
+SaStatus sa_set_remove_many(SaSet *set, const int64_t *keys, size_t count, size_t *removed);
+
+/**
+ * Adds `keys[0..count]` (prefetching ahead). `keys` may be NULL when `count` is 0.
+ *
+ * # Safety
+ * `set` must be NULL or a live handle used by no other call during this one; `keys` must point
+ * to `count` readable values.
+ */
+SaStatus sa_set_insert_many(SaSet *set, const int64_t *keys, size_t count);
+
+/**
+ * Membership of a batch, as `sa_map_contains_many`.
+ *
+ * # Safety
+ * As for `sa_map_contains_many`, with a set handle.
+ */
+SaStatus sa_set_contains_many(const SaSet *set,
+                              const int64_t *keys,
+                              size_t count,
+                              uint8_t *out,
+                              size_t *hits);
+
+/**
+ * Writes every key, in no particular order, to `keys[0..n]` and `n` to `*written`;
+ * `SA_STATUS_BUFFER_TOO_SMALL` (nothing written) when `capacity` is less than `sa_set_len`.
+ *
+ * # Safety
+ * `set` must be NULL or a live handle; `keys` must be valid for writing `capacity` values (NULL
+ * when 0); `written` must be NULL or valid for writing.
+ */
+SaStatus sa_set_export(const SaSet *set, int64_t *keys, size_t capacity, size_t *written);
+
+/**
+ * Creates an empty bag; `placement` as for `sa_map_new`. The caller owns `*out` (free with
+ * `sa_bag_free`). Thread-safe.
+ *
+ * # Safety
+ * `placement` must be NULL or NUL-terminated text; `out` must be valid for writing a pointer.
+ */
+SaStatus sa_bag_new(const char *placement, SaBag **out);
+
+/**
+ * Frees a bag. NULL is ignored.
+ *
+ * # Safety
+ * `bag` must be NULL or a live handle not freed before; no other call on it may be running.
+ */
+void sa_bag_free(SaBag *bag);
+
+/**
+ * Writes the number of distinct keys to `*out`.
+ *
+ * # Safety
+ * `bag` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_bag_len(const SaBag *bag, size_t *out);
+
+/**
+ * Writes the bytes of memory the bag occupies to `*out`.
+ *
+ * # Safety
+ * `bag` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_bag_memory_bytes(const SaBag *bag, size_t *out);
+
+/**
+ * Writes what the bag's memory holds as text to `*out` (free with `sa_string_free`).
+ *
+ * # Safety
+ * `bag` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+ */
+SaStatus sa_bag_memory_report_text(const SaBag *bag, char **out);
+
+/**
+ * Writes the bag's placement as text to `*out` (free with `sa_string_free`).
+ *
+ * # Safety
+ * `bag` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+ */
+SaStatus sa_bag_placement(const SaBag *bag, char **out);
+
+/**
+ * Writes where the bag's pages are as text to `*out`, as `sa_map_placement_report_text` does.
+ *
+ * # Safety
+ * `bag` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+ */
+SaStatus sa_bag_placement_report_text(const SaBag *bag, char **out);
+
+/**
+ * Adds `n` to the count of `key`; writes the new count to `*count` (may be NULL). A count past
+ * `UINT64_MAX` is `SA_STATUS_OVERFLOW` and leaves the bag unchanged.
+ *
+ * # Safety
+ * `bag` must be NULL or a live handle used by no other call during this one; `count` must be
+ * NULL or valid for writing.
+ */
+SaStatus sa_bag_add(SaBag *bag, int64_t key, uint64_t n, uint64_t *count);
+
+/**
+ * Writes the count of `key` (0 when absent) to `*out`.
+ *
+ * # Safety
+ * `bag` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_bag_count(const SaBag *bag, int64_t key, uint64_t *out);
+
+/**
+ * Removes `key`; writes its count (0 when absent) to `*count` (may be NULL).
+ *
+ * # Safety
+ * `bag` must be NULL or a live handle used by no other call during this one; `count` must be
+ * NULL or valid for writing.
+ */
+SaStatus sa_bag_remove(SaBag *bag, int64_t key, uint64_t *count);
+
+/**
+ * Removes every key of `keys[0..count]` with its count; writes how many keys were present to
+ * `*removed` (may be NULL).
+ *
+ * # Safety
+ * `bag` must be NULL or a live handle used by no other call during this one; `keys` must point to
+ * `count` readable values; `removed` must be NULL or valid for writing.
+ */
+SaStatus sa_bag_remove_many(SaBag *bag, const int64_t *keys, size_t count, size_t *removed);
+
+/**
+ * Adds one to the count of every key of `keys[0..count]` (prefetching ahead). A count past
+ * `UINT64_MAX` stops the batch with `SA_STATUS_OVERFLOW` (the keys before it were counted).
+ *
+ * # Safety
+ * `bag` must be NULL or a live handle used by no other call during this one; `keys` must point
+ * to `count` readable values.
+ */
+SaStatus sa_bag_add_many(SaBag *bag, const int64_t *keys, size_t count);
+
+/**
+ * Counts of a batch: `counts[i]` gets the count of `keys[i]` (0 when absent); writes the number
+ * of keys present to `*hits` (may be NULL).
+ *
+ * # Safety
+ * `bag` must be NULL or a live handle; `keys` must point to `count` readable values, `counts` be
+ * valid for writing `count` values, `hits` NULL or valid for writing.
+ */
+SaStatus sa_bag_count_many(const SaBag *bag,
+                           const int64_t *keys,
+                           size_t count,
+                           uint64_t *counts,
+                           size_t *hits);
+
+/**
+ * Writes every (key, count), in no particular order, to `keys[0..n]` and `counts[0..n]`, and
+ * `n` to `*written`; `SA_STATUS_BUFFER_TOO_SMALL` (nothing written) when `capacity` is less
+ * than `sa_bag_len`.
+ *
+ * # Safety
+ * `bag` must be NULL or a live handle; `keys` and `counts` must be valid for writing `capacity`
+ * values (NULL when 0); `written` must be NULL or valid for writing.
+ */
+SaStatus sa_bag_export(const SaBag *bag,
+                       int64_t *keys,
+                       uint64_t *counts,
+                       size_t capacity,
+                       size_t *written);
+
+/**
+ * Creates a column of unsigned 64-bit integers from `values[0..len]`.
+ *
+ * `valid` is NULL (no nulls) or a validity bitmap of `ceil(len / 8)` bytes (bit `i % 8` of byte
+ * `i / 8` set when row `i` is valid). `encoding` is NULL or "auto" (the sampling compressor
+ * chooses; `sa_column_explanation` says why) or one of "bitpacked", "frame", "dictionary",
+ * "run_end", "constant"; an unknown name is `SA_STATUS_INVALID_ARGUMENT`, and an encoding that
+ * cannot hold the values (a constant of values that differ) too. `placement` as for
+ * `sa_array_new` (NULL = "os"). `values` may be NULL when `len` is 0.
+ *
+ * Ownership: the buffers stay the caller's; on success `*out` is a new column the caller owns
+ * (free with `sa_column_free`); on failure `*out` is not written. Thread-safe.
+ *
+ * # Safety
+ * `values` must point to `len` readable values, `valid` to `ceil(len / 8)` bytes or be NULL;
+ * `encoding` and `placement` must be NULL or NUL-terminated text; `out` must be valid for
+ * writing a pointer.
+ */
+SaStatus sa_column_from_u64(const uint64_t *values,
+                            size_t len,
+                            const uint8_t *valid,
+                            const char *encoding,
+                            const char *placement,
+                            SaColumn **out);
+
+/**
+ * Creates a column of signed 64-bit integers; arguments as for `sa_column_from_u64`.
+ *
+ * # Safety
+ * As for `sa_column_from_u64`, with `len` readable `int64_t` values.
+ */
+SaStatus sa_column_from_i64(const int64_t *values,
+                            size_t len,
+                            const uint8_t *valid,
+                            const char *encoding,
+                            const char *placement,
+                            SaColumn **out);
+
+/**
+ * Creates a column of doubles (every bit pattern kept: NaN payloads, -0.0, infinities);
+ * arguments as for `sa_column_from_u64`, and `encoding` may also be "alp" (decimal digits
+ * through a frame, plus exceptions).
+ *
+ * # Safety
+ * As for `sa_column_from_u64`, with `len` readable `double` values.
+ */
+SaStatus sa_column_from_f64(const double *values,
+                            size_t len,
+                            const uint8_t *valid,
+                            const char *encoding,
+                            const char *placement,
+                            SaColumn **out);
+
+/**
+ * Creates a column of `len` UTF-8 strings: row `i` is `bytes[offsets[i] .. offsets[i + 1]]`
+ * (`offsets` holds `len + 1` values; they must not decrease nor pass `bytes_len`, and every row
+ * must be UTF-8, else `SA_STATUS_INVALID_ARGUMENT` naming the row). `valid`, `encoding` (NULL,
+ * "auto", "dictionary" or "fsst") and `placement` as for `sa_column_from_u64`. `bytes` may be
+ * NULL when `bytes_len` is 0.
+ *
+ * Ownership: the buffers stay the caller's; on success `*out` is a new column the caller owns.
+ * Thread-safe.
+ *
+ * # Safety
+ * `bytes` must point to `bytes_len` readable bytes, `offsets` to `len + 1` readable values,
+ * `valid` to `ceil(len / 8)` bytes or be NULL; `encoding` and `placement` must be NULL or
+ * NUL-terminated text; `out` must be valid for writing a pointer.
+ */
+SaStatus sa_column_from_utf8(const char *bytes,
+                             size_t bytes_len,
+                             const size_t *offsets,
+                             size_t len,
+                             const uint8_t *valid,
+                             const char *encoding,
+                             const char *placement,
+                             SaColumn **out);
+
+/**
+ * Frees a column. NULL is ignored.
+ *
+ * # Safety
+ * `column` must be NULL or a live handle not freed before; no other call on it may be running,
+ * and the handle is invalid afterwards.
+ */
+void sa_column_free(SaColumn *column);
+
+/**
+ * Writes the number of rows to `*out`.
+ *
+ * # Safety
+ * `column` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_column_len(const SaColumn *column, size_t *out);
+
+/**
+ * Writes the number of null rows to `*out`.
+ *
+ * # Safety
+ * `column` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_column_null_count(const SaColumn *column, size_t *out);
+
+/**
+ * Writes the column's type to `*out`.
+ *
+ * # Safety
+ * `column` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_column_data_type(const SaColumn *column, SaDataType *out);
+
+/**
+ * Writes the encoding's name ("bitpacked", "frame", "dictionary", "run_end", "constant", "alp"
+ * or "fsst") to `*out`; free it with `sa_string_free`.
+ *
+ * # Safety
+ * `column` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+ */
+SaStatus sa_column_encoding(const SaColumn *column, char **out);
+
+/**
+ * Writes why the column has its encoding (every candidate's estimated and real size, and the
+ * decision) as text to `*out`; free it with `sa_string_free`.
+ *
+ * # Safety
+ * `column` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+ */
+SaStatus sa_column_explanation(const SaColumn *column, char **out);
+
+/**
+ * Writes where the column's memory is and how much (every smart array by role) as text to
+ * `*out`; free it with `sa_string_free`.
+ *
+ * # Safety
+ * `column` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+ */
+SaStatus sa_column_memory_report_text(const SaColumn *column, char **out);
+
+/**
+ * Writes the placement of the column's smart arrays as text ("os", "node:0", "interleaved",
+ * "replicated", ...) to `*out`; free it with `sa_string_free`.
+ *
+ * # Safety
+ * `column` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+ */
+SaStatus sa_column_placement(const SaColumn *column, char **out);
+
+/**
+ * Writes the bytes of memory the column occupies (every replica, whole pages, plus what is kept
+ * outside smart arrays) to `*out`.
+ *
+ * # Safety
+ * `column` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_column_memory_bytes(const SaColumn *column, size_t *out);
+
+/**
+ * Writes the bytes of the encoded data densely packed in one copy (what the compressor
+ * compares) to `*out`.
+ *
+ * # Safety
+ * `column` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_column_packed_bytes(const SaColumn *column, size_t *out);
+
+/**
+ * Writes row `index` of a UInt64 column to `*out`, and to `*valid` whether the row is valid
+ * (not null). A null row writes 0 to `*out`. `valid` may be NULL for a column without nulls;
+ * reading a null row with `valid` NULL is `SA_STATUS_INVALID_ARGUMENT` (never a made-up value).
+ * `SA_STATUS_INDEX_OUT_OF_RANGE` past the end; `SA_STATUS_TYPE_MISMATCH` for another type.
+ *
+ * # Safety
+ * `column` must be NULL or a live handle; `out` and `valid` must be NULL or valid for writing.
+ */
+SaStatus sa_column_get_u64(const SaColumn *column, size_t index, uint64_t *out, bool *valid);
+
+/**
+ * Like `sa_column_get_u64`, for an Int64 column.
+ *
+ * # Safety
+ * As for `sa_column_get_u64`.
+ */
+SaStatus sa_column_get_i64(const SaColumn *column, size_t index, int64_t *out, bool *valid);
+
+/**
+ * Like `sa_column_get_u64`, for a Float64 column (the exact bit pattern stored).
+ *
+ * # Safety
+ * As for `sa_column_get_u64`.
+ */
+SaStatus sa_column_get_f64(const SaColumn *column, size_t index, double *out, bool *valid);
+
+/**
+ * Reads row `index` of a Utf8 column: writes its length in bytes to `*len` and, when
+ * `capacity` is more than that, the bytes and a terminating NUL to `buffer`. When `capacity`
+ * is too small the status is `SA_STATUS_BUFFER_TOO_SMALL` and only `*len` (and `*valid`) are
+ * written: call again with `*len + 1` bytes. `valid` as for `sa_column_get_u64` (a null row has
+ * length 0).
+ *
+ * # Safety
+ * `column` must be NULL or a live handle; `buffer` must be valid for writing `capacity` bytes
+ * (NULL when `capacity` is 0); `len` and `valid` must be NULL or valid for writing.
+ */
+SaStatus sa_column_get_utf8(const SaColumn *column,
+                            size_t index,
+                            char *buffer,
+                            size_t capacity,
+                            size_t *len,
+                            bool *valid);
+
+/**
+ * Decodes rows `start .. start + count` of a UInt64 column into `out[0..count]`, and their
+ * validity into the bitmap `valid` (`ceil(count / 8)` bytes; bit set = valid). `valid` may be
+ * NULL when none of those rows is null; a null row with `valid` NULL is
+ * `SA_STATUS_INVALID_ARGUMENT`. Null rows hold an unspecified value of the column.
+ * `SA_STATUS_RANGE_OUT_OF_BOUNDS` when the range passes the end (nothing is written);
+ * `SA_STATUS_TYPE_MISMATCH` for another type. `out` may be NULL when `count` is 0.
+ *
+ * # Safety
+ * `column` must be NULL or a live handle; `out` must be valid for writing `count` values and
+ * `valid` NULL or valid for writing `ceil(count / 8)` bytes.
+ */
+SaStatus sa_column_unpack_u64(const SaColumn *column,
+                              size_t start,
+                              uint64_t *out,
+                              size_t count,
+                              uint8_t *valid);
+
+/**
+ * Like `sa_column_unpack_u64`, for an Int64 column.
+ *
+ * # Safety
+ * As for `sa_column_unpack_u64`.
+ */
+SaStatus sa_column_unpack_i64(const SaColumn *column,
+                              size_t start,
+                              int64_t *out,
+                              size_t count,
+                              uint8_t *valid);
+
+/**
+ * Like `sa_column_unpack_u64`, for a Float64 column.
+ *
+ * # Safety
+ * As for `sa_column_unpack_u64`.
+ */
+SaStatus sa_column_unpack_f64(const SaColumn *column,
+                              size_t start,
+                              double *out,
+                              size_t count,
+                              uint8_t *valid);
+
+/**
+ * Decodes rows `indices[0..count]` (any order, repeats allowed; all checked first:
+ * `SA_STATUS_INDEX_OUT_OF_RANGE` names the first one past the end) of a UInt64 column into
+ * `out[0..count]` and the bitmap `valid`, as `sa_column_unpack_u64` does for a range.
+ *
+ * # Safety
+ * `column` must be NULL or a live handle; `indices` must point to `count` readable values,
+ * `out` must be valid for writing `count` values and `valid` NULL or valid for writing
+ * `ceil(count / 8)` bytes.
+ */
+SaStatus sa_column_take_u64(const SaColumn *column,
+                            const size_t *indices,
+                            size_t count,
+                            uint64_t *out,
+                            uint8_t *valid);
+
+/**
+ * Like `sa_column_take_u64`, for an Int64 column.
+ *
+ * # Safety
+ * As for `sa_column_take_u64`.
+ */
+SaStatus sa_column_take_i64(const SaColumn *column,
+                            const size_t *indices,
+                            size_t count,
+                            int64_t *out,
+                            uint8_t *valid);
+
+/**
+ * Like `sa_column_take_u64`, for a Float64 column.
+ *
+ * # Safety
+ * As for `sa_column_take_u64`.
+ */
+SaStatus sa_column_take_f64(const SaColumn *column,
+                            const size_t *indices,
+                            size_t count,
+                            double *out,
+                            uint8_t *valid);
+
+/**
+ * Decodes rows `start .. start + count` of a Utf8 column: the strings' bytes, back to back, into
+ * `bytes` (which holds `capacity` bytes), `count + 1` offsets into `offsets` (row `i` is
+ * `bytes[offsets[i] .. offsets[i + 1]]`, `offsets[0]` is 0), and the validity bitmap into `valid`
+ * (as for `sa_column_unpack_u64`; a null row is an empty string). `*bytes_needed` gets the total
+ * length of the strings, also when the status is `SA_STATUS_BUFFER_TOO_SMALL` (`capacity` is
+ * less: call again with that many bytes); nothing else is written then.
+ *
+ * # Safety
+ * `column` must be NULL or a live handle; `offsets` must be valid for writing `count + 1`
+ * values, `bytes` for `capacity` bytes (NULL when 0), `valid` NULL or valid for writing
+ * `ceil(count / 8)` bytes, `bytes_needed` valid for writing.
+ */
+SaStatus sa_column_unpack_utf8(const SaColumn *column,
+                               size_t start,
+                               size_t count,
+                               size_t *offsets,
+                               char *bytes,
+                               size_t capacity,
+                               size_t *bytes_needed,
+                               uint8_t *valid);
+
+/**
+ * Like `sa_column_unpack_utf8`, for the rows `indices[0..count]` (checked first, as for
+ * `sa_column_take_u64`).
+ *
+ * # Safety
+ * As for `sa_column_unpack_utf8`, and `indices` must point to `count` readable values.
+ */
+SaStatus sa_column_take_utf8(const SaColumn *column,
+                             const size_t *indices,
+                             size_t count,
+                             size_t *offsets,
+                             char *bytes,
+                             size_t capacity,
+                             size_t *bytes_needed,
+                             uint8_t *valid);
+
+/**
+ * Selects the rows of a UInt64 column equal to `value` (null rows never match). The filter runs
+ * on the encoded data. `SA_STATUS_TYPE_MISMATCH` for a column of another type.
+ *
+ * Ownership: on success `*out` is a new selection the caller owns (free with
+ * `sa_selection_free`). Thread-safe.
+ *
+ * # Safety
+ * `column` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+ */
+SaStatus sa_column_filter_eq_u64(const SaColumn *column, uint64_t value, SaSelection **out);
+
+/**
+ * Like `sa_column_filter_eq_u64`, for an Int64 column.
+ *
+ * # Safety
+ * As for `sa_column_filter_eq_u64`.
+ */
+SaStatus sa_column_filter_eq_i64(const SaColumn *column, int64_t value, SaSelection **out);
+
+/**
+ * Like `sa_column_filter_eq_u64`, for a Float64 column: equality of bit patterns (NaN matches
+ * the same NaN; -0.0 does not match 0.0).
+ *
+ * # Safety
+ * As for `sa_column_filter_eq_u64`.
+ */
+SaStatus sa_column_filter_eq_f64(const SaColumn *column, double value, SaSelection **out);
+
+/**
+ * Selects the rows of a Utf8 column equal to the `len` bytes at `text` (UTF-8, not
+ * NUL-terminated; NULL is accepted when `len` is 0).
+ *
+ * # Safety
+ * As for `sa_column_filter_eq_u64`, and `text` must point to `len` readable bytes.
+ */
+SaStatus sa_column_filter_eq_utf8(const SaColumn *column,
+                                  const char *text,
+                                  size_t len,
+                                  SaSelection **out);
+
+/**
+ * Selects the rows of a Utf8 column that start with the `len` bytes at `text`.
+ * `SA_STATUS_UNSUPPORTED` for a column of another type.
+ *
+ * # Safety
+ * As for `sa_column_filter_eq_utf8`.
+ */
+SaStatus sa_column_filter_prefix_utf8(const SaColumn *column,
+                                      const char *text,
+                                      size_t len,
+                                      SaSelection **out);
+
+/**
+ * Selects the rows of a UInt64 column with `lo <= value <= hi` (both ends included; nothing
+ * when `lo > hi`).
+ *
+ * # Safety
+ * As for `sa_column_filter_eq_u64`.
+ */
+SaStatus sa_column_filter_range_u64(const SaColumn *column,
+                                    uint64_t lo,
+                                    uint64_t hi,
+                                    SaSelection **out);
+
+/**
+ * Like `sa_column_filter_range_u64`, for an Int64 column.
+ *
+ * # Safety
+ * As for `sa_column_filter_eq_u64`.
+ */
+SaStatus sa_column_filter_range_i64(const SaColumn *column,
+                                    int64_t lo,
+                                    int64_t hi,
+                                    SaSelection **out);
+
+/**
+ * Like `sa_column_filter_range_u64`, for a Float64 column, in IEEE total order (-NaN < -inf <
+ * ... < -0.0 < 0.0 < ... < inf < NaN).
+ *
+ * # Safety
+ * As for `sa_column_filter_eq_u64`.
+ */
+SaStatus sa_column_filter_range_f64(const SaColumn *column,
+                                    double lo,
+                                    double hi,
+                                    SaSelection **out);
+
+/**
+ * Selects the rows of a UInt64 column equal to any of `values[0..count]` (an empty list selects
+ * nothing; `values` may be NULL when `count` is 0).
+ *
+ * # Safety
+ * As for `sa_column_filter_eq_u64`, and `values` must point to `count` readable values.
+ */
+SaStatus sa_column_filter_in_u64(const SaColumn *column,
+                                 const uint64_t *values,
+                                 size_t count,
+                                 SaSelection **out);
+
+/**
+ * Like `sa_column_filter_in_u64`, for an Int64 column.
+ *
+ * # Safety
+ * As for `sa_column_filter_in_u64`.
+ */
+SaStatus sa_column_filter_in_i64(const SaColumn *column,
+                                 const int64_t *values,
+                                 size_t count,
+                                 SaSelection **out);
+
+/**
+ * Like `sa_column_filter_in_u64`, for a Float64 column (bit-pattern equality).
+ *
+ * # Safety
+ * As for `sa_column_filter_in_u64`.
+ */
+SaStatus sa_column_filter_in_f64(const SaColumn *column,
+                                 const double *values,
+                                 size_t count,
+                                 SaSelection **out);
+
+/**
+ * Selects the rows of a Utf8 column equal to any of `count` strings given as for
+ * `sa_column_from_utf8` (`bytes`, `bytes_len` and `count + 1` offsets).
+ *
+ * # Safety
+ * As for `sa_column_filter_eq_u64`; `bytes` must point to `bytes_len` readable bytes and
+ * `offsets` to `count + 1` readable values.
+ */
+SaStatus sa_column_filter_in_utf8(const SaColumn *column,
+                                  const char *bytes,
+                                  size_t bytes_len,
+                                  const size_t *offsets,
+                                  size_t count,
+                                  SaSelection **out);
+
+/**
+ * Selects the null rows (`is_null` true) or the valid rows (`is_null` false), of a column of
+ * any type.
+ *
+ * # Safety
+ * As for `sa_column_filter_eq_u64`.
+ */
+SaStatus sa_column_filter_null(const SaColumn *column, bool is_null, SaSelection **out);
+
+/**
+ * Frees a selection. NULL is ignored.
+ *
+ * # Safety
+ * `selection` must be NULL or a live handle not freed before; it is invalid afterwards.
+ */
+void sa_selection_free(SaSelection *selection);
+
+/**
+ * Writes the number of rows the selection is over (the column's length) to `*out`.
+ *
+ * # Safety
+ * `selection` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_selection_rows(const SaSelection *selection, size_t *out);
+
+/**
+ * Writes the number of selected rows to `*out`.
+ *
+ * # Safety
+ * `selection` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_selection_count(const SaSelection *selection, size_t *out);
+
+/**
+ * Writes the selected row ids, ascending, to `out[0..count]` where `count` is
+ * `sa_selection_count`; `SA_STATUS_BUFFER_TOO_SMALL` (nothing written) when `capacity` is less.
+ * The ids can be passed to `sa_column_take_*`.
+ *
+ * # Safety
+ * `selection` must be NULL or a live handle; `out` must be valid for writing `capacity` values
+ * (NULL when `capacity` is 0).
+ */
+SaStatus sa_selection_row_ids(const SaSelection *selection, size_t *out, size_t capacity);
+
+/**
+ * Writes the selection as a bitmap of `ceil(rows / 64)` words to `out` (bit `i % 64` of word
+ * `i / 64` set for a selected row `i`; bits past the end are 0); `SA_STATUS_BUFFER_TOO_SMALL`
+ * (nothing written) when `capacity` words are fewer.
+ *
+ * # Safety
+ * `selection` must be NULL or a live handle; `out` must be valid for writing `capacity` values
+ * (NULL when `capacity` is 0).
+ */
+SaStatus sa_selection_words(const SaSelection *selection, uint64_t *out, size_t capacity);
+
+/**
+ * Writes the exact sum of the valid values of an integer column to `*out`, or fails with
+ * `SA_STATUS_OVERFLOW` when it does not fit in `int64_t` (use `sa_column_sum_i128` for every
+ * sum). Nulls are skipped; an empty column sums to 0. `SA_STATUS_UNSUPPORTED` for strings,
+ * `SA_STATUS_TYPE_MISMATCH` for doubles (`sa_column_sum_f64`).
+ *
+ * # Safety
+ * `column` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_column_sum_i64(const SaColumn *column, int64_t *out);
+
+/**
+ * Like `sa_column_sum_i64`, as a `uint64_t` (`SA_STATUS_OVERFLOW` for a sum above `UINT64_MAX`
+ * or below 0).
+ *
+ * # Safety
+ * As for `sa_column_sum_i64`.
+ */
+SaStatus sa_column_sum_u64(const SaColumn *column, uint64_t *out);
+
+/**
+ * Writes the exact sum of the valid values of an integer column as a two's complement 128-bit
+ * integer in two words: the sum is `high * 2^64 + low` (`high` is -1 and `low` the 64-bit
+ * pattern for a small negative sum). Never overflows for an Int64 column; for a UInt64 column
+ * it is `SA_STATUS_OVERFLOW` only past 2^127. Errors otherwise as for `sa_column_sum_i64`.
+ *
+ * # Safety
+ * `column` must be NULL or a live handle; `low` and `high` must be NULL or valid for writing.
+ */
+SaStatus sa_column_sum_i128(const SaColumn *column, uint64_t *low, int64_t *high);
+
+/**
+ * Writes the sum of the valid values of a Float64 column (added as doubles in row order) to
+ * `*out`; `SA_STATUS_TYPE_MISMATCH` for other types.
+ *
+ * # Safety
+ * `column` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_column_sum_f64(const SaColumn *column, double *out);
+
+/**
+ * Writes the smallest and largest valid value of a UInt64 column to `*min` and `*max`;
+ * `SA_STATUS_EMPTY_ARRAY` when the column is empty or all null.
+ *
+ * # Safety
+ * `column` must be NULL or a live handle; `min` and `max` must be NULL or valid for writing.
+ */
+SaStatus sa_column_min_max_u64(const SaColumn *column, uint64_t *min, uint64_t *max);
+
+/**
+ * Like `sa_column_min_max_u64`, for an Int64 column.
+ *
+ * # Safety
+ * As for `sa_column_min_max_u64`.
+ */
+SaStatus sa_column_min_max_i64(const SaColumn *column, int64_t *min, int64_t *max);
+
+/**
+ * Like `sa_column_min_max_u64`, for a Float64 column, in IEEE total order (so a NaN with the
+ * sign bit clear is the largest value, and -0.0 is below 0.0).
+ *
+ * # Safety
+ * As for `sa_column_min_max_u64`.
+ */
+SaStatus sa_column_min_max_f64(const SaColumn *column, double *min, double *max);
 
 /**
  * Creates an array of `len` zeros (0.0) with a placement (as for `sa_array_new`; NULL = "os").

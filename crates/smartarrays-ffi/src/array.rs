@@ -67,6 +67,17 @@ pub(crate) fn options(placement: *const c_char, bits: u32) -> FfiResult<ArrayOpt
         .runtime(current_runtime()?))
 }
 
+/// Array options as [`options`] makes them, with the nodes the placement names checked now:
+/// for structures that may map no memory at first (an empty collection, a constant column), so
+/// that a node that does not exist fails at creation, not at some later call.
+pub(crate) fn checked_options(placement: *const c_char) -> FfiResult<ArrayOptions> {
+    let options = options(placement, 0)?;
+    if let Some(runtime) = &options.runtime {
+        smartarrays::memory::check_fits(runtime.topology(), &options.placement, 0)?;
+    }
+    Ok(options)
+}
+
 /// Stores a newly built array in `*out`.
 ///
 /// # Safety

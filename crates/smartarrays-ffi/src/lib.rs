@@ -6,7 +6,8 @@
 //! in.
 //!
 //! Rules every exported function follows:
-//! - opaque handles ([`SaArray`], [`SaF64Array`]) created and freed by the library;
+//! - opaque handles ([`SaArray`], [`SaF64Array`], [`SaColumn`], [`SaSelection`], [`SaMap`],
+//!   [`SaSet`], [`SaBag`]) created and freed by the library;
 //! - every fallible call returns an [`SaStatus`]; the message of the last failure on the calling
 //!   thread is returned by [`sa_last_error_message`];
 //! - no panic crosses the boundary ([`status::guard`] catches them as `SA_STATUS_PANIC`);
@@ -15,7 +16,9 @@
 //!
 //! Modules: [`status`] (codes, last error, guard), [`ptr`] (checked pointer conversions),
 //! [`system`] (version, strings, runtime, topology), [`array`](mod@array) (`SaArray`), [`float`]
-//! (`SaF64Array`), [`arrow`] (Arrow C Data and Stream interfaces, with a Rust API).
+//! (`SaF64Array`), [`arrow`] (Arrow C Data and Stream interfaces, with a Rust API),
+//! [`column`](mod@column) (typed encoded columns of `smartarrays-encodings`: `SaColumn`, `SaSelection`),
+//! [`collections`] (smart collections of `smartarrays-collections`: `SaMap`, `SaSet`, `SaBag`).
 //!
 //! # Example (C)
 //! ```c
@@ -32,6 +35,8 @@
 
 pub mod array;
 pub mod arrow;
+pub mod collections;
+pub mod column;
 pub mod float;
 pub mod ptr;
 pub mod status;
@@ -39,6 +44,8 @@ pub mod system;
 
 pub use array::*;
 pub use arrow::{sa_array_export_arrow, sa_array_export_arrow_stream, sa_f64_array_export_arrow};
+pub use collections::*;
+pub use column::*;
 pub use float::*;
 pub use status::SaStatus;
 pub use system::*;

@@ -121,3 +121,14 @@ pub unsafe fn write_string(out: *mut *mut c_char, name: &str, value: String) -> 
     // SAFETY: forwarded from the caller; `out` is not NULL, so the string is never leaked.
     unsafe { write(out, name, text.into_raw()) }
 }
+
+/// Writes `value` to the output slot `pointer` when it is not NULL (an optional result).
+///
+/// # Safety
+/// `pointer` must be NULL or valid for writing one properly aligned `T`.
+pub unsafe fn write_optional<T>(pointer: *mut T, value: T) {
+    if !pointer.is_null() {
+        // SAFETY: not NULL; the caller guarantees it is valid for writes.
+        unsafe { pointer.write(value) };
+    }
+}

@@ -7,6 +7,8 @@ use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use smartarrays::Error;
+use smartarrays_collections::Error as CollectionError;
+use smartarrays_encodings::EncodingError;
 
 /// Result of every fallible C function. `SA_STATUS_OK` (0) means success; every other value
 /// names a class of failure, and `sa_last_error_message()` returns the full text.
@@ -57,6 +59,14 @@ pub enum SaStatus {
     Panic = 19,
     /// An error the other codes do not describe.
     Other = 20,
+    /// The operation means nothing for the column's type (the sum of strings, a prefix filter
+    /// on integers).
+    Unsupported = 21,
+    /// A value of another type than the column's (an `int64_t` constant for a string column,
+    /// `sa_column_get_f64` on an integer column).
+    TypeMismatch = 22,
+    /// A result that does not fit its type (a sum outside `int64_t`, a count past `UINT64_MAX`).
+    Overflow = 23,
 }
 
 impl SaStatus {
@@ -89,13 +99,16 @@ impl SaStatus {
             SaStatus::Arrow => c"SA_STATUS_ARROW",
             SaStatus::Panic => c"SA_STATUS_PANIC",
             SaStatus::Other => c"SA_STATUS_OTHER",
+            SaStatus::Unsupported => c"SA_STATUS_UNSUPPORTED",
+            SaStatus::TypeMismatch => c"SA_STATUS_TYPE_MISMATCH",
+            SaStatus::Overflow => c"SA_STATUS_OVERFLOW",
         }
     }
 
     /// Every status, in numeric order.
     ///
     /// cbindgen:ignore
-    pub const ALL: [SaStatus; 21] = [
+    pub const ALL: [SaStatus; 24] = [
         SaStatus::Ok,
         SaStatus::NullPointer,
         SaStatus::InvalidArgument,
@@ -117,6 +130,9 @@ impl SaStatus {
         SaStatus::Arrow,
         SaStatus::Panic,
         SaStatus::Other,
+        SaStatus::Unsupported,
+        SaStatus::TypeMismatch,
+        SaStatus::Overflow,
     ];
 }
 
@@ -160,6 +176,43 @@ impl From<Error> for FfiError {
             Error::InvalidTopology(_) => SaStatus::InvalidTopology,
             Error::InvalidPlacement(_) => SaStatus::InvalidPlacement,
             Error::InvalidRuntime(_) => SaStatus::InvalidRuntime,
+            _ => SaStatus::Other,
+        };
+        FfiError::new(status, error.to_string())
+    }
+}
+
+impl From<EncodingError> for FfiError {
+    fn from(error: EncodingError) -> FfiError {
+        let status = match &error {
+            EncodingError::Array(inner) => return FfiError::from(inner.clone()),
+            EncodingError::IndexOutOfRange { .. } => SaStatus::IndexOutOfRange,
+            EncodingError::RangeOutOfBounds { .. } => SaStatus::RangeOutOfBounds,
+            EncodingError::Unsupported { .. } => SaStatus::Unsupported,
+            EncodingError::TypeMismatch { .. } => SaStatus::TypeMismatch,
+            EncodingError::SumOverflow { .. } => SaStatus::Overflow,
+            EncodingError::ValueDoesNotFit { .. }
+            | EncodingError::Decimal { .. }
+            | EncodingError::SelectionLengthMismatch { .. }
+            | EncodingError::ValidityLengthMismatch { .. }
+            | EncodingError::EncodingNotApplicable { .. }
+            | EncodingError::InvalidPattern { .. } => SaStatus::InvalidArgument,
+            _ => SaStatus::Other,
+        };
+        FfiError::new(status, error.to_string())
+    }
+}
+
+impl From<CollectionError> for FfiError {
+    fn from(error: CollectionError) -> FfiError {
+        let status = match &error {
+            CollectionError::Memory(inner) => return FfiError::from(inner.clone()),
+            CollectionError::CapacityOverflow { .. } => SaStatus::OutOfMemory,
+            CollectionError::CountOverflow { .. } | CollectionError::DictionaryFull { .. } => {
+                SaStatus::Overflow
+            }
+            CollectionError::LengthMismatch { .. } => SaStatus::InvalidArgument,
+            CollectionError::BufferTooSmall { .. } => SaStatus::BufferTooSmall,
             _ => SaStatus::Other,
         };
         FfiError::new(status, error.to_string())

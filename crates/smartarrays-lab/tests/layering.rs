@@ -22,7 +22,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("smartarrays-collections", &["smartarrays"]),
     (
         "smartarrays-ffi",
-        &["smartarrays", "smartarrays-adapt", "smartarrays-arrow"],
+        &[
+            "smartarrays",
+            "smartarrays-adapt",
+            "smartarrays-arrow",
+            "smartarrays-encodings",
+            "smartarrays-collections",
+        ],
     ),
     ("smartarrays-capi", &["smartarrays-ffi"]),
     (

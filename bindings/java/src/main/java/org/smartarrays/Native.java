@@ -5,6 +5,8 @@
 package org.smartarrays;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BOOLEAN;
+import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -79,6 +81,161 @@ final class Native {
             handle("sa_array_placement_report_json", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), NORMAL);
     static final MethodHandle ARRAY_RAW_VALUES =
             handle("sa_array_raw_values", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), SHORT);
+
+    // Encoded columns (sa_column_*) and their selections (sa_selection_*).
+    private static final FunctionDescriptor COLUMN_FROM =
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, ADDRESS, ADDRESS);
+    static final MethodHandle COLUMN_FROM_U64 = handle("sa_column_from_u64", COLUMN_FROM, NORMAL);
+    static final MethodHandle COLUMN_FROM_I64 = handle("sa_column_from_i64", COLUMN_FROM, NORMAL);
+    static final MethodHandle COLUMN_FROM_F64 = handle("sa_column_from_f64", COLUMN_FROM, NORMAL);
+    static final MethodHandle COLUMN_FROM_UTF8 = handle("sa_column_from_utf8",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, ADDRESS, ADDRESS), NORMAL);
+    static final MethodHandle COLUMN_FREE = handle("sa_column_free", FunctionDescriptor.ofVoid(ADDRESS), NORMAL);
+    private static final FunctionDescriptor QUERY = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
+    static final MethodHandle COLUMN_LEN = handle("sa_column_len", QUERY, SHORT);
+    static final MethodHandle COLUMN_NULL_COUNT = handle("sa_column_null_count", QUERY, SHORT);
+    static final MethodHandle COLUMN_DATA_TYPE = handle("sa_column_data_type", QUERY, SHORT);
+    static final MethodHandle COLUMN_ENCODING = handle("sa_column_encoding", QUERY, SHORT);
+    static final MethodHandle COLUMN_EXPLANATION = handle("sa_column_explanation", QUERY, NORMAL);
+    static final MethodHandle COLUMN_MEMORY_REPORT_TEXT = handle("sa_column_memory_report_text", QUERY, NORMAL);
+    static final MethodHandle COLUMN_PLACEMENT = handle("sa_column_placement", QUERY, SHORT);
+    static final MethodHandle COLUMN_MEMORY_BYTES = handle("sa_column_memory_bytes", QUERY, SHORT);
+    static final MethodHandle COLUMN_PACKED_BYTES = handle("sa_column_packed_bytes", QUERY, SHORT);
+    private static final FunctionDescriptor COLUMN_GET = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS);
+    static final MethodHandle COLUMN_GET_U64 = handle("sa_column_get_u64", COLUMN_GET, NORMAL);
+    static final MethodHandle COLUMN_GET_I64 = handle("sa_column_get_i64", COLUMN_GET, NORMAL);
+    static final MethodHandle COLUMN_GET_F64 = handle("sa_column_get_f64", COLUMN_GET, NORMAL);
+    static final MethodHandle COLUMN_GET_UTF8 = handle("sa_column_get_utf8",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS), NORMAL);
+    private static final FunctionDescriptor COLUMN_DECODE =
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS);
+    static final MethodHandle COLUMN_UNPACK_U64 = handle("sa_column_unpack_u64", COLUMN_DECODE, NORMAL);
+    static final MethodHandle COLUMN_UNPACK_I64 = handle("sa_column_unpack_i64", COLUMN_DECODE, NORMAL);
+    static final MethodHandle COLUMN_UNPACK_F64 = handle("sa_column_unpack_f64", COLUMN_DECODE, NORMAL);
+    private static final FunctionDescriptor COLUMN_TAKE =
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS);
+    static final MethodHandle COLUMN_TAKE_U64 = handle("sa_column_take_u64", COLUMN_TAKE, NORMAL);
+    static final MethodHandle COLUMN_TAKE_I64 = handle("sa_column_take_i64", COLUMN_TAKE, NORMAL);
+    static final MethodHandle COLUMN_TAKE_F64 = handle("sa_column_take_f64", COLUMN_TAKE, NORMAL);
+    static final MethodHandle COLUMN_UNPACK_UTF8 = handle("sa_column_unpack_utf8",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS), NORMAL);
+    static final MethodHandle COLUMN_TAKE_UTF8 = handle("sa_column_take_utf8",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS), NORMAL);
+    static final MethodHandle COLUMN_FILTER_EQ_U64 =
+            handle("sa_column_filter_eq_u64", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS), NORMAL);
+    static final MethodHandle COLUMN_FILTER_EQ_I64 =
+            handle("sa_column_filter_eq_i64", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS), NORMAL);
+    static final MethodHandle COLUMN_FILTER_EQ_F64 =
+            handle("sa_column_filter_eq_f64", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_DOUBLE, ADDRESS), NORMAL);
+    private static final FunctionDescriptor COLUMN_FILTER_TEXT =
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS);
+    static final MethodHandle COLUMN_FILTER_EQ_UTF8 = handle("sa_column_filter_eq_utf8", COLUMN_FILTER_TEXT, NORMAL);
+    static final MethodHandle COLUMN_FILTER_PREFIX_UTF8 = handle("sa_column_filter_prefix_utf8", COLUMN_FILTER_TEXT, NORMAL);
+    static final MethodHandle COLUMN_FILTER_RANGE_U64 = handle("sa_column_filter_range_u64",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS), NORMAL);
+    static final MethodHandle COLUMN_FILTER_RANGE_I64 = handle("sa_column_filter_range_i64",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS), NORMAL);
+    static final MethodHandle COLUMN_FILTER_RANGE_F64 = handle("sa_column_filter_range_f64",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_DOUBLE, JAVA_DOUBLE, ADDRESS), NORMAL);
+    private static final FunctionDescriptor COLUMN_FILTER_IN =
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS);
+    static final MethodHandle COLUMN_FILTER_IN_U64 = handle("sa_column_filter_in_u64", COLUMN_FILTER_IN, NORMAL);
+    static final MethodHandle COLUMN_FILTER_IN_I64 = handle("sa_column_filter_in_i64", COLUMN_FILTER_IN, NORMAL);
+    static final MethodHandle COLUMN_FILTER_IN_F64 = handle("sa_column_filter_in_f64", COLUMN_FILTER_IN, NORMAL);
+    static final MethodHandle COLUMN_FILTER_IN_UTF8 = handle("sa_column_filter_in_utf8",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS), NORMAL);
+    static final MethodHandle COLUMN_FILTER_NULL =
+            handle("sa_column_filter_null", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BOOLEAN, ADDRESS), NORMAL);
+    static final MethodHandle COLUMN_SUM_I64 = handle("sa_column_sum_i64", QUERY, NORMAL);
+    static final MethodHandle COLUMN_SUM_U64 = handle("sa_column_sum_u64", QUERY, NORMAL);
+    static final MethodHandle COLUMN_SUM_F64 = handle("sa_column_sum_f64", QUERY, NORMAL);
+    static final MethodHandle COLUMN_SUM_I128 =
+            handle("sa_column_sum_i128", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), NORMAL);
+    private static final FunctionDescriptor MIN_MAX = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
+    static final MethodHandle COLUMN_MIN_MAX_U64 = handle("sa_column_min_max_u64", MIN_MAX, NORMAL);
+    static final MethodHandle COLUMN_MIN_MAX_I64 = handle("sa_column_min_max_i64", MIN_MAX, NORMAL);
+    static final MethodHandle COLUMN_MIN_MAX_F64 = handle("sa_column_min_max_f64", MIN_MAX, NORMAL);
+    static final MethodHandle SELECTION_FREE = handle("sa_selection_free", FunctionDescriptor.ofVoid(ADDRESS), SHORT);
+    static final MethodHandle SELECTION_ROWS = handle("sa_selection_rows", QUERY, SHORT);
+    static final MethodHandle SELECTION_COUNT = handle("sa_selection_count", QUERY, SHORT);
+    static final MethodHandle SELECTION_ROW_IDS =
+            handle("sa_selection_row_ids", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG), NORMAL);
+    static final MethodHandle SELECTION_WORDS =
+            handle("sa_selection_words", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG), NORMAL);
+
+    // Smart collections (sa_map_*, sa_set_*, sa_bag_*).
+    private static final FunctionDescriptor NEW = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
+    private static final FunctionDescriptor FREE = FunctionDescriptor.ofVoid(ADDRESS);
+    static final MethodHandle MAP_NEW = handle("sa_map_new", NEW, NORMAL);
+    static final MethodHandle MAP_FREE = handle("sa_map_free", FREE, NORMAL);
+    static final MethodHandle MAP_LEN = handle("sa_map_len", QUERY, SHORT);
+    static final MethodHandle MAP_MEMORY_BYTES = handle("sa_map_memory_bytes", QUERY, SHORT);
+    static final MethodHandle MAP_MEMORY_REPORT_TEXT = handle("sa_map_memory_report_text", QUERY, NORMAL);
+    static final MethodHandle MAP_PLACEMENT = handle("sa_map_placement", QUERY, SHORT);
+    static final MethodHandle MAP_PLACEMENT_REPORT_TEXT = handle("sa_map_placement_report_text", QUERY, NORMAL);
+    static final MethodHandle MAP_PLACEMENT_REPORT_JSON = handle("sa_map_placement_report_json", QUERY, NORMAL);
+    static final MethodHandle MAP_INSERT = handle("sa_map_insert",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS), NORMAL);
+    static final MethodHandle MAP_GET =
+            handle("sa_map_get", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS), SHORT);
+    static final MethodHandle MAP_CONTAINS =
+            handle("sa_map_contains", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS), SHORT);
+    static final MethodHandle MAP_REMOVE =
+            handle("sa_map_remove", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS), NORMAL);
+    static final MethodHandle MAP_UPSERT = handle("sa_map_upsert",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS), NORMAL);
+    static final MethodHandle MAP_INSERT_MANY = handle("sa_map_insert_many",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG), NORMAL);
+    static final MethodHandle MAP_UPSERT_MANY = handle("sa_map_upsert_many",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT), NORMAL);
+    static final MethodHandle MAP_GET_MANY = handle("sa_map_get_many",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS), NORMAL);
+    private static final FunctionDescriptor CONTAINS_MANY =
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS);
+    static final MethodHandle MAP_CONTAINS_MANY = handle("sa_map_contains_many", CONTAINS_MANY, NORMAL);
+    private static final FunctionDescriptor REMOVE_MANY = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS);
+    static final MethodHandle MAP_REMOVE_MANY = handle("sa_map_remove_many", REMOVE_MANY, NORMAL);
+    static final MethodHandle SET_REMOVE_MANY = handle("sa_set_remove_many", REMOVE_MANY, NORMAL);
+    static final MethodHandle BAG_REMOVE_MANY = handle("sa_bag_remove_many", REMOVE_MANY, NORMAL);
+    static final MethodHandle MAP_EXPORT = handle("sa_map_export",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS), NORMAL);
+    static final MethodHandle SET_NEW = handle("sa_set_new", NEW, NORMAL);
+    static final MethodHandle SET_FREE = handle("sa_set_free", FREE, NORMAL);
+    static final MethodHandle SET_LEN = handle("sa_set_len", QUERY, SHORT);
+    static final MethodHandle SET_MEMORY_BYTES = handle("sa_set_memory_bytes", QUERY, SHORT);
+    static final MethodHandle SET_MEMORY_REPORT_TEXT = handle("sa_set_memory_report_text", QUERY, NORMAL);
+    static final MethodHandle SET_PLACEMENT = handle("sa_set_placement", QUERY, SHORT);
+    static final MethodHandle SET_PLACEMENT_REPORT_TEXT = handle("sa_set_placement_report_text", QUERY, NORMAL);
+    static final MethodHandle SET_INSERT =
+            handle("sa_set_insert", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS), NORMAL);
+    static final MethodHandle SET_CONTAINS =
+            handle("sa_set_contains", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS), SHORT);
+    static final MethodHandle SET_REMOVE =
+            handle("sa_set_remove", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS), NORMAL);
+    static final MethodHandle SET_INSERT_MANY =
+            handle("sa_set_insert_many", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG), NORMAL);
+    static final MethodHandle SET_CONTAINS_MANY = handle("sa_set_contains_many", CONTAINS_MANY, NORMAL);
+    static final MethodHandle SET_EXPORT =
+            handle("sa_set_export", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS), NORMAL);
+    static final MethodHandle BAG_NEW = handle("sa_bag_new", NEW, NORMAL);
+    static final MethodHandle BAG_FREE = handle("sa_bag_free", FREE, NORMAL);
+    static final MethodHandle BAG_LEN = handle("sa_bag_len", QUERY, SHORT);
+    static final MethodHandle BAG_MEMORY_BYTES = handle("sa_bag_memory_bytes", QUERY, SHORT);
+    static final MethodHandle BAG_MEMORY_REPORT_TEXT = handle("sa_bag_memory_report_text", QUERY, NORMAL);
+    static final MethodHandle BAG_PLACEMENT = handle("sa_bag_placement", QUERY, SHORT);
+    static final MethodHandle BAG_PLACEMENT_REPORT_TEXT = handle("sa_bag_placement_report_text", QUERY, NORMAL);
+    static final MethodHandle BAG_ADD =
+            handle("sa_bag_add", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS), NORMAL);
+    static final MethodHandle BAG_COUNT =
+            handle("sa_bag_count", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS), SHORT);
+    static final MethodHandle BAG_REMOVE =
+            handle("sa_bag_remove", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS), NORMAL);
+    static final MethodHandle BAG_ADD_MANY =
+            handle("sa_bag_add_many", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG), NORMAL);
+    static final MethodHandle BAG_COUNT_MANY = handle("sa_bag_count_many",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS), NORMAL);
+    static final MethodHandle BAG_EXPORT = handle("sa_bag_export",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS), NORMAL);
 
     /** Most values one critical unpack into a Java array decodes (keeps each call well under a millisecond). */
     static final int HEAP_UNPACK_VALUES = 1 << 16;

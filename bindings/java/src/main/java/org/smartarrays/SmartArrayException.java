@@ -63,7 +63,13 @@ public final class SmartArrayException extends RuntimeException {
         /** A bug inside the library was caught. */
         PANIC,
         /** Any other failure, including codes newer than this binding. */
-        OTHER;
+        OTHER,
+        /** The operation means nothing for the column's type (the sum of strings, a prefix filter on numbers). */
+        UNSUPPORTED,
+        /** A value or reader of another type than the column's. */
+        TYPE_MISMATCH,
+        /** A result that does not fit its type (a sum outside {@code long}, a count past 2^64 - 1). */
+        OVERFLOW;
 
         /**
          * @param code a numeric {@code SA_STATUS_*} value
