@@ -1134,7 +1134,7 @@ SaStatus sa_bag_export(const SaBag *bag,
  * `valid` is NULL (no nulls) or a validity bitmap of `ceil(len / 8)` bytes (bit `i % 8` of byte
  * `i / 8` set when row `i` is valid). `encoding` is NULL or "auto" (the sampling compressor
  * chooses; `sa_column_explanation` says why) or one of "bitpacked", "frame", "dictionary",
- * "run_end", "constant"; an unknown name is `SA_STATUS_INVALID_ARGUMENT`, and an encoding that
+ * "run_end", "delta" (sorted values), "constant"; an unknown name is `SA_STATUS_INVALID_ARGUMENT`, and an encoding that
  * cannot hold the values (a constant of values that differ) too. `placement` as for
  * `sa_array_new` (NULL = "os"). `values` may be NULL when `len` is 0.
  *
@@ -1239,13 +1239,14 @@ SaStatus sa_column_null_count(const SaColumn *column, size_t *out);
 SaStatus sa_column_data_type(const SaColumn *column, SaDataType *out);
 
 /**
- * Writes the encoding's name ("bitpacked", "frame", "dictionary", "run_end", "constant", "alp"
+ * Writes the encoding's name ("bitpacked", "frame", "dictionary", "run_end", "delta", "constant", "alp"
  * or "fsst") to `*out`; free it with `sa_string_free`.
  *
  * # Safety
  * `column` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
  */
-SaStatus sa_column_encoding(const SaColumn *column, char **out);
+SaStatus sa_column_encoding(const SaColumn *column,
+                            char **out);
 
 /**
  * Writes why the column has its encoding (every candidate's estimated and real size, and the

@@ -79,34 +79,26 @@ impl SaDataType {
     }
 }
 
-/// Every encoding a column can be asked for by name.
-const ENCODINGS: [EncodingKind; 7] = [
-    EncodingKind::BitPacked,
-    EncodingKind::Frame,
-    EncodingKind::Dictionary,
-    EncodingKind::RunEnd,
-    EncodingKind::Constant,
-    EncodingKind::Alp,
-    EncodingKind::Fsst,
-];
+/// Every encoding a column can be asked for by name: the integer encodings, ALP and FSST.
+fn encodings() -> impl Iterator<Item = EncodingKind> {
+    EncodingKind::INTEGER
+        .into_iter()
+        .chain([EncodingKind::Alp, EncodingKind::Fsst])
+}
 
 /// The encoding called `name` ("bitpacked", "frame", ...), or an `SA_STATUS_INVALID_ARGUMENT`
 /// naming the known ones.
 pub fn parse_encoding(name: &str) -> FfiResult<EncodingKind> {
-    ENCODINGS
-        .iter()
-        .copied()
-        .find(|kind| kind.name() == name)
-        .ok_or_else(|| {
-            let known: Vec<&str> = ENCODINGS.iter().map(|k| k.name()).collect();
-            FfiError::new(
-                SaStatus::InvalidArgument,
-                format!(
-                    "unknown encoding {name:?} (expected \"auto\" or one of {})",
-                    known.join(", ")
-                ),
-            )
-        })
+    encodings().find(|kind| kind.name() == name).ok_or_else(|| {
+        let known: Vec<&str> = encodings().map(|k| k.name()).collect();
+        FfiError::new(
+            SaStatus::InvalidArgument,
+            format!(
+                "unknown encoding {name:?} (expected \"auto\" or one of {})",
+                known.join(", ")
+            ),
+        )
+    })
 }
 
 /// Column options from the C arguments: encoding name (NULL or "auto": the compressor
@@ -258,7 +250,7 @@ fn expect_type(column: &Column, expected: DataType, function: &str) -> FfiResult
 /// `valid` is NULL (no nulls) or a validity bitmap of `ceil(len / 8)` bytes (bit `i % 8` of byte
 /// `i / 8` set when row `i` is valid). `encoding` is NULL or "auto" (the sampling compressor
 /// chooses; `sa_column_explanation` says why) or one of "bitpacked", "frame", "dictionary",
-/// "run_end", "constant"; an unknown name is `SA_STATUS_INVALID_ARGUMENT`, and an encoding that
+/// "run_end", "delta" (sorted values), "constant"; an unknown name is `SA_STATUS_INVALID_ARGUMENT`, and an encoding that
 /// cannot hold the values (a constant of values that differ) too. `placement` as for
 /// `sa_array_new` (NULL = "os"). `values` may be NULL when `len` is 0.
 ///
@@ -466,7 +458,7 @@ pub unsafe extern "C" fn sa_column_data_type(
     })
 }
 
-/// Writes the encoding's name ("bitpacked", "frame", "dictionary", "run_end", "constant", "alp"
+/// Writes the encoding's name ("bitpacked", "frame", "dictionary", "run_end", "delta", "constant", "alp"
 /// or "fsst") to `*out`; free it with `sa_string_free`.
 ///
 /// # Safety

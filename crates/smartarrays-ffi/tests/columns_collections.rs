@@ -345,6 +345,22 @@ fn columns_round_trip_with_nulls_and_extremes() {
 
 #[test]
 fn column_errors_are_typed_with_messages() {
+    // Delta by name: sorted values build and read back; unsorted ones are refused by name.
+    let sorted: Vec<i64> = (0..1025).map(|i| -500 + i * 3 / 2).collect();
+    let column = abi::i64_column(&sorted, None, Some("delta")).unwrap();
+    assert_eq!(column.encoding(), "delta");
+    let expected: Vec<Option<i64>> = sorted.iter().map(|&v| Some(v)).collect();
+    assert_eq!(column.unpack_i64(0, sorted.len()).unwrap(), expected);
+    assert_eq!(column.range_i64(-500, -497).unwrap(), vec![0, 1, 2]);
+    assert_eq!(
+        abi::i64_column(&[2, 1], None, Some("delta")).err(),
+        Some(SaStatus::InvalidArgument)
+    );
+    assert!(
+        abi::last_error().contains("not sorted"),
+        "{}",
+        abi::last_error()
+    );
     assert_eq!(
         abi::i64_column(&[1, 2], None, Some("lz4")).err(),
         Some(SaStatus::InvalidArgument)

@@ -23,7 +23,7 @@ import java.util.OptionalLong;
 /**
  * A typed, compressed column in native memory placed by a {@link Placement}: the values of one
  * {@link DataType}, stored in an encoding ({@code bitpacked}, {@code frame}, {@code dictionary},
- * {@code run_end}, {@code constant}, {@code alp} for doubles, {@code dictionary} or {@code fsst}
+ * {@code run_end}, {@code delta}, {@code constant}, {@code alp} for doubles, {@code dictionary} or {@code fsst}
  * for strings) that the sampling compressor chooses unless one is named; {@link #explanation()}
  * says why. Filters run on the encoded data and return a {@link Selection}.
  *
@@ -279,7 +279,7 @@ public final class EncodedColumn implements AutoCloseable {
         return handle.size(Native.COLUMN_NULL_COUNT);
     }
 
-    /** @return the encoding's name ({@code bitpacked}, {@code frame}, {@code dictionary}, {@code run_end}, {@code constant}, {@code alp}, {@code fsst}) */
+    /** @return the encoding's name ({@code bitpacked}, {@code frame}, {@code dictionary}, {@code run_end}, {@code delta}, {@code constant}, {@code alp}, {@code fsst}) */
     public String encoding() {
         return handle.text(Native.COLUMN_ENCODING);
     }
