@@ -8,8 +8,8 @@
 //! that match, then the packed codes are scanned a block at a time. On FSST, equality and
 //! IN-lists compress their constants with the column's symbol table and compare compressed
 //! bytes without decompressing (the table compresses deterministically and decompression is a
-//! function, so equal compressed bytes mean equal strings); ranges, prefixes and `LIKE`
-//! decompress each row.
+//! function, so equal compressed bytes mean equal strings); prefixes (and `LIKE 'abc%'`) decode each row's symbols
+//! only until the prefix is matched or missed; ranges and `LIKE` decompress each row.
 
 use std::ops::Bound;
 
@@ -281,8 +281,8 @@ impl FsstStrings {
         indices.iter().map(|&i| self.get(i)).collect()
     }
 
-    /// The rows that pass `filter`: equality and IN-lists on compressed bytes, the rest on
-    /// decompressed rows.
+    /// The rows that pass `filter`: equality and IN-lists on compressed bytes, prefixes on as
+    /// many decoded symbols as they need, the rest on decompressed rows.
     pub fn filter(&self, filter: &StrFilter) -> Result<Selection> {
         let mut selection = Selection::none(self.len());
         let constants: Option<Vec<Vec<u8>>> = match filter {
@@ -294,17 +294,68 @@ impl FsstStrings {
             ),
             _ => None,
         };
+        // `LIKE 'abc%'` is a prefix.
+        let literal_prefix = match filter {
+            StrFilter::Like(pattern) => pattern.as_prefix(),
+            _ => None,
+        };
         for row in 0..self.len() {
             let compressed = self.compressed(row)?;
-            let keep = match &constants {
-                Some(constants) => constants.iter().any(|c| c.as_slice() == compressed),
-                None => filter.matches(&self.decompress(compressed)?),
+            let keep = match (&constants, filter) {
+                (Some(constants), _) => constants.iter().any(|c| c.as_slice() == compressed),
+                (None, StrFilter::Prefix(prefix)) => {
+                    self.starts_with(compressed, prefix.as_bytes())
+                }
+                (None, StrFilter::Like(pattern)) if literal_prefix.is_some() => {
+                    let prefix = literal_prefix.as_deref().unwrap_or_default();
+                    self.starts_with(compressed, prefix.as_bytes())
+                }
+                (None, _) => filter.matches(&self.decompress(compressed)?),
             };
             if keep {
                 selection.set(row);
             }
         }
         Ok(selection)
+    }
+
+    /// Whether the row compressed as `codes` starts with `prefix`, decoding only the symbols
+    /// that cover the prefix (a code is a symbol of up to 8 bytes, or the escape code followed
+    /// by one literal byte).
+    fn starts_with(&self, codes: &[u8], prefix: &[u8]) -> bool {
+        let symbols = self.compressor.symbol_table();
+        let lengths = self.compressor.symbol_lengths();
+        let (mut matched, mut at) = (0usize, 0usize);
+        while matched < prefix.len() {
+            let Some(&code) = codes.get(at) else {
+                return false; // the row is shorter than the prefix
+            };
+            at += 1;
+            if code == fsst::ESCAPE_CODE {
+                let Some(&byte) = codes.get(at) else {
+                    return false;
+                };
+                at += 1;
+                if byte != prefix[matched] {
+                    return false;
+                }
+                matched += 1;
+                continue;
+            }
+            let (Some(symbol), Some(&length)) = (
+                symbols.get(usize::from(code)),
+                lengths.get(usize::from(code)),
+            ) else {
+                return false;
+            };
+            let bytes = symbol.to_u64().to_le_bytes();
+            let take = usize::from(length).min(8).min(prefix.len() - matched);
+            if bytes[..take] != prefix[matched..matched + take] {
+                return false;
+            }
+            matched += take;
+        }
+        true
     }
 
     fn symbol_table_bytes(&self) -> usize {

@@ -201,12 +201,25 @@ proptest! {
         ),
         pattern in "[ab%_]{0,4}",
         prefix in "[ab]{0,2}",
+        pick in any::<prop::sample::Index>(),
+        cut in 0usize..14,
     ) {
+        // A prefix cut from a value, so long prefixes that match (and the FSST prefix check
+        // decoding several symbols) are common.
+        let cut_prefix: String = if values.is_empty() {
+            String::new()
+        } else {
+            values[pick.index(values.len())].chars().take(cut).collect()
+        };
         for kind in KINDS {
             let column = Column::from_strs(&values, &ColumnOptions::new().encoding(kind)).unwrap();
             let expected = scalars(&values);
             check(&column, &expected, &format!("{kind}"));
-            for predicate in [Predicate::like(pattern.clone()), Predicate::prefix(prefix.clone())] {
+            for predicate in [
+                Predicate::like(pattern.clone()),
+                Predicate::prefix(prefix.clone()),
+                Predicate::prefix(cut_prefix.clone()),
+            ] {
                 let want: Vec<usize> = (0..values.len())
                     .filter(|&i| predicate.matches(&expected[i]).unwrap())
                     .collect();
