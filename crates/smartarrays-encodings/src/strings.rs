@@ -8,8 +8,9 @@
 //! that match, then the packed codes are scanned a block at a time. On FSST, equality and
 //! IN-lists compress their constants with the column's symbol table and compare compressed
 //! bytes without decompressing (the table compresses deterministically and decompression is a
-//! function, so equal compressed bytes mean equal strings); prefixes (and `LIKE 'abc%'`) decode each row's symbols
-//! only until the prefix is matched or missed; ranges and `LIKE` decompress each row.
+//! function, so equal compressed bytes mean equal strings); prefixes (and `LIKE 'abc%'`) decode
+//! each row's symbols only until the prefix is matched or missed; ranges and other `LIKE`
+//! patterns decompress each row.
 
 use std::ops::Bound;
 
