@@ -506,9 +506,10 @@ fn must_build(data_type: DataType, kind: EncodingKind, rows: &[Scalar]) -> bool 
         (DataType::Float64, EncodingKind::Alp) => true,
         (_, EncodingKind::Alp) => false,
         (_, EncodingKind::Constant) => all_equal,
-        (_, EncodingKind::Delta) => stored(rows)
-            .windows(2)
-            .all(|w| order(&w[0], &w[1]) != std::cmp::Ordering::Greater),
+        // Nulls are only left in an all-null column, whose stored keys are all equal.
+        (_, EncodingKind::Delta) => stored(rows).windows(2).all(|w| {
+            w[0].is_null() || w[1].is_null() || order(&w[0], &w[1]) != std::cmp::Ordering::Greater
+        }),
         _ => true,
     }
 }
