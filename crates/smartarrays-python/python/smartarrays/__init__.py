@@ -26,11 +26,13 @@ as one Arrow table (``pyarrow.table(t)``, ``polars.DataFrame(t)``).
 """
 
 from ._native import (
+    Column,
     SmartArray,
     SmartArrayIterator,
     SmartTable,
     __version__,
     array,
+    column,
     get_threads,
     kernel_level,
     set_threads,
@@ -40,11 +42,13 @@ from ._native import (
 )
 
 __all__ = [
+    "Column",
     "SmartArray",
     "SmartArrayIterator",
     "SmartTable",
     "__version__",
     "array",
+    "column",
     "get_threads",
     "kernel_level",
     "set_threads",

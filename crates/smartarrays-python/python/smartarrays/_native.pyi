@@ -7,10 +7,12 @@ import numpy.typing as npt
 
 __version__: str
 __all__ = [
+    "Column",
     "SmartArray",
     "SmartArrayIterator",
     "SmartTable",
     "array",
+    "column",
     "zeros",
     "table",
     "topology",
@@ -228,6 +230,166 @@ def table(columns: dict[str, SmartArray], chunk_values: int = 0) -> SmartTable:
     >>> a[0] = 2
     >>> t.columns, int(t["a"][0])
     (['a'], 2)
+    """
+
+_Encoding = Literal["auto", "bitpacked", "frame", "dictionary", "run_end", "constant", "alp", "fsst"]
+_ColumnValues = npt.ArrayLike | Iterable[Any]
+_ColumnScalar = int | float | bool | str | np.datetime64 | None
+
+class _ColumnPlacementReport(_PlacementReport):
+    role: str
+
+class _ColumnStatistics(TypedDict):
+    min: _ColumnScalar
+    max: _ColumnScalar
+    distinct_estimate: int
+    run_count: int
+    null_count: int
+
+@final
+class Column:
+    """A typed, compressed column: values of one dtype in the encoding the sampling compressor
+    chose (or the one named), in NUMA-placed smart arrays, with nulls.
+
+    >>> import numpy as np, smartarrays as sa
+    >>> prices = sa.column(np.array([1999, 2499, 1999, 999], dtype=np.int32))
+    >>> prices.dtype, prices.sum(), prices.max()
+    (dtype('int32'), 7496, 2499)
+    >>> prices.between(1000, 2000)
+    array([0, 2])
+    >>> words = sa.column(np.array(["sun", "sea", None, "sky"], dtype=object))
+    >>> words.startswith("s", mask=True), words.null_count
+    (array([ True,  True, False,  True]), 1)
+    >>> words.to_numpy()
+    array(['sun', 'sea', None, 'sky'], dtype=object)
+    """
+
+    def __new__(
+        cls,
+        values: _ColumnValues,
+        encoding: _Encoding = "auto",
+        placement: str = "interleaved",
+        threads: int | None = None,
+        measure_all: bool = False,
+    ) -> Column: ...
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, key: int, /) -> _ColumnScalar: ...
+    @overload
+    def __getitem__(self, key: slice | npt.NDArray[Any] | list[int], /) -> npt.NDArray[Any]: ...
+    def take(self, indices: npt.ArrayLike) -> npt.NDArray[Any]:
+        """The rows at ``indices`` (negative from the end, repeats allowed), in the column's dtype."""
+    def to_numpy(self) -> npt.NDArray[Any]:
+        """All values in the dtype the column was built from; nulls are None (object arrays),
+        NaT (datetime64) or masked (a numpy masked array).
+
+        >>> import numpy as np, smartarrays as sa
+        >>> sa.column(np.array(["2024-02-29", "NaT"], dtype="datetime64[D]")).to_numpy()
+        array(['2024-02-29',        'NaT'], dtype='datetime64[D]')
+        """
+    def tolist(self) -> list[_ColumnScalar]: ...
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+    @property
+    def encoding(self) -> str:
+        """bitpacked, frame, dictionary, run_end, constant, alp or fsst."""
+    @property
+    def null_count(self) -> int: ...
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the encoded data densely packed in one copy."""
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes really mapped: every replica, whole pages, heap parts."""
+    @property
+    def placement(self) -> str: ...
+    def explain(self) -> str:
+        """Why the column has its encoding: each candidate's estimated and real bytes per value.
+
+        >>> import numpy as np, smartarrays as sa
+        >>> c = sa.column(np.arange(1_000_000, 1_010_000, dtype=np.uint64))
+        >>> c.encoding, "frame" in c.explain()
+        ('frame', True)
+        """
+    def memory_report(self) -> str: ...
+    def placement_report(self) -> list[_ColumnPlacementReport]: ...
+    def sum(self) -> int | float:
+        """Exact sum of the valid values: an int for integer and bool columns (never wraps), a
+        float for float columns; TypeError for dates and strings.
+
+        >>> import numpy as np, smartarrays as sa
+        >>> sa.column(np.full(3, 2**63 - 1, dtype=np.int64)).sum()
+        27670116110564327421
+        """
+    def min(self) -> _ColumnScalar:
+        """Smallest valid value (floats in IEEE total order); ValueError when there is none."""
+    def max(self) -> _ColumnScalar:
+        """Largest valid value; ValueError when there is none."""
+    def statistics(self) -> _ColumnStatistics: ...
+    @overload
+    def equal(self, value: _ColumnScalar, *, mask: Literal[False] = False) -> npt.NDArray[np.int64]: ...
+    @overload
+    def equal(self, value: _ColumnScalar, *, mask: Literal[True]) -> npt.NDArray[np.bool_]: ...
+    @overload
+    def between(self, low: _ColumnScalar, high: _ColumnScalar, *, mask: Literal[False] = False) -> npt.NDArray[np.int64]: ...
+    @overload
+    def between(self, low: _ColumnScalar, high: _ColumnScalar, *, mask: Literal[True]) -> npt.NDArray[np.bool_]: ...
+    @overload
+    def isin(self, values: Iterable[Any] | npt.NDArray[Any], *, mask: Literal[False] = False) -> npt.NDArray[np.int64]: ...
+    @overload
+    def isin(self, values: Iterable[Any] | npt.NDArray[Any], *, mask: Literal[True]) -> npt.NDArray[np.bool_]: ...
+    @overload
+    def startswith(self, prefix: str, *, mask: Literal[False] = False) -> npt.NDArray[np.int64]: ...
+    @overload
+    def startswith(self, prefix: str, *, mask: Literal[True]) -> npt.NDArray[np.bool_]: ...
+    @overload
+    def like(self, pattern: str, *, mask: Literal[False] = False) -> npt.NDArray[np.int64]: ...
+    @overload
+    def like(self, pattern: str, *, mask: Literal[True]) -> npt.NDArray[np.bool_]: ...
+    @overload
+    def isnull(self, *, mask: Literal[False] = False) -> npt.NDArray[np.int64]: ...
+    @overload
+    def isnull(self, *, mask: Literal[True]) -> npt.NDArray[np.bool_]: ...
+    @overload
+    def notnull(self, *, mask: Literal[False] = False) -> npt.NDArray[np.int64]: ...
+    @overload
+    def notnull(self, *, mask: Literal[True]) -> npt.NDArray[np.bool_]: ...
+    def __arrow_c_schema__(self) -> object: ...
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]:
+        """Arrow capsules of the values and nulls, typed as the column was built.
+
+        >>> import pyarrow as pa, smartarrays as sa
+        >>> pa.array(sa.column(pa.array([1, None, 3], type=pa.int8())))
+        <pyarrow.lib.Int8Array object at ...>
+        [
+          1,
+          null,
+          3
+        ]
+        """
+
+def column(
+    values: _ColumnValues,
+    encoding: _Encoding = "auto",
+    placement: str = "interleaved",
+    threads: int | None = None,
+    measure_all: bool = False,
+) -> Column:
+    """Builds a typed, compressed column.
+
+    ``values``: a numpy array of int8..int64, uint8..uint64, float32/64, bool, datetime64[D] or
+    str (``<U``), an object array or Python sequence of one kind of value (str, int, float,
+    bool) with None for nulls, a numpy masked array (masked rows are nulls), or an Arrow array
+    (``__arrow_c_array__``). Anything else is a TypeError naming it: nothing is cast silently.
+    ``encoding``: ``"auto"`` (the sampling compressor chooses, see ``Column.explain``) or a name.
+
+    >>> import numpy as np, smartarrays as sa
+    >>> sa.column(np.array([1.5, -0.0, np.nan], dtype=np.float32)).to_numpy()
+    array([ 1.5, -0. ,  nan], dtype=float32)
+    >>> sa.column(np.array([1 + 2j]))
+    Traceback (most recent call last):
+    ...
+    TypeError: numpy dtype complex128 is not supported by columns: complex numbers have no column type (store the real and imaginary parts as two float64 columns)
     """
 
 def zeros(length: int, bits: int, placement: str = "interleaved", threads: int | None = None) -> SmartArray: ...
