@@ -8,6 +8,7 @@
 //! - [`input`]: Python values to core arrays (buffers read in place, sequences, numpy);
 //! - [`buffer`]: the only `unsafe` code: raw reads of Python buffers, writes into new numpy arrays;
 //! - [`arrow`]: the Arrow PyCapsule interface (`__arrow_c_array__`, `__arrow_c_stream__`);
+//! - [`collections`]: the `Map`, `Set` and `Bag` classes (smart collections of integer keys);
 //! - [`column`]: the `Column` class (typed compressed columns of `smartarrays-encodings`);
 //! - [`table`]: several arrays exported together as an Arrow table (`smartarrays.table`);
 //! - [`runtime`]: default and per-call worker counts;
@@ -22,6 +23,7 @@ use pyo3::types::PyDict;
 
 pub mod arrow;
 pub mod buffer;
+pub mod collections;
 pub mod column;
 pub mod errors;
 pub mod info;
@@ -198,6 +200,9 @@ fn native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<SmartArrayIterator>()?;
     module.add_class::<table::SmartTable>()?;
     module.add_class::<column::PyColumn>()?;
+    module.add_class::<collections::PyMap>()?;
+    module.add_class::<collections::PySet>()?;
+    module.add_class::<collections::PyBag>()?;
     module.add_function(wrap_pyfunction!(build_column, module)?)?;
     module.add_function(wrap_pyfunction!(table::table, module)?)?;
     module.add_function(wrap_pyfunction!(array, module)?)?;

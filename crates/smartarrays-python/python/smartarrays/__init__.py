@@ -26,7 +26,10 @@ as one Arrow table (``pyarrow.table(t)``, ``polars.DataFrame(t)``).
 """
 
 from ._native import (
+    Bag,
     Column,
+    Map,
+    Set,
     SmartArray,
     SmartArrayIterator,
     SmartTable,
@@ -42,7 +45,10 @@ from ._native import (
 )
 
 __all__ = [
+    "Bag",
     "Column",
+    "Map",
+    "Set",
     "SmartArray",
     "SmartArrayIterator",
     "SmartTable",

@@ -1,6 +1,9 @@
 # Type stubs of the smartarrays package: everything comes from the native module.
 from ._native import (
+    Bag as Bag,
     Column as Column,
+    Map as Map,
+    Set as Set,
     SmartArray as SmartArray,
     SmartArrayIterator as SmartArrayIterator,
     SmartTable as SmartTable,
@@ -16,7 +19,10 @@ from ._native import (
 )
 
 __all__ = [
+    "Bag",
     "Column",
+    "Map",
+    "Set",
     "SmartArray",
     "SmartArrayIterator",
     "SmartTable",

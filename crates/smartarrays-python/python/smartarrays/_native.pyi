@@ -7,7 +7,10 @@ import numpy.typing as npt
 
 __version__: str
 __all__ = [
+    "Bag",
     "Column",
+    "Map",
+    "Set",
     "SmartArray",
     "SmartArrayIterator",
     "SmartTable",
@@ -391,6 +394,174 @@ def column(
     ...
     TypeError: numpy dtype complex128 is not supported by columns: complex numbers have no column type (store the real and imaginary parts as two float64 columns)
     """
+
+_IntDtype = Literal["uint64", "int64"] | type[np.uint64] | type[np.int64] | np.dtype[Any] | None
+_Keys = npt.NDArray[np.integer[Any]] | Iterable[int]
+_Combine = Literal["sum", "min", "max", "replace"]
+
+class _CollectionMemoryReport(TypedDict):
+    entries: int
+    bytes: int
+    bucket_bytes: int
+    bytes_per_entry: float
+    partitions: int
+    replicas: int
+    buckets: int
+    slots: int
+    load: float
+    key_bits: int
+    remainder_bits: int
+    value_bits: int
+    slots_per_bucket: int
+    text: str
+
+@final
+class Map:
+    """A hash map from integer keys to integer values (uint64 or int64 each) in compact, placed
+    memory: each lookup reads one 64-byte bucket; widths follow the data.
+
+    >>> import numpy as np, smartarrays as sa
+    >>> m = sa.Map(np.array([10, 20, 30], dtype=np.uint64), np.array([1, 2, 3], dtype=np.uint64))
+    >>> m[20], 40 in m, len(m)
+    (2, False, 3)
+    >>> values, found = m.get_many(np.array([30, 40], dtype=np.uint64))
+    >>> values[found], found
+    (array([3], dtype=uint64), array([ True, False]))
+    >>> m.upsert_many([10, 50], [5, 5], combine="sum")
+    >>> m.items()
+    (array([10, 20, 30, 50], dtype=uint64), array([6, 2, 3, 5], dtype=uint64))
+    """
+
+    def __new__(
+        cls,
+        keys: _Keys | None = None,
+        values: _Keys | None = None,
+        *,
+        key_dtype: _IntDtype = None,
+        value_dtype: _IntDtype = None,
+        placement: str = "interleaved",
+        threads: int | None = None,
+    ) -> Map: ...
+    @staticmethod
+    def aggregate(
+        keys: _Keys,
+        values: _Keys,
+        combine: Literal["sum", "min", "max"] = "sum",
+        *,
+        key_dtype: _IntDtype = None,
+        value_dtype: _IntDtype = None,
+        placement: str = "interleaved",
+        threads: int | None = None,
+    ) -> Map:
+        """A group-by built in parallel; a sum outside the value dtype is an OverflowError.
+
+        >>> import numpy as np, smartarrays as sa
+        >>> sa.Map.aggregate(np.array([1, 1, 2]), np.array([5, -6, 7]), "sum").items()
+        (array([1, 2]), array([-1,  7]))
+        """
+    def __len__(self) -> int: ...
+    def __contains__(self, key: object, /) -> bool: ...
+    def __getitem__(self, key: int, /) -> int: ...
+    def __setitem__(self, key: int, value: int, /) -> None: ...
+    def __delitem__(self, key: int, /) -> None: ...
+    def get(self, key: int, default: Any = None) -> Any: ...
+    def insert(self, key: int, value: int) -> int | None:
+        """Sets ``key``; returns the previous value or None."""
+    def remove(self, key: int) -> int | None: ...
+    def contains(self, key: int) -> bool: ...
+    @overload
+    def get_many(self, keys: _Keys, default: None = None) -> tuple[npt.NDArray[Any], npt.NDArray[np.bool_]]: ...
+    @overload
+    def get_many(self, keys: _Keys, default: int) -> npt.NDArray[Any]: ...
+    def contains_many(self, keys: _Keys) -> npt.NDArray[np.bool_]: ...
+    def insert_many(self, keys: _Keys, values: _Keys) -> None: ...
+    def upsert_many(self, keys: _Keys, values: _Keys, combine: _Combine = "sum") -> None: ...
+    def items(self) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+        """``(keys, values)`` of every entry, sorted by key."""
+    def keys(self) -> npt.NDArray[Any]: ...
+    def to_numpy(self) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]: ...
+    @property
+    def key_dtype(self) -> np.dtype[Any]: ...
+    @property
+    def value_dtype(self) -> np.dtype[Any]: ...
+    @property
+    def nbytes(self) -> int:
+        """Bytes of memory the map occupies (all partitions and replicas, whole pages)."""
+    @property
+    def placement(self) -> str: ...
+    @property
+    def partitions(self) -> int: ...
+    def memory_report(self) -> _CollectionMemoryReport: ...
+    def placement_report(self) -> list[_PlacementReport]: ...
+
+@final
+class Set:
+    """A set of integer keys (uint64 or int64) in compact, placed memory.
+
+    >>> import numpy as np, smartarrays as sa
+    >>> s = sa.Set(np.array([5, -1, 5, 7], dtype=np.int64))
+    >>> len(s), -1 in s, s.contains_many([7, 8])
+    (3, True, array([ True, False]))
+    >>> s.to_numpy()
+    array([-1,  5,  7])
+    """
+
+    def __new__(
+        cls, keys: _Keys | None = None, *, dtype: _IntDtype = None, placement: str = "interleaved", threads: int | None = None
+    ) -> Set: ...
+    def __len__(self) -> int: ...
+    def __contains__(self, key: object, /) -> bool: ...
+    def insert(self, key: int) -> bool: ...
+    def insert_many(self, keys: _Keys) -> None: ...
+    def contains(self, key: int) -> bool: ...
+    def contains_many(self, keys: _Keys) -> npt.NDArray[np.bool_]: ...
+    def remove(self, key: int) -> bool: ...
+    def to_numpy(self) -> npt.NDArray[Any]: ...
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+    @property
+    def nbytes(self) -> int: ...
+    @property
+    def placement(self) -> str: ...
+    def memory_report(self) -> _CollectionMemoryReport: ...
+    def placement_report(self) -> list[_PlacementReport]: ...
+
+@final
+class Bag:
+    """Counts of integer keys (uint64 or int64); counts never wrap.
+
+    >>> import numpy as np, smartarrays as sa
+    >>> bag = sa.Bag.count(np.array([3, 1, 3, 3, 2], dtype=np.uint64), threads=2)
+    >>> bag[3], bag[9], len(bag)
+    (3, 0, 3)
+    >>> bag.items()
+    (array([1, 2, 3], dtype=uint64), array([1, 1, 3], dtype=uint64))
+    """
+
+    def __new__(
+        cls, keys: _Keys | None = None, *, dtype: _IntDtype = None, placement: str = "interleaved", threads: int | None = None
+    ) -> Bag: ...
+    @staticmethod
+    def count(keys: _Keys, *, dtype: _IntDtype = None, placement: str = "interleaved", threads: int | None = None) -> Bag:
+        """Counts ``keys`` in parallel (radix-partitioned group-by) on ``threads`` workers."""
+    def __len__(self) -> int: ...
+    def __contains__(self, key: object, /) -> bool: ...
+    def __getitem__(self, key: int, /) -> int: ...
+    def get(self, key: int) -> int: ...
+    def add(self, key: int, n: int = 1) -> int: ...
+    def add_many(self, keys: _Keys) -> None: ...
+    def count_many(self, keys: _Keys) -> npt.NDArray[np.uint64]: ...
+    def remove(self, key: int) -> int | None: ...
+    def items(self) -> tuple[npt.NDArray[Any], npt.NDArray[np.uint64]]: ...
+    def to_numpy(self) -> tuple[npt.NDArray[Any], npt.NDArray[np.uint64]]: ...
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+    @property
+    def nbytes(self) -> int: ...
+    @property
+    def placement(self) -> str: ...
+    def memory_report(self) -> _CollectionMemoryReport: ...
+    def placement_report(self) -> list[_PlacementReport]: ...
 
 def zeros(length: int, bits: int, placement: str = "interleaved", threads: int | None = None) -> SmartArray: ...
 def topology() -> _TopologyInfo: ...
