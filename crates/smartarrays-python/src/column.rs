@@ -319,10 +319,20 @@ fn read_numpy(py: Python<'_>, values: &Bound<'_, PyAny>) -> PyResult<Input> {
                 [itemsize.trailing_zeros() as usize];
             (Data::U(words64(&numpy, &array, "uint64")?), logical)
         }
-        ("f", 4 | 8) => {
+        ("f", 8) => {
             let words = words64(&numpy, &array, "float64")?;
-            let logical = if itemsize == 4 { Logical::F32 } else { Logical::F64 };
-            (Data::F(words.into_iter().map(f64::from_bits).collect()), logical)
+            (
+                Data::F(words.into_iter().map(f64::from_bits).collect()),
+                Logical::F64,
+            )
+        }
+        ("f", 4) => {
+            // The float32 bits, widened here (numpy's cast would quiet signaling NaNs).
+            let bits = words64(&numpy, &array.call_method1("view", ("uint32",))?, "uint64")?;
+            (
+                Data::F(bits.into_iter().map(|b| widen_f32(b as u32)).collect()),
+                Logical::F32,
+            )
         }
         ("f", _) => {
             return Err(unsupported(
@@ -411,6 +421,30 @@ fn read_numpy(py: Python<'_>, values: &Bound<'_, PyAny>) -> PyResult<Input> {
         out_dtype: dtype.unbind(),
         masked: masked || has_nulls,
     })
+}
+
+/// A float32 as the float64 of the same value, bit-exact for every NaN: the payload moves to
+/// the top of the wider mantissa, so a signaling NaN stays signaling (a hardware conversion
+/// would quiet it) and [`narrow_f64`] gives back the very bits.
+fn widen_f32(bits: u32) -> f64 {
+    let value = f32::from_bits(bits);
+    if !value.is_nan() {
+        return f64::from(value);
+    }
+    let sign = u64::from(bits >> 31) << 63;
+    let payload = u64::from(bits & 0x007F_FFFF) << 29;
+    f64::from_bits(sign | 0x7FF0_0000_0000_0000 | payload)
+}
+
+/// The float32 a [`widen_f32`] value came from (its exact value, NaN bits included).
+fn narrow_f64(value: f64) -> f32 {
+    if !value.is_nan() {
+        return value as f32;
+    }
+    let bits = value.to_bits();
+    let sign = ((bits >> 63) as u32) << 31;
+    let payload = ((bits >> 29) & 0x007F_FFFF) as u32;
+    f32::from_bits(sign | 0x7F80_0000 | payload)
 }
 
 /// What one Python object is, for columns built from objects.
@@ -598,7 +632,7 @@ fn read_arrow(py: Python<'_>, array: &ArrayRef) -> PyResult<Input> {
         ArrowType::UInt32 => (uints(array.as_primitive::<UInt32Type>().values().iter(), |&v| v.into()), Logical::U32),
         ArrowType::UInt64 => (uints(array.as_primitive::<UInt64Type>().values().iter(), |&v| v), Logical::U64),
         ArrowType::Float32 => (
-            Data::F(array.as_primitive::<Float32Type>().values().iter().map(|&v| f64::from(v)).collect()),
+            Data::F(array.as_primitive::<Float32Type>().values().iter().map(|v| widen_f32(v.to_bits())).collect()),
             Logical::F32,
         ),
         ArrowType::Float64 => (
@@ -880,6 +914,13 @@ impl PyColumn {
                 out.iter_mut().zip(&v).for_each(|(o, &x)| *o = x as u64)
             })?
             .call_method1("view", ("int64",))?,
+            Values::Float64(v) if self.logical == Logical::F32 => new_numpy_u64(py, len, |out| {
+                out.iter_mut()
+                    .zip(&v)
+                    .for_each(|(o, &x)| *o = u64::from(narrow_f64(x).to_bits()))
+            })?
+            .call_method1("astype", ("uint32",))?
+            .call_method1("view", ("float32",))?,
             Values::Float64(v) => new_numpy_u64(py, len, |out| {
                 out.iter_mut().zip(&v).for_each(|(o, &x)| *o = x.to_bits())
             })?
@@ -960,7 +1001,7 @@ impl PyColumn {
             Scalar::Int64(v) => v.into_pyobject(py)?.into_any(),
             Scalar::Float64(v) => {
                 let v = if self.logical == Logical::F32 {
-                    f64::from(v as f32)
+                    widen_f32(narrow_f64(v).to_bits())
                 } else {
                     v
                 };
@@ -1033,7 +1074,7 @@ impl PyColumn {
             }
             (Logical::U64, Values::UInt64(v)) => Arc::new(UInt64Array::new(v.into(), nulls)),
             (Logical::F32, Values::Float64(v)) => Arc::new(Float32Array::new(
-                v.into_iter().map(|x| x as f32).collect::<Vec<f32>>().into(),
+                v.into_iter().map(narrow_f64).collect::<Vec<f32>>().into(),
                 nulls,
             )),
             (Logical::F64, Values::Float64(v)) => Arc::new(Float64Array::new(v.into(), nulls)),

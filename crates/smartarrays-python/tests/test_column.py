@@ -121,6 +121,12 @@ def test_extreme_values() -> None:
     assert str(c[1]) == "-0.0"
     f32 = np.array([np.nan, -0.0, np.inf, np.float32(1e-45)], dtype=np.float32)
     same(sa.column(f32).to_numpy(), f32)
+    # Signaling and payload-carrying NaNs keep their exact bits (a hardware cast would quiet them).
+    nans = np.array([0x7F800001, 0xFFC01234, 0x7FBFFFFF, 0x7FC00000], dtype=np.uint32).view(np.float32)
+    c = sa.column(nans)
+    same(c.to_numpy(), nans)
+    assert pa.array(c).to_numpy().view(np.uint32).tolist() == nans.view(np.uint32).tolist()
+    assert sa.column(pa.array(nans)).to_numpy().view(np.uint32).tolist() == nans.view(np.uint32).tolist()
 
 
 @pytest.mark.parametrize("length", EDGE_LENGTHS)
