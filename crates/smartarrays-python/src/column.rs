@@ -260,6 +260,7 @@ fn read_input(py: Python<'_>, values: &Bound<'_, PyAny>) -> PyResult<Input> {
         return read_objects(py, values, false);
     }
     if values.hasattr("__array__")? {
+        refuse_nulls_through_numpy(values)?;
         return read_numpy(py, &numpy.call_method1("asarray", (values,))?);
     }
     let listed = PyList::new(
@@ -275,6 +276,31 @@ fn read_input(py: Python<'_>, values: &Bound<'_, PyAny>) -> PyResult<Input> {
             .collect::<PyResult<Vec<_>>>()?,
     )?;
     read_objects(py, listed.as_any(), false)
+}
+
+/// Arrow-backed objects without `__arrow_c_array__` (pyarrow chunked arrays, polars series)
+/// that hold nulls: numpy would turn them into NaN or objects, a silent change of type, so the
+/// caller is asked for an Arrow array, whose nulls stay nulls.
+fn refuse_nulls_through_numpy(values: &Bound<'_, PyAny>) -> PyResult<()> {
+    let Ok(count) = values.getattr("null_count") else {
+        return Ok(());
+    };
+    // pyarrow: an attribute; polars: a method.
+    let count = if count.is_callable() {
+        count.call0()?
+    } else {
+        count
+    };
+    let nulls = count.extract::<u64>().unwrap_or(0);
+    if nulls > 0 {
+        return Err(PyValueError::new_err(format!(
+            "{} holds {nulls} null(s), which a numpy conversion would turn into NaN or objects: \
+             pass an Arrow array instead (pyarrow: chunked.combine_chunks(); polars: \
+             series.to_arrow()) so they stay nulls",
+            type_name(values)
+        )));
+    }
+    Ok(())
 }
 
 /// A numpy array (masked arrays give their mask as nulls).

@@ -466,6 +466,18 @@ def test_arrow_export_of_numpy_columns() -> None:
     assert sa.column(view).tolist() == ["p", None, "q"]
 
 
+def test_nulls_are_not_lost_through_numpy() -> None:
+    chunked = pa.chunked_array([[1, None], [3]])
+    with pytest.raises(ValueError, match="holds 1 null"):
+        sa.column(chunked)
+    assert sa.column(chunked.combine_chunks()).tolist() == [1, None, 3]
+    assert sa.column(pa.chunked_array([[1, 2], [3]])).tolist() == [1, 2, 3]
+    pl = pytest.importorskip("polars")
+    with pytest.raises(ValueError, match="to_arrow"):
+        sa.column(pl.Series([1, None]))
+    assert sa.column(pl.Series([1, None]).to_arrow()).tolist() == [1, None]
+
+
 def test_arrow_large_column_and_polars() -> None:
     values = np.arange(100_000, dtype=np.int64) * 3
     c = sa.column(pa.array(values))
