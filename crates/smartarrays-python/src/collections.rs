@@ -133,6 +133,28 @@ impl IntType {
     /// first one outside the type.
     fn codes(self, py: Python<'_>, values: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u64>> {
         let numpy = py.import("numpy")?;
+        if !values.is_instance(&numpy.getattr("ndarray")?)? && !values.hasattr("__array__")? {
+            // A Python sequence: each int on its own (numpy would infer float64 for a list
+            // mixing values above 2**63 with small ones, and lose digits).
+            let items = values.try_iter().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "{what} must be a numpy integer array or a sequence of ints"
+                ))
+            })?;
+            let mut codes = Vec::new();
+            for (index, item) in items.enumerate() {
+                let item = item?;
+                let code = self.code_of(&item, what)?.ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "{what}: {} at index {index} does not fit {}",
+                        item.str().map(|s| s.to_string()).unwrap_or_default(),
+                        self.name()
+                    ))
+                })?;
+                codes.push(code);
+            }
+            return Ok(codes);
+        }
         let array = numpy.call_method1("asarray", (values,))?;
         let ndim: usize = array.getattr("ndim")?.extract()?;
         if ndim != 1 {

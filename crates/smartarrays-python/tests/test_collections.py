@@ -127,10 +127,28 @@ def test_sums_never_wrap() -> None:
         sa.Map.aggregate(np.array([3, 3], dtype=np.uint64), np.array([U64_MAX, 1], dtype=np.uint64))
 
 
+def test_lists_are_read_exactly() -> None:
+    # numpy infers float64 for such a list (and would lose digits); each int is read on its own.
+    keys = [2**63 + 1, 0, 2**64 - 1]
+    s = sa.Set(keys)
+    assert s.to_numpy().tolist() == sorted(keys)
+    bag = sa.Bag(dtype="uint64")
+    bag.add_many(keys + [0])
+    assert bag.count_many(keys).tolist() == [1, 2, 1]
+    m = sa.Map(keys, [1, 2, 3])
+    assert m.get_many(keys, default=0).tolist() == [1, 2, 3]
+    with pytest.raises(ValueError, match="-1 at index 1 does not fit uint64"):
+        s.contains_many([1, -1])
+    with pytest.raises(TypeError, match="integer"):
+        s.contains_many([1, 2.0])
+
+
 def test_map_errors() -> None:
     m = sa.Map()
-    with pytest.raises(TypeError, match="integers"):
+    with pytest.raises(TypeError, match="must be an integer, not float"):
         m.insert_many([1.5], [1])
+    with pytest.raises(TypeError, match="integers"):
+        m.insert_many(np.array([1.5]), [1])
     with pytest.raises(TypeError, match="integer"):
         m.insert(1.5, 1)
     with pytest.raises(TypeError, match="integer"):
