@@ -1,6 +1,6 @@
 //! The Python classes `smartarrays.Map`, `Set` and `Bag`: the smart collections of
 //! `smartarrays-collections` for integer keys (and values), with numpy arrays of keys and
-//! values in and out. Keys and values are `uint64` or `int64` (chosen at construction, or taken
+//! values in and out; and `Dictionary`, strings to dense uint32 codes that those take as keys. Keys and values are `uint64` or `int64` (chosen at construction, or taken
 //! from the first array's dtype); they are stored as the crate's `u64` codes (signed values
 //! zigzag-coded, as the crate's `Key` for `i64` does), so one native table type serves both.
 //! Batches and the parallel group-by run with the GIL released; nothing is truncated or
@@ -1075,5 +1075,171 @@ impl PyBag {
     fn placement_report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let map = self.bag.as_map();
         placement_list(py, py.detach(|| map.placement_report()))
+    }
+}
+
+/// The strings of a sequence (a list, or a numpy str or object array), each checked: TypeError
+/// naming the first element that is no str, ValueError for one that is not valid Unicode.
+fn strings_of(py: Python<'_>, values: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
+    let numpy = py.import("numpy")?;
+    let values = if values.is_instance(&numpy.getattr("ndarray")?)? {
+        values.call_method0("tolist")?
+    } else {
+        values.clone()
+    };
+    if values.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be a sequence of str, not one str"
+        )));
+    }
+    let items = values
+        .try_iter()
+        .map_err(|_| PyTypeError::new_err(format!("{what} must be a sequence of str")))?;
+    let mut strings = Vec::new();
+    for (index, item) in items.enumerate() {
+        let item = item?;
+        let text = item.cast::<PyString>().map_err(|_| {
+            let type_name = item
+                .get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_else(|_| "object".into());
+            PyTypeError::new_err(format!("{what}: element {index} is {type_name}, not str"))
+        })?;
+        strings.push(
+            text.to_str()
+                .map_err(|_| {
+                    PyValueError::new_err(format!(
+                        "{what}: the string at index {index} is not valid Unicode text (a lone surrogate)"
+                    ))
+                })?
+                .to_string(),
+        );
+    }
+    Ok(strings)
+}
+
+/// Interned strings with dense uint32 codes `0..len` in insertion order: strings become keys of
+/// the integer collections (a word count is `Bag.count(d.intern_many(words))`).
+///
+/// >>> import smartarrays as sa
+/// >>> d = sa.Dictionary()
+/// >>> d.intern_many("to be or not to be".split())
+/// array([0, 1, 2, 3, 0, 1], dtype=uint32)
+/// >>> d["not"], d.resolve(1), "cat" in d
+/// (3, 'be', False)
+#[pyclass(name = "Dictionary", module = "smartarrays")]
+pub struct PyDictionary {
+    dictionary: smartarrays_collections::Dictionary,
+}
+
+#[pymethods]
+impl PyDictionary {
+    /// Dictionary(strings=None, *, placement="interleaved", threads=None): empty, or with
+    /// `strings` interned in order.
+    #[new]
+    #[pyo3(signature = (strings = None, *, placement = "interleaved", threads = None))]
+    fn py_new(
+        py: Python<'_>,
+        strings: Option<&Bound<'_, PyAny>>,
+        placement: &str,
+        threads: Option<i64>,
+    ) -> PyResult<PyDictionary> {
+        let options = options(py, placement, threads)?;
+        let dictionary = py
+            .detach(|| smartarrays_collections::Dictionary::with_options(&options))
+            .py_col()?;
+        let mut this = PyDictionary { dictionary };
+        if let Some(strings) = strings.filter(|s| !s.is_none()) {
+            this.intern_many(py, strings)?;
+        }
+        Ok(this)
+    }
+
+    fn __len__(&self) -> usize {
+        self.dictionary.len()
+    }
+
+    fn __contains__(&self, text: &Bound<'_, PyAny>) -> bool {
+        text.extract::<&str>()
+            .ok()
+            .and_then(|t| self.dictionary.get(t))
+            .is_some()
+    }
+
+    /// `d[text]`: the code of `text`; KeyError when it was never interned.
+    fn __getitem__(&self, text: &Bound<'_, PyAny>) -> PyResult<u32> {
+        text.extract::<&str>()
+            .ok()
+            .and_then(|t| self.dictionary.get(t))
+            .ok_or_else(|| PyKeyError::new_err(text.clone().unbind()))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Dictionary(len={})", self.dictionary.len())
+    }
+
+    /// get(text) -> its code, or None.
+    fn get(&self, text: &str) -> Option<u32> {
+        self.dictionary.get(text)
+    }
+
+    /// intern(text) -> its code, a new one (the next in order) when it is new.
+    fn intern(&mut self, text: &str) -> PyResult<u32> {
+        self.dictionary.intern(text).py_col()
+    }
+
+    /// intern_many(strings) -> uint32 codes of a batch (a list, or a numpy str or object
+    /// array of str).
+    fn intern_many<'py>(
+        &mut self,
+        py: Python<'py>,
+        strings: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let strings = strings_of(py, strings, "strings")?;
+        let dictionary = &mut self.dictionary;
+        let codes = py
+            .detach(|| dictionary.intern_many(strings.iter().map(String::as_str)))
+            .py_col()?;
+        new_numpy_u64(py, codes.len(), |out| {
+            out.iter_mut()
+                .zip(&codes)
+                .for_each(|(o, &c)| *o = u64::from(c))
+        })?
+        .call_method1("astype", ("uint32",))
+    }
+
+    /// resolve(code) -> the string of a code, or None.
+    fn resolve(&self, code: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+        let code = IntType::U64.code_of(code, "a code")?;
+        Ok(code
+            .and_then(|c| u32::try_from(c).ok())
+            .and_then(|c| self.dictionary.resolve(c))
+            .map(str::to_string))
+    }
+
+    /// resolve_many(codes) -> an object array of the strings (None for unknown codes).
+    fn resolve_many<'py>(
+        &self,
+        py: Python<'py>,
+        codes: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let codes = IntType::U64.codes(py, codes, "codes")?;
+        let array = py
+            .import("numpy")?
+            .call_method1("empty", (codes.len(), "object"))?;
+        for (index, code) in codes.into_iter().enumerate() {
+            let text = u32::try_from(code)
+                .ok()
+                .and_then(|c| self.dictionary.resolve(c));
+            array.set_item(index, text)?;
+        }
+        Ok(array)
+    }
+
+    /// Bytes of memory the dictionary occupies (strings, offsets and its index).
+    #[getter]
+    fn nbytes(&self) -> usize {
+        self.dictionary.memory_bytes()
     }
 }

@@ -8,7 +8,8 @@
 //! - [`input`]: Python values to core arrays (buffers read in place, sequences, numpy);
 //! - [`buffer`]: the only `unsafe` code: raw reads of Python buffers, writes into new numpy arrays;
 //! - [`arrow`]: the Arrow PyCapsule interface (`__arrow_c_array__`, `__arrow_c_stream__`);
-//! - [`collections`]: the `Map`, `Set` and `Bag` classes (smart collections of integer keys);
+//! - [`collections`]: the `Map`, `Set` and `Bag` classes (smart collections of integer keys) and
+//!   `Dictionary` (strings to dense codes);
 //! - [`column`]: the `Column` class (typed compressed columns of `smartarrays-encodings`);
 //! - [`table`]: several arrays exported together as an Arrow table (`smartarrays.table`);
 //! - [`runtime`]: default and per-call worker counts;
@@ -203,6 +204,7 @@ fn native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<collections::PyMap>()?;
     module.add_class::<collections::PySet>()?;
     module.add_class::<collections::PyBag>()?;
+    module.add_class::<collections::PyDictionary>()?;
     module.add_function(wrap_pyfunction!(build_column, module)?)?;
     module.add_function(wrap_pyfunction!(table::table, module)?)?;
     module.add_function(wrap_pyfunction!(array, module)?)?;

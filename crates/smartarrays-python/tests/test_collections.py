@@ -282,3 +282,40 @@ def test_bag_against_counter(keys: list[int], more: list[int]) -> None:
     assert as_dict(bag.to_numpy()) == dict(reference)
     for k in more[:5]:
         assert bag[k] == reference[k]
+
+
+# ----------------------------------------------------------------------------------------------
+# Dictionary
+
+
+def test_dictionary_codes_and_word_count() -> None:
+    words = "the cat and the hat and the bat".split()
+    d = sa.Dictionary(placement="interleaved")
+    codes = d.intern_many(np.array(words))
+    assert codes.dtype == np.uint32 and codes.tolist() == [0, 1, 2, 0, 3, 2, 0, 4]
+    assert len(d) == 5 and d["hat"] == 3 and d.get("dog") is None and "cat" in d and 5 not in d
+    assert d.intern("dog") == 5 and d.intern("cat") == 1
+    assert d.resolve(4) == "bat" and d.resolve(99) is None and d.resolve(-1) is None
+    assert d.resolve_many([0, 99, 5]).tolist() == ["the", None, "dog"]
+    counts = sa.Bag.count(codes)
+    assert {d.resolve(k): int(n) for k, n in zip(*counts.items())} == Counter(words)
+    assert d.nbytes > 0 and repr(d) == "Dictionary(len=6)"
+    with pytest.raises(KeyError):
+        d["fish"]
+    with pytest.raises(TypeError, match="element 1 is NoneType"):
+        d.intern_many(["a", None])
+    with pytest.raises(TypeError, match="one str"):
+        d.intern_many("abc")
+    with pytest.raises(ValueError, match="not valid Unicode"):
+        d.intern_many(["\ud800"])
+
+
+@given(words=st.lists(st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=8), max_size=200))
+def test_dictionary_against_python(words: list[str]) -> None:
+    d = sa.Dictionary(words)
+    first: dict[str, int] = {}
+    for w in words:
+        first.setdefault(w, len(first))
+    assert len(d) == len(first)
+    assert all(d[w] == code and d.resolve(code) == w for w, code in first.items())
+    assert d.intern_many(words).tolist() == [first[w] for w in words]

@@ -28,6 +28,7 @@ as one Arrow table (``pyarrow.table(t)``, ``polars.DataFrame(t)``).
 from ._native import (
     Bag,
     Column,
+    Dictionary,
     Map,
     Set,
     SmartArray,
@@ -47,6 +48,7 @@ from ._native import (
 __all__ = [
     "Bag",
     "Column",
+    "Dictionary",
     "Map",
     "Set",
     "SmartArray",

@@ -2,6 +2,7 @@
 from ._native import (
     Bag as Bag,
     Column as Column,
+    Dictionary as Dictionary,
     Map as Map,
     Set as Set,
     SmartArray as SmartArray,
@@ -21,6 +22,7 @@ from ._native import (
 __all__ = [
     "Bag",
     "Column",
+    "Dictionary",
     "Map",
     "Set",
     "SmartArray",
