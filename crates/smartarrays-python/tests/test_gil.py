@@ -61,3 +61,33 @@ def test_columns_and_collections_release_the_gil() -> None:
         thread.join()
     assert len(bag) == len(np.unique(keys))
     assert during > 10_000, during
+
+
+def test_a_write_during_a_read_in_another_thread_is_refused() -> None:
+    m = sa.Map(np.arange(1_000_000, dtype=np.uint64), np.arange(1_000_000, dtype=np.uint64))
+    keys = np.arange(20_000_000, dtype=np.uint64) % np.uint64(1_000_000)
+    started = threading.Event()
+    refused: list[str] = []
+
+    def reader() -> None:
+        started.set()
+        for _ in range(3):
+            values, found = m.get_many(keys)
+            assert found.all()
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    started.wait()
+    try:
+        for _ in range(200):
+            try:
+                m.insert(1, 2)
+            except RuntimeError as error:
+                refused.append(str(error))
+                break
+            threading.Event().wait(0.005)
+    finally:
+        thread.join()
+    # Not a race: either the write came between two reads, or it was refused.
+    assert not refused or "borrowed" in refused[0]
+    assert m[1] in (1, 2)
