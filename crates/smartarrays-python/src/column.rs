@@ -1342,6 +1342,43 @@ impl PyColumn {
         self.to_python(py, rows)
     }
 
+    /// numpy conversion (`numpy.asarray(c)`): the decoded values, as `to_numpy()`. A column
+    /// whose nulls need a mask (integers, floats, bools) refuses: a plain array would show the
+    /// stand-in values of null rows as data; use `to_numpy()`, which gives a masked array.
+    #[pyo3(signature = (dtype = None, copy = None))]
+    fn __array__<'py>(
+        &self,
+        py: Python<'py>,
+        dtype: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if copy == Some(false) {
+            return Err(PyValueError::new_err(
+                "a column is encoded: converting it to numpy always makes a decoded copy",
+            ));
+        }
+        let decoded = self.to_numpy(py)?;
+        let masked = py.import("numpy")?.getattr("ma")?.getattr("MaskedArray")?;
+        if decoded.is_instance(&masked)? {
+            if self.column.null_count() > 0 {
+                return Err(PyValueError::new_err(format!(
+                    "the column holds {} null(s) that a plain numpy array cannot show: use \
+                     to_numpy(), which gives a masked array",
+                    self.column.null_count()
+                )));
+            }
+            let data = decoded.getattr("data")?;
+            return match dtype {
+                Some(dtype) if !dtype.is_none() => data.call_method1("astype", (dtype,)),
+                _ => Ok(data),
+            };
+        }
+        match dtype {
+            Some(dtype) if !dtype.is_none() => decoded.call_method1("astype", (dtype,)),
+            _ => Ok(decoded),
+        }
+    }
+
     /// All values as a list of Python objects (None for nulls).
     fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let column = Arc::clone(&self.column);

@@ -485,3 +485,24 @@ def test_arrow_large_column_and_polars() -> None:
     pl = pytest.importorskip("polars")
     series = pl.Series(sa.column(np.array([1, 2, 3], dtype=np.uint32)))
     assert series.dtype == pl.UInt32 and series.to_list() == [1, 2, 3]
+
+
+def test_numpy_conversion_and_other_sources() -> None:
+    values = np.array([3, 1, 2], dtype=np.int32)
+    c = sa.column(values)
+    same(np.asarray(c), values)
+    same(np.asarray(c, dtype=np.int64), values.astype(np.int64))
+    assert np.asarray(c).sum() == 6
+    with pytest.raises(ValueError, match="decoded copy"):
+        np.asarray(c, copy=False)
+    masked = sa.column(np.ma.masked_array([1, 2], mask=[True, False]))
+    with pytest.raises(ValueError, match="masked array"):
+        np.asarray(masked)
+    words = sa.column(np.array(["a", None], dtype=object))
+    assert np.asarray(words).tolist() == ["a", None]
+    from_smart_array = sa.column(sa.array([5, 6, 7], bits=3))
+    assert from_smart_array.dtype == np.uint64 and from_smart_array.tolist() == [5, 6, 7]
+    assert sa.column(range(4)).tolist() == [0, 1, 2, 3]
+    auto = sa.column(np.arange(1000, dtype=np.uint16), placement="auto")
+    assert auto.placement != "auto" and auto.sum() == 499500
+    assert sa.Map(placement="auto").placement and sa.Bag.count([1, 1], placement="replicated")[1] == 2

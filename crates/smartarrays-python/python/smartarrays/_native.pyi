@@ -292,6 +292,8 @@ class Column:
         array(['2024-02-29',        'NaT'], dtype='datetime64[D]')
         """
     def tolist(self) -> list[_ColumnScalar]: ...
+    def __array__(self, dtype: npt.DTypeLike | None = None, copy: bool | None = None) -> npt.NDArray[Any]:
+        """``numpy.asarray(c)``: the decoded values; ValueError when nulls would need a mask."""
     @property
     def dtype(self) -> np.dtype[Any]: ...
     @property
