@@ -506,3 +506,32 @@ def test_numpy_conversion_and_other_sources() -> None:
     auto = sa.column(np.arange(1000, dtype=np.uint16), placement="auto")
     assert auto.placement != "auto" and auto.sum() == 499500
     assert sa.Map(placement="auto").placement and sa.Bag.count([1, 1], placement="replicated")[1] == 2
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES + ["float32", "bool"])
+@given(data=st.data())
+def test_every_numeric_dtype_against_numpy(dtype: str, data: st.DataObject) -> None:
+    values = data.draw(hnp.arrays(np.dtype(dtype), st.integers(0, 200)))
+    encoding = data.draw(st.sampled_from(["auto", "bitpacked", "frame", "run_end", "dictionary"]))
+    c = sa.column(values, encoding=encoding)
+    same(c.to_numpy(), values)
+    if len(values) == 0:
+        assert c.sum() == 0 and c.equal(values.dtype.type(0)).size == 0
+        return
+    if dtype == "float32":
+        keys = total_order_key(values)
+        probe = values[data.draw(st.integers(0, len(values) - 1))]
+        np.testing.assert_array_equal(c.equal(float(probe)), np.flatnonzero(keys == total_order_key(np.array([probe]))[0]))
+        return
+    as_int = values.astype(object)
+    assert c.sum() == sum(int(v) for v in as_int)
+    assert (c.min(), c.max()) == (values.min().item(), values.max().item())
+    probe = values[data.draw(st.integers(0, len(values) - 1))].item()
+    np.testing.assert_array_equal(c.equal(probe), np.flatnonzero(as_int == probe))
+    picks = data.draw(st.lists(st.sampled_from(as_int.tolist()), max_size=5))
+    np.testing.assert_array_equal(c.isin(picks), np.flatnonzero([v in set(picks) for v in as_int.tolist()]))
+    if dtype != "bool":
+        low, high = sorted(data.draw(st.lists(st.integers(-(2**65), 2**65), min_size=2, max_size=2)))
+        np.testing.assert_array_equal(c.between(low, high), reference_between(values, low, high))
+    indices = data.draw(st.lists(st.integers(-len(values), len(values) - 1), max_size=20))
+    same(c.take(indices), values[indices] if indices else values[:0])
