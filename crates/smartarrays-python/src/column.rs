@@ -704,24 +704,21 @@ fn read_arrow(py: Python<'_>, array: &ArrayRef) -> PyResult<Input> {
 
 /// The encoding named by `encoding=`: `None` for "auto".
 fn encoding_kind(name: &str) -> PyResult<Option<EncodingKind>> {
-    const KINDS: [EncodingKind; 7] = [
-        EncodingKind::BitPacked,
-        EncodingKind::Frame,
-        EncodingKind::Dictionary,
-        EncodingKind::RunEnd,
-        EncodingKind::Constant,
-        EncodingKind::Alp,
-        EncodingKind::Fsst,
-    ];
+    // Every integer encoding the crate has (its own list, so a new one is accepted here as soon
+    // as the crate adds it), then the float and string ones.
+    let kinds: Vec<EncodingKind> = EncodingKind::INTEGER
+        .into_iter()
+        .chain([EncodingKind::Alp, EncodingKind::Fsst])
+        .collect();
     if name == "auto" {
         return Ok(None);
     }
-    KINDS
+    kinds
         .iter()
         .find(|kind| kind.name() == name)
         .map(|&kind| Some(kind))
         .ok_or_else(|| {
-            let names: Vec<&str> = KINDS.iter().map(|k| k.name()).collect();
+            let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
             PyValueError::new_err(format!(
                 "encoding={name:?} is unknown: use \"auto\" or one of {}",
                 names.join(", ")

@@ -236,7 +236,8 @@ def table(columns: dict[str, SmartArray], chunk_values: int = 0) -> SmartTable:
     (['a'], 2)
     """
 
-_Encoding = Literal["auto", "bitpacked", "frame", "dictionary", "run_end", "constant", "alp", "fsst"]
+# Names of the encodings crate (a newer crate may add more; an unknown name is a ValueError).
+_Encoding = Literal["auto", "bitpacked", "frame", "dictionary", "run_end", "constant", "alp", "fsst"] | str
 _ColumnValues = npt.ArrayLike | Iterable[Any]
 _ColumnScalar = int | float | bool | str | np.datetime64 | None
 
