@@ -288,7 +288,8 @@ def test_reductions_match_numpy(dtype: str) -> None:
 def test_dates() -> None:
     days = np.arange(np.datetime64("2020-01-01"), np.datetime64("2021-01-01"))
     c = sa.column(days.repeat(3))
-    assert c.encoding == "run_end"
+    # Sorted runs: run-end (or, where the crate has it, delta) beats 64-bit days by far.
+    assert c.encoding in {"run_end", "delta"} and c.nbytes < len(c)
     march = c.between(np.datetime64("2020-03-01"), datetime.date(2020, 3, 31))
     assert len(march) == 31 * 3
     np.testing.assert_array_equal(c.equal(datetime.date(2020, 1, 2)), [3, 4, 5])
@@ -481,7 +482,7 @@ def test_nulls_are_not_lost_through_numpy() -> None:
 def test_arrow_large_column_and_polars() -> None:
     values = np.arange(100_000, dtype=np.int64) * 3
     c = sa.column(pa.array(values))
-    assert c.sum() == int(values.sum()) and c.encoding in {"frame", "bitpacked"}
+    assert c.sum() == int(values.sum()) and c.nbytes < values.nbytes / 2
     pl = pytest.importorskip("polars")
     series = pl.Series(sa.column(np.array([1, 2, 3], dtype=np.uint32)))
     assert series.dtype == pl.UInt32 and series.to_list() == [1, 2, 3]
