@@ -32,7 +32,7 @@ FUZZ_PY_SETUP_STAMP := $(FUZZ_PY_VENV)/.requirements-installed
 FUZZ_PY_BUILD_STAMP := $(FUZZ_PY_VENV)/.extension-installed
 # What the instrumented extension is built from (its tests excepted).
 FUZZ_PY_SOURCES := Cargo.lock $(shell find crates/smartarrays crates/smartarrays-python crates/smartarrays-arrow \
-	crates/smartarrays-adapt -path '*/tests' -prune -o -type f \( -name '*.rs' -o -name '*.toml' -o -name '*.py' \
+	crates/smartarrays-adapt crates/smartarrays-encodings crates/smartarrays-collections -path '*/tests' -prune -o -type f \( -name '*.rs' -o -name '*.toml' -o -name '*.py' \
 	-o -name '*.pyi' \) -print 2>/dev/null)
 # A target's command and how fuzz-minimize merges its corpus: the Rust binaries keep every input
 # that adds a feature (-merge=1); the Python harness runs in the fuzz venv, and its corpus keeps a

@@ -7,6 +7,10 @@ generators and other iterables of arbitrary Python objects, objects with ``__arr
 smart arrays, ``zeros`` and ``_from_packed``), with fuzzed ``placement``, ``bits``,
 ``compression`` and ``threads``; then into operations on the result (indexing, slices, fancy
 indexes, ``set``, ``del``, reductions, numpy functions, pickling, copies, Arrow capsules).
+Some inputs build a typed column instead (``smartarrays.column`` / ``Column`` from numpy arrays
+of every supported and some unsupported dtype, masked arrays, object arrays and lists of fuzzed
+elements, with fuzzed encoding names) and check decoding, sums, filters and ``take``; others
+drive ``Map``, ``Set`` and ``Bag`` against a dict, a set and a ``collections.Counter``.
 
 Every call must either give the right answer, checked against a plain Python/numpy reference
 computed here, or raise one of the documented exception types (``TypeError``, ``ValueError``,
@@ -1057,6 +1061,282 @@ def check_table(fdp, arrays):
 
 
 # ---------------------------------------------------------------------------------------------
+# Typed columns (smartarrays.column / Column): numpy arrays of every supported dtype from fuzzed
+# bytes (every float bit pattern, NaT, out-of-range days), object arrays and lists of fuzzed
+# elements (mixed types, None, surrogates), unsupported dtypes, fuzzed encoding names; then
+# decoding, reductions, filters and take against numpy/Python references.
+
+COLUMN_NUMERIC = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"]
+COLUMN_UNSUPPORTED = ["complex64", "float16", "datetime64[s]", "timedelta64[D]", "S3", "V8"]
+COLUMN_ENCODINGS = ["auto", "auto", "auto", "bitpacked", "frame", "dictionary", "run_end", "constant", "alp", "fsst", "bogus", ""]
+
+
+def total_order(value):
+    """The IEEE total-order key of a float64 (columns compare floats this way)."""
+    bits = struct.unpack("<q", struct.pack("<d", value))[0]
+    return bits ^ 0x7FFFFFFFFFFFFFFF if bits < 0 else bits
+
+
+def widen_f32(value):
+    """A float32 as the float64 a column gives back: the same value, and for a NaN the same
+    payload at the top of the mantissa (numpy's cast would quiet a signaling NaN)."""
+    bits = int(np.float32(value).view(np.uint32))
+    if not math.isnan(value):
+        return float(value)
+    wide = ((bits >> 31) << 63) | (0x7FF << 52) | ((bits & 0x7FFFFF) << 29)
+    return struct.unpack("<d", struct.pack("<Q", wide))[0]
+
+
+def fuzz_column_input(fdp):
+    """(values, expected list or exception types, kind): expected lists hold Python values
+    (None for nulls; floats compared bit for bit through total_order)."""
+    length = fdp.PickValueInList([0, 1, 2, 3, 63, 64, 65, 200, 1025])
+    mode = fdp.ConsumeIntInRange(0, 9)
+    if mode <= 3:
+        dtype = np.dtype(fdp.PickValueInList(COLUMN_NUMERIC))
+        raw = fdp.ConsumeBytes(length * dtype.itemsize)
+        raw += bytes(length * dtype.itemsize - len(raw))
+        values = np.frombuffer(raw, dtype=dtype)
+        if fdp.ConsumeBool() and length:
+            values = values[:: fdp.ConsumeIntInRange(1, 3)]
+        items = [widen_f32(v) if dtype == np.float32 else v.item() for v in values]
+        if fdp.ConsumeIntInRange(0, 3) == 0:
+            mask = np.array([fdp.ConsumeBool() for _ in range(len(values))], dtype=bool)
+            masked = np.ma.masked_array(values, mask=mask)
+            return masked, [None if m else v for v, m in zip(items, mask)], dtype.kind
+        return values, items, dtype.kind
+    if mode == 4:
+        values = np.array([fdp.ConsumeBool() for _ in range(length)], dtype=bool)
+        return values, values.tolist(), "b"
+    if mode == 5:
+        days = [fdp.PickValueInList([0, -1, 19000, (1 << 31) - 1, -(1 << 31), 1 << 31, fdp.ConsumeInt(8)]) for _ in range(length)]
+        days = [d if -(1 << 63) <= d < (1 << 63) else 0 for d in days]
+        values = np.array(days, dtype=np.int64).view("datetime64[D]")
+        nat = -(1 << 63)
+        if any(d != nat and not -(1 << 31) <= d < (1 << 31) for d in days):
+            return values, (ValueError,), "M"
+        return values, [None if d == nat else np.datetime64(d, "D") for d in days], "M"
+    if mode == 6:
+        words = [fdp.ConsumeUnicode(fdp.ConsumeIntInRange(0, 6)) for _ in range(min(length, 200))]
+        if fdp.ConsumeBool():
+            clean = [w.rstrip("\x00") for w in words]
+            values = np.array(clean, dtype=str) if clean else np.array([], dtype="<U1")
+            words = values.tolist()
+        else:
+            values = np.array([None if fdp.ConsumeIntInRange(0, 5) == 0 else w for w in words], dtype=object)
+            words = values.tolist()
+        if any(w is not None and not encodable(w) for w in words):
+            return values, (ValueError,), "U"
+        return values, words, "U"
+    if mode == 7:
+        dtype = fdp.PickValueInList(COLUMN_UNSUPPORTED)
+        return np.zeros(length, dtype=dtype), (TypeError,), "x"
+    # Objects: lists and object arrays of fuzzed elements (ints, bools, floats, None, junk).
+    items = [fuzz_element(fdp) for _ in range(fdp.ConsumeIntInRange(0, 40))]
+    values = items if mode == 8 else np.array(items + [None], dtype=object)[:-1]
+    return values, None, "o"
+
+
+def column_reference(items):
+    """For object input: the expected list, or exception types (a lenient reference: the kinds
+    the binding distinguishes)."""
+    kinds = set()
+    for item in items:
+        if item is None:
+            continue
+        if isinstance(item, str):
+            kinds.add("str")
+        elif isinstance(item, (bool, np.bool_)):
+            kinds.add("bool")
+        elif isinstance(item, (int, np.integer)):
+            kinds.add("int")
+        elif isinstance(item, (float, np.floating)):
+            kinds.add("float")
+        else:
+            return (TypeError,)
+    if len(kinds) > 1:
+        return (TypeError,)
+    if not kinds:
+        return [None] * len(items)  # only None (or nothing, in an object array): a string column
+    if kinds == {"int"}:
+        present = [int(i) for i in items if i is not None]
+        if not (min(present) >= -(1 << 63) and max(present) < (1 << 63)) and not (min(present) >= 0 and max(present) < U64):
+            return (ValueError,)
+        return [None if i is None else int(i) for i in items]
+    if kinds == {"bool"}:
+        return [None if i is None else bool(i) for i in items]
+    if kinds == {"float"}:
+        return [None if i is None else float(i) for i in items]
+    return [None if i is None else i for i in items]
+
+
+def same_value(got, expected):
+    if isinstance(expected, float):
+        return isinstance(got, float) and total_order(got) == total_order(expected)
+    if isinstance(expected, np.datetime64):
+        return isinstance(got, np.datetime64) and got == expected
+    return got == expected and type(got) is type(expected)
+
+
+def check_column(fdp):
+    values, expected, kind = fuzz_column_input(fdp)
+    if expected is None:
+        expected = column_reference(values if isinstance(values, list) else values.tolist())
+        if isinstance(values, list) and not values and not isinstance(expected, tuple):
+            expected = (TypeError,)
+    encoding = fdp.PickValueInList(COLUMN_ENCODINGS)
+    placement = fdp.PickValueInList(["interleaved", "os", "replicated", "node:0"])
+    constructor = fdp.PickValueInList([sa.column, sa.Column])
+    what = f"column({summary(values)}, encoding={encoding!r}, placement={placement!r})"
+    ok, result = attempt(lambda: constructor(values, encoding=encoding, placement=placement), what)
+    errors = expected if isinstance(expected, tuple) else ()
+    if encoding not in ("auto",) and not errors:
+        # A named encoding may not apply to the type or the data: a ValueError or TypeError.
+        if not ok and isinstance(result, (ValueError, TypeError)):
+            return
+    if errors:
+        expect_error(what, ok, result, errors + ((ValueError,) if encoding != "auto" else ()))
+        return
+    c = expect_ok(what, ok, result)
+    got = c.tolist()
+    check(len(c) == len(expected) and len(got) == len(expected), lambda: f"{what}: length {len(c)} != {len(expected)}")
+    check(all(same_value(g, e) for g, e in zip(got, expected)), lambda: f"{what}: {summary(got)} != {summary(expected)}")
+    out = c.to_numpy()
+    check(out.dtype == c.dtype and len(out) == len(expected), lambda: f"{what}: to_numpy dtype {out.dtype} vs {c.dtype}")
+    valid = [e for e in expected if e is not None]
+    for _ in range(fdp.ConsumeIntInRange(0, 4)):
+        operation = fdp.ConsumeIntInRange(0, 4)
+        if operation == 0:
+            ok, total = attempt(c.sum, f"{what}.sum()")
+            if kind in ("M", "U") or (valid and isinstance(valid[0], (str, np.datetime64))) or (not valid and c.dtype.kind in "OM"):
+                expect_error(f"{what}.sum()", ok, total, (TypeError,))
+                continue
+            total = expect_ok(f"{what}.sum()", ok, total)
+            if valid and isinstance(valid[0], float):
+                reference = 0.0
+                for v in valid:
+                    reference += v
+                check(isinstance(total, float) and (total == reference or (total != total and reference != reference)),
+                      lambda: f"{what}.sum(): {total} != {reference}")
+            else:
+                check(total == sum(int(v) for v in valid), lambda: f"{what}.sum(): {total}")
+        elif operation == 1 and valid:
+            probe = valid[fdp.ConsumeIntInRange(0, len(valid) - 1)]
+            rows = c.equal(probe).tolist()
+            reference = [i for i, e in enumerate(expected) if e is not None and same_value(e, probe)]
+            check(rows == reference, lambda: f"{what}.equal({probe!r}): {rows} != {reference}")
+        elif operation == 2 and valid and not isinstance(valid[0], (str, np.datetime64, bool)):
+            low, high = sorted((valid[fdp.ConsumeIntInRange(0, len(valid) - 1)], valid[fdp.ConsumeIntInRange(0, len(valid) - 1)]),
+                               key=lambda v: total_order(v) if isinstance(v, float) else v)
+            key = (lambda v: total_order(v)) if isinstance(low, float) else (lambda v: v)
+            rows = c.between(low, high, mask=True).tolist()
+            reference = [e is not None and key(low) <= key(e) <= key(high) for e in expected]
+            check(rows == reference, lambda: f"{what}.between({low!r}, {high!r})")
+        elif operation == 3:
+            indices = [fdp.ConsumeIntInRange(-len(expected) - 2, len(expected) + 1) for _ in range(fdp.ConsumeIntInRange(0, 5))]
+            ok, taken = attempt(lambda: c.take(indices), f"{what}.take({indices})")
+            if any(not -len(expected) <= i < len(expected) for i in indices):
+                expect_error(f"{what}.take({indices})", ok, taken, (IndexError,))
+            else:
+                taken = expect_ok(f"{what}.take({indices})", ok, taken)
+                check(len(taken) == len(indices), lambda: f"{what}.take: {len(taken)}")
+        else:
+            stats = c.statistics()
+            check(stats["null_count"] == len(expected) - len(valid), lambda: f"{what}: statistics {stats}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Collections (smartarrays.Map, Set, Bag) against a dict and a Counter.
+
+
+def fuzz_keys(fdp, count):
+    return [fdp.PickValueInList([fuzz_int(fdp), fdp.ConsumeIntInRange(-3, 3)]) for _ in range(count)]
+
+
+def fits(value, dtype):
+    return 0 <= value < U64 if dtype == "uint64" else -(1 << 63) <= value < (1 << 63)
+
+
+def as_array(items, dtype):
+    """The keys as a numpy array of the collection's dtype, or the list when they do not fit."""
+    try:
+        return np.array(items, dtype=dtype)
+    except OverflowError:
+        return items
+
+
+def check_collections(fdp):
+    dtype = fdp.PickValueInList(["uint64", "int64"])
+    other = fdp.PickValueInList(["uint64", "int64"])
+    keys = fuzz_keys(fdp, fdp.ConsumeIntInRange(0, 60))
+    values = fuzz_keys(fdp, len(keys))
+    which = fdp.ConsumeIntInRange(0, 2)
+    threads = fdp.PickValueInList([None, 1, 2])
+    keys_fit = all(fits(k, dtype) for k in keys)
+    if which == 0:
+        what = f"Bag.count({summary(keys)}, dtype={dtype})"
+        ok, bag = attempt(lambda: sa.Bag.count(as_array(keys, dtype) if keys_fit else keys, dtype=dtype, threads=threads), what)
+        if not keys_fit:
+            expect_error(what, ok, bag, (ValueError, TypeError, OverflowError))
+            return
+        bag = expect_ok(what, ok, bag)
+        reference = collections.Counter(keys)
+        got = dict(zip(bag.items()[0].tolist(), bag.items()[1].tolist()))
+        check(got == dict(reference), lambda: f"{what}: {summary(got)} != {summary(dict(reference))}")
+        more = fuzz_keys(fdp, fdp.ConsumeIntInRange(0, 10))
+        ok, result = attempt(lambda: bag.add_many(more), f"{what}.add_many({more})")
+        if all(fits(k, dtype) for k in more):
+            expect_ok(f"{what}.add_many", ok, result)
+            reference.update(more)
+            check(all(bag[k] == reference[k] for k in more), lambda: f"{what}.add_many: counts differ")
+        else:
+            expect_error(f"{what}.add_many", ok, result, (ValueError, TypeError, OverflowError))
+        return
+    if which == 1:
+        what = f"Set({summary(keys)}, dtype={dtype})"
+        ok, s = attempt(lambda: sa.Set(keys, dtype=dtype, threads=threads), what)
+        if not keys_fit:
+            expect_error(what, ok, s, (ValueError, TypeError, OverflowError))
+            return
+        s = expect_ok(what, ok, s)
+        check(s.to_numpy().tolist() == sorted(set(keys)), lambda: f"{what}: {summary(s.to_numpy())}")
+        probe = fuzz_int(fdp)
+        check((probe in s) == (probe in set(keys)), lambda: f"{what}: {probe} in set")
+        return
+    combine = fdp.PickValueInList(["sum", "min", "max", "replace", "avg"])
+    what = f"Map(key_dtype={dtype}, value_dtype={other}).upsert_many({summary(keys)}, {summary(values)}, {combine!r})"
+    m = sa.Map(key_dtype=dtype, value_dtype=other)
+    ok, result = attempt(lambda: m.upsert_many(keys, values, combine=combine), what)
+    if combine == "avg" or not keys_fit or not all(fits(v, other) for v in values):
+        expect_error(what, ok, result, (ValueError, TypeError, OverflowError))
+        check(len(m) == 0, lambda: f"{what}: a refused batch changed the map")
+        return
+    reference, overflow = {}, False
+    for k, v in zip(keys, values):
+        if k not in reference:
+            reference[k] = v
+            continue
+        old = reference[k]
+        new = {"sum": old + v, "min": min(old, v), "max": max(old, v), "replace": v}[combine]
+        if fits(new, other):
+            reference[k] = new
+        else:
+            overflow = True
+    if overflow:
+        expect_error(what, ok, result, (OverflowError,))
+    else:
+        expect_ok(what, ok, result)
+    got = dict(zip(m.items()[0].tolist(), m.items()[1].tolist()))
+    check(got == reference, lambda: f"{what}: {summary(got)} != {summary(reference)}")
+    probes = fuzz_keys(fdp, fdp.ConsumeIntInRange(0, 8))
+    if all(fits(p, dtype) for p in probes):
+        found_values, found = m.get_many(as_array(probes, dtype))
+        check(found.tolist() == [p in reference for p in probes], lambda: f"{what}: get_many({probes})")
+        check([int(v) for v, f in zip(found_values, found) if f] == [reference[p] for p in probes if p in reference],
+              lambda: f"{what}: get_many values")
+
+
+# ---------------------------------------------------------------------------------------------
 # One input.
 
 
@@ -1096,8 +1376,15 @@ def built(call, values, placement, width, threads, compression, what, values_sho
 
 def test_one_input(data):
     fdp = atheris.FuzzedDataProvider(data)
-    if fdp.ConsumeIntInRange(0, 15) == 0:
+    first = fdp.ConsumeIntInRange(0, 15)
+    if first == 0:
         check_zeros(fdp)
+        return
+    if first in (1, 2):
+        check_column(fdp)
+        return
+    if first == 3:
+        check_collections(fdp)
         return
     values, reference = fuzz_values(fdp)
     if isinstance(reference, str):

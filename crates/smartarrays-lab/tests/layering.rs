@@ -1,7 +1,8 @@
 //! The crate graph is the architecture: this test reads `cargo metadata` and fails on any
 //! dependency edge between the workspace's crates that the layering does not allow.
 //!
-//! core `smartarrays` -> `smartarrays-encodings` (typed compressed columns, core only) and
+//! core `smartarrays` -> `smartarrays-encodings` (typed compressed columns, core only),
+//! `smartarrays-collections` (maps, sets, bags; core only) and
 //! `smartarrays-adapt` -> `smartarrays-graph` (adapt only behind its
 //! feature) -> `smartarrays-arrow` -> bindings (C ABI, Python; Java loads the C library) and the
 //! experiments (`smartarrays-lab`) -> the CLI on top. Bindings never depend on each other. The
@@ -33,7 +34,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("smartarrays-capi", &["smartarrays-ffi"]),
     (
         "smartarrays-python",
-        &["smartarrays", "smartarrays-adapt", "smartarrays-arrow"],
+        &[
+            "smartarrays",
+            "smartarrays-adapt",
+            "smartarrays-arrow",
+            "smartarrays-encodings",
+            "smartarrays-collections",
+        ],
     ),
     (
         "smartarrays-numa-tests",

@@ -8,13 +8,20 @@
 //! released; a capsule dropped unconsumed releases its struct (the arrow-rs types release on
 //! drop). 64-bit arrays are exported without a copy and stay alive (and unwritable) while the
 //! export lives; narrower ones are decoded, with the GIL released.
+//!
+//! Typed columns go both ways: [`import_array`] takes any `__arrow_c_array__` exporter's array
+//! (moving the struct out of its capsule, as the protocol says) and [`export_capsules`] hands
+//! out a column's decoded values with their nulls. The capsule reads are this module's only
+//! `unsafe` code.
 
 use std::sync::Arc;
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyTuple};
 use smartarrays::SmartArray;
+use smartarrays_arrow::arrow_array::ffi::{from_ffi, to_ffi, FFI_ArrowArray};
+use smartarrays_arrow::arrow_array::{make_array, Array, ArrayRef};
 use smartarrays_arrow::arrow_schema::ffi::FFI_ArrowSchema;
 use smartarrays_arrow::arrow_schema::{ArrowError, DataType};
 use smartarrays_arrow::{export_array, export_stream, DEFAULT_STREAM_CHUNK};
@@ -53,4 +60,57 @@ pub fn stream_capsule(
         PyCapsule::new_with_value(py, export_stream(array, chunk), c"arrow_array_stream")?
             .into_any(),
     )
+}
+
+/// The array an object hands out through the Arrow PyCapsule interface (`__arrow_c_array__`:
+/// pyarrow arrays, and any other exporter), imported without a copy of its buffers and checked
+/// in full (offsets, UTF-8, lengths) before anything reads it.
+pub fn import_array(values: &Bound<'_, PyAny>) -> PyResult<ArrayRef> {
+    let pair = values.call_method0("__arrow_c_array__")?;
+    let (schema, array): (Bound<'_, PyAny>, Bound<'_, PyAny>) = pair.extract().map_err(|_| {
+        PyTypeError::new_err("__arrow_c_array__() must return a (schema, array) pair of capsules")
+    })?;
+    let not_a_capsule =
+        |what: &str| PyTypeError::new_err(format!("__arrow_c_array__() gave no {what} capsule"));
+    let schema = schema
+        .cast::<PyCapsule>()
+        .map_err(|_| not_a_capsule("arrow_schema"))?;
+    let array = array
+        .cast::<PyCapsule>()
+        .map_err(|_| not_a_capsule("arrow_array"))?;
+    let schema_pointer = schema
+        .pointer_checked(Some(c"arrow_schema"))?
+        .cast::<FFI_ArrowSchema>();
+    let array_pointer = array
+        .pointer_checked(Some(c"arrow_array"))?
+        .cast::<FFI_ArrowArray>();
+    // SAFETY: a capsule named "arrow_schema" holds an ArrowSchema struct (the PyCapsule
+    // interface's contract); `schema` keeps the capsule, and so the struct, alive for this
+    // function, and we only read it (its destructor stays the capsule's job).
+    let schema_struct: &FFI_ArrowSchema = unsafe { schema_pointer.as_ref() };
+    // SAFETY: a capsule named "arrow_array" holds an ArrowArray struct; the protocol lets the
+    // consumer move it out, and `from_raw` does exactly that, leaving a released struct behind
+    // (so the capsule's destructor then does nothing). `array` keeps the capsule alive meanwhile.
+    let moved = unsafe { FFI_ArrowArray::from_raw(array_pointer.as_ptr()) };
+    // SAFETY: the struct and schema follow the C Data Interface (the exporter's promise); the
+    // data is then validated in full before any read, so a malformed export is an error.
+    let data = unsafe { from_ffi(moved, schema_struct) }
+        .map_err(|e| PyValueError::new_err(format!("Arrow import failed: {e}")))?;
+    data.validate_full()
+        .map_err(|e| PyValueError::new_err(format!("the Arrow array is malformed: {e}")))?;
+    Ok(make_array(data))
+}
+
+/// `(schema, array)` capsules of an Arrow array built by the binding (typed columns).
+pub fn export_capsules<'py>(py: Python<'py>, array: &ArrayRef) -> PyResult<Bound<'py, PyTuple>> {
+    let (exported, schema) = to_ffi(&array.to_data()).map_err(arrow_error)?;
+    let schema = PyCapsule::new_with_value(py, schema, c"arrow_schema")?;
+    let exported = PyCapsule::new_with_value(py, exported, c"arrow_array")?;
+    PyTuple::new(py, [schema, exported])
+}
+
+/// A capsule holding the schema of `data_type`.
+pub fn type_capsule<'py>(py: Python<'py>, data_type: &DataType) -> PyResult<Bound<'py, PyAny>> {
+    let schema = FFI_ArrowSchema::try_from(data_type).map_err(arrow_error)?;
+    Ok(PyCapsule::new_with_value(py, schema, c"arrow_schema")?.into_any())
 }

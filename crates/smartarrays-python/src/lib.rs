@@ -8,6 +8,9 @@
 //! - [`input`]: Python values to core arrays (buffers read in place, sequences, numpy);
 //! - [`buffer`]: the only `unsafe` code: raw reads of Python buffers, writes into new numpy arrays;
 //! - [`arrow`]: the Arrow PyCapsule interface (`__arrow_c_array__`, `__arrow_c_stream__`);
+//! - [`collections`]: the `Map`, `Set` and `Bag` classes (smart collections of integer keys) and
+//!   `Dictionary` (strings to dense codes);
+//! - [`column`]: the `Column` class (typed compressed columns of `smartarrays-encodings`);
 //! - [`table`]: several arrays exported together as an Arrow table (`smartarrays.table`);
 //! - [`runtime`]: default and per-call worker counts;
 //! - [`info`]: topology and placement reports as dicts;
@@ -21,6 +24,8 @@ use pyo3::types::PyDict;
 
 pub mod arrow;
 pub mod buffer;
+pub mod collections;
+pub mod column;
 pub mod errors;
 pub mod info;
 pub mod input;
@@ -53,6 +58,30 @@ fn array(
     compression: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PySmartArray> {
     build_array(py, values, placement, bits, threads, compression)
+}
+
+/// column(values, encoding="auto", placement="interleaved", threads=None, measure_all=False) -> Column
+///
+/// Builds a typed, compressed column from a numpy array (int8..int64, uint8..uint64,
+/// float32/64, bool, datetime64[D], str or object arrays of str; masked arrays and None give
+/// nulls), a Python sequence of one kind of value, or an Arrow array (anything with
+/// `__arrow_c_array__`). `encoding="auto"` lets the sampling compressor choose (see
+/// `Column.explain()`); or name one: bitpacked, frame, dictionary, run_end, constant, alp, fsst.
+#[pyfunction]
+#[pyo3(
+    name = "column",
+    signature = (values, encoding = "auto", placement = "interleaved", threads = None, measure_all = false),
+    text_signature = "(values, encoding='auto', placement='interleaved', threads=None, measure_all=False)"
+)]
+fn build_column(
+    py: Python<'_>,
+    values: &Bound<'_, PyAny>,
+    encoding: &str,
+    placement: &str,
+    threads: Option<i64>,
+    measure_all: bool,
+) -> PyResult<column::PyColumn> {
+    column::build_column(py, values, encoding, placement, threads, measure_all)
 }
 
 /// zeros(length, bits, placement="interleaved", threads=None) -> SmartArray
@@ -171,6 +200,12 @@ fn native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PySmartArray>()?;
     module.add_class::<SmartArrayIterator>()?;
     module.add_class::<table::SmartTable>()?;
+    module.add_class::<column::PyColumn>()?;
+    module.add_class::<collections::PyMap>()?;
+    module.add_class::<collections::PySet>()?;
+    module.add_class::<collections::PyBag>()?;
+    module.add_class::<collections::PyDictionary>()?;
+    module.add_function(wrap_pyfunction!(build_column, module)?)?;
     module.add_function(wrap_pyfunction!(table::table, module)?)?;
     module.add_function(wrap_pyfunction!(array, module)?)?;
     module.add_function(wrap_pyfunction!(zeros, module)?)?;

@@ -26,11 +26,17 @@ as one Arrow table (``pyarrow.table(t)``, ``polars.DataFrame(t)``).
 """
 
 from ._native import (
+    Bag,
+    Column,
+    Dictionary,
+    Map,
+    Set,
     SmartArray,
     SmartArrayIterator,
     SmartTable,
     __version__,
     array,
+    column,
     get_threads,
     kernel_level,
     set_threads,
@@ -40,11 +46,17 @@ from ._native import (
 )
 
 __all__ = [
+    "Bag",
+    "Column",
+    "Dictionary",
+    "Map",
+    "Set",
     "SmartArray",
     "SmartArrayIterator",
     "SmartTable",
     "__version__",
     "array",
+    "column",
     "get_threads",
     "kernel_level",
     "set_threads",

@@ -1,10 +1,16 @@
 # Type stubs of the smartarrays package: everything comes from the native module.
 from ._native import (
+    Bag as Bag,
+    Column as Column,
+    Dictionary as Dictionary,
+    Map as Map,
+    Set as Set,
     SmartArray as SmartArray,
     SmartArrayIterator as SmartArrayIterator,
     SmartTable as SmartTable,
     __version__ as __version__,
     array as array,
+    column as column,
     get_threads as get_threads,
     kernel_level as kernel_level,
     set_threads as set_threads,
@@ -14,11 +20,17 @@ from ._native import (
 )
 
 __all__ = [
+    "Bag",
+    "Column",
+    "Dictionary",
+    "Map",
+    "Set",
     "SmartArray",
     "SmartArrayIterator",
     "SmartTable",
     "__version__",
     "array",
+    "column",
     "get_threads",
     "kernel_level",
     "set_threads",

@@ -7,10 +7,16 @@ import numpy.typing as npt
 
 __version__: str
 __all__ = [
+    "Bag",
+    "Column",
+    "Dictionary",
+    "Map",
+    "Set",
     "SmartArray",
     "SmartArrayIterator",
     "SmartTable",
     "array",
+    "column",
     "zeros",
     "table",
     "topology",
@@ -229,6 +235,364 @@ def table(columns: dict[str, SmartArray], chunk_values: int = 0) -> SmartTable:
     >>> t.columns, int(t["a"][0])
     (['a'], 2)
     """
+
+# Names of the encodings crate (a newer crate may add more; an unknown name is a ValueError).
+_Encoding = Literal["auto", "bitpacked", "frame", "dictionary", "run_end", "constant", "alp", "fsst"] | str
+_ColumnValues = npt.ArrayLike | Iterable[Any]
+_ColumnScalar = int | float | bool | str | np.datetime64 | None
+
+class _ColumnPlacementReport(_PlacementReport):
+    role: str
+
+class _ColumnStatistics(TypedDict):
+    min: _ColumnScalar
+    max: _ColumnScalar
+    distinct_estimate: int
+    run_count: int
+    null_count: int
+
+@final
+class Column:
+    """A typed, compressed column: values of one dtype in the encoding the sampling compressor
+    chose (or the one named), in NUMA-placed smart arrays, with nulls.
+
+    >>> import numpy as np, smartarrays as sa
+    >>> prices = sa.column(np.array([1999, 2499, 1999, 999], dtype=np.int32))
+    >>> prices.dtype, prices.sum(), prices.max()
+    (dtype('int32'), 7496, 2499)
+    >>> prices.between(1000, 2000)
+    array([0, 2])
+    >>> words = sa.column(np.array(["sun", "sea", None, "sky"], dtype=object))
+    >>> words.startswith("s", mask=True), words.null_count
+    (array([ True,  True, False,  True]), 1)
+    >>> words.to_numpy()
+    array(['sun', 'sea', None, 'sky'], dtype=object)
+    """
+
+    def __new__(
+        cls,
+        values: _ColumnValues,
+        encoding: _Encoding = "auto",
+        placement: str = "interleaved",
+        threads: int | None = None,
+        measure_all: bool = False,
+    ) -> Column: ...
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, key: int, /) -> _ColumnScalar: ...
+    @overload
+    def __getitem__(self, key: slice | npt.NDArray[Any] | list[int], /) -> npt.NDArray[Any]: ...
+    def take(self, indices: npt.ArrayLike) -> npt.NDArray[Any]:
+        """The rows at ``indices`` (negative from the end, repeats allowed), in the column's dtype."""
+    def to_numpy(self) -> npt.NDArray[Any]:
+        """All values in the dtype the column was built from; nulls are None (object arrays),
+        NaT (datetime64) or masked (a numpy masked array).
+
+        >>> import numpy as np, smartarrays as sa
+        >>> sa.column(np.array(["2024-02-29", "NaT"], dtype="datetime64[D]")).to_numpy()
+        array(['2024-02-29',        'NaT'], dtype='datetime64[D]')
+        """
+    def tolist(self) -> list[_ColumnScalar]: ...
+    def __array__(self, dtype: npt.DTypeLike | None = None, copy: bool | None = None) -> npt.NDArray[Any]:
+        """``numpy.asarray(c)``: the decoded values; ValueError when nulls would need a mask."""
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+    @property
+    def encoding(self) -> str:
+        """bitpacked, frame, dictionary, run_end, constant, alp or fsst."""
+    @property
+    def null_count(self) -> int: ...
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the encoded data densely packed in one copy."""
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes really mapped: every replica, whole pages, heap parts."""
+    @property
+    def placement(self) -> str: ...
+    def explain(self) -> str:
+        """Why the column has its encoding: each candidate's estimated and real bytes per value.
+
+        >>> import numpy as np, smartarrays as sa
+        >>> values = np.random.default_rng(0).integers(1_000_000, 1_010_000, 10_000, dtype=np.uint64)
+        >>> c = sa.column(values)
+        >>> c.encoding, "frame" in c.explain()
+        ('frame', True)
+        """
+    def memory_report(self) -> str: ...
+    def placement_report(self) -> list[_ColumnPlacementReport]: ...
+    def sum(self) -> int | float:
+        """Exact sum of the valid values: an int for integer and bool columns (never wraps), a
+        float for float columns; TypeError for dates and strings.
+
+        >>> import numpy as np, smartarrays as sa
+        >>> sa.column(np.full(3, 2**63 - 1, dtype=np.int64)).sum()
+        27670116110564327421
+        """
+    def min(self) -> _ColumnScalar:
+        """Smallest valid value (floats in IEEE total order); ValueError when there is none."""
+    def max(self) -> _ColumnScalar:
+        """Largest valid value; ValueError when there is none."""
+    def statistics(self) -> _ColumnStatistics: ...
+    @overload
+    def equal(self, value: _ColumnScalar, *, mask: Literal[False] = False) -> npt.NDArray[np.int64]: ...
+    @overload
+    def equal(self, value: _ColumnScalar, *, mask: Literal[True]) -> npt.NDArray[np.bool_]: ...
+    @overload
+    def between(self, low: _ColumnScalar, high: _ColumnScalar, *, mask: Literal[False] = False) -> npt.NDArray[np.int64]: ...
+    @overload
+    def between(self, low: _ColumnScalar, high: _ColumnScalar, *, mask: Literal[True]) -> npt.NDArray[np.bool_]: ...
+    @overload
+    def isin(self, values: Iterable[Any] | npt.NDArray[Any], *, mask: Literal[False] = False) -> npt.NDArray[np.int64]: ...
+    @overload
+    def isin(self, values: Iterable[Any] | npt.NDArray[Any], *, mask: Literal[True]) -> npt.NDArray[np.bool_]: ...
+    @overload
+    def startswith(self, prefix: str, *, mask: Literal[False] = False) -> npt.NDArray[np.int64]: ...
+    @overload
+    def startswith(self, prefix: str, *, mask: Literal[True]) -> npt.NDArray[np.bool_]: ...
+    @overload
+    def like(self, pattern: str, *, mask: Literal[False] = False) -> npt.NDArray[np.int64]: ...
+    @overload
+    def like(self, pattern: str, *, mask: Literal[True]) -> npt.NDArray[np.bool_]: ...
+    @overload
+    def isnull(self, *, mask: Literal[False] = False) -> npt.NDArray[np.int64]: ...
+    @overload
+    def isnull(self, *, mask: Literal[True]) -> npt.NDArray[np.bool_]: ...
+    @overload
+    def notnull(self, *, mask: Literal[False] = False) -> npt.NDArray[np.int64]: ...
+    @overload
+    def notnull(self, *, mask: Literal[True]) -> npt.NDArray[np.bool_]: ...
+    def __arrow_c_schema__(self) -> object: ...
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]:
+        """Arrow capsules of the values and nulls, typed as the column was built.
+
+        >>> import pyarrow as pa, smartarrays as sa
+        >>> pa.array(sa.column(pa.array([1, None, 3], type=pa.int8())))
+        <pyarrow.lib.Int8Array object at ...>
+        [
+          1,
+          null,
+          3
+        ]
+        """
+
+def column(
+    values: _ColumnValues,
+    encoding: _Encoding = "auto",
+    placement: str = "interleaved",
+    threads: int | None = None,
+    measure_all: bool = False,
+) -> Column:
+    """Builds a typed, compressed column.
+
+    ``values``: a numpy array of int8..int64, uint8..uint64, float32/64, bool, datetime64[D] or
+    str (``<U``), an object array or Python sequence of one kind of value (str, int, float,
+    bool) with None for nulls, a numpy masked array (masked rows are nulls), or an Arrow array
+    (``__arrow_c_array__``). Anything else is a TypeError naming it: nothing is cast silently.
+    ``encoding``: ``"auto"`` (the sampling compressor chooses, see ``Column.explain``) or a name.
+
+    >>> import numpy as np, smartarrays as sa
+    >>> sa.column(np.array([1.5, -0.0, np.nan], dtype=np.float32)).to_numpy()
+    array([ 1.5, -0. ,  nan], dtype=float32)
+    >>> sa.column(np.array([1 + 2j]))
+    Traceback (most recent call last):
+    ...
+    TypeError: numpy dtype complex128 is not supported by columns: complex numbers have no column type (store the real and imaginary parts as two float64 columns)
+    """
+
+_IntDtype = Literal["uint64", "int64"] | type[np.uint64] | type[np.int64] | np.dtype[Any] | None
+_Keys = npt.NDArray[np.integer[Any]] | Iterable[int]
+_Combine = Literal["sum", "min", "max", "replace"]
+
+class _CollectionMemoryReport(TypedDict):
+    entries: int
+    bytes: int
+    bucket_bytes: int
+    bytes_per_entry: float
+    partitions: int
+    replicas: int
+    buckets: int
+    slots: int
+    load: float
+    key_bits: int
+    remainder_bits: int
+    value_bits: int
+    slots_per_bucket: int
+    text: str
+
+@final
+class Map:
+    """A hash map from integer keys to integer values (uint64 or int64 each) in compact, placed
+    memory: each lookup reads one 64-byte bucket; widths follow the data.
+
+    >>> import numpy as np, smartarrays as sa
+    >>> m = sa.Map(np.array([10, 20, 30], dtype=np.uint64), np.array([1, 2, 3], dtype=np.uint64))
+    >>> m[20], 40 in m, len(m)
+    (2, False, 3)
+    >>> values, found = m.get_many(np.array([30, 40], dtype=np.uint64))
+    >>> values[found], found
+    (array([3], dtype=uint64), array([ True, False]))
+    >>> m.upsert_many([10, 50], [5, 5], combine="sum")
+    >>> m.items()
+    (array([10, 20, 30, 50], dtype=uint64), array([6, 2, 3, 5], dtype=uint64))
+    """
+
+    def __new__(
+        cls,
+        keys: _Keys | None = None,
+        values: _Keys | None = None,
+        *,
+        key_dtype: _IntDtype = None,
+        value_dtype: _IntDtype = None,
+        placement: str = "interleaved",
+        threads: int | None = None,
+    ) -> Map: ...
+    @staticmethod
+    def aggregate(
+        keys: _Keys,
+        values: _Keys,
+        combine: Literal["sum", "min", "max"] = "sum",
+        *,
+        key_dtype: _IntDtype = None,
+        value_dtype: _IntDtype = None,
+        placement: str = "interleaved",
+        threads: int | None = None,
+    ) -> Map:
+        """A group-by built in parallel; a sum outside the value dtype is an OverflowError.
+
+        >>> import numpy as np, smartarrays as sa
+        >>> sa.Map.aggregate(np.array([1, 1, 2]), np.array([5, -6, 7]), "sum").items()
+        (array([1, 2]), array([-1,  7]))
+        """
+    def __len__(self) -> int: ...
+    def __contains__(self, key: object, /) -> bool: ...
+    def __getitem__(self, key: int, /) -> int: ...
+    def __setitem__(self, key: int, value: int, /) -> None: ...
+    def __delitem__(self, key: int, /) -> None: ...
+    def get(self, key: int, default: Any = None) -> Any: ...
+    def insert(self, key: int, value: int) -> int | None:
+        """Sets ``key``; returns the previous value or None."""
+    def remove(self, key: int) -> int | None: ...
+    def contains(self, key: int) -> bool: ...
+    @overload
+    def get_many(self, keys: _Keys, default: None = None) -> tuple[npt.NDArray[Any], npt.NDArray[np.bool_]]: ...
+    @overload
+    def get_many(self, keys: _Keys, default: int) -> npt.NDArray[Any]: ...
+    def contains_many(self, keys: _Keys) -> npt.NDArray[np.bool_]: ...
+    def insert_many(self, keys: _Keys, values: _Keys) -> None: ...
+    def upsert_many(self, keys: _Keys, values: _Keys, combine: _Combine = "sum") -> None: ...
+    def items(self) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+        """``(keys, values)`` of every entry, sorted by key."""
+    def keys(self) -> npt.NDArray[Any]: ...
+    def to_numpy(self) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]: ...
+    @property
+    def key_dtype(self) -> np.dtype[Any]: ...
+    @property
+    def value_dtype(self) -> np.dtype[Any]: ...
+    @property
+    def nbytes(self) -> int:
+        """Bytes of memory the map occupies (all partitions and replicas, whole pages)."""
+    @property
+    def placement(self) -> str: ...
+    @property
+    def partitions(self) -> int: ...
+    def memory_report(self) -> _CollectionMemoryReport: ...
+    def placement_report(self) -> list[_PlacementReport]: ...
+
+@final
+class Set:
+    """A set of integer keys (uint64 or int64) in compact, placed memory.
+
+    >>> import numpy as np, smartarrays as sa
+    >>> s = sa.Set(np.array([5, -1, 5, 7], dtype=np.int64))
+    >>> len(s), -1 in s, s.contains_many([7, 8])
+    (3, True, array([ True, False]))
+    >>> s.to_numpy()
+    array([-1,  5,  7])
+    """
+
+    def __new__(
+        cls, keys: _Keys | None = None, *, dtype: _IntDtype = None, placement: str = "interleaved", threads: int | None = None
+    ) -> Set: ...
+    def __len__(self) -> int: ...
+    def __contains__(self, key: object, /) -> bool: ...
+    def insert(self, key: int) -> bool: ...
+    def insert_many(self, keys: _Keys) -> None: ...
+    def contains(self, key: int) -> bool: ...
+    def contains_many(self, keys: _Keys) -> npt.NDArray[np.bool_]: ...
+    def remove(self, key: int) -> bool: ...
+    def to_numpy(self) -> npt.NDArray[Any]: ...
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+    @property
+    def nbytes(self) -> int: ...
+    @property
+    def placement(self) -> str: ...
+    def memory_report(self) -> _CollectionMemoryReport: ...
+    def placement_report(self) -> list[_PlacementReport]: ...
+
+@final
+class Bag:
+    """Counts of integer keys (uint64 or int64); counts never wrap.
+
+    >>> import numpy as np, smartarrays as sa
+    >>> bag = sa.Bag.count(np.array([3, 1, 3, 3, 2], dtype=np.uint64), threads=2)
+    >>> bag[3], bag[9], len(bag)
+    (3, 0, 3)
+    >>> bag.items()
+    (array([1, 2, 3], dtype=uint64), array([1, 1, 3], dtype=uint64))
+    """
+
+    def __new__(
+        cls, keys: _Keys | None = None, *, dtype: _IntDtype = None, placement: str = "interleaved", threads: int | None = None
+    ) -> Bag: ...
+    @staticmethod
+    def count(keys: _Keys, *, dtype: _IntDtype = None, placement: str = "interleaved", threads: int | None = None) -> Bag:
+        """Counts ``keys`` in parallel (radix-partitioned group-by) on ``threads`` workers."""
+    def __len__(self) -> int: ...
+    def __contains__(self, key: object, /) -> bool: ...
+    def __getitem__(self, key: int, /) -> int: ...
+    def get(self, key: int) -> int: ...
+    def add(self, key: int, n: int = 1) -> int: ...
+    def add_many(self, keys: _Keys) -> None: ...
+    def count_many(self, keys: _Keys) -> npt.NDArray[np.uint64]: ...
+    def remove(self, key: int) -> int | None: ...
+    def items(self) -> tuple[npt.NDArray[Any], npt.NDArray[np.uint64]]: ...
+    def to_numpy(self) -> tuple[npt.NDArray[Any], npt.NDArray[np.uint64]]: ...
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+    @property
+    def nbytes(self) -> int: ...
+    @property
+    def placement(self) -> str: ...
+    def memory_report(self) -> _CollectionMemoryReport: ...
+    def placement_report(self) -> list[_PlacementReport]: ...
+
+@final
+class Dictionary:
+    """Interned strings with dense uint32 codes ``0..len`` in insertion order: strings become
+    keys of the integer collections.
+
+    >>> import smartarrays as sa
+    >>> d = sa.Dictionary()
+    >>> codes = d.intern_many("to be or not to be".split())
+    >>> codes
+    array([0, 1, 2, 3, 0, 1], dtype=uint32)
+    >>> d["not"], d.resolve(1), "cat" in d, sa.Bag.count(codes)[d["be"]]
+    (3, 'be', False, 2)
+    """
+
+    def __new__(cls, strings: Iterable[str] | npt.NDArray[Any] | None = None, *, placement: str = "interleaved", threads: int | None = None) -> Dictionary: ...
+    def __len__(self) -> int: ...
+    def __contains__(self, text: object, /) -> bool: ...
+    def __getitem__(self, text: str, /) -> int: ...
+    def get(self, text: str) -> int | None: ...
+    def intern(self, text: str) -> int: ...
+    def intern_many(self, strings: Iterable[str] | npt.NDArray[Any]) -> npt.NDArray[np.uint32]: ...
+    def resolve(self, code: int) -> str | None: ...
+    def resolve_many(self, codes: _Keys) -> npt.NDArray[np.object_]: ...
+    @property
+    def nbytes(self) -> int: ...
 
 def zeros(length: int, bits: int, placement: str = "interleaved", threads: int | None = None) -> SmartArray: ...
 def topology() -> _TopologyInfo: ...
