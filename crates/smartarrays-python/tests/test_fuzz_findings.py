@@ -224,3 +224,21 @@ def test_auto_width_with_a_node_the_machine_lacks_raised_runtime_error() -> None
                 sa.array([1, 2], placement=placement, **width)
     a = sa.array([1, 2], placement=f"node:{nodes[0]}", bits="auto")
     assert a.tolist() == [1, 2] and a.placement == f"node:{nodes[0]}" and a.advice
+
+
+def test_array_of_an_absurd_range_with_placement_auto_is_refused_at_once() -> None:
+    """`sa.array(range(2**44), placement="auto")` ran past the fuzzer's timeout: with an exact
+    width (or none) the core produced every value for the advisor before checking that the
+    array could fit anywhere. The size is now checked first."""
+    import time
+
+    import pytest
+
+    import smartarrays as sa
+
+    started = time.monotonic()
+    for bits in (8, 64, "minimal", "auto"):
+        with pytest.raises(MemoryError, match="not enough memory"):
+            sa.array(range(2**44), placement="auto", bits=bits)
+    assert time.monotonic() - started < 10
+    assert sa.array(range(1000), placement="auto", bits=16).sum() == 999 * 1000 // 2

@@ -342,6 +342,24 @@ fn minimal_width_of_an_impossible_length_fails_before_producing_values() {
             );
         }
     }
+    // The advisor placing an exact width needs the values too: the size is checked first.
+    for compression in [Compression::Exactly(8), Compression::Auto] {
+        let options = ArrayOptions::new()
+            .placement(Placement::Auto)
+            .compression(compression)
+            .runtime(runtime());
+        let result = SmartArray::from_fn(7_281_152 << 31, &options, |_| {
+            calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            0
+        });
+        assert!(
+            matches!(
+                result,
+                Err(Error::NotEnoughMemory { .. } | Error::NotEnoughMachineMemory { .. })
+            ),
+            "auto placement, {compression:?}: {result:?}"
+        );
+    }
     assert_eq!(
         calls.into_inner(),
         0,

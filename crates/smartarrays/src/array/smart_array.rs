@@ -566,14 +566,21 @@ impl SmartArray {
         produce: impl Fn(Range<usize>, &mut [u64]) + Sync,
     ) -> Result<SmartArray> {
         let runtime = options.resolve_runtime()?;
-        if !matches!(options.compression, Compression::Exactly(_)) {
-            // The width comes from the values, so they are all produced once before allocating.
-            // An impossible size must fail now, not after that pass: even one bit per value must
-            // fit where the array is to go.
-            let words = codec::storage_words(len, 1).ok_or(Error::AllocationFailed {
-                bytes: u64::MAX,
-                reason: format!("{len} values overflow the address space"),
-            })?;
+        let exact = match options.compression {
+            Compression::Exactly(bits) => Some(bits),
+            _ => None,
+        };
+        if exact.is_none() || options.placement == Placement::Auto {
+            // The width (or the advisor's placement) comes from the values, so they are all
+            // produced once before allocating. An impossible size must fail now, not after that
+            // pass: the exact width, or at least one bit per value, must fit where the array is
+            // to go.
+            let words = codec::storage_words(len, exact.unwrap_or(1).clamp(1, 64)).ok_or(
+                Error::AllocationFailed {
+                    bytes: u64::MAX,
+                    reason: format!("{len} values overflow the address space"),
+                },
+            )?;
             memory::check_fits(runtime.topology(), &options.placement, words)?;
         }
         let largest = || {
