@@ -415,6 +415,20 @@ fn edge_cases_and_bad_arguments() {
         .to_vec();
     assert!((ranks[0] - 1.0).abs() < 1e-9);
 
+    // A clique: long oriented lists (the marking path), C(12, 3) triangles.
+    let clique: Vec<[u32; 2]> = (0..12u32)
+        .flat_map(|a| (a + 1..12).map(move |b| [a, b]))
+        .collect();
+    for variant in layouts() {
+        for runtime in runtimes() {
+            let options = options(variant, &runtime, Keep::Keep, Keep::Keep);
+            let graph = build(EdgeList::from_pairs(12, false, clique.clone()), &options).unwrap();
+            for order in [TcOrder::Id, TcOrder::Degree] {
+                assert_eq!(tc(&graph, order, |_, _| {}).unwrap(), 220);
+            }
+        }
+    }
+
     // Zero weights, unreachable vertices, bad source, delta 0, foreign weights.
     let mut edges = WeightedEdges::new(true);
     edges.push(0, 1, 0);
