@@ -415,6 +415,28 @@ fn edge_cases_and_bad_arguments() {
         .to_vec();
     assert!((ranks[0] - 1.0).abs() < 1e-9);
 
+    // Weights far above delta (buckets beyond the near ones) and wide weights.
+    let triples = [
+        (0u32, 1u32, 5000u32),
+        (0, 2, 3),
+        (2, 1, 4000),
+        (1, 3, u32::MAX),
+        (2, 3, 9),
+    ];
+    for variant in layouts() {
+        let mut edges = WeightedEdges::new(true);
+        for &(s, t, w) in &triples {
+            edges.push(s as u64, t as u64, w);
+        }
+        let (graph, weights) = build_weighted(
+            edges,
+            &options(variant, &runtimes()[1], Keep::Keep, Keep::Keep),
+        )
+        .unwrap();
+        let reference = reference_weighted(4, &triples, true, Keep::Keep, Keep::Keep);
+        check_sssp(&graph, &weights, &reference, "far buckets");
+    }
+
     // A clique: long oriented lists (the marking path), C(12, 3) triangles.
     let clique: Vec<[u32; 2]> = (0..12u32)
         .flat_map(|a| (a + 1..12).map(move |b| [a, b]))

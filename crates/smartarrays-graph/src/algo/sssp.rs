@@ -15,7 +15,7 @@ use serde::Serialize;
 use smartarrays::codec::max_value;
 use smartarrays::{ArrayOptions, SmartArray};
 
-use crate::access::{run, Targets};
+use crate::access::{run, Run, Targets};
 use crate::error::{GraphError, Result};
 use crate::graph::property_bits;
 use crate::{EdgeWeights, Graph};
@@ -23,6 +23,11 @@ use crate::{EdgeWeights, Graph};
 const UNREACHED: u64 = u64::MAX;
 /// Frontier vertices per parallel batch.
 const FRONTIER_BATCH: usize = 64;
+/// Buckets after the current one that workers file into lists of their own.
+const NEAR: usize = 1024;
+
+/// A worker's improvements (near lists, far pairs) and its decoding buffers.
+type Filed = (Vec<Vec<u64>>, Vec<(u64, u64)>, Vec<u64>, Vec<u64>);
 
 /// Delta-stepping settings.
 #[derive(Clone, Debug, Serialize)]
@@ -65,6 +70,33 @@ impl SsspResult {
             .get(v as usize)
             .ok()
             .filter(|&d| d != self.unreached())
+    }
+}
+
+/// Relaxes the edges to `ids` weighted by `weights` from a vertex at distance `du`: lowers
+/// each target's distance with an atomic minimum and files every target it improved.
+#[inline(always)]
+fn relax<I: Copy + Into<u64>, W: Copy + Into<u64>>(
+    ids: &[I],
+    weights: &[W],
+    du: u64,
+    distances: &[AtomicU64],
+    file: &mut impl FnMut(u64, u64),
+) {
+    for (&v, &w) in ids.iter().zip(weights) {
+        let v: u64 = v.into();
+        let candidate = du.saturating_add(w.into());
+        let slot = &distances[v as usize];
+        let mut old = slot.load(Ordering::Relaxed);
+        while candidate < old {
+            match slot.compare_exchange_weak(old, candidate, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => {
+                    file(v, candidate);
+                    break;
+                }
+                Err(current) => old = current,
+            }
+        }
     }
 }
 
@@ -121,58 +153,71 @@ pub fn sssp(
         let floor = bucket.saturating_mul(delta);
         let frontier = &frontier;
         let distances = &distances;
-        // (bucket, vertex) for every improvement.
-        let filed: Vec<(u64, u64)> = runtime
-            .map_reduce(
-                0..frontier.len(),
-                FRONTIER_BATCH,
-                || (Vec::new(), Vec::new(), Vec::new()),
-                |(mut filed, mut ids, mut ws), _, range| {
-                    for &u in &frontier[range] {
-                        let du = distances[u as usize].load(Ordering::Relaxed);
-                        if du < floor {
-                            // Settled in an earlier bucket since it was filed here.
-                            continue;
-                        }
-                        let (s, t) = (
-                            offsets.value(u as usize) as usize,
-                            offsets.value(u as usize + 1) as usize,
-                        );
-                        if s == t {
-                            continue;
-                        }
-                        let neighbours = run(targets, s, t, &mut ids);
-                        let edge_weights = run(weight_values, s, t, &mut ws);
-                        for k in 0..neighbours.len() {
-                            let v = neighbours.get(k);
-                            let candidate = du.saturating_add(edge_weights.get(k));
-                            let slot = &distances[v as usize];
-                            let mut old = slot.load(Ordering::Relaxed);
-                            while candidate < old {
-                                match slot.compare_exchange_weak(
-                                    old,
-                                    candidate,
-                                    Ordering::Relaxed,
-                                    Ordering::Relaxed,
-                                ) {
-                                    Ok(_) => {
-                                        filed.push((candidate / delta, v));
-                                        break;
-                                    }
-                                    Err(current) => old = current,
-                                }
-                            }
-                        }
+        // Improved vertices by bucket: near buckets (relative to this one) in a vector of
+        // lists, far ones (only with weights far above delta) as (bucket, vertex) pairs.
+        let (near, far, ..) = runtime.map_reduce(
+            0..frontier.len(),
+            FRONTIER_BATCH,
+            || (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
+            |(mut near, mut far, mut ids, mut ws): Filed, _, range| {
+                for &u in &frontier[range] {
+                    let du = distances[u as usize].load(Ordering::Relaxed);
+                    if du < floor {
+                        // Settled in an earlier bucket since it was filed here.
+                        continue;
                     }
-                    (filed, ids, ws)
-                },
-                |mut a, mut b| {
-                    a.0.append(&mut b.0);
-                    a
-                },
-            )
-            .0;
-        for (index, v) in filed {
+                    let (s, t) = (
+                        offsets.value(u as usize) as usize,
+                        offsets.value(u as usize + 1) as usize,
+                    );
+                    if s == t {
+                        continue;
+                    }
+                    let neighbours = run(targets, s, t, &mut ids);
+                    let edge_weights = run(weight_values, s, t, &mut ws);
+                    let mut file = |v: u64, candidate: u64| {
+                        let offset = candidate / delta - bucket;
+                        if offset < NEAR as u64 {
+                            let offset = offset as usize;
+                            if near.len() <= offset {
+                                near.resize_with(offset + 1, Vec::new);
+                            }
+                            near[offset].push(v);
+                        } else {
+                            far.push((candidate / delta, v));
+                        }
+                    };
+                    match (neighbours, edge_weights) {
+                        (Run::N32(a), Run::N32(b)) => relax(a, b, du, distances, &mut file),
+                        (Run::N32(a), Run::N64(b)) => relax(a, b, du, distances, &mut file),
+                        (Run::N64(a), Run::N32(b)) => relax(a, b, du, distances, &mut file),
+                        (Run::N64(a), Run::N64(b)) => relax(a, b, du, distances, &mut file),
+                    }
+                }
+                (near, far, ids, ws)
+            },
+            |mut a, mut b| {
+                if a.0.len() < b.0.len() {
+                    std::mem::swap(&mut a.0, &mut b.0);
+                }
+                for (mine, theirs) in a.0.iter_mut().zip(b.0.iter_mut()) {
+                    mine.append(theirs);
+                }
+                a.1.append(&mut b.1);
+                a
+            },
+        );
+        for (offset, vertices) in near.into_iter().enumerate() {
+            if !vertices.is_empty() {
+                let list = buckets.entry(bucket + offset as u64).or_default();
+                if list.is_empty() {
+                    *list = vertices;
+                } else {
+                    list.extend_from_slice(&vertices);
+                }
+            }
+        }
+        for (index, v) in far {
             buckets.entry(index).or_default().push(v);
         }
     }
