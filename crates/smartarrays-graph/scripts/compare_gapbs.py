@@ -140,10 +140,8 @@ def main():
         parser.error(f"unknown kernels {unknown}: choose from {','.join(KERNELS)}")
     threads = [int(t) for t in options.threads.split(",")]
     if options.gapbs:
-        missing = [GAPBS_BINARY[k] for k in kernels + ["converter"] if k in GAPBS_BINARY
-                   and not os.access(os.path.join(options.gapbs, GAPBS_BINARY[k]), os.X_OK)]
-        if not os.access(os.path.join(options.gapbs, "converter"), os.X_OK):
-            missing.append("converter")
+        needed = sorted({GAPBS_BINARY[k] for k in kernels} | {"converter"})
+        missing = [p for p in needed if not os.access(os.path.join(options.gapbs, p), os.X_OK)]
         if missing:
             sys.exit(f"GAPBS_DIR={options.gapbs}: missing built programs {sorted(set(missing))} (run make there)")
     else:
@@ -196,8 +194,9 @@ def main():
             ratio = mine / theirs if theirs else None
             rows.append({"kernel": kernel, "threads": t, "ours_seconds": mine, "ours_samples": samples,
                          "gapbs_seconds": theirs, "ratio": ratio, "note": note})
-            print(f"{kernel:<7} {t:>7} {mine:>10.4f} {theirs if theirs is not None else float('nan'):>10.4f} "
-                  f"{ratio if ratio is not None else float('nan'):>7.2f}  {note}", flush=True)
+            shown_theirs = f"{theirs:.4f}" if theirs is not None else "-"
+            shown_ratio = f"{ratio:.2f}" if ratio is not None else "-"
+            print(f"{kernel:<7} {t:>7} {mine:>10.4f} {shown_theirs:>10} {shown_ratio:>7}  {note}", flush=True)
     print(f"load average after: {load()}")
     if options.json:
         with open(options.json, "w") as out:
