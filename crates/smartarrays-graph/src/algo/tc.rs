@@ -35,7 +35,8 @@ type Oriented = (usize, Vec<u64>, Vec<u32>);
 pub enum TcOrder {
     /// By vertex id, on the graph's lists in place.
     Id,
-    /// By degree then id, on oriented lists gathered first (the default).
+    /// By degree then id, on oriented lists gathered first (the default; graphs of more than
+    /// 2^32 vertices use [`TcOrder::Id`], the lists holding 32-bit ids).
     #[default]
     Degree,
 }
