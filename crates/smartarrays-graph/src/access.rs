@@ -317,6 +317,7 @@ impl Run<'_> {
 }
 
 /// The values at positions `s..t` of `targets` (see [`Run`]).
+#[inline(always)]
 pub(crate) fn run<'a>(
     targets: Targets<'a>,
     s: usize,

@@ -77,10 +77,12 @@ impl BcResult {
     }
 }
 
+#[inline(always)]
 fn load(cell: &AtomicU64) -> f64 {
     f64::from_bits(cell.load(Ordering::Relaxed))
 }
 
+#[inline(always)]
 fn store(cell: &AtomicU64, value: f64) {
     cell.store(value.to_bits(), Ordering::Relaxed)
 }
