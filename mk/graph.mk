@@ -14,6 +14,11 @@
 #                      (GAPBS-style, scripts/reference/pagerank_reference.cpp, built with g++) on
 #                      $(GRAPH_BENCH_FILE), threads 1,2, and a rank-by-rank correctness check
 #                      (about 3 minutes once the graph file exists)
+#   make bench-gapbs [GAPBS_DIR=DIR]  our BFS, SSSP, PageRank (Jacobi and Gauss-Seidel), CC, BC
+#                      and TC against the GAP Benchmark Suite built in DIR (not part of this
+#                      repository; without it the script says how to get it and times our side
+#                      alone) on the same Kronecker graph (GAPBS_SCALE, default 18), threads
+#                      GAPBS_THREADS (1,2), medians of GAPBS_REPETITIONS (3) runs, ratios printed
 
 GRAPH_PYTHON ?= python3
 GRAPH_VENV := .venv
@@ -30,7 +35,7 @@ DEMO_TARGETS += demo-graph
 
 GRAPH_BENCH_FILE ?= $(GRAPH_TARGET_DIR)/kron22.sag
 
-.PHONY: setup-graph test-graph demo-graph bench-graph bench-graph-reload fuzz-graph graph-cli bench-graph-libraries bench-graph-reference
+.PHONY: setup-graph test-graph demo-graph bench-graph bench-graph-reload fuzz-graph graph-cli bench-graph-libraries bench-graph-reference bench-gapbs
 
 setup-graph: $(GRAPH_STAMP)
 
@@ -96,3 +101,13 @@ bench-graph-reference: graph-cli $(GRAPH_REFERENCE_BIN) $(GRAPH_BENCH_FILE)
 bench-graph-libraries: setup-graph graph-cli bench-graph-reference
 	@$(GRAPH_PY) -m pip install --quiet --disable-pip-version-check "networkit>=11" "igraph>=0.11"
 	@$(GRAPH_PY) crates/smartarrays-graph/scripts/networkit_pagerank.py $(GRAPH_BIN) --scale $(GRAPH_LIBRARIES_SCALE) --threads 2
+
+GAPBS_DIR ?=
+GAPBS_SCALE ?= 18
+GAPBS_THREADS ?= 1,2
+GAPBS_REPETITIONS ?= 3
+
+bench-gapbs: graph-cli
+	@mkdir -p $(DEMO_DIR)
+	$(GRAPH_PYTHON) crates/smartarrays-graph/scripts/compare_gapbs.py $(GRAPH_BIN) $(if $(GAPBS_DIR),--gapbs $(GAPBS_DIR)) \
+		--scale $(GAPBS_SCALE) --threads $(GAPBS_THREADS) --repetitions $(GAPBS_REPETITIONS) --json $(DEMO_DIR)/graph-gapbs.json

@@ -409,3 +409,200 @@ fn environment_settings_are_validated_and_behave_as_documented() {
         "{err}"
     );
 }
+
+#[test]
+fn graph_sssp_bc_tc_and_gauss_seidel_pagerank_print_checked_results() {
+    let directory = std::env::temp_dir().join(format!("sa-cli-kernels-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    // 0 -5-> 1, 0 -1-> 2, 2 -2-> 1, 1 -1-> 3; 4 unreachable.
+    let weighted = directory.join("g.wel");
+    std::fs::write(&weighted, "0 1 5\n0 2 1\n2 1 2\n1 3 1\n4 0 1\n").unwrap();
+    let path = weighted.to_str().unwrap();
+    for variant in ["u", "v+e"] {
+        let (ok, out, err) = smartarrays(&[
+            "graph",
+            "sssp",
+            path,
+            "--source",
+            "0",
+            "--verify",
+            "--all",
+            "--format",
+            "csv",
+            "--variant",
+            variant,
+            "--threads",
+            "3",
+        ]);
+        assert!(ok, "{err}");
+        assert_eq!(
+            out, "vertex,distance\n0,0\n1,3\n2,1\n3,4\n4,\n",
+            "{variant}"
+        );
+    }
+    let (ok, out, err) = smartarrays(&["graph", "sssp", path, "--delta", "4", "--format", "json"]);
+    assert!(ok, "{err}");
+    let value: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (value["reached"].as_u64(), value["max_distance"].as_u64()),
+        (Some(4), Some(4))
+    );
+    // A malformed line is named; so is a bad delta.
+    let bad = directory.join("bad.wel");
+    std::fs::write(&bad, "0 1 5\n# c\n1 2 -3\n").unwrap();
+    let (ok, _, err) = smartarrays(&["graph", "sssp", bad.to_str().unwrap()]);
+    assert!(
+        !ok && err.contains("bad.wel:3: weight \"-3\" is negative"),
+        "{err}"
+    );
+    let (ok, _, err) = smartarrays(&["graph", "sssp", path, "--delta", "0"]);
+    assert!(!ok && err.contains("delta must be at least 1"), "{err}");
+
+    // A generated graph: weights generated, written with --write-weights and read back give
+    // the same distances.
+    let graph = directory.join("k.el");
+    let graph_path = graph.to_str().unwrap();
+    let (ok, _, err) = smartarrays(&[
+        "graph",
+        "generate",
+        "--scale",
+        "8",
+        "--edge-factor",
+        "8",
+        "--undirected",
+        "-o",
+        graph_path,
+    ]);
+    assert!(ok, "{err}");
+    let written = directory.join("k.wel");
+    let (ok, _, err) = smartarrays(&[
+        "graph",
+        "convert",
+        graph_path,
+        "--undirected",
+        "--write-weights",
+        "--weight-seed",
+        "3",
+        "-o",
+        written.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let run = |file: &str| {
+        let (ok, out, err) = smartarrays(&[
+            "graph",
+            "sssp",
+            file,
+            "--undirected",
+            "--weight-seed",
+            "3",
+            "--source",
+            "7",
+            "--all",
+            "--format",
+            "csv",
+            "--verify",
+        ]);
+        assert!(ok, "{err}");
+        out
+    };
+    assert_eq!(run(graph_path), run(written.to_str().unwrap()));
+
+    // Triangles: the same count in both orders; a directed graph is refused.
+    let count = |order: &str| {
+        let (ok, out, err) = smartarrays(&[
+            "graph",
+            "tc",
+            graph_path,
+            "--undirected",
+            "--order",
+            order,
+            "--format",
+            "json",
+        ]);
+        assert!(ok, "{err}");
+        let value: serde_json::Value = serde_json::from_str(&out).unwrap();
+        value["triangles"].as_u64().unwrap()
+    };
+    assert!(count("degree") > 0);
+    assert_eq!(count("degree"), count("id"));
+    let (ok, _, err) = smartarrays(&["graph", "tc", graph_path]);
+    assert!(!ok && err.contains("needs an undirected graph"), "{err}");
+
+    // Betweenness on a path 0 - 1 - 2 from every source.
+    let path3 = directory.join("p.el");
+    std::fs::write(&path3, "0 1\n1 2\n").unwrap();
+    let (ok, out, err) = smartarrays(&[
+        "graph",
+        "bc",
+        path3.to_str().unwrap(),
+        "--undirected",
+        "--all-sources",
+        "--all",
+        "--format",
+        "csv",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(out, "vertex,score\n0,0\n1,2\n2,0\n");
+    let (ok, out, err) = smartarrays(&[
+        "graph",
+        "bc",
+        graph_path,
+        "--undirected",
+        "--samples",
+        "3",
+        "--normalize",
+        "--format",
+        "json",
+    ]);
+    assert!(ok, "{err}");
+    let value: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(value["sources"].as_array().unwrap().len(), 3);
+    assert_eq!(value["top"][0]["score"].as_f64(), Some(1.0));
+    let (ok, _, err) = smartarrays(&["graph", "bc", graph_path, "--sources", "999999"]);
+    assert!(
+        !ok && err.contains("source vertex 999999 does not exist"),
+        "{err}"
+    );
+
+    // Gauss-Seidel PageRank agrees with Jacobi within a few tolerances.
+    let ranks = |extra: &[&str]| {
+        let mut arguments = vec![
+            "graph",
+            "pagerank",
+            graph_path,
+            "--undirected",
+            "--all",
+            "--format",
+            "json",
+            "--tolerance",
+            "1e-6",
+            "--precision",
+            "f64",
+        ];
+        arguments.extend_from_slice(extra);
+        let (ok, out, err) = smartarrays(&arguments);
+        assert!(ok, "{err}");
+        let value: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let method = value["method"].as_str().unwrap().to_string();
+        let values: Vec<f64> = value["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        (method, values)
+    };
+    let (jacobi_method, jacobi) = ranks(&[]);
+    let (gauss_seidel_method, gauss_seidel) = ranks(&["--gauss-seidel"]);
+    assert_eq!(
+        (jacobi_method.as_str(), gauss_seidel_method.as_str()),
+        ("jacobi", "gauss-seidel")
+    );
+    let distance: f64 = jacobi
+        .iter()
+        .zip(&gauss_seidel)
+        .map(|(a, b)| (a - b).abs())
+        .sum();
+    assert!(distance < 1e-5, "{distance}");
+    std::fs::remove_dir_all(&directory).ok();
+}

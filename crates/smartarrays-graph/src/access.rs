@@ -289,3 +289,51 @@ pub(crate) fn with_scratch<R>(task: impl FnOnce(&mut Vec<u64>, &mut Vec<u64>) ->
         Err(_) => task(&mut Vec::new(), &mut Vec::new()),
     })
 }
+
+/// Values at positions `s..t` of an array: in place when stored at 32 or 64 bits, else
+/// decoded into a buffer (for kernels that need a whole neighbour or weight list at once).
+#[derive(Clone, Copy)]
+pub(crate) enum Run<'a> {
+    N32(&'a [u32]),
+    N64(&'a [u64]),
+}
+
+impl Run<'_> {
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Run::N32(values) => values.len(),
+            Run::N64(values) => values.len(),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn get(&self, i: usize) -> u64 {
+        match self {
+            Run::N32(values) => u64::from(values[i]),
+            Run::N64(values) => values[i],
+        }
+    }
+}
+
+/// The values at positions `s..t` of `targets` (see [`Run`]).
+#[inline(always)]
+pub(crate) fn run<'a>(
+    targets: Targets<'a>,
+    s: usize,
+    t: usize,
+    buffer: &'a mut Vec<u64>,
+) -> Run<'a> {
+    match targets {
+        Targets::U32(values) => Run::N32(&values[s..t]),
+        Targets::U64(values) => Run::N64(&values[s..t]),
+        Targets::Packed(view) => {
+            if buffer.len() < t - s {
+                buffer.resize(t - s, 0);
+            }
+            // The range lies inside the array (callers pass positions from its offsets).
+            let _ = view.unpack(s, &mut buffer[..t - s]);
+            Run::N64(&buffer[..t - s])
+        }
+    }
+}

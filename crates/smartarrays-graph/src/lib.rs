@@ -11,7 +11,11 @@
 //! - [`io`]: SNAP edge lists, Matrix Market coordinate files, and the checksummed binary format
 //!   (documented in [`io::binary`]).
 //! - [`generate`]: seeded uniform random graphs and Graph500 Kronecker (R-MAT) graphs.
-//! - Algorithms: [`degree_centrality`] (and [`degree_centrality_into`], in place), [`pagerank`], [`bfs`], [`connected_components`].
+//! - Algorithms: [`degree_centrality`] (and [`degree_centrality_into`], in place), [`pagerank`]
+//!   (and [`pagerank_gauss_seidel`]), [`bfs`], [`connected_components`], [`sssp`]
+//!   (delta-stepping, on [`EdgeWeights`]), [`bc`] (Brandes) and [`tc`] (triangles).
+//! - [`WeightedEdges`], [`build_weighted`], [`EdgeWeights::generate`]: weighted graphs (weights
+//!   loaded by [`io::read_weighted_edges`] or generated).
 //!
 //! # Example
 //! ```
@@ -39,20 +43,25 @@ mod graph;
 pub mod io;
 mod options;
 mod progress;
+mod weights;
 
+pub use algo::bc::{bc, BcOptions, BcResult, BcSources};
 pub use algo::bfs::{bfs, BfsResult};
 pub use algo::components::{connected_components, ComponentSummary, Components};
 pub use algo::degree::{degree_centrality, degree_centrality_into};
 pub use algo::pagerank::{
-    pagerank, Dangling, Iteration, PageRankOptions, PageRankResult, PageRankSummary, Precision,
-    F32_CHANGE_FLOOR,
+    pagerank, pagerank_gauss_seidel, Dangling, Iteration, PageRankOptions, PageRankResult,
+    PageRankSummary, Precision, F32_CHANGE_FLOOR,
 };
+pub use algo::sssp::{sssp, verify_sssp, SsspOptions, SsspResult};
+pub use algo::tc::{tc, TcOrder};
 pub use build::build;
 pub use edges::EdgeList;
 pub use error::{GraphError, Result};
 pub use graph::{ArrayMemory, Csr, Graph, MemoryReport, VariantMemory};
 pub use options::{ArrayClass, GraphOptions, Keep, Variant, Width};
 pub use progress::{Progress, ProgressReporter, Stage};
+pub use weights::{build_weighted, generated_weight, EdgeWeights, WeightedEdges};
 
 /// The README's example, compiled and run as a doctest so it stays true.
 #[doc = include_str!("../README.md")]

@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use serde_json::json;
 use smartarrays_graph::{
-    bfs, connected_components, degree_centrality, pagerank, Dangling, PageRankOptions, Precision,
+    bfs, connected_components, degree_centrality, pagerank, pagerank_gauss_seidel, Dangling,
+    PageRankOptions, Precision,
 };
 
 use super::report::{emit, graph_json};
@@ -52,7 +53,7 @@ pub(super) fn run_pagerank(args: &PageRankArgs) -> CliResult {
     let show = !args.common.storage.no_progress && std::io::stderr().is_terminal();
     let edges = graph.stored_entries() as f64;
     let started = Instant::now();
-    let result = pagerank(&graph, &options, |step| {
+    let report = |step: &smartarrays_graph::Iteration| {
         if show {
             eprintln!(
                 "iteration {:>4}  change {:.3e}  {:.3} s  ({:.0} M edges/s)",
@@ -62,7 +63,17 @@ pub(super) fn run_pagerank(args: &PageRankArgs) -> CliResult {
                 edges / step.seconds.max(1e-12) / 1e6
             );
         }
-    })?;
+    };
+    let result = if args.gauss_seidel {
+        pagerank_gauss_seidel(&graph, &options, report)?
+    } else {
+        pagerank(&graph, &options, report)?
+    };
+    let method = if args.gauss_seidel {
+        "gauss-seidel"
+    } else {
+        "jacobi"
+    };
     let seconds = started.elapsed().as_secs_f64();
     let summary = &result.summary;
     if !summary.converged {
@@ -75,6 +86,7 @@ pub(super) fn run_pagerank(args: &PageRankArgs) -> CliResult {
     let ranks: Vec<Option<f64>> = result.ranks.to_vec().into_iter().map(Some).collect();
     let json_summary = json!({
         "algorithm": "pagerank",
+        "method": method,
         "graph": graph_json(&graph, load),
         "options": options,
         "iterations": summary.iterations,
@@ -86,7 +98,7 @@ pub(super) fn run_pagerank(args: &PageRankArgs) -> CliResult {
         "history": summary.history,
     });
     let text = format!(
-        "PageRank: {} iterations, {} (change {:.3e}), {seconds:.3} s, {:.4} s per iteration, {:.0} M edges/s\n",
+        "PageRank ({method}): {} iterations, {} (change {:.3e}), {seconds:.3} s, {:.4} s per iteration, {:.0} M edges/s\n",
         summary.iterations,
         if summary.converged { "converged" } else { "NOT converged" },
         summary.change,

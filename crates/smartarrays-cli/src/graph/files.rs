@@ -1,5 +1,6 @@
 //! `graph generate` (uniform random or Graph500 Kronecker, written as an edge list, Matrix
-//! Market or the binary format) and `graph convert` (between those formats).
+//! Market or the binary format) and `graph convert` (between those formats, or to a weighted
+//! edge list with `--write-weights`).
 
 use std::time::Instant;
 
@@ -70,6 +71,20 @@ pub(super) fn run_generate(args: &GenerateArgs) -> CliResult {
 }
 
 pub(super) fn run_convert(args: &ConvertArgs) -> CliResult {
+    if args.write_weights {
+        let (graph, weights, seconds) = args.storage.load_weighted(&args.input, &args.weights)?;
+        let started = Instant::now();
+        io::write_weighted_edge_list(&graph, &weights, &args.output)?;
+        eprintln!(
+            "loaded {} vertices, {} edges in {seconds:.2} s; wrote {} (weighted edge list, weights up to {}) in {:.2} s",
+            graph.vertices(),
+            graph.edges(),
+            args.output.display(),
+            weights.max(),
+            started.elapsed().as_secs_f64()
+        );
+        return Ok(());
+    }
     let (graph, seconds) = args.storage.load(&args.input)?;
     let started = Instant::now();
     io::save_graph(&graph, &args.output, args.output_format.parse::<Format>()?)?;

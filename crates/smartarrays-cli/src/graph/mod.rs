@@ -5,11 +5,13 @@
 //! This file holds the command line's shape (every subcommand's arguments), the dispatch and the
 //! output checks made before any work starts; [`storage`] turns the storage arguments into graph
 //! options and loads, [`files`] generates and converts, [`report`] prints graph statistics and
-//! per-vertex results, [`algorithms`] runs the analyses and [`bench`](mod@bench) the benchmarks.
+//! per-vertex results, [`algorithms`] runs the analyses, [`kernels`] the weighted and
+//! path-based ones (SSSP, betweenness, triangles) and [`bench`](mod@bench) the benchmarks.
 
 mod algorithms;
 mod bench;
 mod files;
+mod kernels;
 mod report;
 mod storage;
 
@@ -30,12 +32,19 @@ pub enum GraphCommand {
     Stats(Box<CommonArgs>),
     /// Degree centrality (out + in degree per vertex).
     Degree(Box<CommonArgs>),
-    /// PageRank (pull, Jacobi) with per-iteration progress.
+    /// PageRank (pull; Jacobi, or Gauss-Seidel with --gauss-seidel) with per-iteration progress.
     Pagerank(Box<PageRankArgs>),
     /// Breadth-first search levels from a source vertex.
     Bfs(Box<BfsArgs>),
     /// Weakly connected components (label = smallest vertex id of the component).
     Components(Box<CommonArgs>),
+    /// Single-source shortest paths (delta-stepping) on weights from the file (`u v w` lines)
+    /// or generated (integers in 1..=255 from a seed).
+    Sssp(Box<SsspArgs>),
+    /// Betweenness centrality (Brandes) from sampled, listed or all sources.
+    Bc(Box<BcArgs>),
+    /// Triangle count of an undirected graph.
+    Tc(Box<TcArgs>),
     /// Benchmarks: PageRank and degree centrality on U, V, V+E against a plain Rust CSR.
     Bench(Box<BenchArgs>),
 }
@@ -171,6 +180,12 @@ pub struct ConvertArgs {
     /// Output format (auto: from the extension).
     #[arg(long, default_value = "auto")]
     output_format: String,
+    /// Write a weighted edge list (`source target weight` lines, the layout GAPBS's converter
+    /// reads as `.wel`), with the input's weights or generated ones (see --weight-seed).
+    #[arg(long)]
+    write_weights: bool,
+    #[command(flatten)]
+    weights: WeightArgs,
     #[command(flatten)]
     storage: StorageArgs,
 }
@@ -196,6 +211,78 @@ pub struct PageRankArgs {
     /// agree with f64 to about 1e-7 of their value; tolerances below 1e-5 finish in f64), or f64.
     #[arg(long, default_value = "f32")]
     precision: String,
+    /// Gauss-Seidel sweeps (each new rank used at once) instead of Jacobi iterations;
+    /// contributions are then f64 (--precision is not used).
+    #[arg(long)]
+    gauss_seidel: bool,
+}
+
+/// Where edge weights come from.
+#[derive(Args, Clone, Debug)]
+pub struct WeightArgs {
+    /// The input is a weighted edge list (`source target weight` lines; the default for a
+    /// `.wel` file): use its weights. Otherwise weights are generated.
+    #[arg(long)]
+    weighted: bool,
+    /// Seed of the generated weights (integers in 1..=255, the same both ways when undirected).
+    #[arg(long, default_value_t = 1)]
+    weight_seed: u64,
+}
+
+/// `graph sssp`.
+#[derive(Args, Clone, Debug)]
+pub struct SsspArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    #[command(flatten)]
+    weights: WeightArgs,
+    /// Source vertex.
+    #[arg(long, default_value_t = 0)]
+    source: u64,
+    /// Bucket width of delta-stepping (at least 1).
+    #[arg(long, default_value_t = 1)]
+    delta: u64,
+    /// Check the distances with a verifier's rules (no edge relaxes further, every distance
+    /// attained by an in-edge); a violation is an error.
+    #[arg(long)]
+    verify: bool,
+}
+
+/// `graph bc`.
+#[derive(Args, Clone, Debug)]
+pub struct BcArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// Sampled sources (vertices with out-edges, drawn with --seed).
+    #[arg(long, default_value_t = 4)]
+    samples: usize,
+    /// Seed of the source sampling.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// These sources instead of sampled ones, comma-separated.
+    #[arg(long, value_delimiter = ',', conflicts_with = "all_sources")]
+    sources: Vec<u64>,
+    /// Every vertex as a source (exact betweenness).
+    #[arg(long)]
+    all_sources: bool,
+    /// Print scores divided by the largest.
+    #[arg(long)]
+    normalize: bool,
+}
+
+/// `graph tc`.
+#[derive(Args, Clone, Debug)]
+pub struct TcArgs {
+    /// Graph file (SNAP edge list, Matrix Market, or binary .sag); edge lists need --undirected.
+    input: PathBuf,
+    #[command(flatten)]
+    storage: StorageArgs,
+    /// Which vertex of a triangle counts it: degree (then id; the default) or id.
+    #[arg(long, default_value = "degree")]
+    order: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    format: OutputFormat,
 }
 
 /// `graph bfs`.
@@ -270,6 +357,9 @@ pub fn run(command: &GraphCommand) -> CliResult {
         GraphCommand::Pagerank(args) => algorithms::run_pagerank(args),
         GraphCommand::Bfs(args) => algorithms::run_bfs(args),
         GraphCommand::Components(args) => algorithms::run_components(args),
+        GraphCommand::Sssp(args) => kernels::run_sssp(args),
+        GraphCommand::Bc(args) => kernels::run_bc(args),
+        GraphCommand::Tc(args) => kernels::run_tc(args),
         GraphCommand::Bench(args) => bench::run_bench(args),
     }
 }
@@ -289,6 +379,9 @@ fn check_outputs(command: &GraphCommand) -> CliResult {
         }
         GraphCommand::Pagerank(args) => listing(&args.common.output),
         GraphCommand::Bfs(args) => listing(&args.common.output),
+        GraphCommand::Sssp(args) => listing(&args.common.output),
+        GraphCommand::Bc(args) => listing(&args.common.output),
+        GraphCommand::Tc(_) => Ok(()),
         GraphCommand::Bench(args) => {
             if args.threads.contains(&0) {
                 return Err("--threads 0: every thread count must be at least 1".into());

@@ -8,9 +8,11 @@ use std::time::Instant;
 
 use smartarrays::{Placement, Runtime};
 use smartarrays_graph::io::{self, Format, TextOptions};
-use smartarrays_graph::{Graph, GraphOptions, Keep, Variant, Width};
+use smartarrays_graph::{
+    build_weighted, EdgeWeights, Graph, GraphOptions, Keep, Progress, Variant, Width,
+};
 
-use super::{CliResult, StorageArgs};
+use super::{CliResult, StorageArgs, WeightArgs};
 
 impl StorageArgs {
     pub(super) fn options(&self) -> CliResult<GraphOptions> {
@@ -65,5 +67,40 @@ impl StorageArgs {
             &options,
         )?;
         Ok((graph, started.elapsed().as_secs_f64()))
+    }
+}
+
+impl StorageArgs {
+    /// Progress bars for an analysis's own stages (none off a terminal or with --no-progress).
+    pub(super) fn progress(&self) -> Progress {
+        Progress::new(crate::bars::Bars::for_terminal(!self.no_progress))
+    }
+
+    /// A graph and its edge weights: read from a weighted edge list (with --weighted, or a
+    /// `.wel` file), else the graph loaded as usual and weights generated from the seed.
+    pub(super) fn load_weighted(
+        &self,
+        input: &Path,
+        weights: &WeightArgs,
+    ) -> CliResult<(Graph, EdgeWeights, f64)> {
+        let options = self.options()?;
+        let started = Instant::now();
+        let from_file = weights.weighted
+            || input
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("wel"));
+        if from_file {
+            let edges = io::read_weighted_edges(input, !self.undirected, self.vertices)?;
+            let (graph, weights) = build_weighted(edges, &options)?;
+            return Ok((graph, weights, started.elapsed().as_secs_f64()));
+        }
+        let graph = io::load_graph(
+            input,
+            self.input_format.parse::<Format>()?,
+            &self.text(),
+            &options,
+        )?;
+        let weights = EdgeWeights::generate(&graph, weights.weight_seed, &options.edges)?;
+        Ok((graph, weights, started.elapsed().as_secs_f64()))
     }
 }

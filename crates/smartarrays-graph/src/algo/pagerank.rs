@@ -18,14 +18,18 @@
 //! prefetches the contributions of the neighbours a few dozen edges ahead.
 
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 use serde::Serialize;
 use smartarrays::{ArrayOptions, F64Array, SmartArray};
 
+use smartarrays::memory::prefetch::CacheLevel;
+
 use crate::access::{
-    f64_for_worker, gather_sum_ahead, values, with_window, Direct, EdgeWindow, Targets,
+    f64_for_worker, gather_sum_ahead, values, with_window, AsIndex, Direct, EdgeWindow, Targets,
+    PREFETCH_DISTANCE,
 };
 use crate::error::{GraphError, Result};
 use crate::graph::property_bits;
@@ -366,21 +370,7 @@ pub fn pagerank(
     let array_options = ArrayOptions::new()
         .placement(properties.placement.clone())
         .runtime(Arc::clone(&runtime));
-    let begin = graph.begin();
-    let out_degrees = SmartArray::from_batches(
-        n,
-        &array_options
-            .clone()
-            .bits(property_bits(properties, graph.max_out_degree())),
-        |range, out| {
-            crate::access::with_scratch(|buffer, _| {
-                let offsets = values(begin.local(), range.start..range.end + 1, buffer);
-                for (slot, pair) in out.iter_mut().zip(offsets.windows(2)) {
-                    *slot = pair[1] - pair[0];
-                }
-            })
-        },
-    )?;
+    let out_degrees = out_degree_array(graph, &array_options)?;
     let ranks = F64Array::from_fn(n, &array_options, |_| 1.0 / n as f64)?;
     let mut summary = start_summary(n);
     let mut ranks = match options.contributions {
@@ -419,6 +409,25 @@ pub fn pagerank(
         out_degrees,
         summary,
     })
+}
+
+/// The out-degree of every vertex, at the properties' width.
+fn out_degree_array(graph: &Graph, array_options: &ArrayOptions) -> Result<SmartArray> {
+    let begin = graph.begin();
+    Ok(SmartArray::from_batches(
+        graph.vertices(),
+        &array_options
+            .clone()
+            .bits(property_bits(graph.properties(), graph.max_out_degree())),
+        |range, out| {
+            crate::access::with_scratch(|buffer, _| {
+                let offsets = values(begin.local(), range.start..range.end + 1, buffer);
+                for (slot, pair) in out.iter_mut().zip(offsets.windows(2)) {
+                    *slot = pair[1] - pair[0];
+                }
+            })
+        },
+    )?)
 }
 
 /// Iterates with contributions of type `C` from `summary` on; returns the ranks.
@@ -506,4 +515,168 @@ impl<C: Contribution> RankState for SmartRanks<'_, C> {
             )
             .0
     }
+}
+
+/// Sum of the contributions of `ids` read from shared cells (`f64` bits), prefetching the cell
+/// of the id [`crate::access::PREFETCH_DISTANCE`] positions further in `ahead`.
+#[inline(always)]
+fn gather_shared<I: AsIndex>(ids: &[I], ahead: &[I], cells: &[AtomicU64]) -> f64 {
+    let mut partial = [0.0f64; 4];
+    let read = |id: I| f64::from_bits(cells[id.at()].load(Ordering::Relaxed));
+    let mut chunks = ids.chunks_exact(4);
+    let mut j = 0;
+    for quad in &mut chunks {
+        if let Some(next) = ahead.get(j + PREFETCH_DISTANCE) {
+            smartarrays::memory::prefetch::prefetch(cells, next.at(), CacheLevel::L1);
+        }
+        partial[0] += read(quad[0]);
+        partial[1] += read(quad[1]);
+        partial[2] += read(quad[2]);
+        partial[3] += read(quad[3]);
+        j += 4;
+    }
+    let mut sum = (partial[0] + partial[1]) + (partial[2] + partial[3]);
+    for &id in chunks.remainder() {
+        sum += read(id);
+    }
+    sum
+}
+
+/// PageRank by Gauss-Seidel iteration: the same formula and stopping rule as [`pagerank`],
+/// but each vertex's new rank is used as soon as it is computed (its contribution is rewritten
+/// at once, so vertices pulled later in the same sweep already see it). Whether that reaches a
+/// tolerance in fewer iterations depends on the graph: on an undirected scale-12 Kronecker
+/// graph (tolerance 1e-4, dangling rank dropped) it took 17 iterations where Jacobi took 9,
+/// on the directed one 13 where Jacobi took 27; see `docs/graph.md`. Vertices are swept in parallel batches, so a batch sees the
+/// new ranks of the batches already done by other workers and the iterates (not the limit)
+/// depend slightly on scheduling. The dangling rank spread in an iteration is the one held at
+/// its start. Contributions are `f64` (`options.contributions` is not used). Ranks agree with
+/// [`pagerank`]'s for the same tolerance: both stop within a few tolerances (L1) of the same
+/// fixed point.
+///
+/// # Example
+/// ```
+/// use smartarrays_graph::{build, generate, pagerank, pagerank_gauss_seidel, GraphOptions, PageRankOptions};
+/// let graph = build(generate::kronecker(10, 8, 1, true)?, &GraphOptions::default())?;
+/// let options = PageRankOptions { tolerance: 1e-6, ..PageRankOptions::default() };
+/// let jacobi = pagerank(&graph, &options, |_| {})?;
+/// let gauss_seidel = pagerank_gauss_seidel(&graph, &options, |_| {})?;
+/// assert!(gauss_seidel.summary.converged);
+/// let (a, b) = (jacobi.ranks.to_vec(), gauss_seidel.ranks.to_vec());
+/// let distance: f64 = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).sum();
+/// assert!(distance < 10.0 * options.tolerance);
+/// # Ok::<(), smartarrays_graph::GraphError>(())
+/// ```
+pub fn pagerank_gauss_seidel(
+    graph: &Graph,
+    options: &PageRankOptions,
+    mut on_iteration: impl FnMut(&Iteration),
+) -> Result<PageRankResult> {
+    options.check()?;
+    let n = graph.vertices();
+    let runtime = Arc::clone(graph.runtime());
+    let array_options = ArrayOptions::new()
+        .placement(graph.properties().placement.clone())
+        .runtime(Arc::clone(&runtime));
+    let out_degrees = out_degree_array(graph, &array_options)?;
+    let mut ranks = F64Array::from_fn(n, &array_options, |_| 1.0 / n as f64)?;
+    let degrees = out_degrees.to_vec();
+    let cells: Vec<AtomicU64> = degrees
+        .iter()
+        .map(|&d| {
+            let value = if d == 0 {
+                0.0
+            } else {
+                1.0 / n as f64 / d as f64
+            };
+            AtomicU64::new(value.to_bits())
+        })
+        .collect();
+    drop(degrees);
+    let mut dangling = out_degrees.iter().filter(|&d| d == 0).count() as f64 / n.max(1) as f64;
+    let mut summary = start_summary(n);
+    let d = options.damping;
+    let incoming = graph.incoming();
+    let cells = &cells;
+    let degrees_array = &out_degrees;
+    for iteration in 1..=options.max_iterations {
+        if summary.converged {
+            break;
+        }
+        let started = Instant::now();
+        let spread = if options.dangling == Dangling::Spread {
+            d * dangling / n as f64
+        } else {
+            0.0
+        };
+        let base = (1.0 - d) / n as f64 + spread;
+        let (change, next_dangling, ..) = ranks.par_update(
+            BATCH,
+            || (0.0, 0.0, Vec::new(), Vec::new(), Vec::new()),
+            |(change, dangling, mut offsets_buffer, mut degree_buffer, mut edges_buffer),
+             worker,
+             range,
+             ranks| {
+                let offsets = values(
+                    incoming.offsets().for_worker(worker),
+                    range.start..range.end + 1,
+                    &mut offsets_buffer,
+                );
+                let degrees = values(
+                    degrees_array.for_worker(worker),
+                    range.clone(),
+                    &mut degree_buffer,
+                );
+                let limit = offsets[offsets.len() - 1] as usize;
+                let targets = Targets::of(incoming.targets().for_worker(worker));
+                let (delta, lost) = with_window!(targets, &mut edges_buffer, limit, |window| {
+                    let (mut delta, mut lost) = (0.0, 0.0);
+                    for (i, rank) in ranks.iter_mut().enumerate() {
+                        let (mut s, t) = (offsets[i] as usize, offsets[i + 1] as usize);
+                        let mut sum = 0.0;
+                        while s < t {
+                            let (piece, ahead) = window.piece_ahead(s, t);
+                            sum += gather_shared(piece, ahead, cells);
+                            s += piece.len();
+                        }
+                        let new = base + d * sum;
+                        delta += (new - *rank).abs();
+                        *rank = new;
+                        let degree = degrees[i];
+                        if degree == 0 {
+                            lost += new;
+                        } else {
+                            cells[range.start + i]
+                                .store((new / degree as f64).to_bits(), Ordering::Relaxed);
+                        }
+                    }
+                    (delta, lost)
+                });
+                (
+                    change + delta,
+                    dangling + lost,
+                    offsets_buffer,
+                    degree_buffer,
+                    edges_buffer,
+                )
+            },
+            |a, b| (a.0 + b.0, a.1 + b.1, a.2, a.3, a.4),
+        );
+        dangling = next_dangling;
+        let step = Iteration {
+            iteration,
+            change,
+            seconds: started.elapsed().as_secs_f64(),
+        };
+        on_iteration(&step);
+        summary.history.push(step);
+        summary.iterations = iteration;
+        summary.change = change;
+        summary.converged = change < options.tolerance;
+    }
+    Ok(PageRankResult {
+        ranks,
+        out_degrees,
+        summary,
+    })
 }

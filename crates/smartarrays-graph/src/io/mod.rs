@@ -6,6 +6,7 @@
 pub mod binary;
 pub mod mtx;
 pub mod text;
+pub mod weighted;
 
 use std::fmt;
 use std::path::Path;
@@ -16,6 +17,7 @@ use serde::Serialize;
 pub use binary::{load_binary, parse_binary, save_binary};
 pub use mtx::{parse_matrix_market, write_matrix_market};
 pub use text::{parse_edge_list, write_edge_list, write_edges};
+pub use weighted::{parse_weighted_edge_list, read_weighted_edges, write_weighted_edge_list};
 
 use crate::error::{GraphError, Result};
 use crate::{build, EdgeList, Graph, GraphOptions};
