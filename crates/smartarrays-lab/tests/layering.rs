@@ -2,7 +2,8 @@
 //! dependency edge between the workspace's crates that the layering does not allow.
 //!
 //! core `smartarrays` -> `smartarrays-encodings` (typed compressed columns, core only) and
-//! `smartarrays-adapt` -> `smartarrays-graph` (adapt only behind its
+//! `smartarrays-collections` (core only) -> `smartarrays-query` (tables, SQL and pipelines over
+//! both) and `smartarrays-adapt` -> `smartarrays-graph` (adapt only behind its
 //! feature) -> `smartarrays-arrow` -> bindings (C ABI, Python; Java loads the C library) and the
 //! experiments (`smartarrays-lab`) -> the CLI on top. Bindings never depend on each other. The
 //! baselines' and benches' outside crates (fastlanes and the macros it expands to, criterion) are
@@ -20,6 +21,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("smartarrays-arrow", &["smartarrays"]),
     ("smartarrays-encodings", &["smartarrays"]),
     ("smartarrays-collections", &["smartarrays"]),
+    (
+        "smartarrays-query",
+        &[
+            "smartarrays",
+            "smartarrays-encodings",
+            "smartarrays-collections",
+        ],
+    ),
     (
         "smartarrays-ffi",
         &["smartarrays", "smartarrays-adapt", "smartarrays-arrow"],
