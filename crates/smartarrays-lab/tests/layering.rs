@@ -64,6 +64,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "smartarrays-adapt",
             "smartarrays-graph",
             "smartarrays-lab",
+            "smartarrays-query",
         ],
     ),
 ];

@@ -40,6 +40,8 @@ use std::sync::Arc;
 use smartarrays::Runtime;
 
 pub use error::{Position, QueryError, Result};
+/// The encodings crate, re-exported: build a [`Table`]'s columns with its options and values.
+pub use smartarrays_encodings as encodings;
 pub use table::{Catalog, Table, TableColumn};
 pub use value::{ResultSet, Type, Value};
 

@@ -314,3 +314,87 @@ pub fn generate(
     progress("", TABLES.len(), TABLES.len());
     Ok(catalog)
 }
+
+/// Writes TPC-H columns as CSV with a header line (`|` between fields, as `dbgen` does; text
+/// never contains `|`): decimals with their scale's digits, dates as `yyyy-mm-dd`. This is the
+/// data other engines load to run the same queries on the same rows.
+pub fn write_csv(
+    columns: &[(String, Values)],
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    let names: Vec<&str> = columns.iter().map(|(n, _)| n.as_str()).collect();
+    writeln!(out, "{}", names.join("|"))?;
+    let rows = columns.first().map_or(0, |(_, v)| v.len());
+    let mut line = String::new();
+    for row in 0..rows {
+        line.clear();
+        for (i, (_, values)) in columns.iter().enumerate() {
+            if i > 0 {
+                line.push('|');
+            }
+            match values {
+                Values::Int64(v) => line.push_str(&v[row].to_string()),
+                Values::Decimal { unscaled, scale } => line.push_str(
+                    &smartarrays_encodings::decimal::format(i128::from(unscaled[row]), *scale),
+                ),
+                Values::Date32(v) => line.push_str(&smartarrays_encodings::date::format(v[row])),
+                Values::Utf8(v) => line.push_str(&v[row]),
+                Values::UInt64(v) => line.push_str(&v[row].to_string()),
+                Values::Float64(v) => line.push_str(&v[row].to_string()),
+                Values::Bool(v) => line.push_str(&v[row].to_string()),
+            }
+        }
+        line.push('\n');
+        out.write_all(line.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Compares a result of TPC-H query `number` with the official answer at SF 1 that `tpchgen`
+/// ships: the same rows in the same order, text equal, numbers equal after rounding to the
+/// answer's two decimals (a difference of at most 0.01). `Err` says what differs.
+pub fn check_official_answer(
+    number: u32,
+    result: &crate::ResultSet,
+) -> std::result::Result<(), String> {
+    let answer = tpchgen::q_and_a::answers_sf1::answer(number as i32)
+        .ok_or_else(|| format!("no official answer for Q{number}"))?;
+    let mut lines = answer.lines().filter(|l| !l.trim().is_empty());
+    let header: Vec<String> = lines
+        .next()
+        .ok_or("an empty answer")?
+        .split('|')
+        .map(|s| s.trim().to_lowercase())
+        .collect();
+    if header != result.names {
+        return Err(format!(
+            "columns {:?}, the answer has {header:?}",
+            result.names
+        ));
+    }
+    let rows: Vec<Vec<&str>> = lines
+        .map(|l| l.split('|').map(str::trim).collect())
+        .collect();
+    if rows.len() != result.rows.len() {
+        return Err(format!(
+            "{} rows, the answer has {}",
+            result.rows.len(),
+            rows.len()
+        ));
+    }
+    for (i, (want, got)) in rows.iter().zip(&result.rows).enumerate() {
+        for (c, (w, g)) in want.iter().zip(got).enumerate() {
+            let ok = match (w.parse::<f64>(), g.as_f64()) {
+                (Ok(w), Some(g)) => (w - g).abs() <= 0.01 + 1e-9 * w.abs(),
+                _ => *w == g.to_string(),
+            };
+            if !ok {
+                return Err(format!(
+                    "row {i}, column {}: {g}, the answer has {w}",
+                    header[c]
+                ));
+            }
+        }
+    }
+    Ok(())
+}

@@ -450,3 +450,17 @@ fn q19_matches_the_reference() {
     }
     assert_rows_equal(&run(19).rows, &[vec![dec(revenue, 4)]], "Q19");
 }
+
+/// The official SF 1 answers that `tpchgen` ships (SF 1 takes minutes to generate: run with
+/// `cargo test --release -p smartarrays-query -- --ignored`, or `make test-tpch-sf1`).
+#[test]
+#[ignore]
+fn official_sf1_answers() {
+    let catalog = tpch::generate(1.0, &ColumnOptions::new(), |_, _, _| {}).unwrap();
+    for q in queries::SUPPORTED {
+        let result = smartarrays_query::sql(&catalog, queries::tpch(q).unwrap()).unwrap();
+        if let Err(e) = tpch::check_official_answer(q, &result) {
+            panic!("Q{q}: {e}\n{}", result.to_table_string());
+        }
+    }
+}
