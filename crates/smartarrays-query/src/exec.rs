@@ -1671,20 +1671,27 @@ fn build_key_slot(_parent: &Pipeline<'_>, probe: &Probe<'_>) -> Result<usize> {
         })
 }
 
-/// Accumulators of one group: per aggregate a sum (or min/max) and a count.
+/// The accumulators of every group: per aggregate a 128-bit sum (or min, max), then the
+/// group's row count (columns have no nulls, so every aggregate counts every row).
 #[derive(Clone)]
 struct Groups {
-    /// `width` i128 per group: for each aggregate (value, count), then the row count.
     acc: Vec<i128>,
     width: usize,
+    /// Scratch of the few-groups path: rows ordered by group, where each group starts.
+    partial: Vec<i64>,
+    order: Vec<u32>,
+    starts: Vec<usize>,
 }
 
 impl Groups {
     fn new(aggs: &[AggPlan], groups: usize) -> Groups {
-        let width = aggs.len() * 2 + 1;
+        let width = aggs.len() + 1;
         let mut g = Groups {
             acc: Vec::with_capacity(width * groups),
             width,
+            partial: Vec::new(),
+            order: Vec::new(),
+            starts: Vec::new(),
         };
         for _ in 0..groups {
             g.push_group(aggs);
@@ -1699,7 +1706,6 @@ impl Groups {
                 AggFunc::Max => i128::MIN,
                 _ => 0,
             });
-            self.acc.push(0);
         }
         self.acc.push(0);
     }
@@ -1708,50 +1714,93 @@ impl Groups {
         self.acc.len() / self.width
     }
 
-    /// Adds the batch's rows to groups `ids`.
+    /// Adds the batch's rows to groups `ids`. With `few` groups (a direct array), the rows are
+    /// sorted by group once per vector and each group's sum runs in 64 bits when no partial
+    /// sum of the vector can overflow (else in 128 bits).
     fn update(
         &mut self,
         aggs: &[AggPlan],
         batch: &Batch,
         ids: &[u32],
         values: &mut Vec<i64>,
+        few: bool,
     ) -> Result<()> {
         let w = self.width;
+        let groups = self.len();
+        if few && groups > 1 {
+            // A counting sort of the rows by group, shared by every aggregate.
+            self.starts.clear();
+            self.starts.resize(groups + 1, 0);
+            for &g in ids {
+                self.starts[g as usize + 1] += 1;
+            }
+            for g in 0..groups {
+                self.starts[g + 1] += self.starts[g];
+            }
+            self.partial.clear();
+            self.partial
+                .extend(self.starts[..groups].iter().map(|&s| s as i64));
+            self.order.clear();
+            self.order.resize(ids.len(), 0);
+            for (row, &g) in ids.iter().enumerate() {
+                let slot = &mut self.partial[g as usize];
+                self.order[*slot as usize] = row as u32;
+                *slot += 1;
+            }
+        }
         for (k, a) in aggs.iter().enumerate() {
-            match &a.arg {
-                None => {
-                    for &g in ids {
-                        self.acc[g as usize * w + 2 * k + 1] += 1;
+            let Some(e) = &a.arg else { continue };
+            if a.func == AggFunc::Count {
+                continue;
+            }
+            e.eval(batch, values)?;
+            let values = &values[..ids.len()];
+            match a.func {
+                AggFunc::Min => {
+                    for (&g, &v) in ids.iter().zip(values) {
+                        let slot = &mut self.acc[g as usize * w + k];
+                        *slot = (*slot).min(i128::from(v));
                     }
                 }
-                Some(e) => {
-                    e.eval(batch, values)?;
-                    match a.func {
-                        AggFunc::Min => {
-                            for (&g, &v) in ids.iter().zip(values.iter()) {
-                                let slot = &mut self.acc[g as usize * w + 2 * k];
-                                *slot = (*slot).min(i128::from(v));
-                            }
+                AggFunc::Max => {
+                    for (&g, &v) in ids.iter().zip(values) {
+                        let slot = &mut self.acc[g as usize * w + k];
+                        *slot = (*slot).max(i128::from(v));
+                    }
+                }
+                _ if few && fits_in_64_bits(values) => {
+                    // No partial sum of this vector can overflow: plain sums, which vectorise.
+                    if groups == 1 {
+                        self.acc[k] +=
+                            i128::from(values.iter().fold(0i64, |a, &v| a.wrapping_add(v)));
+                    } else {
+                        // Rows by group (built once per vector): one running sum per group.
+                        for g in 0..groups {
+                            let rows = &self.order[self.starts[g]..self.starts[g + 1]];
+                            let sum = rows
+                                .iter()
+                                .fold(0i64, |a, &r| a.wrapping_add(values[r as usize]));
+                            self.acc[g * w + k] += i128::from(sum);
                         }
-                        AggFunc::Max => {
-                            for (&g, &v) in ids.iter().zip(values.iter()) {
-                                let slot = &mut self.acc[g as usize * w + 2 * k];
-                                *slot = (*slot).max(i128::from(v));
-                            }
-                        }
-                        _ => {
-                            for (&g, &v) in ids.iter().zip(values.iter()) {
-                                let base = g as usize * w + 2 * k;
-                                self.acc[base] += i128::from(v);
-                                self.acc[base + 1] += 1;
-                            }
-                        }
+                    }
+                }
+                _ => {
+                    for (&g, &v) in ids.iter().zip(values) {
+                        self.acc[g as usize * w + k] += i128::from(v);
                     }
                 }
             }
         }
-        for &g in ids {
-            self.acc[g as usize * w + w - 1] += 1;
+        if few && groups == 1 {
+            self.acc[w - 1] += ids.len() as i128;
+        } else if few {
+            for g in 0..groups {
+                self.acc[g * w + w - 1] += (self.starts[g + 1] - self.starts[g]) as i128;
+            }
+        } else {
+            for &g in ids {
+                self.acc[g as usize * w + w - 1] += 1;
+            }
         }
         Ok(())
     }
@@ -1766,17 +1815,14 @@ impl Groups {
     ) -> Result<()> {
         let w = self.width;
         for (k, a) in aggs.iter().enumerate() {
-            let (x, y) = (into * w + 2 * k, from * w + 2 * k);
-            match a.func {
-                AggFunc::Min => self.acc[x] = self.acc[x].min(other.acc[y]),
-                AggFunc::Max => self.acc[x] = self.acc[x].max(other.acc[y]),
-                _ => {
-                    self.acc[x] = self.acc[x]
-                        .checked_add(other.acc[y])
-                        .ok_or_else(|| overflow("a 128-bit sum"))?;
-                }
-            }
-            self.acc[x + 1] += other.acc[y + 1];
+            let (x, y) = (into * w + k, from * w + k);
+            self.acc[x] = match a.func {
+                AggFunc::Min => self.acc[x].min(other.acc[y]),
+                AggFunc::Max => self.acc[x].max(other.acc[y]),
+                _ => self.acc[x]
+                    .checked_add(other.acc[y])
+                    .ok_or_else(|| overflow("a 128-bit sum"))?,
+            };
         }
         self.acc[into * w + w - 1] += other.acc[from * w + w - 1];
         Ok(())
@@ -1788,10 +1834,11 @@ impl Groups {
 
     fn values(&self, g: usize, aggs: &[AggPlan]) -> Vec<Value> {
         let w = self.width;
+        let count = self.rows(g);
         aggs.iter()
             .enumerate()
             .map(|(k, a)| {
-                let (v, count) = (self.acc[g * w + 2 * k], self.acc[g * w + 2 * k + 1]);
+                let v = self.acc[g * w + k];
                 match a.func {
                     AggFunc::Count => Value::Int(count),
                     _ if count == 0 => Value::Null,
@@ -1799,7 +1846,6 @@ impl Groups {
                         Value::Float(v as f64 / count as f64 / pow10(u32::from(a.scale)) as f64)
                     }
                     _ => match a.ty {
-                        Type::Int => Value::Int(v),
                         Type::Decimal(s) => Value::Decimal {
                             unscaled: v,
                             scale: s,
@@ -1811,6 +1857,15 @@ impl Groups {
             })
             .collect()
     }
+}
+
+/// Whether no sum of these values (at most 2^31 of them) can leave 64 bits.
+fn fits_in_64_bits(values: &[i64]) -> bool {
+    let (lo, hi) = values
+        .iter()
+        .fold((0i64, 0i64), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let largest = lo.unsigned_abs().max(hi.unsigned_abs()) as u128;
+    largest * values.len() as u128 <= i64::MAX as u128
 }
 
 fn key_value(kind: &SlotKind, v: i64) -> Value {
@@ -1893,7 +1948,7 @@ impl<'a> Plan<'a> {
                                 *id += (c as usize * stride) as u32;
                             }
                         }
-                        g.update(aggs, batch, ids, values)
+                        g.update(aggs, batch, ids, values, true)
                     },
                     |(mut a, x, y), (b, _, _)| {
                         for i in 0..a.len() {
@@ -2014,7 +2069,7 @@ impl<'a> Plan<'a> {
                             };
                             ids.push(id);
                         }
-                        state.groups.update(aggs, batch, ids, values)
+                        state.groups.update(aggs, batch, ids, values, false)
                     },
                     |(a, x, y, z), (b, _, _, _)| {
                         let mut a = a?;
