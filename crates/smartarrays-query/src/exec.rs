@@ -1452,37 +1452,19 @@ fn run_morsel(
             for test in &scan.tests {
                 if all {
                     s.selection.clear();
-                    match test {
-                        CodeTest::Nothing => {}
-                        CodeTest::Range(lo, hi) => {
-                            let (lo, span) = (*lo, hi - lo);
-                            for (j, &c) in codes[..n].iter().enumerate() {
-                                s.selection.push(j as u32);
-                                s.selection.truncate(
-                                    s.selection.len() - usize::from(c.wrapping_sub(lo) > span),
-                                );
-                            }
-                        }
-                        CodeTest::Mask(mask) => {
-                            for (j, &c) in codes[..n].iter().enumerate() {
-                                s.selection.push(j as u32);
-                                s.selection
-                                    .truncate(s.selection.len() - usize::from(!mask[c as usize]));
-                            }
-                        }
-                    }
+                    s.selection.extend(0..n as u32);
                     all = false;
-                } else {
-                    match test {
-                        CodeTest::Nothing => s.selection.clear(),
-                        CodeTest::Range(lo, hi) => {
-                            let (lo, span) = (*lo, hi - lo);
-                            s.selection
-                                .retain(|&j| codes[j as usize].wrapping_sub(lo) <= span);
-                        }
-                        CodeTest::Mask(mask) => {
-                            s.selection.retain(|&j| mask[codes[j as usize] as usize])
-                        }
+                }
+                match test {
+                    CodeTest::Nothing => s.selection.clear(),
+                    CodeTest::Range(lo, hi) => {
+                        let (lo, span) = (*lo, hi - lo);
+                        compact(&mut s.selection, |j| {
+                            codes[j as usize].wrapping_sub(lo) <= span
+                        });
+                    }
+                    CodeTest::Mask(mask) => {
+                        compact(&mut s.selection, |j| mask[codes[j as usize] as usize])
                     }
                 }
             }
@@ -1549,6 +1531,18 @@ fn run_morsel(
         start += n;
     }
     Ok(())
+}
+
+/// Keeps the row ids that pass `keep`, in order, without branches.
+#[inline(always)]
+fn compact(selection: &mut Vec<u32>, keep: impl Fn(u32) -> bool) {
+    let mut kept = 0;
+    for i in 0..selection.len() {
+        let j = selection[i];
+        selection[kept] = j;
+        kept += usize::from(keep(j));
+    }
+    selection.truncate(kept);
 }
 
 /// Residual filters and probes on a decoded batch; `false` when no row is left.
