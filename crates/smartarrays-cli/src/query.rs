@@ -1,4 +1,4 @@
-//! `smartarrays sql` and `smartarrays tpch generate|run|bench|verify`: SQL over TPC-H tables
+//! `smartarrays sql` and `smartarrays tpch generate|run|bench`: SQL over TPC-H tables
 //! generated in this process (smartarrays-query), with a progress bar while they are built.
 
 use std::path::PathBuf;
@@ -72,7 +72,7 @@ pub struct RunArgs {
     /// Queries to run (default: every supported one).
     #[arg(long = "query", short = 'q')]
     queries: Vec<u32>,
-    /// Output format of the results.
+    /// Output format of the results (`json`: one object per query, values as exact text).
     #[arg(long, value_enum, default_value_t = ResultFormat::Table)]
     format: ResultFormat,
     /// Compare each result with the official SF 1 answer that tpchgen ships (needs `--sf 1`).
@@ -209,16 +209,32 @@ pub fn run(command: &TpchCommand) -> CliResult {
                 let start = Instant::now();
                 let result = smartarrays_query::sql_with(&catalog, sql, &options)?;
                 let ms = start.elapsed().as_secs_f64() * 1e3;
+                let verdict = args.verify.then(|| tpch::check_official_answer(q, &result));
+                if let Some(Err(_)) = &verdict {
+                    failed.push(q);
+                }
+                if args.format == ResultFormat::Json {
+                    // One object per query: exact values as text (decimals keep every digit).
+                    let rows: Vec<Vec<String>> = result
+                        .rows
+                        .iter()
+                        .map(|r| r.iter().map(ToString::to_string).collect())
+                        .collect();
+                    let types: Vec<String> = result.types.iter().map(ToString::to_string).collect();
+                    let official =
+                        verdict.map(|v| v.err().unwrap_or_else(|| "matches".to_string()));
+                    println!(
+                        "{}",
+                        serde_json::json!({"query": q, "ms": ms, "names": result.names, "types": types, "rows": rows, "official_answer": official})
+                    );
+                    continue;
+                }
                 println!("Q{q} ({ms:.1} ms, {} rows)", result.rows.len());
                 print_result(&result, args.format);
-                if args.verify {
-                    match tpch::check_official_answer(q, &result) {
-                        Ok(()) => println!("Q{q}: matches the official SF 1 answer"),
-                        Err(e) => {
-                            println!("Q{q}: DIFFERS from the official SF 1 answer: {e}");
-                            failed.push(q);
-                        }
-                    }
+                match verdict {
+                    Some(Ok(())) => println!("Q{q}: matches the official SF 1 answer"),
+                    Some(Err(e)) => println!("Q{q}: DIFFERS from the official SF 1 answer: {e}"),
+                    None => {}
                 }
                 println!();
             }
