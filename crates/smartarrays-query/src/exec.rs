@@ -895,11 +895,7 @@ fn column_type(query: &BoundQuery<'_>, table: usize, column: usize) -> Type {
 
 fn looks_unique(query: &BoundQuery<'_>, table: usize, column: usize) -> bool {
     let t = query.tables[table].table;
-    let c = &t.columns()[column].column;
-    match c.statistics() {
-        Ok(stats) => stats.distinct_estimate as f64 >= 0.9 * t.rows() as f64,
-        Err(_) => false,
-    }
+    t.columns()[column].distinct_estimate() as f64 >= 0.9 * t.rows() as f64
 }
 
 fn explain_pipeline(p: &Pipeline<'_>, out: &mut String, counter: &mut usize, depth: usize) {
@@ -1593,7 +1589,7 @@ fn run_stages(
 }
 
 /// Runs the build sides of `p` (recursively), returning their hash tables in stage order.
-fn run_builds(p: &Pipeline<'_>, runtime: &Runtime) -> Result<Vec<Option<Arc<Built>>>> {
+fn run_builds(p: &Pipeline<'_>, runtime: &Arc<Runtime>) -> Result<Vec<Option<Arc<Built>>>> {
     let mut out = Vec::new();
     for stage in &p.stages {
         if let Stage::Probe(probe) = stage {
@@ -1632,14 +1628,16 @@ fn run_builds(p: &Pipeline<'_>, runtime: &Runtime) -> Result<Vec<Option<Arc<Buil
                     Ok(a)
                 },
             )?;
+            // The hash table is built in parallel (thread-local pre-aggregation, radix
+            // partitions); a key seen twice leaves fewer entries than rows.
             let keys = &collected.0[key_slot];
-            let mut map: Map<i64, u32> = Map::new()?;
-            for (row, &k) in keys.iter().enumerate() {
-                if map.insert(k, row as u32)?.is_some() {
-                    return Err(QueryError::DuplicateBuildKey {
-                        column: probe.label.clone(),
-                    });
-                }
+            let rows: Vec<u32> = (0..keys.len() as u32).collect();
+            let options = smartarrays::ArrayOptions::new().runtime(Arc::clone(runtime));
+            let map: Map<i64, u32> = Map::aggregate_parallel(keys, &rows, |a, _| a, &options)?;
+            if map.len() != keys.len() {
+                return Err(QueryError::DuplicateBuildKey {
+                    column: probe.label.clone(),
+                });
             }
             out.push(Some(Arc::new(Built {
                 map,
@@ -1887,7 +1885,7 @@ struct HashState {
 
 impl<'a> Plan<'a> {
     /// Runs the plan on `runtime`'s workers.
-    pub(crate) fn run(&self, runtime: &Runtime) -> Result<ResultSet> {
+    pub(crate) fn run(&self, runtime: &Arc<Runtime>) -> Result<ResultSet> {
         let builds = run_builds(&self.root, runtime)?;
         let rows: Vec<(Vec<Value>, Vec<Value>)> = match &self.sink {
             SinkPlan::Collect { exprs, kinds } => {

@@ -86,7 +86,7 @@ pub fn execute(catalog: &Catalog, sql: &str, options: &QueryOptions) -> Result<O
     if explain {
         return Ok(Output::Plan(plan.explain()));
     }
-    Ok(Output::Rows(plan.run(&*options.runtime()?)?))
+    Ok(Output::Rows(plan.run(&options.runtime()?)?))
 }
 
 /// Runs a query over `catalog` on the process-wide runtime and returns its rows.

@@ -2,6 +2,7 @@
 //! reads.
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use smartarrays_encodings::{Column, ColumnOptions, Values};
 
@@ -14,6 +15,29 @@ pub struct TableColumn {
     pub name: String,
     /// The encoded data.
     pub column: Column,
+    /// The distinct-count estimate, computed on first use (the planner's join sides).
+    distinct: OnceLock<u64>,
+}
+
+impl TableColumn {
+    /// A named column.
+    pub fn new(name: &str, column: Column) -> TableColumn {
+        TableColumn {
+            name: name.to_lowercase(),
+            column,
+            distinct: OnceLock::new(),
+        }
+    }
+
+    /// The encoding's estimate of the number of distinct values (exact for small counts),
+    /// computed once.
+    pub fn distinct_estimate(&self) -> u64 {
+        *self.distinct.get_or_init(|| {
+            self.column
+                .statistics()
+                .map_or(0, |stats| stats.distinct_estimate)
+        })
+    }
 }
 
 /// A table: named columns of the encodings crate, all with the same number of rows.
@@ -64,10 +88,7 @@ impl Table {
         }
         let columns = columns
             .into_iter()
-            .map(|c| TableColumn {
-                name: c.name.to_lowercase(),
-                column: c.column,
-            })
+            .map(|c| TableColumn::new(&c.name, c.column))
             .collect();
         Ok(Table {
             name,
@@ -84,10 +105,10 @@ impl Table {
     ) -> Result<Table> {
         let mut built = Vec::with_capacity(columns.len());
         for (column_name, values) in columns {
-            built.push(TableColumn {
-                name: column_name,
-                column: column_from_values(values, options)?,
-            });
+            built.push(TableColumn::new(
+                &column_name,
+                column_from_values(values, options)?,
+            ));
         }
         Table::new(name, built)
     }
