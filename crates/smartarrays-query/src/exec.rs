@@ -401,9 +401,90 @@ enum Stage<'a> {
 
 /// Built hash table of a build side.
 struct Built {
-    map: Map<i64, u32>,
+    index: BuildIndex,
+    /// A bitmap of the keys over `min..`, tested before the index (it fits in cache where the
+    /// index may not, and rejects most rows of a selective build cheaply).
+    bits: Option<(i64, Vec<u64>)>,
     ints: Vec<Vec<i64>>,
     texts: Vec<Vec<String>>,
+}
+
+/// Key to build row.
+enum BuildIndex {
+    /// Keys spread thinly over their range: the collections crate's hash map.
+    Hash(Map<i64, u32>),
+    /// Keys dense in `min..min + rows.len()`: the build row of each key, `u32::MAX` for none.
+    Direct { min: i64, rows: Vec<u32> },
+}
+
+impl Built {
+    /// The build row of every key (`None`: no match).
+    fn lookup(&self, keys: &[i64], found: &mut Vec<Option<u32>>) -> Result<()> {
+        found.clear();
+        match &self.index {
+            BuildIndex::Hash(map) => {
+                found.resize(keys.len(), None);
+                map.get_many(keys, found)?;
+            }
+            BuildIndex::Direct { min, rows } => found.extend(keys.iter().map(|&k| {
+                let slot = (k as u64).wrapping_sub(*min as u64);
+                rows.get(slot as usize).copied().filter(|&r| r != u32::MAX)
+            })),
+        }
+        Ok(())
+    }
+}
+
+/// Bits of key space a join bitmap may take (16 MiB).
+const JOIN_BITMAP_BITS: u64 = 1 << 27;
+
+fn build_index(keys: &[i64], runtime: &Arc<Runtime>, label: &str) -> Result<Built> {
+    let duplicate = || QueryError::DuplicateBuildKey {
+        column: label.to_string(),
+    };
+    let (min, max) = keys
+        .iter()
+        .fold((i64::MAX, i64::MIN), |(lo, hi), &k| (lo.min(k), hi.max(k)));
+    let span = if keys.is_empty() {
+        0
+    } else {
+        (i128::from(max) - i128::from(min) + 1) as u128
+    };
+    let bits = (span > 0 && span <= u128::from(JOIN_BITMAP_BITS)).then(|| {
+        let mut words = vec![0u64; (span as usize).div_ceil(64)];
+        for &k in keys {
+            let bit = (k - min) as usize;
+            words[bit / 64] |= 1 << (bit % 64);
+        }
+        (min, words)
+    });
+    let index = if span > 0 && span <= 4 * keys.len() as u128 {
+        let mut rows = vec![u32::MAX; span as usize];
+        for (row, &k) in keys.iter().enumerate() {
+            let slot = &mut rows[(k - min) as usize];
+            if *slot != u32::MAX {
+                return Err(duplicate());
+            }
+            *slot = row as u32;
+        }
+        BuildIndex::Direct { min, rows }
+    } else {
+        // Built in parallel (thread-local pre-aggregation, radix partitions); a key seen
+        // twice leaves fewer entries than rows.
+        let rows: Vec<u32> = (0..keys.len() as u32).collect();
+        let options = smartarrays::ArrayOptions::new().runtime(Arc::clone(runtime));
+        let map: Map<i64, u32> = Map::aggregate_parallel(keys, &rows, |a, _| a, &options)?;
+        if map.len() != keys.len() {
+            return Err(duplicate());
+        }
+        BuildIndex::Hash(map)
+    };
+    Ok(Built {
+        index,
+        bits,
+        ints: Vec::new(),
+        texts: Vec::new(),
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -933,7 +1014,7 @@ fn explain_pipeline(p: &Pipeline<'_>, out: &mut String, counter: &mut usize, dep
             Stage::Filter(_, text) => out.push_str(&format!("{pad}  filter: {text}\n")),
             Stage::Probe(probe) => {
                 out.push_str(&format!(
-                    "{pad}  probe hash join on {} (build side: the pipeline below, unique keys in a collections Map)\n",
+                    "{pad}  probe join on {} (build side: the pipeline below; its unique keys in a bitmap when their range allows, then a direct array when dense, else a collections Map)\n",
                     probe.label
                 ));
                 explain_pipeline(&probe.build, out, counter, depth + 2);
@@ -1561,9 +1642,22 @@ fn run_stages(
             Stage::Probe(probe) => {
                 let built = builds[probe_index].as_ref().expect("builds run first");
                 probe_index += 1;
+                if let Some((min, words)) = &built.bits {
+                    flags.clear();
+                    flags.extend(batch.ints[probe.key_slot][..batch.len].iter().map(|&k| {
+                        let bit = (k as u64).wrapping_sub(*min as u64);
+                        words
+                            .get((bit / 64) as usize)
+                            .map_or(0, |w| ((w >> (bit % 64)) & 1) as i64)
+                    }));
+                    batch.keep(flags);
+                    if batch.len == 0 {
+                        return Ok(false);
+                    }
+                }
                 let keys = &batch.ints[probe.key_slot][..batch.len];
-                let mut found = vec![None; keys.len()];
-                built.map.get_many(keys, &mut found)?;
+                let mut found = Vec::with_capacity(keys.len());
+                built.lookup(keys, &mut found)?;
                 flags.clear();
                 flags.extend(found.iter().map(|f| i64::from(f.is_some())));
                 batch.keep(flags);
@@ -1628,22 +1722,10 @@ fn run_builds(p: &Pipeline<'_>, runtime: &Arc<Runtime>) -> Result<Vec<Option<Arc
                     Ok(a)
                 },
             )?;
-            // The hash table is built in parallel (thread-local pre-aggregation, radix
-            // partitions); a key seen twice leaves fewer entries than rows.
-            let keys = &collected.0[key_slot];
-            let rows: Vec<u32> = (0..keys.len() as u32).collect();
-            let options = smartarrays::ArrayOptions::new().runtime(Arc::clone(runtime));
-            let map: Map<i64, u32> = Map::aggregate_parallel(keys, &rows, |a, _| a, &options)?;
-            if map.len() != keys.len() {
-                return Err(QueryError::DuplicateBuildKey {
-                    column: probe.label.clone(),
-                });
-            }
-            out.push(Some(Arc::new(Built {
-                map,
-                ints: collected.0,
-                texts: collected.1,
-            })));
+            let mut built = build_index(&collected.0[key_slot], runtime, &probe.label)?;
+            built.ints = collected.0;
+            built.texts = collected.1;
+            out.push(Some(Arc::new(built)));
         }
     }
     Ok(out)
