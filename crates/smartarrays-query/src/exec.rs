@@ -2077,10 +2077,10 @@ impl<'a> Plan<'a> {
                             init(),
                             Vec::<u64>::new(),
                             Vec::<i64>::new(),
-                            Vec::<u32>::new(),
+                            (Vec::<u32>::new(), Vec::<Option<u32>>::new()),
                         )
                     },
-                    |(state, codes, values, ids), batch| {
+                    |(state, codes, values, (ids, found)), batch| {
                         let state = match state {
                             Ok(s) => s,
                             Err(e) => return Err(QueryError::Overflow(format!("hash table: {e}"))),
@@ -2099,34 +2099,50 @@ impl<'a> Plan<'a> {
                             }
                             shift += bits;
                         }
-                        let carried_values: Vec<Vec<Value>> = carried
-                            .iter()
-                            .map(|(source, k)| -> Result<Vec<Value>> {
-                                Ok(match source {
-                                    KeySource::Text(s) => batch.texts[*s]
-                                        .iter()
-                                        .map(|t| Value::Str(t.clone()))
-                                        .collect(),
-                                    KeySource::Expr(x) => {
-                                        x.eval(batch, values)?;
+                        // Carried keys: text is compared in place, other values decoded.
+                        let mut carried_values: Vec<Option<Vec<Value>>> = Vec::new();
+                        for (source, k) in carried {
+                            carried_values.push(match source {
+                                KeySource::Text(_) => None,
+                                KeySource::Expr(x) => {
+                                    x.eval(batch, values)?;
+                                    Some(
                                         values
                                             .iter()
                                             .map(|&v| key_value(&key_kinds[*k], v))
-                                            .collect()
-                                    }
-                                })
-                            })
-                            .collect::<Result<_>>()?;
+                                            .collect(),
+                                    )
+                                }
+                            });
+                        }
+                        let carried_at = |c: usize, r: usize| -> Value {
+                            match (&carried[c].0, &carried_values[c]) {
+                                (KeySource::Text(s), _) => Value::Str(batch.texts[*s][r].clone()),
+                                (_, Some(v)) => v[r].clone(),
+                                _ => Value::Null,
+                            }
+                        };
+                        let same = |stored: &Value, c: usize, r: usize| -> bool {
+                            match (&carried[c].0, &carried_values[c], stored) {
+                                (KeySource::Text(s), _, Value::Str(t)) => batch.texts[*s][r] == *t,
+                                (_, Some(v), stored) => v[r] == *stored,
+                                _ => false,
+                            }
+                        };
+                        found.clear();
+                        found.resize(codes.len(), None);
+                        state.map.get_many(codes, found)?;
                         ids.clear();
                         for (r, &code) in codes.iter().enumerate() {
-                            let id = match state.map.get(code) {
+                            // A key first seen earlier in this batch is not in `found`.
+                            let known = found[r].or_else(|| state.map.get(code));
+                            let id = match known {
                                 Some(id) => {
-                                    for (c, column) in carried_values.iter().enumerate() {
-                                        if state.carried[id as usize][c] != column[r] {
-                                            return unsupported(
-                                                "grouping by more than 64 bits of keys that are not determined by the others",
-                                            );
-                                        }
+                                    let stored = &state.carried[id as usize];
+                                    if (0..carried.len()).any(|c| !same(&stored[c], c, r)) {
+                                        return unsupported(
+                                            "grouping by more than 64 bits of keys that are not determined by the others",
+                                        );
                                     }
                                     id
                                 }
@@ -2135,7 +2151,7 @@ impl<'a> Plan<'a> {
                                     state.map.insert(code, id)?;
                                     state.keys.push(code);
                                     state.carried.push(
-                                        carried_values.iter().map(|c| c[r].clone()).collect(),
+                                        (0..carried.len()).map(|c| carried_at(c, r)).collect(),
                                     );
                                     state.groups.push_group(aggs);
                                     id
