@@ -351,8 +351,10 @@ pub fn write_csv(
 }
 
 /// Compares a result of TPC-H query `number` with the official answer at SF 1 that `tpchgen`
-/// ships: the same rows in the same order, text equal, numbers equal after rounding to the
-/// answer's two decimals (a difference of at most 0.01). `Err` says what differs.
+/// ships: the same rows in the same order, text equal (both trimmed: the answer files pad and
+/// trim their cells), numbers equal after rounding to the answer's two decimals (a difference of
+/// at most 0.01), column names equal (or cut short in the answer, as `o_orderdat`). `Err` says
+/// what differs.
 pub fn check_official_answer(
     number: u32,
     result: &crate::ResultSet,
@@ -366,7 +368,13 @@ pub fn check_official_answer(
         .split('|')
         .map(|s| s.trim().to_lowercase())
         .collect();
-    if header != result.names {
+    // The answer files cut some headers short (`o_orderdat`).
+    let names_match = header.len() == result.names.len()
+        && header
+            .iter()
+            .zip(&result.names)
+            .all(|(h, n)| !h.is_empty() && n.starts_with(h.as_str()));
+    if !names_match {
         return Err(format!(
             "columns {:?}, the answer has {header:?}",
             result.names
@@ -386,7 +394,7 @@ pub fn check_official_answer(
         for (c, (w, g)) in want.iter().zip(got).enumerate() {
             let ok = match (w.parse::<f64>(), g.as_f64()) {
                 (Ok(w), Some(g)) => (w - g).abs() <= 0.01 + 1e-9 * w.abs(),
-                _ => *w == g.to_string(),
+                _ => *w == g.to_string().trim(),
             };
             if !ok {
                 return Err(format!(
