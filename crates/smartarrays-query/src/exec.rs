@@ -26,6 +26,9 @@ use crate::vector::{Batch, TextTest, VExpr};
 pub const VECTOR: usize = 2048;
 /// Rows a worker claims at a time (a multiple of the codec block).
 pub const MORSEL: usize = 32 * 1024;
+/// A column is read value by value, not unpacked, when fewer than one row in this many survived
+/// the code-space filters.
+const SPARSE: usize = 16;
 
 fn unsupported<T>(what: impl Into<String>) -> Result<T> {
     Err(QueryError::unsupported(what, Position::default()))
@@ -1576,6 +1579,19 @@ fn run_morsel(
                     continue;
                 }
                 if !s.decoded[i] {
+                    // Few survivors: read just their codes instead of unpacking the vector.
+                    if let (false, Some(view)) = (all, views[i].as_ref()) {
+                        if s.selection.len() * SPARSE < n {
+                            let out = &mut s.batch.ints[scan.slot];
+                            out.clear();
+                            out.extend(
+                                s.selection
+                                    .iter()
+                                    .map(|&j| scan.decode.value(view.value(start + j as usize))),
+                            );
+                            continue;
+                        }
+                    }
                     scan.decode
                         .codes(views[i].as_ref(), start, &mut s.codes[i][..n])?;
                 }
