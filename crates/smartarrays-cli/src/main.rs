@@ -1,4 +1,5 @@
-//! The `smartarrays` command: shows the machine's topology and runs the paper's benchmarks.
+//! The `smartarrays` command: shows the machine's topology, runs the paper's benchmarks, and
+//! runs SQL and TPC-H over smart-array tables.
 //! Each subcommand lives in its own module; this file only parses arguments and dispatches.
 
 mod adapt;
@@ -10,6 +11,7 @@ mod graph;
 mod output;
 mod placement;
 mod plot;
+mod query;
 
 use clap::{Parser, Subcommand};
 
@@ -36,6 +38,11 @@ enum Command {
     /// Graph analytics on smart arrays: generate, convert, stats, degree, pagerank, bfs, components, bench.
     #[command(subcommand)]
     Graph(graph::GraphCommand),
+    /// Run a SQL query (or EXPLAIN one) over TPC-H tables generated in this process.
+    Sql(query::SqlArgs),
+    /// TPC-H: generate the tables as CSV, run the supported queries, time them.
+    #[command(subcommand)]
+    Tpch(query::TpchCommand),
 }
 
 #[derive(clap::Args)]
@@ -68,6 +75,8 @@ fn main() {
         Command::Bench(BenchCommand::Adapt(args)) => adapt::run_bench(&args),
         Command::Advise(args) => adapt::run_advise(&args),
         Command::Graph(command) => graph::run(&command),
+        Command::Sql(args) => query::run_sql(&args),
+        Command::Tpch(command) => query::run(&command),
     };
     if let Err(error) = result {
         eprintln!("error: {error}");

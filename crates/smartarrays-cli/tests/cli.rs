@@ -606,3 +606,55 @@ fn graph_sssp_bc_tc_and_gauss_seidel_pagerank_print_checked_results() {
     assert!(distance < 1e-5, "{distance}");
     std::fs::remove_dir_all(&directory).ok();
 }
+
+#[test]
+fn sql_runs_a_query_explains_it_and_names_bad_columns() {
+    let (ok, out, err) = smartarrays(&[
+        "sql",
+        "--tpch",
+        "0.001",
+        "--format",
+        "csv",
+        "select l_returnflag, count(*) as n from lineitem group by l_returnflag order by l_returnflag",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.starts_with("l_returnflag,n\nA,"), "{out}");
+    let (ok, out, err) = smartarrays(&[
+        "sql",
+        "--tpch",
+        "0.001",
+        "explain select sum(l_quantity) from lineitem where l_shipdate < date '1995-01-01'",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("filter in code space: l_shipdate"), "{out}");
+    let (ok, _, err) = smartarrays(&["sql", "--tpch", "0.001", "select nope from lineitem"]);
+    assert!(!ok);
+    assert!(
+        err.contains("unknown column nope (line 1, column 8)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn tpch_run_and_bench_report_every_query() {
+    let (ok, out, err) = smartarrays(&["tpch", "run", "--sf", "0.001", "-q", "6", "-q", "14"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("Q6 (") && out.contains("Q14 ("), "{out}");
+    let (ok, out, err) = smartarrays(&[
+        "tpch",
+        "bench",
+        "--sf",
+        "0.001",
+        "--threads",
+        "1,2",
+        "--repetitions",
+        "1",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let value: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(value["results"].as_array().unwrap().len(), 16);
+    let (ok, _, err) = smartarrays(&["tpch", "run", "--sf", "0.001", "-q", "2"]);
+    assert!(!ok);
+    assert!(err.contains("Q2 is not supported yet"), "{err}");
+}

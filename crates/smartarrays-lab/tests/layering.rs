@@ -1,9 +1,9 @@
 //! The crate graph is the architecture: this test reads `cargo metadata` and fails on any
 //! dependency edge between the workspace's crates that the layering does not allow.
 //!
-//! core `smartarrays` -> `smartarrays-encodings` (typed compressed columns, core only),
-//! `smartarrays-collections` (maps, sets, bags; core only) and
-//! `smartarrays-adapt` -> `smartarrays-graph` (adapt only behind its
+//! core `smartarrays` -> `smartarrays-encodings` (typed compressed columns, core only) and
+//! `smartarrays-collections` (maps, sets, bags; core only) -> `smartarrays-query` (tables, SQL
+//! and pipelines over both) and `smartarrays-adapt` -> `smartarrays-graph` (adapt only behind its
 //! feature) -> `smartarrays-arrow` -> bindings (C ABI, Python; Java loads the C library) and the
 //! experiments (`smartarrays-lab`) -> the CLI on top. Bindings never depend on each other. The
 //! baselines' and benches' outside crates (fastlanes and the macros it expands to, criterion) are
@@ -21,6 +21,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("smartarrays-arrow", &["smartarrays"]),
     ("smartarrays-encodings", &["smartarrays"]),
     ("smartarrays-collections", &["smartarrays"]),
+    (
+        "smartarrays-query",
+        &[
+            "smartarrays",
+            "smartarrays-encodings",
+            "smartarrays-collections",
+        ],
+    ),
     (
         "smartarrays-ffi",
         &[
@@ -68,6 +76,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "smartarrays-adapt",
             "smartarrays-graph",
             "smartarrays-lab",
+            "smartarrays-query",
         ],
     ),
 ];

@@ -1,15 +1,12 @@
-//! TPC-H `lineitem` from the `tpchgen` crate as typed benchmark columns, shared by the example
+//! TPC-H `lineitem` as typed benchmark columns, shared by the example
 //! `encodings` and the lab's smoke test (included with `#[path]`, so it is not an example of
 //! its own).
 //!
-//! Types: keys and line numbers Int64; `l_quantity` Int64 in units (1..=50: the generator makes
-//! whole quantities, so cents would only add 7 bits); prices, discounts and taxes Decimal at
-//! scale 2 (`tpchgen`'s cents); dates Date32 (days since 1970-01-01); flags, instructions,
-//! modes and comments Utf8. Every column comes with a typical TPC-H filter.
+//! The columns come from `smartarrays_query::tpch` (its module header gives their types); every
+//! column comes with a typical TPC-H filter.
 
 use smartarrays_encodings::{date, Predicate, Scalar, Values};
 use smartarrays_lab::encodings_bench::{BenchColumn, BenchTable};
-use tpchgen::generators::LineItemGenerator;
 
 /// A decimal at scale 2.
 fn cents(unscaled: i64) -> Scalar {
@@ -21,34 +18,35 @@ fn day(text: &str) -> Scalar {
     Scalar::Date32(date::parse(text).expect("a valid date"))
 }
 
-/// The `lineitem` table at `scale_factor` (6,001,215 rows at 1), generated in this process.
+/// The `lineitem` table at `scale_factor` (6,001,215 rows at 1), generated in this process by
+/// the query crate's TPC-H module (the columns' types are documented there).
 pub fn lineitem(scale_factor: f64) -> BenchTable {
-    let generator = LineItemGenerator::new(scale_factor, 1, 1);
-    let (mut orderkey, mut partkey, mut suppkey, mut linenumber) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut quantity, mut price, mut discount, mut tax) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut returnflag, mut linestatus) = (Vec::new(), Vec::new());
-    let (mut shipdate, mut commitdate, mut receiptdate) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut shipinstruct, mut shipmode, mut comment) = (Vec::new(), Vec::new(), Vec::new());
-    for row in generator.iter() {
-        orderkey.push(row.l_orderkey);
-        partkey.push(row.l_partkey);
-        suppkey.push(row.l_suppkey);
-        linenumber.push(i64::from(row.l_linenumber));
-        quantity.push(row.l_quantity);
-        price.push(row.l_extendedprice.into_inner());
-        discount.push(row.l_discount.into_inner());
-        tax.push(row.l_tax.into_inner());
-        returnflag.push(row.l_returnflag.to_string());
-        linestatus.push(row.l_linestatus.to_string());
-        shipdate.push(row.l_shipdate.to_unix_epoch());
-        commitdate.push(row.l_commitdate.to_unix_epoch());
-        receiptdate.push(row.l_receiptdate.to_unix_epoch());
-        shipinstruct.push(row.l_shipinstruct.to_string());
-        shipmode.push(row.l_shipmode.to_string());
-        comment.push(row.l_comment.to_string());
-    }
+    let mut columns: std::collections::HashMap<String, Values> =
+        smartarrays_query::tpch::lineitem_values(scale_factor)
+            .into_iter()
+            .collect();
+    let mut take = |name: &str| columns.remove(name).expect("a lineitem column");
+    let ints = |values: Values| match values {
+        Values::Int64(v) => v,
+        Values::Decimal { unscaled, .. } => unscaled,
+        other => panic!("not an integer column: {other:?}"),
+    };
+    let orderkey = ints(take("l_orderkey"));
+    let partkey = ints(take("l_partkey"));
+    let suppkey = ints(take("l_suppkey"));
+    let linenumber = ints(take("l_linenumber"));
+    let quantity = ints(take("l_quantity"));
+    let price = ints(take("l_extendedprice"));
+    let discount = ints(take("l_discount"));
+    let tax = ints(take("l_tax"));
+    let returnflag = take("l_returnflag");
+    let linestatus = take("l_linestatus");
+    let shipdate = take("l_shipdate");
+    let commitdate = take("l_commitdate");
+    let receiptdate = take("l_receiptdate");
+    let shipinstruct = take("l_shipinstruct");
+    let shipmode = take("l_shipmode");
+    let comment = take("l_comment");
     let half_orders = orderkey.get(orderkey.len() / 2).copied().unwrap_or(0);
     let max_part = partkey.iter().copied().max().unwrap_or(0);
     let max_supp = suppkey.iter().copied().max().unwrap_or(0);
@@ -104,49 +102,49 @@ pub fn lineitem(scale_factor: f64) -> BenchTable {
         ),
         BenchColumn::new(
             "l_returnflag",
-            Values::Utf8(returnflag),
+            returnflag,
             Predicate::eq("R"),
             "l_returnflag = 'R'",
         ),
         BenchColumn::new(
             "l_linestatus",
-            Values::Utf8(linestatus),
+            linestatus,
             Predicate::eq("O"),
             "l_linestatus = 'O'",
         ),
         BenchColumn::new(
             "l_shipdate",
-            Values::Date32(shipdate),
+            shipdate,
             Predicate::range(..=day("1998-09-02")),
             "l_shipdate <= date '1998-09-02'",
         ),
         BenchColumn::new(
             "l_commitdate",
-            Values::Date32(commitdate),
+            commitdate,
             Predicate::between(day("1994-01-01"), day("1994-12-31")),
             "l_commitdate between 1994-01-01 and 1994-12-31",
         ),
         BenchColumn::new(
             "l_receiptdate",
-            Values::Date32(receiptdate),
+            receiptdate,
             Predicate::range(day("1995-01-01")..),
             "l_receiptdate >= date '1995-01-01'",
         ),
         BenchColumn::new(
             "l_shipinstruct",
-            Values::Utf8(shipinstruct),
+            shipinstruct,
             Predicate::eq("DELIVER IN PERSON"),
             "l_shipinstruct = 'DELIVER IN PERSON'",
         ),
         BenchColumn::new(
             "l_shipmode",
-            Values::Utf8(shipmode),
+            shipmode,
             Predicate::is_in(["MAIL", "SHIP"]),
             "l_shipmode in ('MAIL', 'SHIP')",
         ),
         BenchColumn::new(
             "l_comment",
-            Values::Utf8(comment),
+            comment,
             Predicate::like("%special%"),
             "l_comment like '%special%'",
         ),

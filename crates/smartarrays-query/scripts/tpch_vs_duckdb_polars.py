@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""TPC-H through smartarrays-query against DuckDB and Polars, on the same rows and threads.
+
+The tables are generated once by `smartarrays tpch generate` (the tpchgen crate, in-process) and
+written as `|`-separated CSV; DuckDB and Polars load exactly those rows (in memory, before any
+timing), and smartarrays generates the same tables in its own process.
+
+    --check   every supported query: our result equals DuckDB's (text exactly, decimals exactly,
+              doubles to 1e-9 relative); exit status 1 on any difference
+    --bench   each engine at each thread count: one warm-up, then the median of --repetitions
+              runs per query; prints times, ratios and ns per lineitem row
+
+    python crates/smartarrays-query/scripts/tpch_vs_duckdb_polars.py --check --sf 0.1
+    python crates/smartarrays-query/scripts/tpch_vs_duckdb_polars.py --bench --sf 1 --threads 1,2
+
+Polars runs in a child process per thread count (its pool size is fixed when it is imported).
+Queries are the engine's own SQL (`smartarrays_query::queries`), run unchanged by DuckDB; for
+Polars, date arithmetic with intervals is folded to date constants first.
+"""
+
+import argparse
+import datetime as dt
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from decimal import Decimal
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[3]
+BINARY = REPO / "target" / "release" / "smartarrays"
+QUERIES_RS = REPO / "crates" / "smartarrays-query" / "src" / "queries.rs"
+
+# Column types of the CSV files (as smartarrays_query::tpch generates them).
+SCHEMA = {
+    "region": [("r_regionkey", "BIGINT"), ("r_name", "VARCHAR"), ("r_comment", "VARCHAR")],
+    "nation": [("n_nationkey", "BIGINT"), ("n_name", "VARCHAR"), ("n_regionkey", "BIGINT"), ("n_comment", "VARCHAR")],
+    "supplier": [("s_suppkey", "BIGINT"), ("s_name", "VARCHAR"), ("s_address", "VARCHAR"), ("s_nationkey", "BIGINT"),
+                 ("s_phone", "VARCHAR"), ("s_acctbal", "DECIMAL(15,2)"), ("s_comment", "VARCHAR")],
+    "customer": [("c_custkey", "BIGINT"), ("c_name", "VARCHAR"), ("c_address", "VARCHAR"), ("c_nationkey", "BIGINT"),
+                 ("c_phone", "VARCHAR"), ("c_acctbal", "DECIMAL(15,2)"), ("c_mktsegment", "VARCHAR"), ("c_comment", "VARCHAR")],
+    "part": [("p_partkey", "BIGINT"), ("p_name", "VARCHAR"), ("p_mfgr", "VARCHAR"), ("p_brand", "VARCHAR"), ("p_type", "VARCHAR"),
+             ("p_size", "BIGINT"), ("p_container", "VARCHAR"), ("p_retailprice", "DECIMAL(15,2)"), ("p_comment", "VARCHAR")],
+    "partsupp": [("ps_partkey", "BIGINT"), ("ps_suppkey", "BIGINT"), ("ps_availqty", "BIGINT"),
+                 ("ps_supplycost", "DECIMAL(15,2)"), ("ps_comment", "VARCHAR")],
+    "orders": [("o_orderkey", "BIGINT"), ("o_custkey", "BIGINT"), ("o_orderstatus", "VARCHAR"), ("o_totalprice", "DECIMAL(15,2)"),
+               ("o_orderdate", "DATE"), ("o_orderpriority", "VARCHAR"), ("o_clerk", "VARCHAR"), ("o_shippriority", "BIGINT"),
+               ("o_comment", "VARCHAR")],
+    "lineitem": [("l_orderkey", "BIGINT"), ("l_partkey", "BIGINT"), ("l_suppkey", "BIGINT"), ("l_linenumber", "BIGINT"),
+                 ("l_quantity", "BIGINT"), ("l_extendedprice", "DECIMAL(15,2)"), ("l_discount", "DECIMAL(15,2)"),
+                 ("l_tax", "DECIMAL(15,2)"), ("l_returnflag", "VARCHAR"), ("l_linestatus", "VARCHAR"), ("l_shipdate", "DATE"),
+                 ("l_commitdate", "DATE"), ("l_receiptdate", "DATE"), ("l_shipinstruct", "VARCHAR"), ("l_shipmode", "VARCHAR"),
+                 ("l_comment", "VARCHAR")],
+}
+
+
+def queries() -> dict:
+    """The engine's TPC-H SQL, read from queries.rs (one source of truth)."""
+    text = QUERIES_RS.read_text()
+    supported = [int(n) for n in re.search(r"SUPPORTED: \[u32; \d+\] = \[([^\]]*)\]", text).group(1).split(",")]
+    found = {}
+    for number in supported:
+        match = re.search(rf'pub const Q{number}: &str = "(.*?)";', text, re.S)
+        found[number] = match.group(1)
+    return found
+
+
+def fold_dates(sql: str) -> str:
+    """`date 'X' +/- interval 'N' unit` to a date constant (for engines without intervals)."""
+    def shift(match):
+        day = dt.date.fromisoformat(match.group(1))
+        n = int(match.group(3)) * (1 if match.group(2) == "+" else -1)
+        unit = match.group(4).lower()
+        if unit == "day":
+            day = day + dt.timedelta(days=n)
+        else:
+            months = day.year * 12 + day.month - 1 + (n if unit == "month" else 12 * n)
+            day = day.replace(year=months // 12, month=months % 12 + 1)
+        return f"date '{day.isoformat()}'"
+    return re.sub(r"date '(\d{4}-\d{2}-\d{2})'\s*([+-])\s*interval '(\d+)' (day|month|year)", shift, sql)
+
+
+def generate(sf: float, directory: Path) -> None:
+    subprocess.run([str(BINARY), "tpch", "generate", "--sf", str(sf), "--out", str(directory)],
+                   check=True, stderr=subprocess.DEVNULL)
+
+
+def duckdb_connection(directory: Path, threads: int | None):
+    import duckdb
+    con = duckdb.connect()
+    if threads:
+        con.execute(f"SET threads = {threads}")
+    for table, columns in SCHEMA.items():
+        types = ", ".join(f"'{n}': '{t}'" for n, t in columns)
+        con.execute(f"CREATE TABLE {table} AS SELECT * FROM read_csv('{directory / (table + '.csv')}', "
+                    f"delim='|', header=true, quote='', escape='', columns={{{types}}})")
+    return con
+
+
+def polars_frames(directory: Path) -> dict:
+    import polars as pl
+    kinds = {"BIGINT": pl.Int64, "VARCHAR": pl.Utf8, "DATE": pl.Date, "DECIMAL(15,2)": pl.Decimal(15, 2)}
+    frames = {}
+    for table, columns in SCHEMA.items():
+        schema = {n: (pl.Utf8 if t == "DATE" else kinds[t]) for n, t in columns}
+        frame = pl.read_csv(directory / f"{table}.csv", separator="|", schema=schema, quote_char=None)
+        frame = frame.with_columns([pl.col(n).str.to_date("%Y-%m-%d") for n, t in columns if t == "DATE"])
+        frames[table] = frame.rechunk()
+    return frames
+
+
+def ours_results(sf: float) -> dict:
+    out = subprocess.run([str(BINARY), "tpch", "run", "--sf", str(sf), "--format", "json", "--quiet"],
+                         check=True, capture_output=True, text=True).stdout
+    return {r["query"]: r for r in map(json.loads, out.splitlines())}
+
+
+def same(ours: str, kind: str, theirs) -> bool:
+    if theirs is None:
+        return ours == "NULL"
+    if kind.startswith("DECIMAL") or kind == "BIGINT":
+        return Decimal(ours) == Decimal(str(theirs))
+    if kind == "DOUBLE":
+        a, b = float(ours), float(theirs)
+        return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1.0)
+    return ours == str(theirs)
+
+
+def check(args) -> int:
+    with tempfile.TemporaryDirectory(prefix="tpch-check-") as tmp:
+        directory = Path(tmp)
+        generate(args.sf, directory)
+        con = duckdb_connection(directory, None)
+        ours = ours_results(args.sf)
+        failures = 0
+        for number, sql in queries().items():
+            theirs = con.execute(sql).fetchall()
+            mine = ours[number]
+            problems = []
+            if len(theirs) != len(mine["rows"]):
+                problems.append(f"{len(mine['rows'])} rows, DuckDB has {len(theirs)}")
+            for i, (a, b) in enumerate(zip(mine["rows"], theirs)):
+                for name, kind, x, y in zip(mine["names"], mine["types"], a, b):
+                    if not same(x, kind, y):
+                        problems.append(f"row {i} {name}: ours {x}, DuckDB {y}")
+            status = "same as DuckDB" if not problems else "DIFFERS: " + "; ".join(problems[:5])
+            print(f"Q{number:<3} {len(theirs):>5} rows  {status}")
+            failures += bool(problems)
+        import duckdb
+        print(f"SF {args.sf}: {len(ours) - failures} of {len(ours)} queries equal DuckDB {duckdb.__version__}'s results")
+        return 1 if failures else 0
+
+
+def time_runs(run, repetitions: int) -> list:
+    run()
+    times = []
+    for _ in range(repetitions):
+        start = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - start) * 1e3)
+    return times
+
+
+def polars_child(args) -> int:
+    """Runs inside a child with POLARS_MAX_THREADS set; prints {query: [ms...]} as JSON."""
+    import polars as pl
+    frames = polars_frames(Path(args.data))
+    ctx = pl.SQLContext(frames, eager=True)
+    result = {"version": pl.__version__, "threads": pl.thread_pool_size(),
+              "bytes": sum(f.estimated_size() for f in frames.values()), "times": {}}
+    for number, sql in queries().items():
+        folded = fold_dates(sql)
+        try:
+            result["times"][number] = time_runs(lambda: ctx.execute(folded), args.repetitions)
+        except Exception as error:  # a query Polars' SQL cannot run is reported, not timed
+            result["times"][number] = str(error).splitlines()[0][:120]
+    print(json.dumps(result))
+    return 0
+
+
+def bench(args) -> int:
+    import duckdb
+    threads = [int(t) for t in args.threads.split(",")]
+    with tempfile.TemporaryDirectory(prefix="tpch-bench-") as tmp:
+        directory = Path(tmp)
+        generate(args.sf, directory)
+        sql = queries()
+        lineitem_rows = sum(1 for _ in open(directory / "lineitem.csv")) - 1
+        out = subprocess.run([str(BINARY), "tpch", "bench", "--sf", str(args.sf), "--threads", args.threads,
+                              "--repetitions", str(args.repetitions), "--json", "--quiet"],
+                             check=True, capture_output=True, text=True).stdout
+        ours = json.loads(out)
+        ours_ms = {(r["query"], r["threads"]): r["median_ms"] for r in ours["results"]}
+        duck_ms, polars_ms, polars_info = {}, {}, {}
+        duck_bytes = None
+        for t in threads:
+            con = duckdb_connection(directory, t)
+            duck_bytes = con.execute("SELECT sum(memory_usage_bytes) FROM duckdb_memory()").fetchone()[0]
+            for number, text in sql.items():
+                duck_ms[(number, t)] = statistics.median(time_runs(lambda: con.execute(text).fetchall(), args.repetitions))
+            con.close()
+            env = dict(os.environ, POLARS_MAX_THREADS=str(t))
+            child = subprocess.run([sys.executable, __file__, "--polars-child", "--data", str(directory),
+                                    "--repetitions", str(args.repetitions)], env=env, capture_output=True, text=True)
+            if child.returncode != 0:
+                print(child.stderr, file=sys.stderr)
+                return 1
+            info = json.loads(child.stdout)
+            polars_info = info
+            for number, runs in info["times"].items():
+                polars_ms[(int(number), t)] = statistics.median(runs) if isinstance(runs, list) else runs
+    import polars
+    print(f"TPC-H SF {args.sf}: lineitem {lineitem_rows} rows; median of {args.repetitions} runs after a warm-up")
+    print(f"smartarrays-query (this commit), DuckDB {duckdb.__version__}, Polars {polars.__version__}")
+    print(f"memory of the tables: smartarrays {ours['memory_bytes'] / 1e6:.1f} MB, "
+          f"DuckDB {duck_bytes / 1e6:.1f} MB (duckdb_memory), Polars {polars_info['bytes'] / 1e6:.1f} MB (estimated_size)")
+    header = "| query | threads | smartarrays ms | DuckDB ms | Polars ms | vs DuckDB | vs Polars | ns/lineitem row (ours) |"
+    print(header)
+    print("|" + "---|" * 8)
+    for t in threads:
+        for number in sql:
+            mine, duck, pol = ours_ms[(number, t)], duck_ms[(number, t)], polars_ms[(number, t)]
+            vs_polars = f"{pol / mine:.2f}x" if isinstance(pol, float) else "n/a"
+            pol_text = f"{pol:.2f}" if isinstance(pol, float) else f"failed: {pol}"
+            print(f"| Q{number} | {t} | {mine:.2f} | {duck:.2f} | {pol_text} | {duck / mine:.2f}x | {vs_polars} | "
+                  f"{mine * 1e6 / lineitem_rows:.2f} |")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sf", type=float, default=0.1)
+    parser.add_argument("--check", action="store_true")
+    parser.add_argument("--bench", action="store_true")
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--repetitions", type=int, default=5)
+    parser.add_argument("--polars-child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--data", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.polars_child:
+        return polars_child(args)
+    if not BINARY.exists():
+        print(f"{BINARY} is missing: cargo build --release -p smartarrays-cli", file=sys.stderr)
+        return 2
+    if args.check:
+        return check(args)
+    if args.bench:
+        return bench(args)
+    parser.error("say --check or --bench")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,2278 @@
+//! Planning and execution: the bound query becomes a tree of push pipelines, one per table.
+//! The largest table drives the root pipeline; every other table is a build side (a pipeline
+//! of its own whose rows are collected into a hash table of the collections crate, keyed by
+//! its unique join key) that a parent pipeline probes. Each pipeline runs morsel by morsel on
+//! the runtime's workers: a morsel is a range of rows aligned to the codecs' 1024-row blocks;
+//! within it, vectors of [`VECTOR`] rows are decoded from the packed arrays, filtered in code
+//! space first (constants translated once through the frame's base or the dictionary), then
+//! the remaining columns are decoded for the surviving rows only, residual filters and probes
+//! run on the decoded batch, and the sink (aggregation or collection) consumes it.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use smartarrays::{ArrayView, Runtime, SmartArray, Worker};
+use smartarrays_collections::Map;
+use smartarrays_encodings::kernel::i64_from_key;
+use smartarrays_encodings::strings::StringEncoding;
+use smartarrays_encodings::{Column, DataType, Encoding, IntEncoding, KeyEncoding, LikePattern};
+
+use crate::bind::{pow10_i64, AggCall, AggFunc, Arith, BExpr, BoundQuery, Cmp};
+use crate::error::{Position, QueryError, Result};
+use crate::value::{overflow, pow10, rescale_i128, ResultSet, Type, Value};
+use crate::vector::{Batch, TextTest, VExpr};
+
+/// Rows decoded per step (two codec blocks).
+pub const VECTOR: usize = 2048;
+/// Rows a worker claims at a time (a multiple of the codec block).
+pub const MORSEL: usize = 32 * 1024;
+/// A column is read value by value, not unpacked, when fewer than one row in this many survived
+/// the code-space filters.
+const SPARSE: usize = 16;
+
+fn unsupported<T>(what: impl Into<String>) -> Result<T> {
+    Err(QueryError::unsupported(what, Position::default()))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scalar evaluation (constants and results).
+
+/// `x op y` for result values of type `ty` (exact, or a double for division).
+pub(crate) fn arith_values(op: Arith, x: &Value, y: &Value, ty: Type) -> Result<Value> {
+    if matches!(x, Value::Null) || matches!(y, Value::Null) {
+        return Ok(Value::Null);
+    }
+    if ty == Type::Float {
+        let (a, b) = (
+            x.as_f64().ok_or_else(|| overflow("not a number"))?,
+            y.as_f64().ok_or_else(|| overflow("not a number"))?,
+        );
+        return Ok(Value::Float(match op {
+            Arith::Add => a + b,
+            Arith::Sub => a - b,
+            Arith::Mul => a * b,
+            Arith::Div => a / b,
+        }));
+    }
+    let ((a, sa), (b, sb)) = match (x.as_exact(), y.as_exact()) {
+        (Some(a), Some(b)) => (a, b),
+        _ => {
+            return Err(QueryError::type_error(
+                "arithmetic on non-numbers",
+                Position::default(),
+            ))
+        }
+    };
+    let result = match op {
+        Arith::Mul => a.checked_mul(b).ok_or_else(|| overflow("a product"))?,
+        Arith::Add | Arith::Sub => {
+            let s = sa.max(sb);
+            let (a, b) = (rescale_i128(a, s - sa)?, rescale_i128(b, s - sb)?);
+            if op == Arith::Add {
+                a.checked_add(b)
+            } else {
+                a.checked_sub(b)
+            }
+            .ok_or_else(|| overflow("a sum"))?
+        }
+        Arith::Div => unreachable!("division is typed as a double"),
+    };
+    let scale = ty.scale();
+    Ok(match ty {
+        Type::Int => Value::Int(result),
+        _ => Value::Decimal {
+            unscaled: result,
+            scale,
+        },
+    })
+}
+
+/// Evaluates an expression over one result row (group keys or collected values, aggregates).
+fn eval_row(e: &BExpr, keys: &[Value], aggs: &[Value]) -> Result<Value> {
+    Ok(match e {
+        BExpr::Literal(v, _) => v.clone(),
+        BExpr::Key(i, _) => keys[*i].clone(),
+        BExpr::Agg(i, _) => aggs[*i].clone(),
+        BExpr::Arith(op, a, b, ty) => arith_values(
+            *op,
+            &eval_row(a, keys, aggs)?,
+            &eval_row(b, keys, aggs)?,
+            *ty,
+        )?,
+        BExpr::Neg(a, _) => match eval_row(a, keys, aggs)? {
+            Value::Int(v) => Value::Int(-v),
+            Value::Decimal { unscaled, scale } => Value::Decimal {
+                unscaled: -unscaled,
+                scale,
+            },
+            Value::Float(v) => Value::Float(-v),
+            other => other,
+        },
+        BExpr::Compare(op, a, b) => {
+            let (x, y) = (eval_row(a, keys, aggs)?, eval_row(b, keys, aggs)?);
+            if x == Value::Null || y == Value::Null {
+                Value::Null
+            } else {
+                Value::Bool(op.holds(x.sort_cmp(&y)))
+            }
+        }
+        BExpr::And(list) => {
+            let mut all = true;
+            for x in list {
+                all &= eval_row(x, keys, aggs)? == Value::Bool(true);
+            }
+            Value::Bool(all)
+        }
+        BExpr::Or(list) => {
+            let mut any = false;
+            for x in list {
+                any |= eval_row(x, keys, aggs)? == Value::Bool(true);
+            }
+            Value::Bool(any)
+        }
+        BExpr::Not(a) => match eval_row(a, keys, aggs)? {
+            Value::Bool(b) => Value::Bool(!b),
+            other => other,
+        },
+        BExpr::Like {
+            expr,
+            pattern,
+            negated,
+        } => match eval_row(expr, keys, aggs)? {
+            Value::Str(s) => Value::Bool(LikePattern::new(pattern)?.matches(&s) != *negated),
+            other => other,
+        },
+        BExpr::InList {
+            expr,
+            list,
+            negated,
+        } => {
+            let x = eval_row(expr, keys, aggs)?;
+            Value::Bool(list.iter().any(|v| x.sort_cmp(v).is_eq()) != *negated)
+        }
+        BExpr::Case {
+            whens, otherwise, ..
+        } => {
+            for (w, t) in whens {
+                if eval_row(w, keys, aggs)? == Value::Bool(true) {
+                    return eval_row(t, keys, aggs);
+                }
+            }
+            eval_row(otherwise, keys, aggs)?
+        }
+        BExpr::ExtractYear(a) => match eval_row(a, keys, aggs)? {
+            Value::Date(d) => Value::Int(i128::from(
+                smartarrays_encodings::date::civil_from_days(d).0,
+            )),
+            other => other,
+        },
+        BExpr::Column { .. } => unreachable!("columns are bound below the aggregation"),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scanning a column: decoding packed codes and translating constants into code space.
+
+/// How a column's values come out of its encoding.
+enum Decode<'a> {
+    /// value = base + code (bit-packed: base 0; frame of reference: its base).
+    Packed { array: &'a SmartArray, base: i64 },
+    /// value = dictionary[code].
+    Dict {
+        array: &'a SmartArray,
+        values: Vec<i64>,
+    },
+    /// A string dictionary: the value is the code (the dictionary is sorted).
+    StrCodes { array: &'a SmartArray },
+    /// Any other integer encoding: decoded to order-preserving keys.
+    Keys {
+        encoding: &'a dyn KeyEncoding,
+        signed: bool,
+    },
+    /// Text that is not dictionary-encoded (FSST): decoded to strings.
+    Text { column: &'a Column },
+}
+
+impl Decode<'_> {
+    fn of(column: &Column) -> Result<Decode<'_>> {
+        let signed = column.data_type() != DataType::Bool;
+        let from_key = |k: u64| if signed { i64_from_key(k) } else { k as i64 };
+        Ok(match column.encoding() {
+            Encoding::Keys(IntEncoding::BitPacked(b)) => Decode::Packed {
+                array: b.array(),
+                base: from_key(0),
+            },
+            Encoding::Keys(IntEncoding::Frame(f)) => Decode::Packed {
+                array: f.offsets(),
+                base: from_key(f.base()),
+            },
+            Encoding::Keys(IntEncoding::Dictionary(d)) => Decode::Dict {
+                array: d.codes(),
+                values: d.values().iter().map(|&k| from_key(k)).collect(),
+            },
+            Encoding::Keys(other) => Decode::Keys {
+                encoding: other.as_dyn(),
+                signed,
+            },
+            Encoding::Strings(StringEncoding::Dictionary(d)) => {
+                Decode::StrCodes { array: d.codes() }
+            }
+            Encoding::Strings(_) => Decode::Text { column },
+            Encoding::Alp(_) => return unsupported("Float64 columns in queries"),
+        })
+    }
+
+    fn array(&self) -> Option<&SmartArray> {
+        match self {
+            Decode::Packed { array, .. }
+            | Decode::Dict { array, .. }
+            | Decode::StrCodes { array } => Some(array),
+            _ => None,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Decode::Packed { array, base } => {
+                if *base == 0 || *base == i64::MIN {
+                    format!("bit-packed {} bits", array.bits())
+                } else {
+                    format!("frame of reference {} bits", array.bits())
+                }
+            }
+            Decode::Dict { array, values } => {
+                format!(
+                    "dictionary of {} values, {} bits",
+                    values.len(),
+                    array.bits()
+                )
+            }
+            Decode::StrCodes { array } => format!("string dictionary, {} bits", array.bits()),
+            Decode::Keys { encoding, .. } => format!("{} (decoded to keys)", encoding.name()),
+            Decode::Text { column } => format!("{} strings", column.encoding_kind().name()),
+        }
+    }
+
+    /// Decodes the raw codes of rows `start..start + out.len()`.
+    fn codes(&self, view: Option<&ArrayView<'_>>, start: usize, out: &mut [u64]) -> Result<()> {
+        match (self, view) {
+            (Decode::Keys { encoding, .. }, _) => encoding.unpack(start, out)?,
+            (_, Some(view)) => view.unpack(start, out)?,
+            _ => unreachable!("text columns have no codes"),
+        }
+        Ok(())
+    }
+
+    /// The value of a raw code.
+    #[inline(always)]
+    fn value(&self, code: u64) -> i64 {
+        match self {
+            Decode::Packed { base, .. } => base.wrapping_add(code as i64),
+            Decode::Dict { values, .. } => values[code as usize],
+            Decode::StrCodes { .. } => code as i64,
+            Decode::Keys { signed, .. } => {
+                if *signed {
+                    i64_from_key(code)
+                } else {
+                    code as i64
+                }
+            }
+            Decode::Text { .. } => 0,
+        }
+    }
+
+    /// The codes whose values lie in `lo..=hi`.
+    fn code_range(&self, lo: i64, hi: i64) -> CodeTest {
+        if lo > hi {
+            return CodeTest::Nothing;
+        }
+        match self {
+            Decode::Packed { base, array } => {
+                let lo = (i128::from(lo) - i128::from(*base)).max(0);
+                let hi = i128::from(hi) - i128::from(*base);
+                let top = if array.bits() >= 64 {
+                    i128::from(u64::MAX)
+                } else {
+                    (1i128 << array.bits()) - 1
+                };
+                if hi < 0 || lo > top {
+                    CodeTest::Nothing
+                } else {
+                    CodeTest::Range(lo as u64, hi.min(top) as u64)
+                }
+            }
+            Decode::Dict { values, .. } => {
+                let first = values.partition_point(|&v| v < lo);
+                let end = values.partition_point(|&v| v <= hi);
+                if first >= end {
+                    CodeTest::Nothing
+                } else {
+                    CodeTest::Range(first as u64, end as u64 - 1)
+                }
+            }
+            Decode::Keys { signed, .. } => {
+                let key = |v: i64| {
+                    if *signed {
+                        smartarrays_encodings::kernel::key_from_i64(v)
+                    } else {
+                        v.max(0) as u64
+                    }
+                };
+                if !*signed && hi < 0 {
+                    return CodeTest::Nothing;
+                }
+                CodeTest::Range(key(lo), key(hi))
+            }
+            Decode::StrCodes { .. } | Decode::Text { .. } => CodeTest::Nothing,
+        }
+    }
+}
+
+/// A filter on raw codes.
+#[derive(Clone, Debug)]
+enum CodeTest {
+    Nothing,
+    Range(u64, u64),
+    Mask(Arc<Vec<bool>>),
+}
+
+impl CodeTest {
+    fn describe(&self) -> String {
+        match self {
+            CodeTest::Nothing => "no code can match".to_string(),
+            CodeTest::Range(lo, hi) => format!("codes {lo}..={hi}"),
+            CodeTest::Mask(m) => format!(
+                "{} of {} dictionary codes",
+                m.iter().filter(|&&b| b).count(),
+                m.len()
+            ),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The physical plan.
+
+/// What a slot of a pipeline's batch holds.
+#[derive(Clone, Debug)]
+enum SlotKind {
+    /// An exact number, date or boolean.
+    Int(Type),
+    /// Codes into a sorted string dictionary.
+    Dict(Arc<Vec<String>>),
+    /// Strings.
+    Text,
+}
+
+/// A column a pipeline reads from its own table.
+struct ScanColumn<'a> {
+    name: String,
+    decode: Decode<'a>,
+    slot: usize,
+    /// Code-space tests (applied before anything else is decoded).
+    tests: Vec<CodeTest>,
+    /// Whether later stages read its values.
+    materialize: bool,
+}
+
+/// A probe into a build side: keep the rows whose key is in the build's table, and gather the
+/// build's columns into this pipeline's slots.
+struct Probe<'a> {
+    key_slot: usize,
+    label: String,
+    build: Box<Pipeline<'a>>,
+    /// (build slot, this pipeline's slot) for every column the build delivers.
+    gather: Vec<(usize, usize)>,
+}
+
+/// One pipeline: scan, code-space filters, residual filters, probes, more filters, sink.
+struct Pipeline<'a> {
+    table_name: String,
+    rows: usize,
+    scans: Vec<ScanColumn<'a>>,
+    /// Stages after the scan, in order.
+    stages: Vec<Stage<'a>>,
+    slots: Vec<SlotKind>,
+    /// (table, column) -> slot.
+    slot_of: BTreeMap<(usize, usize), usize>,
+}
+
+enum Stage<'a> {
+    Filter(VExpr, String),
+    Probe(Probe<'a>),
+}
+
+/// Built hash table of a build side.
+struct Built {
+    index: BuildIndex,
+    /// A bitmap of the keys over `min..`, tested before the index (it fits in cache where the
+    /// index may not, and rejects most rows of a selective build cheaply).
+    bits: Option<(i64, Vec<u64>)>,
+    ints: Vec<Vec<i64>>,
+    texts: Vec<Vec<String>>,
+}
+
+/// Key to build row.
+enum BuildIndex {
+    /// Keys spread thinly over their range: the collections crate's hash map.
+    Hash(Map<i64, u32>),
+    /// Keys dense in `min..min + rows.len()`: the build row of each key, `u32::MAX` for none.
+    Direct { min: i64, rows: Vec<u32> },
+}
+
+impl Built {
+    /// The build row of every key (`None`: no match).
+    fn lookup(&self, keys: &[i64], found: &mut Vec<Option<u32>>) -> Result<()> {
+        found.clear();
+        match &self.index {
+            BuildIndex::Hash(map) => {
+                found.resize(keys.len(), None);
+                map.get_many(keys, found)?;
+            }
+            BuildIndex::Direct { min, rows } => found.extend(keys.iter().map(|&k| {
+                let slot = (k as u64).wrapping_sub(*min as u64);
+                rows.get(slot as usize).copied().filter(|&r| r != u32::MAX)
+            })),
+        }
+        Ok(())
+    }
+}
+
+/// Bits of key space a join bitmap may take (16 MiB).
+const JOIN_BITMAP_BITS: u64 = 1 << 27;
+
+fn build_index(keys: &[i64], runtime: &Arc<Runtime>, label: &str) -> Result<Built> {
+    let duplicate = || QueryError::DuplicateBuildKey {
+        column: label.to_string(),
+    };
+    let (min, max) = keys
+        .iter()
+        .fold((i64::MAX, i64::MIN), |(lo, hi), &k| (lo.min(k), hi.max(k)));
+    let span = if keys.is_empty() {
+        0
+    } else {
+        (i128::from(max) - i128::from(min) + 1) as u128
+    };
+    let bits = (span > 0 && span <= u128::from(JOIN_BITMAP_BITS)).then(|| {
+        let mut words = vec![0u64; (span as usize).div_ceil(64)];
+        for &k in keys {
+            let bit = (k - min) as usize;
+            words[bit / 64] |= 1 << (bit % 64);
+        }
+        (min, words)
+    });
+    let index = if span > 0 && span <= 4 * keys.len() as u128 {
+        let mut rows = vec![u32::MAX; span as usize];
+        for (row, &k) in keys.iter().enumerate() {
+            let slot = &mut rows[(k - min) as usize];
+            if *slot != u32::MAX {
+                return Err(duplicate());
+            }
+            *slot = row as u32;
+        }
+        BuildIndex::Direct { min, rows }
+    } else {
+        // Built in parallel (thread-local pre-aggregation, radix partitions); a key seen
+        // twice leaves fewer entries than rows.
+        let rows: Vec<u32> = (0..keys.len() as u32).collect();
+        let options = smartarrays::ArrayOptions::new().runtime(Arc::clone(runtime));
+        let map: Map<i64, u32> = Map::aggregate_parallel(keys, &rows, |a, _| a, &options)?;
+        if map.len() != keys.len() {
+            return Err(duplicate());
+        }
+        BuildIndex::Hash(map)
+    };
+    Ok(Built {
+        index,
+        bits,
+        ints: Vec::new(),
+        texts: Vec::new(),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compiling bound expressions against a pipeline's slots.
+
+fn slot_kind_of(column: &Column, decode: &Decode<'_>) -> Result<SlotKind> {
+    let ty = Type::of(column.data_type()).ok_or_else(|| {
+        QueryError::unsupported(
+            format!("columns of type {}", column.data_type()),
+            Position::default(),
+        )
+    })?;
+    Ok(match (ty, column.encoding()) {
+        (Type::Str, Encoding::Strings(StringEncoding::Dictionary(d))) => {
+            SlotKind::Dict(Arc::new(d.values().to_vec()))
+        }
+        (Type::Str, _) => {
+            debug_assert!(matches!(decode, Decode::Text { .. }));
+            SlotKind::Text
+        }
+        (ty, _) => SlotKind::Int(ty),
+    })
+}
+
+struct Compiler<'p> {
+    slot_of: &'p BTreeMap<(usize, usize), usize>,
+    slots: &'p [SlotKind],
+}
+
+impl Compiler<'_> {
+    fn slot(&self, e: &BExpr) -> Option<usize> {
+        match e {
+            BExpr::Column { table, column, .. } => self.slot_of.get(&(*table, *column)).copied(),
+            _ => None,
+        }
+    }
+
+    /// Compiles `e` to a vectorised expression at the scale of its type.
+    fn compile(&self, e: &BExpr) -> Result<VExpr> {
+        Ok(match e {
+            BExpr::Column { .. } => {
+                let slot = self.slot(e).ok_or_else(|| {
+                    QueryError::unsupported("a column outside its pipeline", Position::default())
+                })?;
+                match &self.slots[slot] {
+                    SlotKind::Int(_) => VExpr::Slot(slot),
+                    _ => return unsupported("text values inside arithmetic or as results of CASE"),
+                }
+            }
+            BExpr::Literal(v, _) => VExpr::Const(match v {
+                Value::Int(x) => i64::try_from(*x).map_err(|_| overflow("a constant"))?,
+                Value::Decimal { unscaled, .. } => {
+                    i64::try_from(*unscaled).map_err(|_| overflow("a constant"))?
+                }
+                Value::Date(d) => i64::from(*d),
+                Value::Bool(b) => i64::from(*b),
+                _ => return unsupported("this constant in a row expression"),
+            }),
+            BExpr::Arith(op, a, b, ty) => {
+                let (x, y) = (self.compile(a)?, self.compile(b)?);
+                match op {
+                    Arith::Mul => VExpr::Mul(Box::new(x), Box::new(y)),
+                    Arith::Add | Arith::Sub => {
+                        let s = ty.scale();
+                        let x = scaled(x, s - a.ty().scale());
+                        let y = scaled(y, s - b.ty().scale());
+                        if *op == Arith::Add {
+                            VExpr::Add(Box::new(x), Box::new(y))
+                        } else {
+                            VExpr::Sub(Box::new(x), Box::new(y))
+                        }
+                    }
+                    Arith::Div => return unsupported("division before aggregation"),
+                }
+            }
+            BExpr::Neg(a, _) => VExpr::Neg(Box::new(self.compile(a)?)),
+            BExpr::Compare(op, a, b) => {
+                if a.ty() == Type::Str || b.ty() == Type::Str {
+                    return self.text_test(a, b, *op);
+                }
+                if a.ty() == Type::Float || b.ty() == Type::Float {
+                    return unsupported("comparisons with doubles before aggregation");
+                }
+                let s = a.ty().scale().max(b.ty().scale());
+                let x = scaled(self.compile(a)?, s - a.ty().scale());
+                let y = scaled(self.compile(b)?, s - b.ty().scale());
+                VExpr::Compare(*op, Box::new(x), Box::new(y))
+            }
+            BExpr::And(list) => VExpr::And(
+                list.iter()
+                    .map(|x| self.compile(x))
+                    .collect::<Result<_>>()?,
+            ),
+            BExpr::Or(list) => VExpr::Or(
+                list.iter()
+                    .map(|x| self.compile(x))
+                    .collect::<Result<_>>()?,
+            ),
+            BExpr::Not(a) => VExpr::Not(Box::new(self.compile(a)?)),
+            BExpr::Like {
+                expr,
+                pattern,
+                negated,
+            } => {
+                let like = Arc::new(LikePattern::new(pattern)?);
+                self.string_predicate(expr, TextTest::Like(like), *negated)?
+            }
+            BExpr::InList {
+                expr,
+                list,
+                negated,
+            } => {
+                if expr.ty() == Type::Str {
+                    let strings = list
+                        .iter()
+                        .map(|v| match v {
+                            Value::Str(s) => Ok(s.clone()),
+                            _ => unsupported("mixed IN lists"),
+                        })
+                        .collect::<Result<Vec<_>>>()?;
+                    self.string_predicate(expr, TextTest::In(strings), *negated)?
+                } else {
+                    let s = expr.ty().scale();
+                    let mut set = Vec::new();
+                    for v in list {
+                        let (u, vs) = v
+                            .as_exact()
+                            .or(match v {
+                                Value::Date(d) => Some((i128::from(*d), 0)),
+                                _ => None,
+                            })
+                            .ok_or_else(|| {
+                                QueryError::type_error(
+                                    "IN list of another type",
+                                    Position::default(),
+                                )
+                            })?;
+                        if vs <= s {
+                            set.push(
+                                i64::try_from(rescale_i128(u, s - vs)?)
+                                    .map_err(|_| overflow("a constant"))?,
+                            );
+                        } else if u % pow10(u32::from(vs - s)) == 0 {
+                            set.push(
+                                i64::try_from(u / pow10(u32::from(vs - s)))
+                                    .map_err(|_| overflow("a constant"))?,
+                            );
+                        }
+                    }
+                    VExpr::In(Box::new(self.compile(expr)?), Arc::new(set), *negated)
+                }
+            }
+            BExpr::Case {
+                whens,
+                otherwise,
+                ty,
+            } => {
+                let s = ty.scale();
+                let mut compiled = Vec::new();
+                for (w, t) in whens {
+                    compiled.push((
+                        self.compile(w)?,
+                        scaled(self.compile(t)?, s - t.ty().scale()),
+                    ));
+                }
+                VExpr::Case(
+                    compiled,
+                    Box::new(scaled(self.compile(otherwise)?, s - otherwise.ty().scale())),
+                )
+            }
+            BExpr::ExtractYear(a) => VExpr::Year(Box::new(self.compile(a)?)),
+            BExpr::Key(..) | BExpr::Agg(..) => {
+                unreachable!("keys and aggregates are above the pipelines")
+            }
+        })
+    }
+
+    fn text_test(&self, a: &BExpr, b: &BExpr, op: Cmp) -> Result<VExpr> {
+        match (a, b) {
+            (x, BExpr::Literal(Value::Str(s), _)) => {
+                self.string_predicate(x, TextTest::Compare(op, s.clone()), false)
+            }
+            (BExpr::Literal(Value::Str(s), _), x) => {
+                self.string_predicate(x, TextTest::Compare(op.flip(), s.clone()), false)
+            }
+            _ => unsupported("comparing two text expressions"),
+        }
+    }
+
+    fn string_predicate(&self, e: &BExpr, test: TextTest, negated: bool) -> Result<VExpr> {
+        let slot = self.slot(e).ok_or_else(|| {
+            QueryError::unsupported("text predicates on expressions", Position::default())
+        })?;
+        Ok(match &self.slots[slot] {
+            SlotKind::Dict(dictionary) => VExpr::Mask(
+                slot,
+                Arc::new(
+                    dictionary
+                        .iter()
+                        .map(|s| test.matches(s) != negated)
+                        .collect(),
+                ),
+            ),
+            SlotKind::Text => VExpr::Text(slot, test, negated),
+            SlotKind::Int(_) => return unsupported("a text predicate on a number"),
+        })
+    }
+}
+
+fn scaled(e: VExpr, by: u8) -> VExpr {
+    if by == 0 {
+        e
+    } else if let VExpr::Const(c) = e {
+        match c.checked_mul(pow10_i64(by)) {
+            Some(v) => VExpr::Const(v),
+            None => VExpr::Scale(Box::new(VExpr::Const(c)), pow10_i64(by)),
+        }
+    } else {
+        VExpr::Scale(Box::new(e), pow10_i64(by))
+    }
+}
+
+/// The inclusive range, in the column's units (scale `scale`), of values `v` with
+/// `v op literal`; `None` when no value can match, or the literal is not a number or date.
+fn value_range(op: Cmp, scale: u8, literal: &Value) -> Option<Option<(i64, i64)>> {
+    let (u, ls) = match literal {
+        Value::Date(d) => (i128::from(*d), 0),
+        other => other.as_exact()?,
+    };
+    let m = scale.max(ls);
+    let big = u * pow10(u32::from(m - ls));
+    let f = pow10(u32::from(m - scale));
+    let floor = big.div_euclid(f);
+    let ceil = -(-big).div_euclid(f);
+    let (lo, hi): (i128, i128) = match op {
+        Cmp::Lt => (i128::MIN, ceil - 1),
+        Cmp::Le => (i128::MIN, floor),
+        Cmp::Gt => (floor + 1, i128::MAX),
+        Cmp::Ge => (ceil, i128::MAX),
+        Cmp::Eq => {
+            if big.rem_euclid(f) != 0 {
+                return Some(None);
+            }
+            (floor, floor)
+        }
+        Cmp::Ne => return None,
+    };
+    let lo = lo.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
+    let hi = hi.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
+    Some(if (lo as i128) > (hi as i128) {
+        None
+    } else {
+        Some((lo, hi))
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planning.
+
+/// A planned query: the root pipeline (with its build sides) and what is done with its output.
+pub(crate) struct Plan<'a> {
+    root: Pipeline<'a>,
+    sink: SinkPlan,
+    query: BoundQuery<'a>,
+}
+
+/// The root pipeline's sink.
+enum SinkPlan {
+    /// Aggregation on direct arrays: the group is `sum(code_i * stride_i)` over small
+    /// dictionaries' codes.
+    Direct {
+        keys: Vec<(usize, usize)>, // (slot, stride)
+        groups: usize,
+        aggs: Vec<AggPlan>,
+        key_kinds: Vec<SlotKind>,
+    },
+    /// Aggregation on the collections crate's hash map: packed keys, plus keys that must be
+    /// functionally dependent on them (checked on every row).
+    Hash {
+        packed: Vec<(VExpr, i64, u32)>,   // (key, minimum, bits)
+        carried: Vec<(KeySource, usize)>, // (how to read it, key index)
+        packed_index: Vec<usize>,
+        aggs: Vec<AggPlan>,
+        key_kinds: Vec<SlotKind>,
+        single_signed: bool,
+    },
+    /// No aggregation: collect the expressions' values.
+    Collect {
+        exprs: Vec<KeySource>,
+        kinds: Vec<SlotKind>,
+    },
+}
+
+#[derive(Clone, Debug)]
+enum KeySource {
+    Expr(VExpr),
+    Text(usize),
+}
+
+struct AggPlan {
+    func: AggFunc,
+    arg: Option<VExpr>,
+    ty: Type,
+    scale: u8,
+}
+
+impl<'a> Plan<'a> {
+    pub(crate) fn new(query: BoundQuery<'a>) -> Result<Plan<'a>> {
+        let tables = query.tables.len();
+        // Classify the conjuncts.
+        let mut local: Vec<Vec<BExpr>> = vec![Vec::new(); tables];
+        let mut edges: Vec<(usize, usize, usize, usize)> = Vec::new(); // (t1, c1, t2, c2)
+        let mut residual: Vec<BExpr> = Vec::new();
+        for c in &query.conjuncts {
+            let used = c.tables();
+            match (used.len(), c) {
+                (0, _) => residual.push(c.clone()),
+                (1, _) => local[used[0]].push(c.clone()),
+                (2, BExpr::Compare(Cmp::Eq, a, b))
+                    if matches!(
+                        (a.as_ref(), b.as_ref()),
+                        (BExpr::Column { ty: ta, .. }, BExpr::Column { ty: tb, .. }) if ta == tb && *ta != Type::Str
+                    ) =>
+                {
+                    if let (
+                        BExpr::Column {
+                            table: t1,
+                            column: c1,
+                            ..
+                        },
+                        BExpr::Column {
+                            table: t2,
+                            column: c2,
+                            ..
+                        },
+                    ) = (a.as_ref(), b.as_ref())
+                    {
+                        edges.push((*t1, *c1, *t2, *c2));
+                    }
+                }
+                _ => residual.push(c.clone()),
+            }
+        }
+        // The join tree: the largest table at the root; build sides hang off their parent by
+        // an edge whose build column looks unique (checked exactly when the build runs).
+        let root = (0..tables)
+            .max_by_key(|&t| query.tables[t].table.rows())
+            .unwrap_or(0);
+        let mut parent: Vec<Option<(usize, usize, usize)>> = vec![None; tables]; // (parent, parent col, own col)
+        let mut order = vec![root];
+        let mut used_edges = vec![false; edges.len()];
+        while order.len() < tables {
+            let mut chosen = None;
+            for (i, &(t1, c1, t2, c2)) in edges.iter().enumerate() {
+                if used_edges[i] {
+                    continue;
+                }
+                for (p, pc, ch, cc) in [(t1, c1, t2, c2), (t2, c2, t1, c1)] {
+                    if order.contains(&p) && !order.contains(&ch) && looks_unique(&query, ch, cc) {
+                        chosen = Some((i, p, pc, ch, cc));
+                        break;
+                    }
+                }
+                if chosen.is_some() {
+                    break;
+                }
+            }
+            let (i, p, pc, ch, cc) = chosen.ok_or_else(|| {
+                QueryError::unsupported(
+                    "this join shape (every table but the largest needs an equality with a unique key of it)",
+                    Position::default(),
+                )
+            })?;
+            used_edges[i] = true;
+            parent[ch] = Some((p, pc, cc));
+            order.push(ch);
+        }
+        // Edges not used for the tree are filters once both sides are there.
+        for (i, &(t1, c1, t2, c2)) in edges.iter().enumerate() {
+            if !used_edges[i] {
+                let ty = column_type(&query, t1, c1);
+                residual.push(BExpr::Compare(
+                    Cmp::Eq,
+                    Box::new(BExpr::Column {
+                        table: t1,
+                        column: c1,
+                        ty,
+                    }),
+                    Box::new(BExpr::Column {
+                        table: t2,
+                        column: c2,
+                        ty,
+                    }),
+                ));
+            }
+        }
+        // Every column read above its table's own filters.
+        let mut above: Vec<(usize, usize)> = Vec::new();
+        for e in residual.iter().chain(&query.keys) {
+            e.columns(&mut above);
+        }
+        for a in &query.aggregates {
+            if let Some(arg) = &a.arg {
+                arg.columns(&mut above);
+            }
+        }
+        for (t, p) in parent.iter().enumerate() {
+            if let Some((pt, pc, cc)) = p {
+                if !above.contains(&(*pt, *pc)) {
+                    above.push((*pt, *pc));
+                }
+                if !above.contains(&(t, *cc)) {
+                    above.push((t, *cc));
+                }
+            }
+        }
+        let children: Vec<Vec<usize>> = (0..tables)
+            .map(|t| {
+                (0..tables)
+                    .filter(|&c| parent[c].map(|p| p.0) == Some(t))
+                    .collect()
+            })
+            .collect();
+        let mut residual_left = residual;
+        let root_pipeline = build_pipeline(
+            &query,
+            root,
+            &local,
+            &children,
+            &parent,
+            &above,
+            &mut residual_left,
+        )?;
+        if !residual_left.is_empty() {
+            return unsupported("a filter that could not be placed");
+        }
+        let sink = plan_sink(&query, &root_pipeline)?;
+        Ok(Plan {
+            root: root_pipeline,
+            sink,
+            query,
+        })
+    }
+
+    /// The plan as text: pipelines, encodings, code-space filters, joins, sink.
+    pub(crate) fn explain(&self) -> String {
+        let mut out = String::new();
+        let mut counter = 0;
+        explain_pipeline(&self.root, &mut out, &mut counter, 0);
+        let sink = match &self.sink {
+            SinkPlan::Direct { groups, aggs, .. } => format!(
+                "aggregate on a direct array of {groups} groups (dictionary codes of the keys), {} aggregates, 128-bit sums",
+                aggs.len()
+            ),
+            SinkPlan::Hash { packed, carried, aggs, .. } => format!(
+                "hash aggregate (collections Map, thread-local tables merged) on {} packed keys ({} bits){}, {} aggregates, 128-bit sums",
+                packed.len(),
+                packed.iter().map(|p| p.2).sum::<u32>(),
+                if carried.is_empty() { String::new() } else { format!(", {} dependent keys checked per row", carried.len()) },
+                aggs.len()
+            ),
+            SinkPlan::Collect { exprs, .. } => format!("collect {} values per row", exprs.len()),
+        };
+        out.push_str(&format!("  sink: {sink}\n"));
+        if self.query.having.is_some() {
+            out.push_str("then: having\n");
+        }
+        if !self.query.order_by.is_empty() {
+            out.push_str(&format!(
+                "then: sort on {} keys\n",
+                self.query.order_by.len()
+            ));
+        }
+        if let Some(limit) = self.query.limit {
+            out.push_str(&format!("then: limit {limit}\n"));
+        }
+        out
+    }
+}
+
+fn column_type(query: &BoundQuery<'_>, table: usize, column: usize) -> Type {
+    Type::of(
+        query.tables[table].table.columns()[column]
+            .column
+            .data_type(),
+    )
+    .unwrap_or(Type::Int)
+}
+
+fn looks_unique(query: &BoundQuery<'_>, table: usize, column: usize) -> bool {
+    let t = query.tables[table].table;
+    t.columns()[column].distinct_estimate() as f64 >= 0.9 * t.rows() as f64
+}
+
+fn explain_pipeline(p: &Pipeline<'_>, out: &mut String, counter: &mut usize, depth: usize) {
+    *counter += 1;
+    let me = *counter;
+    let pad = "  ".repeat(depth);
+    out.push_str(&format!(
+        "{pad}pipeline {me}: scan {} ({} rows; morsels of {MORSEL} rows on codec-block boundaries, vectors of {VECTOR})\n",
+        p.table_name, p.rows
+    ));
+    for s in &p.scans {
+        for t in &s.tests {
+            out.push_str(&format!(
+                "{pad}  filter in code space: {} [{}] {}\n",
+                s.name,
+                s.decode.describe(),
+                t.describe()
+            ));
+        }
+    }
+    let decoded: Vec<String> = p
+        .scans
+        .iter()
+        .filter(|s| s.materialize)
+        .map(|s| format!("{} [{}]", s.name, s.decode.describe()))
+        .collect();
+    if !decoded.is_empty() {
+        out.push_str(&format!(
+            "{pad}  decode surviving rows: {}\n",
+            decoded.join(", ")
+        ));
+    }
+    for stage in &p.stages {
+        match stage {
+            Stage::Filter(_, text) => out.push_str(&format!("{pad}  filter: {text}\n")),
+            Stage::Probe(probe) => {
+                out.push_str(&format!(
+                    "{pad}  probe join on {} (build side: the pipeline below; its unique keys in a bitmap when their range allows, then a direct array when dense, else a collections Map)\n",
+                    probe.label
+                ));
+                explain_pipeline(&probe.build, out, counter, depth + 2);
+            }
+        }
+    }
+}
+
+fn describe_expr(e: &BExpr, query: &BoundQuery<'_>) -> String {
+    match e {
+        BExpr::Column { table, column, .. } => {
+            query.tables[*table].table.columns()[*column].name.clone()
+        }
+        BExpr::Literal(v, Type::Str) => format!("'{v}'"),
+        BExpr::Literal(v, Type::Date) => format!("date '{v}'"),
+        BExpr::Literal(v, _) => v.to_string(),
+        BExpr::Key(i, _) => format!("key{i}"),
+        BExpr::Agg(i, _) => format!("agg{i}"),
+        BExpr::Arith(op, a, b, _) => {
+            let sym = match op {
+                Arith::Add => "+",
+                Arith::Sub => "-",
+                Arith::Mul => "*",
+                Arith::Div => "/",
+            };
+            format!(
+                "({} {sym} {})",
+                describe_expr(a, query),
+                describe_expr(b, query)
+            )
+        }
+        BExpr::Neg(a, _) => format!("-{}", describe_expr(a, query)),
+        BExpr::Compare(op, a, b) => {
+            format!(
+                "{} {} {}",
+                describe_expr(a, query),
+                op.symbol(),
+                describe_expr(b, query)
+            )
+        }
+        BExpr::And(list) => list
+            .iter()
+            .map(|x| describe_expr(x, query))
+            .collect::<Vec<_>>()
+            .join(" and "),
+        BExpr::Or(list) => format!(
+            "({})",
+            list.iter()
+                .map(|x| describe_expr(x, query))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        ),
+        BExpr::Not(a) => format!("not ({})", describe_expr(a, query)),
+        BExpr::Like {
+            expr,
+            pattern,
+            negated,
+        } => format!(
+            "{} {}like '{pattern}'",
+            describe_expr(expr, query),
+            if *negated { "not " } else { "" }
+        ),
+        BExpr::InList {
+            expr,
+            list,
+            negated,
+        } => format!(
+            "{} {}in ({})",
+            describe_expr(expr, query),
+            if *negated { "not " } else { "" },
+            list.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        BExpr::Case { .. } => "case ... end".to_string(),
+        BExpr::ExtractYear(a) => format!("extract(year from {})", describe_expr(a, query)),
+    }
+}
+
+/// The code-space form of a conjunct on one column of the scanned table: (column, test).
+fn code_test<'s, 'a>(
+    e: &BExpr,
+    decode_of: &dyn Fn(usize) -> Option<(usize, &'s Decode<'a>, Type)>,
+) -> Option<(usize, CodeTest)> {
+    match e {
+        BExpr::Compare(op, a, b) => {
+            let (col, lit, op) = match (a.as_ref(), b.as_ref()) {
+                (BExpr::Column { column, .. }, BExpr::Literal(v, _)) => (*column, v, *op),
+                (BExpr::Literal(v, _), BExpr::Column { column, .. }) => (*column, v, op.flip()),
+                _ => return None,
+            };
+            let (index, decode, ty) = decode_of(col)?;
+            match (ty, decode) {
+                (Type::Str, Decode::StrCodes { .. }) => None, // handled as a mask below
+                (Type::Str, _) | (Type::Bool, _) | (Type::Float, _) => None,
+                (_, Decode::Text { .. }) => None,
+                _ => {
+                    let range = value_range(op, ty.scale(), lit)?;
+                    Some((
+                        index,
+                        match range {
+                            None => CodeTest::Nothing,
+                            Some((lo, hi)) => decode.code_range(lo, hi),
+                        },
+                    ))
+                }
+            }
+        }
+        _ => None,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build_pipeline<'a>(
+    query: &BoundQuery<'a>,
+    table: usize,
+    local: &[Vec<BExpr>],
+    children: &[Vec<usize>],
+    parent: &[Option<(usize, usize, usize)>],
+    above: &[(usize, usize)],
+    residual: &mut Vec<BExpr>,
+) -> Result<Pipeline<'a>> {
+    let t = query.tables[table].table;
+    let mut pipeline = Pipeline {
+        table_name: t.name().to_string(),
+        rows: t.rows(),
+        scans: Vec::new(),
+        stages: Vec::new(),
+        slots: Vec::new(),
+        slot_of: BTreeMap::new(),
+    };
+    // Columns of this table read anywhere.
+    let mut own: Vec<usize> = Vec::new();
+    for e in &local[table] {
+        let mut cols = Vec::new();
+        e.columns(&mut cols);
+        own.extend(cols.into_iter().map(|(_, c)| c));
+    }
+    own.extend(above.iter().filter(|(tt, _)| *tt == table).map(|&(_, c)| c));
+    own.sort_unstable();
+    own.dedup();
+    for &c in &own {
+        let column = &t.columns()[c].column;
+        let decode = Decode::of(column)?;
+        let kind = slot_kind_of(column, &decode)?;
+        let slot = pipeline.slots.len();
+        pipeline.slots.push(kind);
+        pipeline.slot_of.insert((table, c), slot);
+        pipeline.scans.push(ScanColumn {
+            name: t.columns()[c].name.clone(),
+            decode,
+            slot,
+            tests: Vec::new(),
+            materialize: false,
+        });
+    }
+    // Local conjuncts: code space where possible, else residual filters on decoded rows.
+    let mut filters: Vec<BExpr> = Vec::new();
+    for e in &local[table] {
+        let scans = &pipeline.scans;
+        let lookup = |c: usize| -> Option<(usize, &Decode<'a>, Type)> {
+            let i = scans
+                .iter()
+                .position(|s| pipeline.slot_of.get(&(table, c)) == Some(&s.slot))?;
+            Some((i, &scans[i].decode, column_type(query, table, c)))
+        };
+        if let Some((i, test)) = code_test(e, &lookup) {
+            pipeline.scans[i].tests.push(test);
+            continue;
+        }
+        // Text predicates on a dictionary column become a mask over its codes.
+        let compiler = Compiler {
+            slot_of: &pipeline.slot_of,
+            slots: &pipeline.slots,
+        };
+        if let Ok(VExpr::Mask(slot, mask)) = compiler.compile(e) {
+            if let Some(i) = pipeline.scans.iter().position(|s| s.slot == slot) {
+                pipeline.scans[i].tests.push(CodeTest::Mask(mask));
+                continue;
+            }
+        }
+        filters.push(e.clone());
+    }
+    for e in filters {
+        let mut cols = Vec::new();
+        e.columns(&mut cols);
+        for (_, c) in cols {
+            if let Some(s) = pipeline
+                .scans
+                .iter_mut()
+                .find(|s| pipeline.slot_of.get(&(table, c)) == Some(&s.slot))
+            {
+                s.materialize = true;
+            }
+        }
+        let compiled = Compiler {
+            slot_of: &pipeline.slot_of,
+            slots: &pipeline.slots,
+        }
+        .compile(&e)?;
+        pipeline
+            .stages
+            .push(Stage::Filter(compiled, describe_expr(&e, query)));
+    }
+    for s in pipeline.scans.iter_mut() {
+        let c = t.column_index(&s.name).unwrap_or(0);
+        if above.contains(&(table, c)) {
+            s.materialize = true;
+        }
+    }
+    // Build sides.
+    let mut available: Vec<usize> = vec![table];
+    for &child in &children[table] {
+        let (_, parent_col, child_col) = parent[child].expect("a child has a parent");
+        let build = build_pipeline(query, child, local, children, parent, above, residual)?;
+        let key_slot = pipeline.slot_of[&(table, parent_col)];
+        let mut gather = Vec::new();
+        for (&(tt, c), &build_slot) in &build.slot_of {
+            if above.contains(&(tt, c)) && !pipeline.slot_of.contains_key(&(tt, c)) {
+                let slot = pipeline.slots.len();
+                pipeline.slots.push(build.slots[build_slot].clone());
+                pipeline.slot_of.insert((tt, c), slot);
+                gather.push((build_slot, slot));
+            }
+        }
+        let label = format!(
+            "{}.{} = {}.{}",
+            query.tables[table].alias,
+            t.columns()[parent_col].name,
+            query.tables[child].alias,
+            query.tables[child].table.columns()[child_col].name
+        );
+        let _ = build.slot_of.get(&(child, child_col)).ok_or_else(|| {
+            QueryError::unsupported("a build key that is not delivered", Position::default())
+        })?;
+        available.extend(subtree(child, children));
+        pipeline.stages.push(Stage::Probe(Probe {
+            key_slot,
+            label,
+            build: Box::new(build),
+            gather,
+        }));
+        // Residual filters whose tables are all here now.
+        let mut i = 0;
+        while i < residual.len() {
+            if residual[i].tables().iter().all(|t| available.contains(t)) {
+                let e = residual.remove(i);
+                let compiled = Compiler {
+                    slot_of: &pipeline.slot_of,
+                    slots: &pipeline.slots,
+                }
+                .compile(&e)?;
+                pipeline
+                    .stages
+                    .push(Stage::Filter(compiled, describe_expr(&e, query)));
+            } else {
+                i += 1;
+            }
+        }
+    }
+    if parent[table].is_none() {
+        // The root: constant filters, and any left (single-table queries).
+        let mut i = 0;
+        while i < residual.len() {
+            if residual[i].tables().iter().all(|t| available.contains(t)) {
+                let e = residual.remove(i);
+                let compiled = Compiler {
+                    slot_of: &pipeline.slot_of,
+                    slots: &pipeline.slots,
+                }
+                .compile(&e)?;
+                pipeline
+                    .stages
+                    .push(Stage::Filter(compiled, describe_expr(&e, query)));
+            } else {
+                i += 1;
+            }
+        }
+    }
+    Ok(pipeline)
+}
+
+fn subtree(t: usize, children: &[Vec<usize>]) -> Vec<usize> {
+    let mut out = vec![t];
+    for &c in &children[t] {
+        out.extend(subtree(c, children));
+    }
+    out
+}
+
+fn plan_sink(query: &BoundQuery<'_>, root: &Pipeline<'_>) -> Result<SinkPlan> {
+    let compiler = Compiler {
+        slot_of: &root.slot_of,
+        slots: &root.slots,
+    };
+    let key_kind = |e: &BExpr| -> SlotKind {
+        match compiler.slot(e) {
+            Some(s) => root.slots[s].clone(),
+            None => SlotKind::Int(e.ty()),
+        }
+    };
+    let key_source = |e: &BExpr| -> Result<KeySource> {
+        match compiler.slot(e).map(|s| (s, &root.slots[s])) {
+            Some((s, SlotKind::Text)) => Ok(KeySource::Text(s)),
+            Some((s, _)) => Ok(KeySource::Expr(VExpr::Slot(s))),
+            None => Ok(KeySource::Expr(compiler.compile(e)?)),
+        }
+    };
+    if !query.aggregated {
+        return Ok(SinkPlan::Collect {
+            exprs: query.keys.iter().map(key_source).collect::<Result<_>>()?,
+            kinds: query.keys.iter().map(key_kind).collect(),
+        });
+    }
+    let aggs = query
+        .aggregates
+        .iter()
+        .map(|a: &AggCall| {
+            Ok(AggPlan {
+                func: a.func,
+                arg: a.arg.as_ref().map(|x| compiler.compile(x)).transpose()?,
+                ty: a.ty,
+                scale: a.arg.as_ref().map_or(0, |x| x.ty().scale()),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let key_kinds: Vec<SlotKind> = query.keys.iter().map(key_kind).collect();
+    // Direct arrays when every key is a small dictionary's code.
+    let mut direct = Vec::new();
+    let mut groups = 1usize;
+    for e in &query.keys {
+        match compiler.slot(e).map(|s| (s, &root.slots[s])) {
+            Some((s, SlotKind::Dict(d))) if groups.saturating_mul(d.len().max(1)) <= 1 << 16 => {
+                direct.push((s, groups));
+                groups *= d.len().max(1);
+            }
+            _ => break,
+        }
+    }
+    if direct.len() == query.keys.len() {
+        return Ok(SinkPlan::Direct {
+            keys: direct,
+            groups,
+            aggs,
+            key_kinds,
+        });
+    }
+    // Hash: pack the keys whose range is known into 64 bits; carry the others.
+    let mut packed = Vec::new();
+    let mut packed_index = Vec::new();
+    let mut carried = Vec::new();
+    let mut bits_used = 0u32;
+    for (i, e) in query.keys.iter().enumerate() {
+        let range = match (compiler.slot(e).map(|s| &root.slots[s]), e) {
+            (Some(SlotKind::Dict(d)), _) => Some((0i64, d.len() as i64)),
+            (Some(SlotKind::Int(_)), BExpr::Column { table, column, .. }) => {
+                let col = &query.tables[*table].table.columns()[*column].column;
+                match col.min_max()? {
+                    Some((lo, hi)) => scalar_i64(&lo).zip(scalar_i64(&hi)),
+                    None => Some((0, 0)),
+                }
+            }
+            _ => None,
+        };
+        match range {
+            Some((lo, hi)) => {
+                let span = (i128::from(hi) - i128::from(lo)) as u128;
+                let bits = 128 - span.leading_zeros();
+                if bits_used + bits <= 63 {
+                    bits_used += bits;
+                    packed.push((
+                        compiler.compile(e).or_else(|_| match compiler.slot(e) {
+                            Some(s) => Ok(VExpr::Slot(s)),
+                            None => unsupported("this group key"),
+                        })?,
+                        lo,
+                        bits,
+                    ));
+                    packed_index.push(i);
+                    continue;
+                }
+                carried.push((key_source(e)?, i));
+            }
+            None if packed.is_empty()
+                && !matches!(key_kind(e), SlotKind::Text)
+                && i == 0
+                && query.keys.len() == 1 =>
+            {
+                return Ok(SinkPlan::Hash {
+                    packed: vec![(compiler.compile(e)?, 0, 64)],
+                    carried: Vec::new(),
+                    packed_index: vec![0],
+                    aggs,
+                    key_kinds,
+                    single_signed: true,
+                });
+            }
+            None => carried.push((key_source(e)?, i)),
+        }
+    }
+    if packed.is_empty() {
+        return unsupported("grouping only by text or by expressions of unknown range");
+    }
+    Ok(SinkPlan::Hash {
+        packed,
+        carried,
+        packed_index,
+        aggs,
+        key_kinds,
+        single_signed: false,
+    })
+}
+
+fn scalar_i64(s: &smartarrays_encodings::Scalar) -> Option<i64> {
+    use smartarrays_encodings::Scalar;
+    match s {
+        Scalar::Int64(v) => Some(*v),
+        Scalar::Decimal { unscaled, .. } => Some(*unscaled),
+        Scalar::Date32(d) => Some(i64::from(*d)),
+        Scalar::Bool(b) => Some(i64::from(*b)),
+        _ => None,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Execution.
+
+/// Per-worker scratch space of a pipeline.
+struct Scratch {
+    codes: Vec<Vec<u64>>,
+    decoded: Vec<bool>,
+    selection: Vec<u32>,
+    batch: Batch,
+    flags: Vec<i64>,
+}
+
+impl Scratch {
+    fn new(p: &Pipeline<'_>) -> Scratch {
+        Scratch {
+            codes: vec![vec![0; VECTOR]; p.scans.len()],
+            decoded: vec![false; p.scans.len()],
+            selection: Vec::with_capacity(VECTOR),
+            batch: Batch::with_slots(p.slots.len()),
+            flags: Vec::with_capacity(VECTOR),
+        }
+    }
+}
+
+/// Runs `pipeline` over its table, handing every non-empty batch to `consume`, in parallel;
+/// the sink states of the workers are combined with `combine`.
+fn run_pipeline<'a, S: Send>(
+    pipeline: &Pipeline<'a>,
+    builds: &[Option<Arc<Built>>],
+    runtime: &Runtime,
+    init: impl Fn() -> S + Sync,
+    consume: impl Fn(&mut S, &Batch) -> Result<()> + Sync,
+    combine: impl Fn(S, S) -> Result<S>,
+) -> Result<S> {
+    let result = runtime.map_reduce(
+        0..pipeline.rows,
+        MORSEL,
+        || Ok((init(), Scratch::new(pipeline))),
+        |state: Result<(S, Scratch)>, worker: &Worker, range| {
+            let (mut sink, mut scratch) = state?;
+            run_morsel(
+                pipeline,
+                builds,
+                worker,
+                range,
+                &mut scratch,
+                &mut |batch| consume(&mut sink, batch),
+            )?;
+            Ok((sink, scratch))
+        },
+        |a: Result<(S, Scratch)>, b: Result<(S, Scratch)>| match (a, b) {
+            (Ok((a, scratch)), Ok((b, _))) => Ok((combine(a, b)?, scratch)),
+            (Err(e), _) | (_, Err(e)) => Err(e),
+        },
+    );
+    result.map(|(s, _)| s)
+}
+
+fn run_morsel(
+    p: &Pipeline<'_>,
+    builds: &[Option<Arc<Built>>],
+    worker: &Worker,
+    range: std::ops::Range<usize>,
+    s: &mut Scratch,
+    consume: &mut dyn FnMut(&Batch) -> Result<()>,
+) -> Result<()> {
+    let views: Vec<Option<ArrayView<'_>>> = p
+        .scans
+        .iter()
+        .map(|c| c.decode.array().map(|a| a.for_worker(worker)))
+        .collect();
+    let mut start = range.start;
+    while start < range.end {
+        let n = (range.end - start).min(VECTOR);
+        s.decoded.iter_mut().for_each(|d| *d = false);
+        s.selection.clear();
+        let mut all = true;
+        // Code-space filters.
+        for (i, scan) in p.scans.iter().enumerate() {
+            if scan.tests.is_empty() {
+                continue;
+            }
+            scan.decode
+                .codes(views[i].as_ref(), start, &mut s.codes[i][..n])?;
+            s.decoded[i] = true;
+            let codes = &s.codes[i];
+            for test in &scan.tests {
+                if all {
+                    s.selection.clear();
+                    s.selection.extend(0..n as u32);
+                    all = false;
+                }
+                match test {
+                    CodeTest::Nothing => s.selection.clear(),
+                    CodeTest::Range(lo, hi) => {
+                        let (lo, span) = (*lo, hi - lo);
+                        compact(&mut s.selection, |j| {
+                            codes[j as usize].wrapping_sub(lo) <= span
+                        });
+                    }
+                    CodeTest::Mask(mask) => {
+                        compact(&mut s.selection, |j| mask[codes[j as usize] as usize])
+                    }
+                }
+            }
+            if !all && s.selection.is_empty() {
+                break;
+            }
+        }
+        if all || !s.selection.is_empty() {
+            let rows = if all { n } else { s.selection.len() };
+            s.batch.len = rows;
+            // Decode the surviving rows of the other columns.
+            for (i, scan) in p.scans.iter().enumerate() {
+                if !scan.materialize {
+                    continue;
+                }
+                if let Decode::Text { column } = &scan.decode {
+                    let texts = &mut s.batch.texts[scan.slot];
+                    texts.clear();
+                    if all {
+                        if let smartarrays_encodings::Values::Utf8(v) =
+                            column.unpack(start..start + n)?.values
+                        {
+                            *texts = v;
+                        }
+                    } else {
+                        let ids: Vec<usize> =
+                            s.selection.iter().map(|&j| start + j as usize).collect();
+                        if let smartarrays_encodings::Values::Utf8(v) = column.take(&ids)?.values {
+                            *texts = v;
+                        }
+                    }
+                    continue;
+                }
+                if !s.decoded[i] {
+                    // Few survivors: read just their codes instead of unpacking the vector.
+                    if let (false, Some(view)) = (all, views[i].as_ref()) {
+                        if s.selection.len() * SPARSE < n {
+                            let out = &mut s.batch.ints[scan.slot];
+                            out.clear();
+                            out.extend(
+                                s.selection
+                                    .iter()
+                                    .map(|&j| scan.decode.value(view.value(start + j as usize))),
+                            );
+                            continue;
+                        }
+                    }
+                    scan.decode
+                        .codes(views[i].as_ref(), start, &mut s.codes[i][..n])?;
+                }
+                let codes = &s.codes[i];
+                let out = &mut s.batch.ints[scan.slot];
+                out.clear();
+                match (&scan.decode, all) {
+                    (Decode::Packed { base, .. }, true) => {
+                        let base = *base;
+                        out.extend(codes[..n].iter().map(|&c| base.wrapping_add(c as i64)))
+                    }
+                    (Decode::Packed { base, .. }, false) => {
+                        let base = *base;
+                        out.extend(
+                            s.selection
+                                .iter()
+                                .map(|&j| base.wrapping_add(codes[j as usize] as i64)),
+                        )
+                    }
+                    (d, true) => out.extend(codes[..n].iter().map(|&c| d.value(c))),
+                    (d, false) => {
+                        out.extend(s.selection.iter().map(|&j| d.value(codes[j as usize])))
+                    }
+                }
+            }
+            if run_stages(p, builds, &mut s.batch, &mut s.flags)? {
+                consume(&s.batch)?;
+            }
+        }
+        start += n;
+    }
+    Ok(())
+}
+
+/// Keeps the row ids that pass `keep`, in order, without branches.
+#[inline(always)]
+fn compact(selection: &mut Vec<u32>, keep: impl Fn(u32) -> bool) {
+    let mut kept = 0;
+    for i in 0..selection.len() {
+        let j = selection[i];
+        selection[kept] = j;
+        kept += usize::from(keep(j));
+    }
+    selection.truncate(kept);
+}
+
+/// Residual filters and probes on a decoded batch; `false` when no row is left.
+fn run_stages(
+    p: &Pipeline<'_>,
+    builds: &[Option<Arc<Built>>],
+    batch: &mut Batch,
+    flags: &mut Vec<i64>,
+) -> Result<bool> {
+    let mut probe_index = 0;
+    for stage in &p.stages {
+        if batch.len == 0 {
+            return Ok(false);
+        }
+        match stage {
+            Stage::Filter(e, _) => {
+                e.eval(batch, flags)?;
+                batch.keep(flags);
+            }
+            Stage::Probe(probe) => {
+                let built = builds[probe_index].as_ref().expect("builds run first");
+                probe_index += 1;
+                if let Some((min, words)) = &built.bits {
+                    flags.clear();
+                    flags.extend(batch.ints[probe.key_slot][..batch.len].iter().map(|&k| {
+                        let bit = (k as u64).wrapping_sub(*min as u64);
+                        words
+                            .get((bit / 64) as usize)
+                            .map_or(0, |w| ((w >> (bit % 64)) & 1) as i64)
+                    }));
+                    batch.keep(flags);
+                    if batch.len == 0 {
+                        return Ok(false);
+                    }
+                }
+                let keys = &batch.ints[probe.key_slot][..batch.len];
+                let mut found = Vec::with_capacity(keys.len());
+                built.lookup(keys, &mut found)?;
+                flags.clear();
+                flags.extend(found.iter().map(|f| i64::from(f.is_some())));
+                batch.keep(flags);
+                let rows: Vec<usize> = found.iter().flatten().map(|&r| r as usize).collect();
+                for &(from, to) in &probe.gather {
+                    match &p.slots[to] {
+                        SlotKind::Text => {
+                            batch.texts[to] =
+                                rows.iter().map(|&r| built.texts[from][r].clone()).collect();
+                        }
+                        _ => {
+                            let source = &built.ints[from];
+                            let out = &mut batch.ints[to];
+                            out.clear();
+                            out.extend(rows.iter().map(|&r| source[r]));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(batch.len > 0)
+}
+
+/// Runs the build sides of `p` (recursively), returning their hash tables in stage order.
+fn run_builds(p: &Pipeline<'_>, runtime: &Arc<Runtime>) -> Result<Vec<Option<Arc<Built>>>> {
+    let mut out = Vec::new();
+    for stage in &p.stages {
+        if let Stage::Probe(probe) = stage {
+            let build = &probe.build;
+            let inner = run_builds(build, runtime)?;
+            // The build key is the slot the parent's key column meets: the child's join column.
+            let key_slot = build_key_slot(p, probe)?;
+            let slots = build.slots.len();
+            let collected = run_pipeline(
+                build,
+                &inner,
+                runtime,
+                || (vec![Vec::new(); slots], vec![Vec::<String>::new(); slots]),
+                |state, batch| {
+                    for s in 0..slots {
+                        match &build.slots[s] {
+                            SlotKind::Text => {
+                                state.1[s].extend(batch.texts[s].iter().take(batch.len).cloned())
+                            }
+                            _ => {
+                                if batch.ints[s].len() == batch.len {
+                                    state.0[s].extend_from_slice(&batch.ints[s])
+                                }
+                            }
+                        }
+                    }
+                    Ok(())
+                },
+                |mut a, b| {
+                    for (x, y) in a.0.iter_mut().zip(b.0) {
+                        x.extend(y);
+                    }
+                    for (x, y) in a.1.iter_mut().zip(b.1) {
+                        x.extend(y);
+                    }
+                    Ok(a)
+                },
+            )?;
+            let mut built = build_index(&collected.0[key_slot], runtime, &probe.label)?;
+            built.ints = collected.0;
+            built.texts = collected.1;
+            out.push(Some(Arc::new(built)));
+        }
+    }
+    Ok(out)
+}
+
+fn build_key_slot(_parent: &Pipeline<'_>, probe: &Probe<'_>) -> Result<usize> {
+    // The label is "parent.col = child.col"; the child's key column is found by name.
+    let child_col = probe.label.rsplit('.').next().unwrap_or_default();
+    probe
+        .build
+        .scans
+        .iter()
+        .find(|s| s.name == child_col)
+        .map(|s| s.slot)
+        .ok_or_else(|| {
+            QueryError::unsupported("a build key that is not scanned", Position::default())
+        })
+}
+
+/// The accumulators of every group: per aggregate a 128-bit sum (or min, max), then the
+/// group's row count (columns have no nulls, so every aggregate counts every row).
+#[derive(Clone)]
+struct Groups {
+    acc: Vec<i128>,
+    width: usize,
+    /// Scratch of the few-groups path: rows ordered by group, where each group starts.
+    partial: Vec<i64>,
+    order: Vec<u32>,
+    starts: Vec<usize>,
+}
+
+impl Groups {
+    fn new(aggs: &[AggPlan], groups: usize) -> Groups {
+        let width = aggs.len() + 1;
+        let mut g = Groups {
+            acc: Vec::with_capacity(width * groups),
+            width,
+            partial: Vec::new(),
+            order: Vec::new(),
+            starts: Vec::new(),
+        };
+        for _ in 0..groups {
+            g.push_group(aggs);
+        }
+        g
+    }
+
+    fn push_group(&mut self, aggs: &[AggPlan]) {
+        for a in aggs {
+            self.acc.push(match a.func {
+                AggFunc::Min => i128::MAX,
+                AggFunc::Max => i128::MIN,
+                _ => 0,
+            });
+        }
+        self.acc.push(0);
+    }
+
+    fn len(&self) -> usize {
+        self.acc.len() / self.width
+    }
+
+    /// Adds the batch's rows to groups `ids`. With `few` groups (a direct array), the rows are
+    /// sorted by group once per vector and each group's sum runs in 64 bits when no partial
+    /// sum of the vector can overflow (else in 128 bits).
+    fn update(
+        &mut self,
+        aggs: &[AggPlan],
+        batch: &Batch,
+        ids: &[u32],
+        values: &mut Vec<i64>,
+        few: bool,
+    ) -> Result<()> {
+        let w = self.width;
+        let groups = self.len();
+        if few && groups > 1 {
+            // A counting sort of the rows by group, shared by every aggregate.
+            self.starts.clear();
+            self.starts.resize(groups + 1, 0);
+            for &g in ids {
+                self.starts[g as usize + 1] += 1;
+            }
+            for g in 0..groups {
+                self.starts[g + 1] += self.starts[g];
+            }
+            self.partial.clear();
+            self.partial
+                .extend(self.starts[..groups].iter().map(|&s| s as i64));
+            self.order.clear();
+            self.order.resize(ids.len(), 0);
+            for (row, &g) in ids.iter().enumerate() {
+                let slot = &mut self.partial[g as usize];
+                self.order[*slot as usize] = row as u32;
+                *slot += 1;
+            }
+        }
+        for (k, a) in aggs.iter().enumerate() {
+            let Some(e) = &a.arg else { continue };
+            if a.func == AggFunc::Count {
+                continue;
+            }
+            e.eval(batch, values)?;
+            let values = &values[..ids.len()];
+            match a.func {
+                AggFunc::Min => {
+                    for (&g, &v) in ids.iter().zip(values) {
+                        let slot = &mut self.acc[g as usize * w + k];
+                        *slot = (*slot).min(i128::from(v));
+                    }
+                }
+                AggFunc::Max => {
+                    for (&g, &v) in ids.iter().zip(values) {
+                        let slot = &mut self.acc[g as usize * w + k];
+                        *slot = (*slot).max(i128::from(v));
+                    }
+                }
+                _ if few && fits_in_64_bits(values) => {
+                    // No partial sum of this vector can overflow: plain sums, which vectorise.
+                    if groups == 1 {
+                        self.acc[k] +=
+                            i128::from(values.iter().fold(0i64, |a, &v| a.wrapping_add(v)));
+                    } else {
+                        // Rows by group (built once per vector): one running sum per group.
+                        for g in 0..groups {
+                            let rows = &self.order[self.starts[g]..self.starts[g + 1]];
+                            let sum = rows
+                                .iter()
+                                .fold(0i64, |a, &r| a.wrapping_add(values[r as usize]));
+                            self.acc[g * w + k] += i128::from(sum);
+                        }
+                    }
+                }
+                _ => {
+                    for (&g, &v) in ids.iter().zip(values) {
+                        self.acc[g as usize * w + k] += i128::from(v);
+                    }
+                }
+            }
+        }
+        if few && groups == 1 {
+            self.acc[w - 1] += ids.len() as i128;
+        } else if few {
+            for g in 0..groups {
+                self.acc[g * w + w - 1] += (self.starts[g + 1] - self.starts[g]) as i128;
+            }
+        } else {
+            for &g in ids {
+                self.acc[g as usize * w + w - 1] += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Merges group `from` of `other` into group `into`.
+    fn merge_group(
+        &mut self,
+        into: usize,
+        other: &Groups,
+        from: usize,
+        aggs: &[AggPlan],
+    ) -> Result<()> {
+        let w = self.width;
+        for (k, a) in aggs.iter().enumerate() {
+            let (x, y) = (into * w + k, from * w + k);
+            self.acc[x] = match a.func {
+                AggFunc::Min => self.acc[x].min(other.acc[y]),
+                AggFunc::Max => self.acc[x].max(other.acc[y]),
+                _ => self.acc[x]
+                    .checked_add(other.acc[y])
+                    .ok_or_else(|| overflow("a 128-bit sum"))?,
+            };
+        }
+        self.acc[into * w + w - 1] += other.acc[from * w + w - 1];
+        Ok(())
+    }
+
+    fn rows(&self, g: usize) -> i128 {
+        self.acc[g * self.width + self.width - 1]
+    }
+
+    fn values(&self, g: usize, aggs: &[AggPlan]) -> Vec<Value> {
+        let w = self.width;
+        let count = self.rows(g);
+        aggs.iter()
+            .enumerate()
+            .map(|(k, a)| {
+                let v = self.acc[g * w + k];
+                match a.func {
+                    AggFunc::Count => Value::Int(count),
+                    _ if count == 0 => Value::Null,
+                    AggFunc::Avg => {
+                        Value::Float(v as f64 / count as f64 / pow10(u32::from(a.scale)) as f64)
+                    }
+                    _ => match a.ty {
+                        Type::Decimal(s) => Value::Decimal {
+                            unscaled: v,
+                            scale: s,
+                        },
+                        Type::Date => Value::Date(v as i32),
+                        _ => Value::Int(v),
+                    },
+                }
+            })
+            .collect()
+    }
+}
+
+/// Whether no sum of these values (at most 2^31 of them) can leave 64 bits.
+fn fits_in_64_bits(values: &[i64]) -> bool {
+    let (lo, hi) = values
+        .iter()
+        .fold((0i64, 0i64), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let largest = lo.unsigned_abs().max(hi.unsigned_abs()) as u128;
+    largest * values.len() as u128 <= i64::MAX as u128
+}
+
+fn key_value(kind: &SlotKind, v: i64) -> Value {
+    match kind {
+        SlotKind::Int(Type::Decimal(s)) => Value::Decimal {
+            unscaled: i128::from(v),
+            scale: *s,
+        },
+        SlotKind::Int(Type::Date) => Value::Date(v as i32),
+        SlotKind::Int(Type::Bool) => Value::Bool(v != 0),
+        SlotKind::Int(_) => Value::Int(i128::from(v)),
+        SlotKind::Dict(d) => Value::Str(d.get(v as usize).cloned().unwrap_or_default()),
+        SlotKind::Text => Value::Null,
+    }
+}
+
+/// Hash aggregation state of one worker.
+struct HashState {
+    map: Map<u64, u32>,
+    groups: Groups,
+    /// Per group: the packed key, and the carried keys' values.
+    keys: Vec<u64>,
+    carried: Vec<Vec<Value>>,
+}
+
+impl<'a> Plan<'a> {
+    /// Runs the plan on `runtime`'s workers.
+    pub(crate) fn run(&self, runtime: &Arc<Runtime>) -> Result<ResultSet> {
+        let builds = run_builds(&self.root, runtime)?;
+        let rows: Vec<(Vec<Value>, Vec<Value>)> = match &self.sink {
+            SinkPlan::Collect { exprs, kinds } => {
+                let collected = run_pipeline(
+                    &self.root,
+                    &builds,
+                    runtime,
+                    Vec::new,
+                    |rows: &mut Vec<Vec<Value>>, batch| {
+                        let mut columns: Vec<Vec<Value>> = Vec::new();
+                        let mut values = Vec::new();
+                        for (e, kind) in exprs.iter().zip(kinds) {
+                            columns.push(match e {
+                                KeySource::Text(s) => batch.texts[*s]
+                                    .iter()
+                                    .map(|t| Value::Str(t.clone()))
+                                    .collect(),
+                                KeySource::Expr(x) => {
+                                    x.eval(batch, &mut values)?;
+                                    values.iter().map(|&v| key_value(kind, v)).collect()
+                                }
+                            });
+                        }
+                        for r in 0..batch.len {
+                            rows.push(columns.iter().map(|c| c[r].clone()).collect());
+                        }
+                        Ok(())
+                    },
+                    |mut a, b| {
+                        a.extend(b);
+                        Ok(a)
+                    },
+                )?;
+                collected.into_iter().map(|r| (r, Vec::new())).collect()
+            }
+            SinkPlan::Direct {
+                keys,
+                groups,
+                aggs,
+                key_kinds,
+            } => {
+                let state = run_pipeline(
+                    &self.root,
+                    &builds,
+                    runtime,
+                    || (Groups::new(aggs, *groups), Vec::new(), Vec::new()),
+                    |(g, ids, values): &mut (Groups, Vec<u32>, Vec<i64>), batch| {
+                        ids.clear();
+                        ids.resize(batch.len, 0);
+                        for &(slot, stride) in keys {
+                            for (id, &c) in ids.iter_mut().zip(&batch.ints[slot][..batch.len]) {
+                                *id += (c as usize * stride) as u32;
+                            }
+                        }
+                        g.update(aggs, batch, ids, values, true)
+                    },
+                    |(mut a, x, y), (b, _, _)| {
+                        for i in 0..a.len() {
+                            a.merge_group(i, &b, i, aggs)?;
+                        }
+                        Ok((a, x, y))
+                    },
+                )?;
+                let g = state.0;
+                let mut out = Vec::new();
+                for id in 0..g.len() {
+                    if g.rows(id) == 0 && !keys.is_empty() {
+                        continue;
+                    }
+                    let key_values = keys
+                        .iter()
+                        .zip(key_kinds)
+                        .map(|(&(_, stride), kind)| {
+                            let size = match kind {
+                                SlotKind::Dict(d) => d.len().max(1),
+                                _ => 1,
+                            };
+                            key_value(kind, ((id / stride) % size) as i64)
+                        })
+                        .collect();
+                    out.push((key_values, g.values(id, aggs)));
+                }
+                out
+            }
+            SinkPlan::Hash {
+                packed,
+                carried,
+                packed_index,
+                aggs,
+                key_kinds,
+                single_signed,
+            } => {
+                let init = || -> Result<HashState> {
+                    Ok(HashState {
+                        map: Map::new()?,
+                        groups: Groups::new(aggs, 0),
+                        keys: Vec::new(),
+                        carried: Vec::new(),
+                    })
+                };
+                let state = run_pipeline(
+                    &self.root,
+                    &builds,
+                    runtime,
+                    || {
+                        (
+                            init(),
+                            Vec::<u64>::new(),
+                            Vec::<i64>::new(),
+                            (Vec::<u32>::new(), Vec::<Option<u32>>::new()),
+                        )
+                    },
+                    |(state, codes, values, (ids, found)), batch| {
+                        let state = match state {
+                            Ok(s) => s,
+                            Err(e) => return Err(QueryError::Overflow(format!("hash table: {e}"))),
+                        };
+                        codes.clear();
+                        codes.resize(batch.len, 0);
+                        let mut shift = 0;
+                        for (e, min, bits) in packed {
+                            e.eval(batch, values)?;
+                            for (c, &v) in codes.iter_mut().zip(values.iter()) {
+                                *c |= if *single_signed {
+                                    v as u64
+                                } else {
+                                    (v.wrapping_sub(*min) as u64) << shift
+                                };
+                            }
+                            shift += bits;
+                        }
+                        // Carried keys: text is compared in place, other values decoded.
+                        let mut carried_values: Vec<Option<Vec<Value>>> = Vec::new();
+                        for (source, k) in carried {
+                            carried_values.push(match source {
+                                KeySource::Text(_) => None,
+                                KeySource::Expr(x) => {
+                                    x.eval(batch, values)?;
+                                    Some(
+                                        values
+                                            .iter()
+                                            .map(|&v| key_value(&key_kinds[*k], v))
+                                            .collect(),
+                                    )
+                                }
+                            });
+                        }
+                        let carried_at = |c: usize, r: usize| -> Value {
+                            match (&carried[c].0, &carried_values[c]) {
+                                (KeySource::Text(s), _) => Value::Str(batch.texts[*s][r].clone()),
+                                (_, Some(v)) => v[r].clone(),
+                                _ => Value::Null,
+                            }
+                        };
+                        let same = |stored: &Value, c: usize, r: usize| -> bool {
+                            match (&carried[c].0, &carried_values[c], stored) {
+                                (KeySource::Text(s), _, Value::Str(t)) => batch.texts[*s][r] == *t,
+                                (_, Some(v), stored) => v[r] == *stored,
+                                _ => false,
+                            }
+                        };
+                        found.clear();
+                        found.resize(codes.len(), None);
+                        state.map.get_many(codes, found)?;
+                        ids.clear();
+                        for (r, &code) in codes.iter().enumerate() {
+                            // A key first seen earlier in this batch is not in `found`.
+                            let known = found[r].or_else(|| state.map.get(code));
+                            let id = match known {
+                                Some(id) => {
+                                    let stored = &state.carried[id as usize];
+                                    if (0..carried.len()).any(|c| !same(&stored[c], c, r)) {
+                                        return unsupported(
+                                            "grouping by more than 64 bits of keys that are not determined by the others",
+                                        );
+                                    }
+                                    id
+                                }
+                                None => {
+                                    let id = state.keys.len() as u32;
+                                    state.map.insert(code, id)?;
+                                    state.keys.push(code);
+                                    state.carried.push(
+                                        (0..carried.len()).map(|c| carried_at(c, r)).collect(),
+                                    );
+                                    state.groups.push_group(aggs);
+                                    id
+                                }
+                            };
+                            ids.push(id);
+                        }
+                        state.groups.update(aggs, batch, ids, values, false)
+                    },
+                    |(a, x, y, z), (b, _, _, _)| {
+                        let mut a = a?;
+                        let b = b?;
+                        for (from, &code) in b.keys.iter().enumerate() {
+                            match a.map.get(code) {
+                                Some(into) => {
+                                    if a.carried[into as usize] != b.carried[from] {
+                                        return unsupported(
+                                            "grouping by more than 64 bits of keys that are not determined by the others",
+                                        );
+                                    }
+                                    a.groups.merge_group(into as usize, &b.groups, from, aggs)?
+                                }
+                                None => {
+                                    let into = a.keys.len();
+                                    a.map.insert(code, into as u32)?;
+                                    a.keys.push(code);
+                                    a.carried.push(b.carried[from].clone());
+                                    a.groups.push_group(aggs);
+                                    a.groups.merge_group(into, &b.groups, from, aggs)?;
+                                }
+                            }
+                        }
+                        Ok((Ok(a), x, y, z))
+                    },
+                )?;
+                let state = state.0?;
+                let mut out = Vec::new();
+                for (id, &code) in state.keys.iter().enumerate() {
+                    let mut key_values = vec![Value::Null; key_kinds.len()];
+                    let mut shift = 0;
+                    for (p, &(_, min, bits)) in packed.iter().enumerate() {
+                        let i = packed_index[p];
+                        let raw = if *single_signed {
+                            code as i64
+                        } else {
+                            let mask = if bits >= 64 {
+                                u64::MAX
+                            } else {
+                                (1u64 << bits) - 1
+                            };
+                            ((code >> shift) & mask) as i64 + min
+                        };
+                        key_values[i] = key_value(&key_kinds[i], raw);
+                        shift += bits;
+                    }
+                    for (c, (_, i)) in carried.iter().enumerate() {
+                        key_values[*i] = state.carried[id][c].clone();
+                    }
+                    out.push((key_values, state.groups.values(id, aggs)));
+                }
+                out
+            }
+        };
+        self.finish(rows)
+    }
+
+    /// HAVING, the output expressions, ORDER BY and LIMIT over the result rows.
+    fn finish(&self, rows: Vec<(Vec<Value>, Vec<Value>)>) -> Result<ResultSet> {
+        let q = &self.query;
+        let mut kept = Vec::new();
+        for (keys, aggs) in rows {
+            if let Some(h) = &q.having {
+                if eval_row(h, &keys, &aggs)? != Value::Bool(true) {
+                    continue;
+                }
+            }
+            let sort: Vec<Value> = q
+                .order_by
+                .iter()
+                .map(|(e, _)| eval_row(e, &keys, &aggs))
+                .collect::<Result<_>>()?;
+            let out: Vec<Value> = q
+                .outputs
+                .iter()
+                .map(|(_, e)| eval_row(e, &keys, &aggs))
+                .collect::<Result<_>>()?;
+            kept.push((sort, out));
+        }
+        kept.sort_by(|(a, _), (b, _)| {
+            for (i, (_, desc)) in q.order_by.iter().enumerate() {
+                let o = a[i].sort_cmp(&b[i]);
+                let o = if *desc { o.reverse() } else { o };
+                if o.is_ne() {
+                    return o;
+                }
+            }
+            std::cmp::Ordering::Equal
+        });
+        if let Some(limit) = q.limit {
+            kept.truncate(limit);
+        }
+        Ok(ResultSet {
+            names: q.outputs.iter().map(|(n, _)| n.clone()).collect(),
+            types: q.outputs.iter().map(|(_, e)| e.ty()).collect(),
+            rows: kept.into_iter().map(|(_, r)| r).collect(),
+        })
+    }
+}

@@ -1,0 +1,226 @@
+//! Tables: named typed encoded columns with one row count, and the catalog of tables a query
+//! reads.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use smartarrays_encodings::{Column, ColumnOptions, Values};
+
+use crate::error::{QueryError, Result};
+
+/// One named column of a table.
+#[derive(Debug)]
+pub struct TableColumn {
+    /// The column's name (lower case; SQL names are matched without case).
+    pub name: String,
+    /// The encoded data.
+    pub column: Column,
+    /// The distinct-count estimate, computed on first use (the planner's join sides).
+    distinct: OnceLock<u64>,
+}
+
+impl TableColumn {
+    /// A named column.
+    pub fn new(name: &str, column: Column) -> TableColumn {
+        TableColumn {
+            name: name.to_lowercase(),
+            column,
+            distinct: OnceLock::new(),
+        }
+    }
+
+    /// The encoding's estimate of the number of distinct values (exact for small counts),
+    /// computed once.
+    pub fn distinct_estimate(&self) -> u64 {
+        *self.distinct.get_or_init(|| {
+            self.column
+                .statistics()
+                .map_or(0, |stats| stats.distinct_estimate)
+        })
+    }
+}
+
+/// A table: named columns of the encodings crate, all with the same number of rows.
+///
+/// # Example
+/// ```
+/// use smartarrays_encodings::{ColumnOptions, Values};
+/// use smartarrays_query::Table;
+/// let table = Table::from_values("t", vec![
+///     ("id".to_string(), Values::Int64(vec![1, 2, 3])),
+///     ("name".to_string(), Values::Utf8(vec!["a".into(), "b".into(), "a".into()])),
+/// ], &ColumnOptions::new()).unwrap();
+/// assert_eq!(table.rows(), 3);
+/// assert!(table.column("NAME").is_some());
+/// ```
+#[derive(Debug)]
+pub struct Table {
+    name: String,
+    rows: usize,
+    columns: Vec<TableColumn>,
+}
+
+impl Table {
+    /// A table of already built columns ([`QueryError::InvalidTable`] when their lengths
+    /// differ or a name repeats).
+    pub fn new(name: &str, columns: Vec<TableColumn>) -> Result<Table> {
+        let name = name.to_lowercase();
+        let rows = columns.first().map_or(0, |c| c.column.len());
+        let mut seen = std::collections::BTreeSet::new();
+        for column in &columns {
+            if column.column.len() != rows {
+                return Err(QueryError::InvalidTable {
+                    table: name,
+                    message: format!(
+                        "column {} has {} rows, column {} has {rows}",
+                        column.name,
+                        column.column.len(),
+                        columns[0].name
+                    ),
+                });
+            }
+            if !seen.insert(column.name.to_lowercase()) {
+                return Err(QueryError::InvalidTable {
+                    table: name,
+                    message: format!("column {} appears twice", column.name),
+                });
+            }
+        }
+        let columns = columns
+            .into_iter()
+            .map(|c| TableColumn::new(&c.name, c.column))
+            .collect();
+        Ok(Table {
+            name,
+            rows,
+            columns,
+        })
+    }
+
+    /// A table from plain values, each column compressed by the sampling compressor.
+    pub fn from_values(
+        name: &str,
+        columns: Vec<(String, Values)>,
+        options: &ColumnOptions,
+    ) -> Result<Table> {
+        let mut built = Vec::with_capacity(columns.len());
+        for (column_name, values) in columns {
+            built.push(TableColumn::new(
+                &column_name,
+                column_from_values(values, options)?,
+            ));
+        }
+        Table::new(name, built)
+    }
+
+    /// The table's name (lower case).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The columns, in order.
+    pub fn columns(&self) -> &[TableColumn] {
+        &self.columns
+    }
+
+    /// The column called `name` (without case), if any.
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.column_index(name).map(|i| &self.columns[i].column)
+    }
+
+    /// The position of the column called `name` (without case), if any.
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        let name = name.to_lowercase();
+        self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// Bytes of memory the table's columns occupy.
+    pub fn memory_bytes(&self) -> usize {
+        self.columns.iter().map(|c| c.column.memory_bytes()).sum()
+    }
+
+    /// Bytes of the encoded data, densely packed.
+    pub fn packed_bytes(&self) -> usize {
+        self.columns.iter().map(|c| c.column.packed_bytes()).sum()
+    }
+
+    /// One line per column: name, type, encoding, bits per value.
+    pub fn describe(&self) -> String {
+        let mut out = format!("table {} ({} rows)\n", self.name, self.rows);
+        for c in &self.columns {
+            let bits = if self.rows == 0 {
+                0.0
+            } else {
+                c.column.packed_bytes() as f64 * 8.0 / self.rows as f64
+            };
+            out.push_str(&format!(
+                "  {:<18} {:<12} {:<10} {:>6.2} bits/row\n",
+                c.name,
+                c.column.data_type().to_string(),
+                c.column.encoding_kind().name(),
+                bits
+            ));
+        }
+        out
+    }
+}
+
+/// Builds a column of `values` with the sampling compressor.
+pub fn column_from_values(values: Values, options: &ColumnOptions) -> Result<Column> {
+    Ok(match values {
+        Values::UInt64(v) => Column::from_u64(&v, options)?,
+        Values::Int64(v) => Column::from_i64(&v, options)?,
+        Values::Float64(v) => Column::from_f64(&v, options)?,
+        Values::Decimal { unscaled, scale } => Column::from_decimal(&unscaled, scale, options)?,
+        Values::Date32(v) => Column::from_dates(&v, options)?,
+        Values::Utf8(v) => Column::from_strs(&v, options)?,
+        Values::Bool(v) => Column::from_bool(&v, options)?,
+    })
+}
+
+/// The tables a query can name, by lower-case name.
+///
+/// # Example
+/// ```
+/// use smartarrays_encodings::{ColumnOptions, Values};
+/// use smartarrays_query::{Catalog, Table};
+/// let mut catalog = Catalog::new();
+/// catalog.insert(Table::from_values("t", vec![("x".into(), Values::Int64(vec![5]))], &ColumnOptions::new()).unwrap());
+/// assert!(catalog.get("T").is_some());
+/// ```
+#[derive(Debug, Default)]
+pub struct Catalog {
+    tables: BTreeMap<String, Table>,
+}
+
+impl Catalog {
+    /// An empty catalog.
+    pub fn new() -> Catalog {
+        Catalog::default()
+    }
+
+    /// Adds (or replaces) a table under its name.
+    pub fn insert(&mut self, table: Table) {
+        self.tables.insert(table.name().to_string(), table);
+    }
+
+    /// The table called `name` (without case).
+    pub fn get(&self, name: &str) -> Option<&Table> {
+        self.tables.get(&name.to_lowercase())
+    }
+
+    /// The tables, by name.
+    pub fn tables(&self) -> impl Iterator<Item = &Table> {
+        self.tables.values()
+    }
+
+    /// Bytes of memory all tables occupy.
+    pub fn memory_bytes(&self) -> usize {
+        self.tables.values().map(Table::memory_bytes).sum()
+    }
+}

@@ -1,0 +1,250 @@
+//! SQL types and values of results: exact decimals as scaled 128-bit integers, dates as day
+//! numbers.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use smartarrays_encodings::{date, decimal, DataType};
+
+use crate::error::{QueryError, Result};
+
+/// The type of an expression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Type {
+    /// 64-bit integers (sums: 128 bits).
+    Int,
+    /// Exact decimals: an integer of units of 10^-scale.
+    Decimal(u8),
+    /// Days since 1970-01-01.
+    Date,
+    /// Text.
+    Str,
+    /// True or false.
+    Bool,
+    /// Doubles (averages and divisions).
+    Float,
+}
+
+impl Type {
+    /// The type of a column of `data_type` (`None`: no query runs on it yet).
+    pub fn of(data_type: DataType) -> Option<Type> {
+        Some(match data_type {
+            DataType::Int64 => Type::Int,
+            DataType::Decimal { scale } => Type::Decimal(scale),
+            DataType::Date32 => Type::Date,
+            DataType::Utf8 => Type::Str,
+            DataType::Bool => Type::Bool,
+            DataType::UInt64 | DataType::Float64 => return None,
+        })
+    }
+
+    /// Whether it is an exact number (integer or decimal).
+    pub fn is_exact(self) -> bool {
+        matches!(self, Type::Int | Type::Decimal(_))
+    }
+
+    /// The scale of an exact number (0 for integers).
+    pub fn scale(self) -> u8 {
+        match self {
+            Type::Decimal(s) => s,
+            _ => 0,
+        }
+    }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::Int => write!(f, "BIGINT"),
+            Type::Decimal(s) => write!(f, "DECIMAL(38,{s})"),
+            Type::Date => write!(f, "DATE"),
+            Type::Str => write!(f, "VARCHAR"),
+            Type::Bool => write!(f, "BOOLEAN"),
+            Type::Float => write!(f, "DOUBLE"),
+        }
+    }
+}
+
+/// One value of a result.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// SQL NULL (an aggregate over no rows).
+    Null,
+    /// An integer.
+    Int(i128),
+    /// An exact decimal: `unscaled * 10^-scale`.
+    Decimal {
+        /// The integer of units.
+        unscaled: i128,
+        /// Digits after the point.
+        scale: u8,
+    },
+    /// A double.
+    Float(f64),
+    /// Days since 1970-01-01.
+    Date(i32),
+    /// Text.
+    Str(String),
+    /// A truth value.
+    Bool(bool),
+}
+
+/// 10^n as i128 (n <= 38).
+pub(crate) fn pow10(n: u32) -> i128 {
+    10i128.pow(n)
+}
+
+impl Value {
+    /// The value as a double (numbers only).
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Int(v) => Some(*v as f64),
+            Value::Decimal { unscaled, scale } => {
+                Some(*unscaled as f64 / pow10(u32::from(*scale)) as f64)
+            }
+            Value::Float(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// The value as an exact (unscaled, scale) pair (integers and decimals only).
+    pub fn as_exact(&self) -> Option<(i128, u8)> {
+        match self {
+            Value::Int(v) => Some((*v, 0)),
+            Value::Decimal { unscaled, scale } => Some((*unscaled, *scale)),
+            _ => None,
+        }
+    }
+
+    /// Total order for ORDER BY: nulls last, numbers by value (exact when both are exact).
+    pub fn sort_cmp(&self, other: &Value) -> Ordering {
+        match (self, other) {
+            (Value::Null, Value::Null) => Ordering::Equal,
+            (Value::Null, _) => Ordering::Greater,
+            (_, Value::Null) => Ordering::Less,
+            (Value::Str(a), Value::Str(b)) => a.cmp(b),
+            (Value::Date(a), Value::Date(b)) => a.cmp(b),
+            (Value::Bool(a), Value::Bool(b)) => a.cmp(b),
+            (a, b) => match (a.as_exact(), b.as_exact()) {
+                (Some((x, sx)), Some((y, sy))) => {
+                    let scale = sx.max(sy);
+                    let x = x.saturating_mul(pow10(u32::from(scale - sx)));
+                    let y = y.saturating_mul(pow10(u32::from(scale - sy)));
+                    x.cmp(&y)
+                }
+                _ => a
+                    .as_f64()
+                    .unwrap_or(f64::NAN)
+                    .total_cmp(&b.as_f64().unwrap_or(f64::NAN)),
+            },
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => write!(f, "NULL"),
+            Value::Int(v) => write!(f, "{v}"),
+            Value::Decimal { unscaled, scale } => {
+                write!(f, "{}", decimal::format(*unscaled, *scale))
+            }
+            Value::Float(v) => write!(f, "{v}"),
+            Value::Date(d) => write!(f, "{}", date::format(*d)),
+            Value::Str(s) => write!(f, "{s}"),
+            Value::Bool(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+/// A query's result: named, typed columns and rows of values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultSet {
+    /// Column names.
+    pub names: Vec<String>,
+    /// Column types.
+    pub types: Vec<Type>,
+    /// The rows.
+    pub rows: Vec<Vec<Value>>,
+}
+
+impl ResultSet {
+    /// The result as an aligned text table.
+    pub fn to_table_string(&self) -> String {
+        let cells: Vec<Vec<String>> = self
+            .rows
+            .iter()
+            .map(|r| r.iter().map(ToString::to_string).collect())
+            .collect();
+        let mut widths: Vec<usize> = self.names.iter().map(String::len).collect();
+        for row in &cells {
+            for (w, c) in widths.iter_mut().zip(row) {
+                *w = (*w).max(c.len());
+            }
+        }
+        let line = |values: &[String]| {
+            values
+                .iter()
+                .zip(&widths)
+                .map(|(v, w)| format!("{v:<w$}"))
+                .collect::<Vec<_>>()
+                .join(" | ")
+                .trim_end()
+                .to_string()
+        };
+        let mut out = line(&self.names);
+        out.push('\n');
+        out.push_str(
+            &widths
+                .iter()
+                .map(|w| "-".repeat(*w))
+                .collect::<Vec<_>>()
+                .join("-+-"),
+        );
+        out.push('\n');
+        for row in &cells {
+            out.push_str(&line(row));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The result as CSV (a header line, then one line per row; text quoted when needed).
+    pub fn to_csv(&self) -> String {
+        let quote = |s: &str| {
+            if s.contains([',', '"', '\n']) {
+                format!("\"{}\"", s.replace('"', "\"\""))
+            } else {
+                s.to_string()
+            }
+        };
+        let mut out = self
+            .names
+            .iter()
+            .map(|n| quote(n))
+            .collect::<Vec<_>>()
+            .join(",");
+        out.push('\n');
+        for row in &self.rows {
+            out.push_str(
+                &row.iter()
+                    .map(|v| quote(&v.to_string()))
+                    .collect::<Vec<_>>()
+                    .join(","),
+            );
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Checks that a 128-bit result fits the 64-bit range where the type requires it.
+pub(crate) fn overflow(what: &str) -> QueryError {
+    QueryError::Overflow(what.to_string())
+}
+
+/// `x * 10^k` exactly, or an overflow error.
+pub(crate) fn rescale_i128(x: i128, k: u8) -> Result<i128> {
+    x.checked_mul(pow10(u32::from(k)))
+        .ok_or_else(|| overflow("rescaling a decimal"))
+}

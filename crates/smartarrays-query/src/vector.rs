@@ -1,0 +1,241 @@
+//! Vectorised expressions over a decoded batch: every value of an exact number, date or
+//! boolean is an `i64` (decimals scaled, dates as days, booleans 0/1, dictionary strings as
+//! their codes); free text is kept as strings. Arithmetic is checked: an overflow is an error,
+//! never a wrapped value.
+
+use std::sync::Arc;
+
+use smartarrays_encodings::{date, LikePattern};
+
+use crate::bind::Cmp;
+use crate::error::{QueryError, Result};
+
+/// A test on text, for strings that are not dictionary-encoded.
+#[derive(Clone, Debug)]
+pub(crate) enum TextTest {
+    Compare(Cmp, String),
+    Like(Arc<LikePattern>),
+    In(Vec<String>),
+}
+
+impl TextTest {
+    pub(crate) fn matches(&self, text: &str) -> bool {
+        match self {
+            TextTest::Compare(op, value) => op.holds(text.cmp(value.as_str())),
+            TextTest::Like(pattern) => pattern.matches(text),
+            TextTest::In(list) => list.iter().any(|v| v == text),
+        }
+    }
+}
+
+/// A compiled vectorised expression.
+#[derive(Clone, Debug)]
+pub(crate) enum VExpr {
+    Slot(usize),
+    Const(i64),
+    /// Multiply by a power of ten (to align decimal scales).
+    Scale(Box<VExpr>, i64),
+    Add(Box<VExpr>, Box<VExpr>),
+    Sub(Box<VExpr>, Box<VExpr>),
+    Mul(Box<VExpr>, Box<VExpr>),
+    Neg(Box<VExpr>),
+    Compare(Cmp, Box<VExpr>, Box<VExpr>),
+    And(Vec<VExpr>),
+    Or(Vec<VExpr>),
+    Not(Box<VExpr>),
+    /// A dictionary-coded string slot tested through a mask over the dictionary's codes.
+    Mask(usize, Arc<Vec<bool>>),
+    /// A text slot tested string by string (negated when the flag is set).
+    Text(usize, TextTest, bool),
+    In(Box<VExpr>, Arc<Vec<i64>>, bool),
+    Case(Vec<(VExpr, VExpr)>, Box<VExpr>),
+    Year(Box<VExpr>),
+}
+
+/// A batch of decoded rows: integer-like slots and text slots (a slot holds one or the other).
+#[derive(Default)]
+pub(crate) struct Batch {
+    pub ints: Vec<Vec<i64>>,
+    pub texts: Vec<Vec<String>>,
+    pub len: usize,
+}
+
+impl Batch {
+    pub(crate) fn with_slots(slots: usize) -> Batch {
+        Batch {
+            ints: vec![Vec::new(); slots],
+            texts: vec![Vec::new(); slots],
+            len: 0,
+        }
+    }
+
+    /// Keeps the rows whose flag is non-zero, in order (every slot of `len` values).
+    pub(crate) fn keep(&mut self, flags: &[i64]) {
+        let len = self.len;
+        let kept = flags.iter().filter(|&&f| f != 0).count();
+        if kept == len {
+            return;
+        }
+        for column in self.ints.iter_mut().filter(|c| c.len() == len) {
+            let mut k = 0;
+            for i in 0..len {
+                column[k] = column[i];
+                k += usize::from(flags[i] != 0);
+            }
+            column.truncate(k);
+        }
+        for column in self.texts.iter_mut().filter(|c| c.len() == len) {
+            let mut i = 0;
+            column.retain(|_| {
+                i += 1;
+                flags[i - 1] != 0
+            });
+        }
+        self.len = kept;
+    }
+}
+
+fn overflow() -> QueryError {
+    QueryError::Overflow("64-bit arithmetic in an expression".to_string())
+}
+
+impl VExpr {
+    /// Evaluates over the batch's `batch.len` rows into `out`.
+    pub(crate) fn eval(&self, batch: &Batch, out: &mut Vec<i64>) -> Result<()> {
+        let n = batch.len;
+        out.clear();
+        match self {
+            VExpr::Slot(s) => out.extend_from_slice(&batch.ints[*s][..n]),
+            VExpr::Const(c) => out.resize(n, *c),
+            VExpr::Scale(a, f) => {
+                a.eval(batch, out)?;
+                let mut bad = false;
+                for v in out.iter_mut() {
+                    let (r, o) = v.overflowing_mul(*f);
+                    *v = r;
+                    bad |= o;
+                }
+                if bad {
+                    return Err(overflow());
+                }
+            }
+            VExpr::Add(a, b) | VExpr::Sub(a, b) | VExpr::Mul(a, b) | VExpr::Compare(_, a, b) => {
+                a.eval(batch, out)?;
+                let mut right = Vec::with_capacity(n);
+                // A constant on the right is used as it is, without a vector of copies.
+                let constant = match b.as_ref() {
+                    VExpr::Const(c) => Some(*c),
+                    _ => {
+                        b.eval(batch, &mut right)?;
+                        None
+                    }
+                };
+                binary(self, out, &right, constant)?;
+            }
+            VExpr::Neg(a) => {
+                a.eval(batch, out)?;
+                let mut bad = false;
+                for v in out.iter_mut() {
+                    let (r, o) = v.overflowing_neg();
+                    *v = r;
+                    bad |= o;
+                }
+                if bad {
+                    return Err(overflow());
+                }
+            }
+            VExpr::And(list) | VExpr::Or(list) => {
+                let and = matches!(self, VExpr::And(_));
+                list[0].eval(batch, out)?;
+                let mut other = Vec::with_capacity(n);
+                for e in &list[1..] {
+                    e.eval(batch, &mut other)?;
+                    for (o, x) in out.iter_mut().zip(&other) {
+                        *o = if and { *o & *x } else { *o | *x };
+                    }
+                }
+            }
+            VExpr::Not(a) => {
+                a.eval(batch, out)?;
+                out.iter_mut().for_each(|v| *v ^= 1);
+            }
+            VExpr::Mask(s, mask) => out.extend(
+                batch.ints[*s][..n]
+                    .iter()
+                    .map(|&c| i64::from(mask[c as usize])),
+            ),
+            VExpr::Text(s, test, negated) => out.extend(
+                batch.texts[*s][..n]
+                    .iter()
+                    .map(|t| i64::from(test.matches(t) != *negated)),
+            ),
+            VExpr::In(a, set, negated) => {
+                a.eval(batch, out)?;
+                out.iter_mut()
+                    .for_each(|v| *v = i64::from(set.contains(v) != *negated));
+            }
+            VExpr::Case(whens, otherwise) => {
+                otherwise.eval(batch, out)?;
+                let mut decided = vec![false; n];
+                let (mut condition, mut result) = (Vec::new(), Vec::new());
+                for (when, then) in whens {
+                    when.eval(batch, &mut condition)?;
+                    then.eval(batch, &mut result)?;
+                    for i in 0..n {
+                        if !decided[i] && condition[i] != 0 {
+                            out[i] = result[i];
+                            decided[i] = true;
+                        }
+                    }
+                }
+            }
+            VExpr::Year(a) => {
+                a.eval(batch, out)?;
+                out.iter_mut()
+                    .for_each(|d| *d = date::civil_from_days(*d as i32).0);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn binary(e: &VExpr, out: &mut [i64], right: &[i64], constant: Option<i64>) -> Result<()> {
+    macro_rules! apply {
+        ($f:expr) => {{
+            #[allow(unused_mut)]
+            let mut f = $f;
+            match constant {
+                Some(c) => out.iter_mut().for_each(|a| *a = f(*a, c)),
+                None => out.iter_mut().zip(right).for_each(|(a, b)| *a = f(*a, *b)),
+            }
+        }};
+    }
+    macro_rules! checked {
+        ($op:ident) => {{
+            let mut bad = false;
+            apply!(|a: i64, b: i64| {
+                let (r, o) = a.$op(b);
+                bad |= o;
+                r
+            });
+            if bad {
+                return Err(overflow());
+            }
+        }};
+    }
+    match e {
+        VExpr::Add(..) => checked!(overflowing_add),
+        VExpr::Sub(..) => checked!(overflowing_sub),
+        VExpr::Mul(..) => checked!(overflowing_mul),
+        VExpr::Compare(op, ..) => match op {
+            Cmp::Eq => apply!(|a, b| i64::from(a == b)),
+            Cmp::Ne => apply!(|a, b| i64::from(a != b)),
+            Cmp::Lt => apply!(|a, b| i64::from(a < b)),
+            Cmp::Le => apply!(|a, b| i64::from(a <= b)),
+            Cmp::Gt => apply!(|a, b| i64::from(a > b)),
+            Cmp::Ge => apply!(|a, b| i64::from(a >= b)),
+        },
+        _ => unreachable!("binary() is called for binary operators only"),
+    }
+    Ok(())
+}

@@ -1,0 +1,466 @@
+//! Every TPC-H query the engine runs, through SQL, against a plain-Rust evaluation of the same
+//! query over the generator's values in `Vec`s (SF 0.01, all threads and one thread).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::OnceLock;
+
+use smartarrays_encodings::{date, ColumnOptions, Values};
+use smartarrays_query::{queries, sql_with, tpch, Catalog, QueryOptions, ResultSet, Value};
+
+const SF: f64 = 0.01;
+
+struct Data {
+    catalog: Catalog,
+    columns: HashMap<String, Values>,
+}
+
+fn data() -> &'static Data {
+    static DATA: OnceLock<Data> = OnceLock::new();
+    DATA.get_or_init(|| {
+        let catalog = tpch::generate(SF, &ColumnOptions::new(), |_, _, _| {}).unwrap();
+        let mut columns = HashMap::new();
+        for table in tpch::TABLES {
+            for (name, values) in tpch::table_values(table, SF).unwrap() {
+                columns.insert(name, values);
+            }
+        }
+        Data { catalog, columns }
+    })
+}
+
+fn ints(name: &str) -> &'static [i64] {
+    match &data().columns[name] {
+        Values::Int64(v) => v,
+        Values::Decimal { unscaled, .. } => unscaled,
+        other => panic!("{name} is {other:?}"),
+    }
+}
+
+fn days(name: &str) -> &'static [i32] {
+    match &data().columns[name] {
+        Values::Date32(v) => v,
+        other => panic!("{name} is {other:?}"),
+    }
+}
+
+fn strs(name: &str) -> &'static [String] {
+    match &data().columns[name] {
+        Values::Utf8(v) => v,
+        other => panic!("{name} is {other:?}"),
+    }
+}
+
+fn day(text: &str) -> i32 {
+    date::parse(text).unwrap()
+}
+
+fn dec(unscaled: i128, scale: u8) -> Value {
+    Value::Decimal { unscaled, scale }
+}
+
+/// Runs query `q` on all threads and on one, checks both give the same rows, returns them.
+fn run(q: u32) -> ResultSet {
+    let sql = queries::tpch(q).unwrap();
+    let all = sql_with(&data().catalog, sql, &QueryOptions::default()).unwrap();
+    let one = sql_with(&data().catalog, sql, &QueryOptions::threads(1).unwrap()).unwrap();
+    assert_rows_equal(&all.rows, &one.rows, &format!("Q{q} one thread"));
+    all
+}
+
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Float(x), Value::Float(y)) => (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0),
+        _ => a == b,
+    }
+}
+
+fn assert_rows_equal(got: &[Vec<Value>], want: &[Vec<Value>], what: &str) {
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "{what}: row count\n got {got:?}\nwant {want:?}"
+    );
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert_eq!(g.len(), w.len(), "{what}: row {i} width");
+        for (a, b) in g.iter().zip(w) {
+            assert!(same(a, b), "{what}: row {i}\n got {g:?}\nwant {w:?}");
+        }
+    }
+}
+
+#[test]
+fn q1_matches_the_reference() {
+    let cutoff = day("1998-09-02");
+    let (flag, status) = (strs("l_returnflag"), strs("l_linestatus"));
+    let (qty, price, disc, tax, ship) = (
+        ints("l_quantity"),
+        ints("l_extendedprice"),
+        ints("l_discount"),
+        ints("l_tax"),
+        days("l_shipdate"),
+    );
+    #[derive(Default)]
+    struct G {
+        qty: i128,
+        price: i128,
+        disc_price: i128,
+        charge: i128,
+        disc: i128,
+        n: i128,
+    }
+    let mut groups: BTreeMap<(String, String), G> = BTreeMap::new();
+    for i in 0..ship.len() {
+        if ship[i] > cutoff {
+            continue;
+        }
+        let g = groups
+            .entry((flag[i].clone(), status[i].clone()))
+            .or_default();
+        let (p, d, t) = (
+            i128::from(price[i]),
+            i128::from(disc[i]),
+            i128::from(tax[i]),
+        );
+        g.qty += i128::from(qty[i]);
+        g.price += p;
+        g.disc_price += p * (100 - d);
+        g.charge += p * (100 - d) * (100 + t);
+        g.disc += d;
+        g.n += 1;
+    }
+    let want: Vec<Vec<Value>> = groups
+        .into_iter()
+        .map(|((f, s), g)| {
+            let n = g.n as f64;
+            vec![
+                Value::Str(f),
+                Value::Str(s),
+                Value::Int(g.qty),
+                dec(g.price, 2),
+                dec(g.disc_price, 4),
+                dec(g.charge, 6),
+                Value::Float(g.qty as f64 / n),
+                Value::Float(g.price as f64 / n / 100.0),
+                Value::Float(g.disc as f64 / n / 100.0),
+                Value::Int(g.n),
+            ]
+        })
+        .collect();
+    assert_eq!(want.len(), 4);
+    assert_rows_equal(&run(1).rows, &want, "Q1");
+}
+
+#[test]
+fn q6_matches_the_reference() {
+    let (lo, hi) = (day("1994-01-01"), day("1995-01-01"));
+    let (qty, price, disc, ship) = (
+        ints("l_quantity"),
+        ints("l_extendedprice"),
+        ints("l_discount"),
+        days("l_shipdate"),
+    );
+    let mut revenue = 0i128;
+    for i in 0..ship.len() {
+        if ship[i] >= lo && ship[i] < hi && (5..=7).contains(&disc[i]) && qty[i] < 24 {
+            revenue += i128::from(price[i]) * i128::from(disc[i]);
+        }
+    }
+    assert_rows_equal(&run(6).rows, &[vec![dec(revenue, 4)]], "Q6");
+}
+
+fn order_index() -> HashMap<i64, usize> {
+    ints("o_orderkey")
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| (k, i))
+        .collect()
+}
+
+#[test]
+fn q3_matches_the_reference() {
+    let cutoff = day("1995-03-15");
+    let building: std::collections::HashSet<i64> = ints("c_custkey")
+        .iter()
+        .zip(strs("c_mktsegment"))
+        .filter(|(_, s)| *s == "BUILDING")
+        .map(|(&k, _)| k)
+        .collect();
+    let orders = order_index();
+    let (odate, ocust, oprio) = (
+        days("o_orderdate"),
+        ints("o_custkey"),
+        ints("o_shippriority"),
+    );
+    let mut groups: HashMap<i64, (i128, i32, i64)> = HashMap::new();
+    let (lkey, price, disc, ship) = (
+        ints("l_orderkey"),
+        ints("l_extendedprice"),
+        ints("l_discount"),
+        days("l_shipdate"),
+    );
+    for i in 0..lkey.len() {
+        let o = orders[&lkey[i]];
+        if ship[i] > cutoff && odate[o] < cutoff && building.contains(&ocust[o]) {
+            let g = groups.entry(lkey[i]).or_insert((0, odate[o], oprio[o]));
+            g.0 += i128::from(price[i]) * i128::from(100 - disc[i]);
+        }
+    }
+    let mut rows: Vec<(i64, (i128, i32, i64))> = groups.into_iter().collect();
+    rows.sort_by(|a, b| {
+        b.1 .0
+            .cmp(&a.1 .0)
+            .then(a.1 .1.cmp(&b.1 .1))
+            .then(a.0.cmp(&b.0))
+    });
+    rows.truncate(10);
+    let want: Vec<Vec<Value>> = rows
+        .into_iter()
+        .map(|(k, (rev, d, p))| {
+            vec![
+                Value::Int(k.into()),
+                dec(rev, 4),
+                Value::Date(d),
+                Value::Int(p.into()),
+            ]
+        })
+        .collect();
+    assert_rows_equal(&run(3).rows, &want, "Q3");
+}
+
+#[test]
+fn q5_matches_the_reference() {
+    let (lo, hi) = (day("1994-01-01"), day("1995-01-01"));
+    let asia: Vec<i64> = ints("r_regionkey")
+        .iter()
+        .zip(strs("r_name"))
+        .filter(|(_, n)| *n == "ASIA")
+        .map(|(&k, _)| k)
+        .collect();
+    let nation_name: HashMap<i64, (String, i64)> = ints("n_nationkey")
+        .iter()
+        .zip(strs("n_name"))
+        .zip(ints("n_regionkey"))
+        .map(|((&k, n), &r)| (k, (n.clone(), r)))
+        .collect();
+    let cust_nation: HashMap<i64, i64> = ints("c_custkey")
+        .iter()
+        .copied()
+        .zip(ints("c_nationkey").iter().copied())
+        .collect();
+    let supp_nation: HashMap<i64, i64> = ints("s_suppkey")
+        .iter()
+        .copied()
+        .zip(ints("s_nationkey").iter().copied())
+        .collect();
+    let orders = order_index();
+    let (odate, ocust) = (days("o_orderdate"), ints("o_custkey"));
+    let mut revenue: BTreeMap<String, i128> = BTreeMap::new();
+    let (lkey, lsupp, price, disc) = (
+        ints("l_orderkey"),
+        ints("l_suppkey"),
+        ints("l_extendedprice"),
+        ints("l_discount"),
+    );
+    for i in 0..lkey.len() {
+        let o = orders[&lkey[i]];
+        if odate[o] < lo || odate[o] >= hi {
+            continue;
+        }
+        let cn = cust_nation[&ocust[o]];
+        let sn = supp_nation[&lsupp[i]];
+        let (name, region) = &nation_name[&sn];
+        if cn == sn && asia.contains(region) {
+            *revenue.entry(name.clone()).or_default() +=
+                i128::from(price[i]) * i128::from(100 - disc[i]);
+        }
+    }
+    let mut rows: Vec<(String, i128)> = revenue.into_iter().collect();
+    rows.sort_by_key(|r| std::cmp::Reverse(r.1));
+    let want: Vec<Vec<Value>> = rows
+        .into_iter()
+        .map(|(n, r)| vec![Value::Str(n), dec(r, 4)])
+        .collect();
+    assert_rows_equal(&run(5).rows, &want, "Q5");
+}
+
+#[test]
+fn q10_matches_the_reference() {
+    let (lo, hi) = (day("1993-10-01"), day("1994-01-01"));
+    let orders = order_index();
+    let (odate, ocust) = (days("o_orderdate"), ints("o_custkey"));
+    let mut revenue: HashMap<i64, i128> = HashMap::new();
+    let (lkey, flag, price, disc) = (
+        ints("l_orderkey"),
+        strs("l_returnflag"),
+        ints("l_extendedprice"),
+        ints("l_discount"),
+    );
+    for i in 0..lkey.len() {
+        let o = orders[&lkey[i]];
+        if flag[i] == "R" && odate[o] >= lo && odate[o] < hi {
+            *revenue.entry(ocust[o]).or_default() +=
+                i128::from(price[i]) * i128::from(100 - disc[i]);
+        }
+    }
+    let customer: HashMap<i64, usize> = ints("c_custkey")
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| (k, i))
+        .collect();
+    let nation: HashMap<i64, String> = ints("n_nationkey")
+        .iter()
+        .copied()
+        .zip(strs("n_name").iter().cloned())
+        .collect();
+    let mut rows: Vec<(i64, i128)> = revenue.into_iter().collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    rows.truncate(20);
+    let want: Vec<Vec<Value>> = rows
+        .into_iter()
+        .map(|(k, r)| {
+            let c = customer[&k];
+            vec![
+                Value::Int(k.into()),
+                Value::Str(strs("c_name")[c].clone()),
+                dec(r, 4),
+                dec(ints("c_acctbal")[c].into(), 2),
+                Value::Str(nation[&ints("c_nationkey")[c]].clone()),
+                Value::Str(strs("c_address")[c].clone()),
+                Value::Str(strs("c_phone")[c].clone()),
+                Value::Str(strs("c_comment")[c].clone()),
+            ]
+        })
+        .collect();
+    assert_rows_equal(&run(10).rows, &want, "Q10");
+}
+
+#[test]
+fn q12_matches_the_reference() {
+    let (lo, hi) = (day("1994-01-01"), day("1995-01-01"));
+    let orders = order_index();
+    let prio = strs("o_orderpriority");
+    let (lkey, mode, ship, commit, receipt) = (
+        ints("l_orderkey"),
+        strs("l_shipmode"),
+        days("l_shipdate"),
+        days("l_commitdate"),
+        days("l_receiptdate"),
+    );
+    let mut counts: BTreeMap<String, (i128, i128)> = BTreeMap::new();
+    for i in 0..lkey.len() {
+        if (mode[i] == "MAIL" || mode[i] == "SHIP")
+            && commit[i] < receipt[i]
+            && ship[i] < commit[i]
+            && receipt[i] >= lo
+            && receipt[i] < hi
+        {
+            let p = &prio[orders[&lkey[i]]];
+            let high = p == "1-URGENT" || p == "2-HIGH";
+            let c = counts.entry(mode[i].clone()).or_default();
+            if high {
+                c.0 += 1
+            } else {
+                c.1 += 1
+            }
+        }
+    }
+    let want: Vec<Vec<Value>> = counts
+        .into_iter()
+        .map(|(m, (h, l))| vec![Value::Str(m), Value::Int(h), Value::Int(l)])
+        .collect();
+    assert_rows_equal(&run(12).rows, &want, "Q12");
+}
+
+#[test]
+fn q14_matches_the_reference() {
+    let (lo, hi) = (day("1995-09-01"), day("1995-10-01"));
+    let promo: HashMap<i64, bool> = ints("p_partkey")
+        .iter()
+        .zip(strs("p_type"))
+        .map(|(&k, t)| (k, t.starts_with("PROMO")))
+        .collect();
+    let (lpart, price, disc, ship) = (
+        ints("l_partkey"),
+        ints("l_extendedprice"),
+        ints("l_discount"),
+        days("l_shipdate"),
+    );
+    let (mut promo_rev, mut total) = (0i128, 0i128);
+    for i in 0..lpart.len() {
+        if ship[i] >= lo && ship[i] < hi {
+            let r = i128::from(price[i]) * i128::from(100 - disc[i]);
+            total += r;
+            if promo[&lpart[i]] {
+                promo_rev += r;
+            }
+        }
+    }
+    // 100.00 * promo / total, as the engine computes it: a double of the exact decimals.
+    let want = 100.0 * (promo_rev as f64 / 1e4) / (total as f64 / 1e4);
+    assert_rows_equal(&run(14).rows, &[vec![Value::Float(want)]], "Q14");
+}
+
+#[test]
+fn q19_matches_the_reference() {
+    let part: HashMap<i64, usize> = ints("p_partkey")
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| (k, i))
+        .collect();
+    let (brand, container, size) = (strs("p_brand"), strs("p_container"), ints("p_size"));
+    let (lpart, qty, price, disc, mode, instruct) = (
+        ints("l_partkey"),
+        ints("l_quantity"),
+        ints("l_extendedprice"),
+        ints("l_discount"),
+        strs("l_shipmode"),
+        strs("l_shipinstruct"),
+    );
+    let cases: [(&str, [&str; 4], i64, i64); 3] = [
+        ("Brand#12", ["SM CASE", "SM BOX", "SM PACK", "SM PKG"], 1, 5),
+        (
+            "Brand#23",
+            ["MED BAG", "MED BOX", "MED PKG", "MED PACK"],
+            10,
+            10,
+        ),
+        (
+            "Brand#34",
+            ["LG CASE", "LG BOX", "LG PACK", "LG PKG"],
+            20,
+            15,
+        ),
+    ];
+    let mut revenue = 0i128;
+    for i in 0..lpart.len() {
+        if !(mode[i] == "AIR" || mode[i] == "AIR REG") || instruct[i] != "DELIVER IN PERSON" {
+            continue;
+        }
+        let p = part[&lpart[i]];
+        let hit = cases.iter().any(|(b, cs, q, s)| {
+            brand[p] == *b
+                && cs.contains(&container[p].as_str())
+                && qty[i] >= *q
+                && qty[i] <= q + 10
+                && (1..=*s).contains(&size[p])
+        });
+        if hit {
+            revenue += i128::from(price[i]) * i128::from(100 - disc[i]);
+        }
+    }
+    assert_rows_equal(&run(19).rows, &[vec![dec(revenue, 4)]], "Q19");
+}
+
+/// The official SF 1 answers that `tpchgen` ships (SF 1 takes minutes to generate: run with
+/// `cargo test --release -p smartarrays-query -- --ignored`, or `make test-tpch-sf1`).
+#[test]
+#[ignore]
+fn official_sf1_answers() {
+    let catalog = tpch::generate(1.0, &ColumnOptions::new(), |_, _, _| {}).unwrap();
+    for q in queries::SUPPORTED {
+        let result = smartarrays_query::sql(&catalog, queries::tpch(q).unwrap()).unwrap();
+        if let Err(e) = tpch::check_official_answer(q, &result) {
+            panic!("Q{q}: {e}\n{}", result.to_table_string());
+        }
+    }
+}
