@@ -143,9 +143,11 @@ pub(crate) unsafe fn gather_up_to(
     }
 }
 
-/// The out-of-cache gather: one read per value with `reads`, prefetching the line of the value
-/// [`PREFETCH_DISTANCE`] reads ahead (its first byte's; a value straddling two lines has its
-/// second line loaded on demand).
+/// The out-of-cache gather: one read per value with `reads`, prefetching the value
+/// [`PREFETCH_DISTANCE`] reads ahead: the line of its aligned word and, below 64 bits, the line
+/// of the next word, since the read's window covers both (for one word in eight they lie on
+/// different lines, and without the second prefetch that read waits on memory: measured
+/// 0.8-0.9x a raw gather with one prefetch, 0.4-0.6x with both).
 ///
 /// # Safety
 /// Every index's windows lie inside `words`; `out.len() == indices.len()`; `reads` is
@@ -159,12 +161,15 @@ unsafe fn gather_prefetching(
 ) {
     let width = bits as usize;
     let ahead = indices.len().saturating_sub(PREFETCH_DISTANCE);
+    // Below 64 bits the read's window reaches into the word after the value's first: prefetch
+    // its line too (the same line but for one word in eight).
+    let last_word = (window_bytes(bits) / 8) - 1;
     for (k, slot) in out[..ahead].iter_mut().enumerate() {
-        prefetch::prefetch(
-            words,
-            indices[k + PREFETCH_DISTANCE] * width / 64,
-            CacheLevel::L1,
-        );
+        let word = indices[k + PREFETCH_DISTANCE] * width / 64;
+        prefetch::prefetch(words, word, CacheLevel::L1);
+        if last_word > 0 {
+            prefetch::prefetch(words, word + last_word, CacheLevel::L1);
+        }
         // SAFETY: the index's windows lie inside `words`, and the kernel is usable (contract).
         *slot = unsafe { get_unchecked_with(reads, words, bits, indices[k]) };
     }
