@@ -10,8 +10,9 @@
 //! export lives; narrower ones are decoded, with the GIL released.
 //!
 //! Typed columns go both ways: [`import_array`] takes any `__arrow_c_array__` exporter's array
-//! (moving the struct out of its capsule, as the protocol says) and [`export_capsules`] hands
-//! out a column's decoded values with their nulls. The capsule reads are this module's only
+//! and [`import_stream`] any `__arrow_c_stream__` exporter's chunks (pyarrow chunked arrays,
+//! polars series), each moving the struct out of its capsule as the protocol says, and
+//! [`export_capsules`] hands out a column's decoded values with their nulls. The capsule reads are this module's only
 //! `unsafe` code.
 
 use std::sync::Arc;
@@ -21,7 +22,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyTuple};
 use smartarrays::SmartArray;
 use smartarrays_arrow::arrow_array::ffi::{from_ffi, to_ffi, FFI_ArrowArray};
-use smartarrays_arrow::arrow_array::{make_array, Array, ArrayRef};
+use smartarrays_arrow::arrow_array::ffi_stream::{ArrayStreamReader, FFI_ArrowArrayStream};
+use smartarrays_arrow::arrow_array::{make_array, Array, ArrayRef, StructArray};
 use smartarrays_arrow::arrow_schema::ffi::FFI_ArrowSchema;
 use smartarrays_arrow::arrow_schema::{ArrowError, DataType};
 use smartarrays_arrow::{export_array, export_stream, DEFAULT_STREAM_CHUNK};
@@ -99,6 +101,58 @@ pub fn import_array(values: &Bound<'_, PyAny>) -> PyResult<ArrayRef> {
     data.validate_full()
         .map_err(|e| PyValueError::new_err(format!("the Arrow array is malformed: {e}")))?;
     Ok(make_array(data))
+}
+
+/// The chunks of the stream an object hands out through the Arrow PyCapsule interface
+/// (`__arrow_c_stream__`: pyarrow chunked arrays and tables, polars series and data frames),
+/// each imported without a copy and checked in full before anything reads it. A stream of
+/// one-field records (a one-column table or data frame) gives that field's chunks; a stream of
+/// several fields is refused, naming them, since a column holds one.
+pub fn import_stream(values: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayRef>> {
+    let capsule = values.call_method0("__arrow_c_stream__")?;
+    let capsule = capsule.cast::<PyCapsule>().map_err(|_| {
+        PyTypeError::new_err("__arrow_c_stream__() gave no arrow_array_stream capsule")
+    })?;
+    let pointer = capsule
+        .pointer_checked(Some(c"arrow_array_stream"))?
+        .cast::<FFI_ArrowArrayStream>();
+    // SAFETY: a capsule named "arrow_array_stream" holds an ArrowArrayStream struct (the
+    // PyCapsule interface's contract); the protocol lets the consumer move it out, and
+    // `from_raw` does exactly that, leaving a released struct behind (so the capsule's
+    // destructor then does nothing). `capsule` keeps the capsule alive meanwhile.
+    let reader = unsafe { ArrayStreamReader::from_raw(pointer.as_ptr()) }
+        .map_err(|e| PyValueError::new_err(format!("Arrow stream import failed: {e}")))?;
+    let mut chunks = Vec::new();
+    for chunk in reader {
+        let chunk =
+            chunk.map_err(|e| PyValueError::new_err(format!("Arrow stream import failed: {e}")))?;
+        chunk
+            .to_data()
+            .validate_full()
+            .map_err(|e| PyValueError::new_err(format!("the Arrow stream is malformed: {e}")))?;
+        chunks.push(chunk);
+    }
+    chunks.into_iter().map(one_field).collect()
+}
+
+/// A chunk of a stream as a column's array: itself, or the one field of a record chunk.
+fn one_field(chunk: ArrayRef) -> PyResult<ArrayRef> {
+    let Some(records) = chunk.as_any().downcast_ref::<StructArray>() else {
+        return Ok(chunk);
+    };
+    if records.num_columns() == 1 && records.null_count() == 0 {
+        return Ok(records.column(0).clone());
+    }
+    let names: Vec<&str> = records
+        .fields()
+        .iter()
+        .map(|field| field.name().as_str())
+        .collect();
+    Err(PyTypeError::new_err(format!(
+        "the Arrow stream holds records of {} fields ({}): a column takes one, so pass one of them",
+        names.len(),
+        names.join(", ")
+    )))
 }
 
 /// `(schema, array)` capsules of an Arrow array built by the binding (typed columns).

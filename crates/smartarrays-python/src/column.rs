@@ -225,6 +225,41 @@ struct Input {
     masked: bool,
 }
 
+impl Input {
+    /// Appends the values of `next`, a later chunk of the same Arrow stream (so of the same
+    /// logical type).
+    fn append(&mut self, next: Input) -> PyResult<()> {
+        if next.logical != self.logical {
+            return Err(PyTypeError::new_err(format!(
+                "the Arrow stream changed type between chunks ({:?}, then {:?})",
+                self.logical, next.logical
+            )));
+        }
+        let before = self.data.len();
+        let added = next.data.len();
+        match (&mut self.data, next.data) {
+            (Data::U(a), Data::U(b)) => a.extend(b),
+            (Data::I(a), Data::I(b)) => a.extend(b),
+            (Data::F(a), Data::F(b)) => a.extend(b),
+            (Data::B(a), Data::B(b)) => a.extend(b),
+            (Data::D(a), Data::D(b)) => a.extend(b),
+            (Data::S(a), Data::S(b)) => a.extend(b),
+            _ => unreachable!("one logical type reads into one kind of data"),
+        }
+        match (&mut self.valid, next.valid) {
+            (None, None) => {}
+            (Some(valid), None) => valid.resize(before + added, true),
+            (valid, Some(more)) => {
+                let mut all = valid.take().unwrap_or_else(|| vec![true; before]);
+                all.extend(more);
+                *valid = Some(all);
+            }
+        }
+        self.masked |= next.masked;
+        Ok(())
+    }
+}
+
 fn type_name(value: &Bound<'_, PyAny>) -> String {
     value
         .get_type()
@@ -245,6 +280,9 @@ fn read_input(py: Python<'_>, values: &Bound<'_, PyAny>) -> PyResult<Input> {
     let numpy = py.import("numpy")?;
     if values.hasattr("__arrow_c_array__")? {
         return read_arrow(py, &arrow::import_array(values)?);
+    }
+    if values.hasattr("__arrow_c_stream__")? {
+        return read_arrow_chunks(py, values, &arrow::import_stream(values)?);
     }
     let ndarray = numpy.getattr("ndarray")?;
     if values.is_instance(&ndarray)? {
@@ -700,6 +738,26 @@ fn read_arrow(py: Python<'_>, array: &ArrayRef) -> PyResult<Input> {
         out_dtype: numpy.getattr("dtype")?.call1((logical.numpy(),))?.unbind(),
         masked: has_nulls && !matches!(logical, Logical::Str | Logical::Date),
     })
+}
+
+/// Reads the chunks of an Arrow stream as one input, in order; an empty stream gives an empty
+/// column of the stream's type when it has one (else of int64, numpy's default).
+fn read_arrow_chunks(
+    py: Python<'_>,
+    values: &Bound<'_, PyAny>,
+    chunks: &[ArrayRef],
+) -> PyResult<Input> {
+    let Some((first, rest)) = chunks.split_first() else {
+        // No chunk to read a type from: ask the object for its (empty) numpy form.
+        let numpy = py.import("numpy")?;
+        return read_numpy(py, &numpy.call_method1("asarray", (values,))?);
+    };
+    let mut input = read_arrow(py, first)?;
+    for chunk in rest {
+        let next = read_arrow(py, chunk)?;
+        input.append(next)?;
+    }
+    Ok(input)
 }
 
 /// The encoding named by `encoding=`: `None` for "auto".

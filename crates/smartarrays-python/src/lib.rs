@@ -64,8 +64,8 @@ fn array(
 ///
 /// Builds a typed, compressed column from a numpy array (int8..int64, uint8..uint64,
 /// float32/64, bool, datetime64[D], str or object arrays of str; masked arrays and None give
-/// nulls), a Python sequence of one kind of value, or an Arrow array (anything with
-/// `__arrow_c_array__`). `encoding="auto"` lets the sampling compressor choose (see
+/// nulls), a Python sequence of one kind of value, or an Arrow array or stream (anything with
+/// `__arrow_c_array__` or `__arrow_c_stream__`: chunked arrays, polars series). `encoding="auto"` lets the sampling compressor choose (see
 /// `Column.explain()`); or name one: bitpacked, frame, dictionary, run_end, constant, alp, fsst.
 #[pyfunction]
 #[pyo3(

@@ -467,15 +467,75 @@ def test_arrow_export_of_numpy_columns() -> None:
     assert sa.column(view).tolist() == ["p", None, "q"]
 
 
+class ArrayLike:
+    """Neither Arrow array nor stream: numpy is the only way in."""
+
+    def __init__(self, chunked: object) -> None:
+        self.chunked = chunked
+        self.null_count = chunked.null_count  # type: ignore[attr-defined]
+
+    def __array__(self, dtype: object = None, copy: object = None) -> np.ndarray:
+        return np.asarray(self.chunked.to_numpy(), dtype=dtype)  # type: ignore[attr-defined]
+
+
 def test_nulls_are_not_lost_through_numpy() -> None:
     chunked = pa.chunked_array([[1, None], [3]])
     with pytest.raises(ValueError, match="holds 1 null"):
-        sa.column(chunked)
-    assert sa.column(chunked.combine_chunks()).tolist() == [1, None, 3]
-    assert sa.column(pa.chunked_array([[1, 2], [3]])).tolist() == [1, 2, 3]
+        sa.column(ArrayLike(chunked))
+    assert sa.column(ArrayLike(pa.chunked_array([[1, 2], [3]]))).tolist() == [1, 2, 3]
+
+
+class StreamOnly:
+    """Only `__arrow_c_stream__`, as a producer that is not pyarrow may offer."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+
+    def __arrow_c_stream__(self, requested_schema: object = None) -> object:
+        return self.inner.__arrow_c_stream__(requested_schema)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("chunks", "arrow_type"),
+    [
+        ([[1, None], [3]], pa.int64()),
+        ([[], [7], [], [-(2**63), 2**63 - 1]], pa.int64()),
+        ([[0, 2**64 - 1], [5]], pa.uint64()),
+        ([[1.5], [None, float("inf")]], pa.float64()),
+        ([[True, None], [False]], pa.bool_()),
+        ([["a", None], ["bc", ""]], pa.string()),
+        ([["x"], ["yz", None]], pa.large_string()),
+    ],
+)
+def test_arrow_streams_keep_types_and_nulls(chunks: list[list[object]], arrow_type: pa.DataType) -> None:
+    chunked = pa.chunked_array(chunks, type=arrow_type)
+    expected = chunked.to_pylist()
+    for source in (chunked, StreamOnly(chunked)):
+        column = sa.column(source)
+        assert column.tolist() == expected
+        assert pa.array(column).type == arrow_type or arrow_type == pa.large_string()
+
+
+def test_arrow_stream_edge_lengths() -> None:
+    for n in (0, 1, 63, 64, 65, 1023, 1025):
+        values = np.arange(n, dtype=np.int32) - 500
+        chunked = pa.chunked_array([values[:n // 3], values[n // 3:]], type=pa.int32())
+        column = sa.column(StreamOnly(chunked))
+        assert len(column) == n
+        assert column.tolist() == values.tolist()
+    empty = sa.column(pa.chunked_array([], type=pa.uint16()))
+    assert len(empty) == 0
+
+
+def test_arrow_stream_of_tables_and_polars() -> None:
+    table = pa.table({"v": pa.chunked_array([[1, None], [2]])})
+    assert sa.column(table).tolist() == [1, None, 2]
+    wide = pa.table({"a": [1], "b": [2]})
+    with pytest.raises(TypeError, match=r"2 fields \(a, b\)"):
+        sa.column(wide)
     pl = pytest.importorskip("polars")
-    with pytest.raises(ValueError, match="to_arrow"):
-        sa.column(pl.Series([1, None]))
+    assert sa.column(pl.Series([1, None])).tolist() == [1, None]
+    assert sa.column(pl.Series(["p", None, "q"])).tolist() == ["p", None, "q"]
     assert sa.column(pl.Series([1, None]).to_arrow()).tolist() == [1, None]
 
 

@@ -387,8 +387,9 @@ def column(
 
     ``values``: a numpy array of int8..int64, uint8..uint64, float32/64, bool, datetime64[D] or
     str (``<U``), an object array or Python sequence of one kind of value (str, int, float,
-    bool) with None for nulls, a numpy masked array (masked rows are nulls), or an Arrow array
-    (``__arrow_c_array__``). Anything else is a TypeError naming it: nothing is cast silently.
+    bool) with None for nulls, a numpy masked array (masked rows are nulls), an Arrow array
+    (``__arrow_c_array__``) or an Arrow stream (``__arrow_c_stream__``: a pyarrow chunked array
+    or one-column table, a polars series), nulls kept. Anything else is a TypeError naming it: nothing is cast silently.
     ``encoding``: ``"auto"`` (the sampling compressor chooses, see ``Column.explain``) or a name.
 
     >>> import numpy as np, smartarrays as sa
