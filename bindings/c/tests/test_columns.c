@@ -565,6 +565,98 @@ static void test_utf8_columns(void) {
     }
 }
 
+/* Bool, Date32 and Decimal columns: every row read back, with and without nulls, at edge
+ * lengths, for every encoding that applies; the decimal sum against a 128-bit C sum. */
+static void test_bool_date_decimal_columns(void) {
+    static const size_t lengths[] = {0, 1, 63, 64, 65, 1023, 1025};
+    static const char *encodings[] = {NULL, "auto", "bitpacked", "dictionary", "run_end"};
+    for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+        size_t len = lengths[l];
+        uint8_t *flags = malloc(len + 1);
+        int32_t *days = malloc((len + 1) * sizeof *days);
+        int64_t *unscaled = malloc((len + 1) * sizeof *unscaled);
+        uint8_t *valid = calloc(len / 8 + 1, 1);
+        for (size_t i = 0; i < len; i++) {
+            flags[i] = (uint8_t)((i * 7 / 3) % 2);
+            days[i] = i % 5 == 0 ? INT32_MIN : i % 5 == 1 ? INT32_MAX : (int32_t)(i * 37) - 20000;
+            unscaled[i] = i % 4 == 0 ? INT64_MIN : i % 4 == 1 ? INT64_MAX : (int64_t)(i * 1999) - 1000000;
+            if (i % 3 != 1) valid[i / 8] |= (uint8_t)(1u << (i % 8));
+        }
+        for (size_t e = 0; e < sizeof encodings / sizeof encodings[0]; e++) {
+            for (int with_nulls = 0; with_nulls < 2; with_nulls++) {
+                const uint8_t *v = with_nulls ? valid : NULL;
+                SaColumn *b = NULL, *d = NULL, *m = NULL;
+                CHECK_OK(sa_column_from_bool(flags, len, v, encodings[e], NULL, &b));
+                CHECK_OK(sa_column_from_date32(days, len, v, encodings[e], NULL, &d));
+                CHECK_OK(sa_column_from_decimal(unscaled, len, 4, v, encodings[e], NULL, &m));
+                if (b == NULL || d == NULL || m == NULL) {
+                    sa_column_free(b), sa_column_free(d), sa_column_free(m);
+                    continue;
+                }
+                SaDataType type = SA_DATA_TYPE_UINT64;
+                CHECK_OK(sa_column_data_type(b, &type));
+                CHECK(type == SA_DATA_TYPE_BOOL, "bool type %d", (int)type);
+                CHECK_OK(sa_column_data_type(d, &type));
+                CHECK(type == SA_DATA_TYPE_DATE32, "date type %d", (int)type);
+                CHECK_OK(sa_column_data_type(m, &type));
+                CHECK(type == SA_DATA_TYPE_DECIMAL, "decimal type %d", (int)type);
+                uint8_t scale = 0;
+                CHECK_OK(sa_column_decimal_scale(m, &scale));
+                CHECK(scale == 4, "scale %u", scale);
+                size_t wrong = 0;
+                i128 expected = 0;
+                for (size_t i = 0; i < len; i++) {
+                    bool ok = !with_nulls || bit(valid, i), got_valid = !ok;
+                    bool flag = false;
+                    int32_t day = 0;
+                    int64_t u = 0;
+                    CHECK_OK(sa_column_get_bool(b, i, &flag, &got_valid));
+                    wrong += got_valid != ok || (ok && flag != (flags[i] == 1));
+                    CHECK_OK(sa_column_get_date32(d, i, &day, &got_valid));
+                    wrong += got_valid != ok || (ok && day != days[i]);
+                    CHECK_OK(sa_column_get_decimal(m, i, &u, &got_valid));
+                    wrong += got_valid != ok || (ok && u != unscaled[i]);
+                    if (ok) expected += unscaled[i];
+                }
+                CHECK(wrong == 0, "len %zu encoding %s nulls %d: %zu rows differ", len,
+                      encodings[e] ? encodings[e] : "NULL", with_nulls, wrong);
+                uint64_t low = 0;
+                int64_t high = 0;
+                CHECK_OK(sa_column_sum_i128(m, &low, &high));
+                CHECK(((i128)high << 64 | (i128)low) == expected, "decimal sum at len %zu", len);
+                bool flag = false;
+                CHECK_STATUS(sa_column_get_bool(b, len, &flag, NULL), SA_STATUS_INDEX_OUT_OF_RANGE);
+                sa_column_free(b);
+                sa_column_free(d);
+                sa_column_free(m);
+            }
+        }
+        free(flags), free(days), free(unscaled), free(valid);
+    }
+
+    /* bad input: a boolean byte that is neither 0 nor 1, a scale past 18, reads of another type */
+    uint8_t bad[] = {0, 1, 2};
+    SaColumn *column = NULL;
+    CHECK_STATUS(sa_column_from_bool(bad, 3, NULL, NULL, NULL, &column), SA_STATUS_INVALID_ARGUMENT);
+    CHECK_MESSAGE("values[2] is 2");
+    CHECK(column == NULL, "no column on failure");
+    int64_t one[] = {1};
+    CHECK_STATUS(sa_column_from_decimal(one, 1, 19, NULL, NULL, NULL, &column), SA_STATUS_INVALID_ARGUMENT);
+    CHECK(column == NULL, "no column on failure");
+    CHECK_STATUS(sa_column_from_date32(NULL, 2, NULL, NULL, NULL, &column), SA_STATUS_NULL_POINTER);
+    CHECK_OK(sa_column_from_i64(one, 1, NULL, NULL, NULL, &column));
+    bool flag = false;
+    int32_t day = 0;
+    int64_t u = 0;
+    uint8_t scale = 0;
+    CHECK_STATUS(sa_column_get_bool(column, 0, &flag, NULL), SA_STATUS_TYPE_MISMATCH);
+    CHECK_STATUS(sa_column_get_date32(column, 0, &day, NULL), SA_STATUS_TYPE_MISMATCH);
+    CHECK_STATUS(sa_column_get_decimal(column, 0, &u, NULL), SA_STATUS_TYPE_MISMATCH);
+    CHECK_MESSAGE("reads Decimal columns, but this column is Int64");
+    CHECK_STATUS(sa_column_decimal_scale(column, &scale), SA_STATUS_TYPE_MISMATCH);
+    sa_column_free(column);
+}
+
 static void test_errors(void) {
     int64_t values[] = {1, 2, 3, 4};
     SaColumn *column = NULL;
@@ -661,6 +753,7 @@ int main(void) {
     test_u64_columns();
     test_f64_columns();
     test_utf8_columns();
+    test_bool_date_decimal_columns();
     test_errors();
     return finish("C ABI column tests");
 }

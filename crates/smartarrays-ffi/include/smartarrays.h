@@ -213,15 +213,15 @@ enum SaDataType
    */
   SA_DATA_TYPE_UTF8 = 3,
   /**
-   * Exact decimals (built from Rust only).
+   * Exact decimals: signed 64-bit unscaled values at a scale (`sa_column_from_decimal`).
    */
   SA_DATA_TYPE_DECIMAL = 4,
   /**
-   * Days since 1970-01-01 (built from Rust only).
+   * Days since 1970-01-01 (`sa_column_from_date32`).
    */
   SA_DATA_TYPE_DATE32 = 5,
   /**
-   * Booleans (built from Rust only).
+   * Booleans (`sa_column_from_bool`).
    */
   SA_DATA_TYPE_BOOL = 6,
 };
@@ -1206,6 +1206,61 @@ SaStatus sa_column_from_utf8(const char *bytes,
                              SaColumn **out);
 
 /**
+ * Creates a column of booleans from `values[0..len]`, one byte each, 0 (false) or 1 (true);
+ * any other byte is `SA_STATUS_INVALID_ARGUMENT` naming the row (never read as true).
+ * `valid`, `encoding` and `placement` as for `sa_column_from_u64`.
+ *
+ * Ownership: the buffers stay the caller's; on success `*out` is a new column the caller owns.
+ * Thread-safe.
+ *
+ * # Safety
+ * As for `sa_column_from_u64`, with `len` readable bytes.
+ */
+SaStatus sa_column_from_bool(const uint8_t *values,
+                             size_t len,
+                             const uint8_t *valid,
+                             const char *encoding,
+                             const char *placement,
+                             SaColumn **out);
+
+/**
+ * Creates a column of dates from `days[0..len]`, days since 1970-01-01 (negative before).
+ * `valid`, `encoding` and `placement` as for `sa_column_from_u64`.
+ *
+ * Ownership: the buffers stay the caller's; on success `*out` is a new column the caller owns.
+ * Thread-safe.
+ *
+ * # Safety
+ * As for `sa_column_from_u64`, with `len` readable `int32_t` values.
+ */
+SaStatus sa_column_from_date32(const int32_t *days,
+                               size_t len,
+                               const uint8_t *valid,
+                               const char *encoding,
+                               const char *placement,
+                               SaColumn **out);
+
+/**
+ * Creates a column of exact decimals: row `i` is `unscaled[i] / 10^scale` (`1234` at scale 2 is
+ * 12.34). `scale` is 0..=18, else `SA_STATUS_INVALID_ARGUMENT`. `valid`, `encoding` and
+ * `placement` as for `sa_column_from_u64`. Sums of the column are exact (`sa_column_sum_i128`
+ * gives the unscaled sum).
+ *
+ * Ownership: the buffers stay the caller's; on success `*out` is a new column the caller owns.
+ * Thread-safe.
+ *
+ * # Safety
+ * As for `sa_column_from_u64`, with `len` readable `int64_t` values.
+ */
+SaStatus sa_column_from_decimal(const int64_t *unscaled,
+                                size_t len,
+                                uint8_t scale,
+                                const uint8_t *valid,
+                                const char *encoding,
+                                const char *placement,
+                                SaColumn **out);
+
+/**
  * Frees a column. NULL is ignored.
  *
  * # Safety
@@ -1319,6 +1374,40 @@ SaStatus sa_column_get_i64(const SaColumn *column, size_t index, int64_t *out, b
  * As for `sa_column_get_u64`.
  */
 SaStatus sa_column_get_f64(const SaColumn *column, size_t index, double *out, bool *valid);
+
+/**
+ * Like `sa_column_get_u64`, for a Bool column.
+ *
+ * # Safety
+ * As for `sa_column_get_u64`.
+ */
+SaStatus sa_column_get_bool(const SaColumn *column, size_t index, bool *out, bool *valid);
+
+/**
+ * Like `sa_column_get_u64`, for a Date32 column: days since 1970-01-01.
+ *
+ * # Safety
+ * As for `sa_column_get_u64`.
+ */
+SaStatus sa_column_get_date32(const SaColumn *column, size_t index, int32_t *out, bool *valid);
+
+/**
+ * Like `sa_column_get_u64`, for a Decimal column: the row's unscaled value (the row is
+ * `*out / 10^scale`, with the scale from `sa_column_decimal_scale`).
+ *
+ * # Safety
+ * As for `sa_column_get_u64`.
+ */
+SaStatus sa_column_get_decimal(const SaColumn *column, size_t index, int64_t *out, bool *valid);
+
+/**
+ * Writes a Decimal column's scale (digits after the point, 0..=18) to `*out`;
+ * `SA_STATUS_TYPE_MISMATCH` for another type.
+ *
+ * # Safety
+ * `column` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_column_decimal_scale(const SaColumn *column, uint8_t *out);
 
 /**
  * Reads row `index` of a Utf8 column: writes its length in bytes to `*len` and, when

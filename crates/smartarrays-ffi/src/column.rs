@@ -57,11 +57,11 @@ pub enum SaDataType {
     Float64 = 2,
     /// UTF-8 strings (`sa_column_from_utf8`).
     Utf8 = 3,
-    /// Exact decimals (built from Rust only).
+    /// Exact decimals: signed 64-bit unscaled values at a scale (`sa_column_from_decimal`).
     Decimal = 4,
-    /// Days since 1970-01-01 (built from Rust only).
+    /// Days since 1970-01-01 (`sa_column_from_date32`).
     Date32 = 5,
-    /// Booleans (built from Rust only).
+    /// Booleans (`sa_column_from_bool`).
     Bool = 6,
 }
 
@@ -402,6 +402,133 @@ pub unsafe extern "C" fn sa_column_from_utf8(
     })
 }
 
+/// Creates a column of booleans from `values[0..len]`, one byte each, 0 (false) or 1 (true);
+/// any other byte is `SA_STATUS_INVALID_ARGUMENT` naming the row (never read as true).
+/// `valid`, `encoding` and `placement` as for `sa_column_from_u64`.
+///
+/// Ownership: the buffers stay the caller's; on success `*out` is a new column the caller owns.
+/// Thread-safe.
+///
+/// # Safety
+/// As for `sa_column_from_u64`, with `len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn sa_column_from_bool(
+    values: *const u8,
+    len: usize,
+    valid: *const u8,
+    encoding: *const c_char,
+    placement: *const c_char,
+    out: *mut *mut SaColumn,
+) -> SaStatus {
+    guard(|| {
+        ptr::check_out(out, "out")?;
+        // SAFETY: forwarded from the caller.
+        let bytes = unsafe { ptr::slice(values, len, "values") }?;
+        let values = bytes
+            .iter()
+            .enumerate()
+            .map(|(row, &byte)| match byte {
+                0 => Ok(false),
+                1 => Ok(true),
+                other => Err(FfiError::new(
+                    SaStatus::InvalidArgument,
+                    format!("values[{row}] is {other}: a boolean is 0 (false) or 1 (true)"),
+                )),
+            })
+            .collect::<FfiResult<Vec<bool>>>()?;
+        // SAFETY: forwarded from the caller.
+        let valid = unsafe { validity_in(valid, len) }?;
+        let options = column_options(encoding, placement)?;
+        let column = build(
+            &values,
+            valid,
+            DataType::Bool,
+            Scalar::Bool,
+            Column::from_bool,
+            &options,
+        )?;
+        // SAFETY: forwarded from the caller.
+        unsafe { hand_out(out, column) }
+    })
+}
+
+/// Creates a column of dates from `days[0..len]`, days since 1970-01-01 (negative before).
+/// `valid`, `encoding` and `placement` as for `sa_column_from_u64`.
+///
+/// Ownership: the buffers stay the caller's; on success `*out` is a new column the caller owns.
+/// Thread-safe.
+///
+/// # Safety
+/// As for `sa_column_from_u64`, with `len` readable `int32_t` values.
+#[no_mangle]
+pub unsafe extern "C" fn sa_column_from_date32(
+    days: *const i32,
+    len: usize,
+    valid: *const u8,
+    encoding: *const c_char,
+    placement: *const c_char,
+    out: *mut *mut SaColumn,
+) -> SaStatus {
+    guard(|| {
+        ptr::check_out(out, "out")?;
+        // SAFETY: forwarded from the caller.
+        let days = unsafe { ptr::slice(days, len, "days") }?;
+        // SAFETY: forwarded from the caller.
+        let valid = unsafe { validity_in(valid, len) }?;
+        let options = column_options(encoding, placement)?;
+        let column = build(
+            days,
+            valid,
+            DataType::Date32,
+            Scalar::Date32,
+            Column::from_dates,
+            &options,
+        )?;
+        // SAFETY: forwarded from the caller.
+        unsafe { hand_out(out, column) }
+    })
+}
+
+/// Creates a column of exact decimals: row `i` is `unscaled[i] / 10^scale` (`1234` at scale 2 is
+/// 12.34). `scale` is 0..=18, else `SA_STATUS_INVALID_ARGUMENT`. `valid`, `encoding` and
+/// `placement` as for `sa_column_from_u64`. Sums of the column are exact (`sa_column_sum_i128`
+/// gives the unscaled sum).
+///
+/// Ownership: the buffers stay the caller's; on success `*out` is a new column the caller owns.
+/// Thread-safe.
+///
+/// # Safety
+/// As for `sa_column_from_u64`, with `len` readable `int64_t` values.
+#[no_mangle]
+pub unsafe extern "C" fn sa_column_from_decimal(
+    unscaled: *const i64,
+    len: usize,
+    scale: u8,
+    valid: *const u8,
+    encoding: *const c_char,
+    placement: *const c_char,
+    out: *mut *mut SaColumn,
+) -> SaStatus {
+    guard(|| {
+        ptr::check_out(out, "out")?;
+        // SAFETY: forwarded from the caller.
+        let unscaled = unsafe { ptr::slice(unscaled, len, "unscaled") }?;
+        // SAFETY: forwarded from the caller.
+        let valid = unsafe { validity_in(valid, len) }?;
+        let options = column_options(encoding, placement)?;
+        let column = build(
+            unscaled,
+            valid,
+            DataType::Decimal { scale },
+            |unscaled| Scalar::Decimal { unscaled, scale },
+            |values, options| Column::from_decimal(values, scale, options),
+            &options,
+        )?;
+        // SAFETY: forwarded from the caller.
+        unsafe { hand_out(out, column) }
+    })
+}
+
 /// Frees a column. NULL is ignored.
 ///
 /// # Safety
@@ -663,6 +790,127 @@ pub unsafe extern "C" fn sa_column_get_f64(
         };
         // SAFETY: forwarded from the caller.
         unsafe { ptr::write(out, "out", value) }
+    })
+}
+
+/// Like `sa_column_get_u64`, for a Bool column.
+///
+/// # Safety
+/// As for `sa_column_get_u64`.
+#[no_mangle]
+pub unsafe extern "C" fn sa_column_get_bool(
+    column: *const SaColumn,
+    index: usize,
+    out: *mut bool,
+    valid: *mut bool,
+) -> SaStatus {
+    guard(|| {
+        ptr::check_out(out, "out")?;
+        // SAFETY: forwarded from the caller.
+        let value = match unsafe {
+            get_scalar(column, index, DataType::Bool, "sa_column_get_bool", valid)
+        }? {
+            Scalar::Bool(v) => v,
+            _ => false,
+        };
+        // SAFETY: forwarded from the caller.
+        unsafe { ptr::write(out, "out", value) }
+    })
+}
+
+/// Like `sa_column_get_u64`, for a Date32 column: days since 1970-01-01.
+///
+/// # Safety
+/// As for `sa_column_get_u64`.
+#[no_mangle]
+pub unsafe extern "C" fn sa_column_get_date32(
+    column: *const SaColumn,
+    index: usize,
+    out: *mut i32,
+    valid: *mut bool,
+) -> SaStatus {
+    guard(|| {
+        ptr::check_out(out, "out")?;
+        // SAFETY: forwarded from the caller.
+        let value = match unsafe {
+            get_scalar(
+                column,
+                index,
+                DataType::Date32,
+                "sa_column_get_date32",
+                valid,
+            )
+        }? {
+            Scalar::Date32(v) => v,
+            _ => 0,
+        };
+        // SAFETY: forwarded from the caller.
+        unsafe { ptr::write(out, "out", value) }
+    })
+}
+
+/// Like `sa_column_get_u64`, for a Decimal column: the row's unscaled value (the row is
+/// `*out / 10^scale`, with the scale from `sa_column_decimal_scale`).
+///
+/// # Safety
+/// As for `sa_column_get_u64`.
+#[no_mangle]
+pub unsafe extern "C" fn sa_column_get_decimal(
+    column: *const SaColumn,
+    index: usize,
+    out: *mut i64,
+    valid: *mut bool,
+) -> SaStatus {
+    guard(|| {
+        ptr::check_out(out, "out")?;
+        // SAFETY: forwarded from the caller.
+        let column_ref = unsafe { borrow(column) }?;
+        let expected = match column_ref.data_type() {
+            decimal @ DataType::Decimal { .. } => decimal,
+            other => {
+                return Err(FfiError::new(
+                    SaStatus::TypeMismatch,
+                    format!(
+                        "sa_column_get_decimal reads Decimal columns, but this column is {other}"
+                    ),
+                ))
+            }
+        };
+        // SAFETY: forwarded from the caller.
+        let value =
+            match unsafe { get_scalar(column, index, expected, "sa_column_get_decimal", valid) }? {
+                Scalar::Decimal { unscaled, .. } => unscaled,
+                _ => 0,
+            };
+        // SAFETY: forwarded from the caller.
+        unsafe { ptr::write(out, "out", value) }
+    })
+}
+
+/// Writes a Decimal column's scale (digits after the point, 0..=18) to `*out`;
+/// `SA_STATUS_TYPE_MISMATCH` for another type.
+///
+/// # Safety
+/// `column` must be NULL or a live handle; `out` must be NULL or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn sa_column_decimal_scale(
+    column: *const SaColumn,
+    out: *mut u8,
+) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let column = unsafe { borrow(column) }?;
+        let DataType::Decimal { scale } = column.data_type() else {
+            return Err(FfiError::new(
+                SaStatus::TypeMismatch,
+                format!(
+                    "sa_column_decimal_scale reads Decimal columns, but this column is {}",
+                    column.data_type()
+                ),
+            ));
+        };
+        // SAFETY: forwarded from the caller.
+        unsafe { ptr::write(out, "out", scale) }
     })
 }
 
