@@ -1,5 +1,6 @@
 // EncodedColumn: the Java face of a typed, compressed column of smartarrays-encodings (sa_column_*
-// in the C ABI): signed or unsigned 64-bit integers, doubles or strings, optionally with nulls,
+// in the C ABI): signed or unsigned 64-bit integers, doubles, strings, booleans, dates or exact
+// decimals, optionally with nulls,
 // in an encoding the sampling compressor chooses (or the caller names). Owns one C handle; every
 // operation is a downcall, so encodings, filters and sums stay implemented once, in Rust.
 package org.smartarrays;
@@ -14,8 +15,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
 import java.util.Objects;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
@@ -67,11 +70,11 @@ public final class EncodedColumn implements AutoCloseable {
         FLOAT64,
         /** UTF-8 strings ({@link #ofStrings}). */
         UTF8,
-        /** Exact decimals (built from Rust only). */
+        /** Exact decimals: 64-bit unscaled values at a scale of 0..18 ({@link #ofDecimals}). */
         DECIMAL,
-        /** Days since 1970-01-01 (built from Rust only). */
+        /** Dates as days since 1970-01-01 ({@link #ofDates}, {@link #ofEpochDays}). */
         DATE32,
-        /** Booleans (built from Rust only). */
+        /** Booleans ({@link #ofBooleans}). */
         BOOL
     }
 
@@ -201,6 +204,159 @@ public final class EncodedColumn implements AutoCloseable {
             MemorySegment valid = anyNull ? bitmap(arena, nulls) : MemorySegment.NULL;
             int status = (int) Native.COLUMN_FROM_UTF8.invokeExact(bytes, (long) strings.bytes.length, offsets, (long) values.length,
                     valid, text(arena, encoding), arena.allocateFrom(placement.toString()), out);
+            return new EncodedColumn(NativeHandle.created(status, out));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * A boolean column, encoding chosen by the compressor, OS default placement.
+     *
+     * @param values the values (copied)
+     * @return the new column
+     */
+    public static EncodedColumn ofBooleans(boolean... values) {
+        return ofBooleans(values, null, AUTO, Placement.osDefault());
+    }
+
+    /**
+     * A boolean column; arguments as for {@link #ofLongs(long[], boolean[], String, Placement)}.
+     *
+     * @param values the values (copied)
+     * @param nulls {@code null}, or {@code true} for each null row
+     * @param encoding the encoding name, or {@code null} / {@link #AUTO}
+     * @param placement where the memory goes
+     * @return the new column
+     */
+    public static EncodedColumn ofBooleans(boolean[] values, boolean[] nulls, String encoding, Placement placement) {
+        Objects.requireNonNull(values, "values");
+        return build(Native.COLUMN_FROM_BOOL, values.length, nulls, encoding, placement, arena -> {
+            MemorySegment bytes = arena.allocate(Math.max(1, values.length));
+            for (int i = 0; i < values.length; i++) {
+                bytes.set(JAVA_BYTE, i, (byte) (values[i] ? 1 : 0));
+            }
+            return bytes;
+        });
+    }
+
+    /**
+     * A date column, encoding chosen by the compressor, OS default placement; {@code null}
+     * elements are null rows.
+     *
+     * @param values the dates (copied)
+     * @return the new column
+     * @throws IllegalArgumentException for a date more than 2^31 days from 1970-01-01
+     */
+    public static EncodedColumn ofDates(LocalDate... values) {
+        Objects.requireNonNull(values, "values");
+        int[] days = new int[values.length];
+        boolean[] nulls = new boolean[values.length];
+        boolean anyNull = false;
+        for (int i = 0; i < values.length; i++) {
+            if (values[i] == null) {
+                nulls[i] = anyNull = true;
+                continue;
+            }
+            long epochDay = values[i].toEpochDay();
+            if (epochDay != (int) epochDay) {
+                throw new IllegalArgumentException("date " + i + " (" + values[i] + ") is out of the range of 32-bit days since 1970-01-01");
+            }
+            days[i] = (int) epochDay;
+        }
+        return ofEpochDays(days, anyNull ? nulls : null, AUTO, Placement.osDefault());
+    }
+
+    /**
+     * A date column of days since 1970-01-01 (negative before); arguments as for
+     * {@link #ofLongs(long[], boolean[], String, Placement)}.
+     *
+     * @param days the days (copied)
+     * @param nulls {@code null}, or {@code true} for each null row
+     * @param encoding the encoding name, or {@code null} / {@link #AUTO}
+     * @param placement where the memory goes
+     * @return the new column
+     */
+    public static EncodedColumn ofEpochDays(int[] days, boolean[] nulls, String encoding, Placement placement) {
+        Objects.requireNonNull(days, "days");
+        return build(Native.COLUMN_FROM_DATE32, days.length, nulls, encoding, placement,
+                arena -> arena.allocateFrom(JAVA_INT, days));
+    }
+
+    /**
+     * An exact decimal column at the largest scale of the values (each rescaled without rounding),
+     * encoding chosen by the compressor, OS default placement; {@code null} elements are null rows.
+     *
+     * <pre>{@code
+     * try (EncodedColumn prices = EncodedColumn.ofDecimals(new BigDecimal("12.5"), new BigDecimal("0.05"))) {
+     *     assert prices.decimalScale() == 2;
+     *     assert prices.getDecimal(0).equals(new BigDecimal("12.50"));
+     * }
+     * }</pre>
+     *
+     * @param values the values (copied)
+     * @return the new column
+     * @throws IllegalArgumentException for a scale past 18, or an unscaled value that does not fit in 64 bits
+     *     at that scale, naming the value
+     */
+    public static EncodedColumn ofDecimals(BigDecimal... values) {
+        Objects.requireNonNull(values, "values");
+        int scale = 0;
+        boolean anyNull = false;
+        for (BigDecimal value : values) {
+            if (value == null) {
+                anyNull = true;
+            } else {
+                scale = Math.max(scale, value.scale());
+            }
+        }
+        if (scale > 18) {
+            throw new IllegalArgumentException("the decimals need a scale of " + scale + ": columns hold scales 0 to 18");
+        }
+        long[] unscaled = new long[values.length];
+        boolean[] nulls = new boolean[values.length];
+        for (int i = 0; i < values.length; i++) {
+            if (values[i] == null) {
+                nulls[i] = true;
+                continue;
+            }
+            try {
+                unscaled[i] = values[i].setScale(scale).unscaledValue().longValueExact();
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException("decimal " + i + " (" + values[i] + ") does not fit in 64 bits at scale " + scale, e);
+            }
+        }
+        return ofDecimals(unscaled, scale, anyNull ? nulls : null, AUTO, Placement.osDefault());
+    }
+
+    /**
+     * An exact decimal column: row {@code i} is {@code unscaled[i] / 10^scale}; other arguments as
+     * for {@link #ofLongs(long[], boolean[], String, Placement)}.
+     *
+     * @param unscaled the unscaled values (copied)
+     * @param scale digits after the point, 0 to 18
+     * @param nulls {@code null}, or {@code true} for each null row
+     * @param encoding the encoding name, or {@code null} / {@link #AUTO}
+     * @param placement where the memory goes
+     * @return the new column
+     * @throws SmartArrayException {@code INVALID_ARGUMENT} for a scale outside 0..18, as for {@code ofLongs} otherwise
+     */
+    public static EncodedColumn ofDecimals(long[] unscaled, int scale, boolean[] nulls, String encoding, Placement placement) {
+        Objects.requireNonNull(unscaled, "unscaled");
+        Objects.requireNonNull(placement, "placement");
+        if (scale < 0 || scale > 255) {
+            throw new SmartArrayException(SmartArrayException.Status.INVALID_ARGUMENT.ordinal(),
+                    "decimal scale " + scale + " is outside 0..18");
+        }
+        if (nulls != null && nulls.length != unscaled.length) {
+            throw new IllegalArgumentException("nulls holds " + nulls.length + " flags for " + unscaled.length + " values");
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ADDRESS);
+            MemorySegment values = arena.allocateFrom(JAVA_LONG, unscaled);
+            MemorySegment valid = nulls == null ? MemorySegment.NULL : bitmap(arena, nulls);
+            int status = (int) Native.COLUMN_FROM_DECIMAL.invokeExact(values, (long) unscaled.length, (byte) scale, valid,
+                    text(arena, encoding), arena.allocateFrom(placement.toString()), out);
             return new EncodedColumn(NativeHandle.created(status, out));
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -384,8 +540,73 @@ public final class EncodedColumn implements AutoCloseable {
 
     /**
      * @param row a row index
-     * @return the row as a {@link Long}, {@link Double} or {@link String}, or {@code null} for a null row
-     * @throws SmartArrayException {@code INDEX_OUT_OF_RANGE} past the end, {@code UNSUPPORTED} for types built from Rust only
+     * @return the row of a boolean column
+     * @throws SmartArrayException {@code INDEX_OUT_OF_RANGE} past the end, {@code INVALID_ARGUMENT} for a null row,
+     *     {@code TYPE_MISMATCH} for another type
+     */
+    public boolean getBoolean(long row) {
+        checkRow(row);
+        try {
+            MemorySegment slot = NativeHandle.scratch();
+            Native.check((int) Native.COLUMN_GET_BOOL.invokeExact(handle.get(), row, slot, MemorySegment.NULL));
+            return slot.get(JAVA_BOOLEAN, 0);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * @param row a row index
+     * @return the row of a date column, {@code null} for a null row
+     * @throws SmartArrayException {@code INDEX_OUT_OF_RANGE} past the end, {@code TYPE_MISMATCH} for another type
+     */
+    public LocalDate getDate(long row) {
+        checkRow(row);
+        try {
+            MemorySegment slot = NativeHandle.scratch();
+            Native.check((int) Native.COLUMN_GET_DATE32.invokeExact(handle.get(), row, slot, slot.asSlice(8)));
+            return slot.get(JAVA_BOOLEAN, 8) ? LocalDate.ofEpochDay(slot.get(JAVA_INT, 0)) : null;
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * @param row a row index
+     * @return the row of a decimal column at the column's scale, {@code null} for a null row
+     * @throws SmartArrayException {@code INDEX_OUT_OF_RANGE} past the end, {@code TYPE_MISMATCH} for another type
+     */
+    public BigDecimal getDecimal(long row) {
+        checkRow(row);
+        int scale = decimalScale();
+        try {
+            MemorySegment slot = NativeHandle.scratch();
+            Native.check((int) Native.COLUMN_GET_DECIMAL.invokeExact(handle.get(), row, slot, slot.asSlice(8)));
+            return slot.get(JAVA_BOOLEAN, 8) ? BigDecimal.valueOf(slot.get(JAVA_LONG, 0), scale) : null;
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * @return the digits after the point of a decimal column (0 to 18)
+     * @throws SmartArrayException {@code TYPE_MISMATCH} for another type
+     */
+    public int decimalScale() {
+        try {
+            MemorySegment slot = NativeHandle.scratch();
+            Native.check((int) Native.COLUMN_DECIMAL_SCALE.invokeExact(handle.get(), slot));
+            return Byte.toUnsignedInt(slot.get(JAVA_BYTE, 0));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * @param row a row index
+     * @return the row as a {@link Long}, {@link Double}, {@link String}, {@link Boolean}, {@link LocalDate} or
+     *     {@link BigDecimal}, or {@code null} for a null row
+     * @throws SmartArrayException {@code INDEX_OUT_OF_RANGE} past the end
      */
     public Object get(long row) {
         checkRow(row);
@@ -408,8 +629,17 @@ public final class EncodedColumn implements AutoCloseable {
                     throw Native.rethrow(t);
                 }
             }
-            default -> throw new SmartArrayException(SmartArrayException.Status.UNSUPPORTED.ordinal(),
-                    "reading a " + dataType + " column is not supported by the Java binding");
+            case DATE32 -> getDate(row);
+            case DECIMAL -> getDecimal(row);
+            case BOOL -> {
+                try {
+                    MemorySegment slot = NativeHandle.scratch();
+                    Native.check((int) Native.COLUMN_GET_BOOL.invokeExact(handle.get(), row, slot, slot.asSlice(8)));
+                    yield slot.get(JAVA_BOOLEAN, 8) ? (Object) slot.get(JAVA_BOOLEAN, 0) : null;
+                } catch (Throwable t) {
+                    throw Native.rethrow(t);
+                }
+            }
         };
     }
 
@@ -813,6 +1043,15 @@ public final class EncodedColumn implements AutoCloseable {
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
+    }
+
+    /**
+     * @return the exact sum of the valid values of a decimal column, at the column's scale
+     * @throws SmartArrayException {@code TYPE_MISMATCH} for another type
+     */
+    public BigDecimal sumDecimal() {
+        int scale = decimalScale();
+        return new BigDecimal(sumExact(), scale);
     }
 
     /**

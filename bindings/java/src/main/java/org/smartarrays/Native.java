@@ -6,6 +6,7 @@ package org.smartarrays;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BOOLEAN;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -90,6 +91,10 @@ final class Native {
     static final MethodHandle COLUMN_FROM_F64 = handle("sa_column_from_f64", COLUMN_FROM, NORMAL);
     static final MethodHandle COLUMN_FROM_UTF8 = handle("sa_column_from_utf8",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, ADDRESS, ADDRESS), NORMAL);
+    static final MethodHandle COLUMN_FROM_BOOL = handle("sa_column_from_bool", COLUMN_FROM, NORMAL);
+    static final MethodHandle COLUMN_FROM_DATE32 = handle("sa_column_from_date32", COLUMN_FROM, NORMAL);
+    static final MethodHandle COLUMN_FROM_DECIMAL = handle("sa_column_from_decimal",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_BYTE, ADDRESS, ADDRESS, ADDRESS, ADDRESS), NORMAL);
     static final MethodHandle COLUMN_FREE = handle("sa_column_free", FunctionDescriptor.ofVoid(ADDRESS), NORMAL);
     private static final FunctionDescriptor QUERY = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
     static final MethodHandle COLUMN_LEN = handle("sa_column_len", QUERY, SHORT);
@@ -105,6 +110,10 @@ final class Native {
     static final MethodHandle COLUMN_GET_U64 = handle("sa_column_get_u64", COLUMN_GET, NORMAL);
     static final MethodHandle COLUMN_GET_I64 = handle("sa_column_get_i64", COLUMN_GET, NORMAL);
     static final MethodHandle COLUMN_GET_F64 = handle("sa_column_get_f64", COLUMN_GET, NORMAL);
+    static final MethodHandle COLUMN_GET_BOOL = handle("sa_column_get_bool", COLUMN_GET, NORMAL);
+    static final MethodHandle COLUMN_GET_DATE32 = handle("sa_column_get_date32", COLUMN_GET, NORMAL);
+    static final MethodHandle COLUMN_GET_DECIMAL = handle("sa_column_get_decimal", COLUMN_GET, NORMAL);
+    static final MethodHandle COLUMN_DECIMAL_SCALE = handle("sa_column_decimal_scale", QUERY, SHORT);
     static final MethodHandle COLUMN_GET_UTF8 = handle("sa_column_get_utf8",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS), NORMAL);
     private static final FunctionDescriptor COLUMN_DECODE =

@@ -11,7 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -325,6 +327,95 @@ class EncodedColumnTest {
             assertEquals(0, empty.sum());
             assertEquals(OptionalLong.empty(), empty.minLong());
             assertEquals(0, empty.toLongArray().length);
+        }
+    }
+    static final String[] SMALL_ENCODINGS = {null, "auto", "bitpacked", "dictionary", "run_end"};
+
+    @Test
+    void booleanDateAndDecimalColumnsMatchTheReference() {
+        for (int length : LENGTHS) {
+            boolean[] flags = new boolean[length];
+            int[] days = new int[length];
+            long[] unscaled = new long[length];
+            boolean[] nulls = new boolean[length];
+            for (int i = 0; i < length; i++) {
+                flags[i] = (i * 7 / 3) % 2 == 1;
+                days[i] = i % 5 == 0 ? Integer.MIN_VALUE : i % 5 == 1 ? Integer.MAX_VALUE : i * 37 - 20_000;
+                unscaled[i] = i % 4 == 0 ? Long.MIN_VALUE : i % 4 == 1 ? Long.MAX_VALUE : i * 1999L - 1_000_000;
+                nulls[i] = i % 3 == 1;
+            }
+            for (String encoding : SMALL_ENCODINGS) {
+                for (boolean withNulls : new boolean[] {false, true}) {
+                    boolean[] mask = withNulls ? nulls : null;
+                    String where = "length " + length + ", " + encoding + ", nulls " + withNulls;
+                    try (EncodedColumn b = EncodedColumn.ofBooleans(flags, mask, encoding, Placement.osDefault());
+                            EncodedColumn d = EncodedColumn.ofEpochDays(days, mask, encoding, Placement.osDefault());
+                            EncodedColumn m = EncodedColumn.ofDecimals(unscaled, 4, mask, encoding, Placement.osDefault())) {
+                        assertEquals(EncodedColumn.DataType.BOOL, b.dataType(), where);
+                        assertEquals(EncodedColumn.DataType.DATE32, d.dataType(), where);
+                        assertEquals(EncodedColumn.DataType.DECIMAL, m.dataType(), where);
+                        assertEquals(4, m.decimalScale(), where);
+                        BigInteger sum = BigInteger.ZERO;
+                        for (int i = 0; i < length; i++) {
+                            boolean isNull = withNulls && nulls[i];
+                            if (isNull) {
+                                assertNull(b.get(i), where);
+                                assertNull(d.getDate(i), where);
+                                assertNull(m.getDecimal(i), where);
+                                int row = i;
+                                assertEquals(SmartArrayException.Status.INVALID_ARGUMENT, statusOf(() -> b.getBoolean(row)), where);
+                                continue;
+                            }
+                            assertEquals(flags[i], b.getBoolean(i), where);
+                            assertEquals(flags[i], b.get(i), where);
+                            assertEquals(LocalDate.ofEpochDay(days[i]), d.getDate(i), where);
+                            assertEquals(LocalDate.ofEpochDay(days[i]), d.get(i), where);
+                            assertEquals(BigDecimal.valueOf(unscaled[i], 4), m.getDecimal(i), where);
+                            assertEquals(BigDecimal.valueOf(unscaled[i], 4), m.get(i), where);
+                            sum = sum.add(BigInteger.valueOf(unscaled[i]));
+                        }
+                        assertEquals(sum, m.sumExact(), where);
+                        assertEquals(new BigDecimal(sum, 4), m.sumDecimal(), where);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void decimalsAndDatesFromJavaValues() {
+        try (EncodedColumn prices = EncodedColumn.ofDecimals(new BigDecimal("12.5"), null, new BigDecimal("-0.05"), new BigDecimal("1E+3"))) {
+            assertEquals(2, prices.decimalScale());
+            assertEquals(new BigDecimal("12.50"), prices.getDecimal(0));
+            assertNull(prices.getDecimal(1));
+            assertEquals(new BigDecimal("-0.05"), prices.getDecimal(2));
+            assertEquals(new BigDecimal("1000.00"), prices.getDecimal(3));
+            assertEquals(1, prices.nullCount());
+            assertEquals(new BigDecimal("1012.45"), prices.sumDecimal());
+        }
+        LocalDate[] dates = {LocalDate.of(1992, 1, 2), null, LocalDate.of(1969, 12, 31), LocalDate.of(1970, 1, 1)};
+        try (EncodedColumn column = EncodedColumn.ofDates(dates)) {
+            for (int i = 0; i < dates.length; i++) {
+                assertEquals(dates[i], column.getDate(i));
+                assertEquals(dates[i], column.get(i));
+            }
+        }
+        try (EncodedColumn column = EncodedColumn.ofBooleans(true, false, true)) {
+            assertEquals(3, column.length());
+            assertFalse(column.getBoolean(1));
+            assertEquals(Boolean.TRUE, column.get(2));
+        }
+        IllegalArgumentException tooWide = assertThrows(IllegalArgumentException.class,
+                () -> EncodedColumn.ofDecimals(new BigDecimal("92233720368547758.08")));
+        assertTrue(tooWide.getMessage().contains("does not fit in 64 bits at scale 2"), tooWide.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> EncodedColumn.ofDecimals(new BigDecimal("1.0000000000000000001")));
+        assertThrows(IllegalArgumentException.class, () -> EncodedColumn.ofDates(LocalDate.MAX));
+        assertEquals(SmartArrayException.Status.INVALID_ARGUMENT,
+                statusOf(() -> EncodedColumn.ofDecimals(new long[] {1}, 19, null, null, Placement.osDefault())));
+        try (EncodedColumn longs = EncodedColumn.ofLongs(1, 2)) {
+            assertEquals(SmartArrayException.Status.TYPE_MISMATCH, statusOf(() -> longs.getBoolean(0)));
+            assertEquals(SmartArrayException.Status.TYPE_MISMATCH, statusOf(() -> longs.getDate(0)));
+            assertEquals(SmartArrayException.Status.TYPE_MISMATCH, statusOf(longs::decimalScale));
         }
     }
 }
