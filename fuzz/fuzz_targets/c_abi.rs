@@ -3,7 +3,8 @@
 //! exactly the values given. The same bytes also drive the encoded columns (encoding names,
 //! validity bitmaps, string offsets and bytes that may be out of order or not UTF-8, indices and
 //! ranges past the end, filters) and the collections (combine codes, batches, short buffers):
-//! a typed status for every bad input, and what is built holds exactly what was given.
+//! a typed status for every bad input, and what is built holds exactly what was given. Bool,
+//! date and decimal columns take bytes that are often not 0 or 1 and scales past 18.
 #![no_main]
 
 use std::ffi::CString;
@@ -18,6 +19,7 @@ use smartarrays_ffi::status::SaStatus;
 
 fuzz_target!(|data: &[u8]| {
     columns(data);
+    typed_columns(data);
     collections(data);
     arrays(data);
 });
@@ -235,6 +237,105 @@ fn columns(data: &[u8]) {
             assert!(matches!(s, SaStatus::Ok | SaStatus::TypeMismatch), "{s:?}");
         }
         sa_column_free(column);
+    }
+}
+
+/// Bool, Date32 and Decimal columns: a boolean byte other than 0 or 1 and a scale past 18 are
+/// `SA_STATUS_INVALID_ARGUMENT`; otherwise every row reads back as given.
+fn typed_columns(data: &[u8]) {
+    if data.len() < 4 {
+        return;
+    }
+    let rest = &data[4..];
+    let scale = data[3] % 24;
+    let days: Vec<i32> = rest
+        .chunks(4)
+        .map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            i32::from_le_bytes(w)
+        })
+        .collect();
+    let unscaled: Vec<i64> = words(rest).iter().map(|&w| w as i64).collect();
+    let (mut flags, mut dates, mut decimals) = (
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+    );
+    // SAFETY: every buffer is live for the call with the lengths given; the handles are local
+    // slots, read only when their call succeeded, and freed once.
+    unsafe {
+        let s = sa_column_from_bool(
+            rest.as_ptr(),
+            rest.len(),
+            std::ptr::null(),
+            std::ptr::null(),
+            std::ptr::null(),
+            &mut flags,
+        );
+        if rest.iter().all(|&b| b <= 1) {
+            assert_eq!(s, SaStatus::Ok);
+            for (i, &b) in rest.iter().enumerate() {
+                let mut got = false;
+                assert_eq!(
+                    sa_column_get_bool(flags, i, &mut got, std::ptr::null_mut()),
+                    SaStatus::Ok
+                );
+                assert_eq!(got, b == 1);
+            }
+            sa_column_free(flags);
+        } else {
+            assert_eq!(s, SaStatus::InvalidArgument);
+            assert!(flags.is_null());
+        }
+        let s = sa_column_from_date32(
+            days.as_ptr(),
+            days.len(),
+            std::ptr::null(),
+            std::ptr::null(),
+            std::ptr::null(),
+            &mut dates,
+        );
+        assert_eq!(s, SaStatus::Ok);
+        for (i, &d) in days.iter().enumerate() {
+            let mut got = 0i32;
+            assert_eq!(
+                sa_column_get_date32(dates, i, &mut got, std::ptr::null_mut()),
+                SaStatus::Ok
+            );
+            assert_eq!(got, d);
+        }
+        sa_column_free(dates);
+        let s = sa_column_from_decimal(
+            unscaled.as_ptr(),
+            unscaled.len(),
+            scale,
+            std::ptr::null(),
+            std::ptr::null(),
+            std::ptr::null(),
+            &mut decimals,
+        );
+        if scale > 18 {
+            assert_eq!(s, SaStatus::InvalidArgument);
+            assert!(decimals.is_null());
+            return;
+        }
+        assert_eq!(s, SaStatus::Ok);
+        let mut got_scale = 0u8;
+        assert_eq!(
+            sa_column_decimal_scale(decimals, &mut got_scale),
+            SaStatus::Ok
+        );
+        assert_eq!(got_scale, scale);
+        for (i, &u) in unscaled.iter().enumerate() {
+            let mut got = 0i64;
+            assert_eq!(
+                sa_column_get_decimal(decimals, i, &mut got, std::ptr::null_mut()),
+                SaStatus::Ok
+            );
+            assert_eq!(got, u);
+        }
+        sa_column_free(decimals);
     }
 }
 
