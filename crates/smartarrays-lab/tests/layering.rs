@@ -45,6 +45,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &[
             "smartarrays",
             "smartarrays-adapt",
+            "smartarrays-graph",
             "smartarrays-arrow",
             "smartarrays-encodings",
             "smartarrays-collections",

@@ -12,6 +12,7 @@
 //!   `Dictionary` (strings to dense codes);
 //! - [`column`]: the `Column` class (typed compressed columns of `smartarrays-encodings`);
 //! - [`table`]: several arrays exported together as an Arrow table (`smartarrays.table`);
+//! - [`graph`]: the `Graph` class (CSR graphs of `smartarrays-graph`) and its constructors;
 //! - [`runtime`]: default and per-call worker counts;
 //! - [`info`]: topology and placement reports as dicts;
 //! - [`errors`]: core errors to Python exceptions.
@@ -27,6 +28,7 @@ pub mod buffer;
 pub mod collections;
 pub mod column;
 pub mod errors;
+pub mod graph;
 pub mod info;
 pub mod input;
 pub mod runtime;
@@ -205,6 +207,7 @@ fn native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<collections::PySet>()?;
     module.add_class::<collections::PyBag>()?;
     module.add_class::<collections::PyDictionary>()?;
+    graph::register(module)?;
     module.add_function(wrap_pyfunction!(build_column, module)?)?;
     module.add_function(wrap_pyfunction!(table::table, module)?)?;
     module.add_function(wrap_pyfunction!(array, module)?)?;

@@ -29,6 +29,7 @@ from ._native import (
     Bag,
     Column,
     Dictionary,
+    Graph,
     Map,
     Set,
     SmartArray,
@@ -45,10 +46,14 @@ from ._native import (
     zeros,
 )
 
+from . import graph
+
 __all__ = [
     "Bag",
     "Column",
     "Dictionary",
+    "Graph",
+    "graph",
     "Map",
     "Set",
     "SmartArray",

@@ -1,8 +1,10 @@
 # Type stubs of the smartarrays package: everything comes from the native module.
+from . import graph as graph
 from ._native import (
     Bag as Bag,
     Column as Column,
     Dictionary as Dictionary,
+    Graph as Graph,
     Map as Map,
     Set as Set,
     SmartArray as SmartArray,
@@ -23,6 +25,8 @@ __all__ = [
     "Bag",
     "Column",
     "Dictionary",
+    "Graph",
+    "graph",
     "Map",
     "Set",
     "SmartArray",

@@ -1,4 +1,5 @@
 # Type stubs of the native module smartarrays._native (implemented in Rust, src/*.rs).
+import os
 from collections.abc import Iterable, Iterator
 from typing import Any, Literal, NoReturn, SupportsIndex, TypedDict, final, overload
 
@@ -10,6 +11,7 @@ __all__ = [
     "Bag",
     "Column",
     "Dictionary",
+    "Graph",
     "Map",
     "Set",
     "SmartArray",
@@ -23,6 +25,10 @@ __all__ = [
     "set_threads",
     "get_threads",
     "kernel_level",
+    "graph_from_edges",
+    "graph_from_scipy",
+    "graph_kronecker",
+    "graph_load",
     "_from_packed",
     "__version__",
 ]
@@ -603,3 +609,65 @@ def set_threads(threads: int | None) -> None:
     """Worker count for arrays built from now on (None: one per CPU, or SMARTARRAYS_THREADS)."""
 def get_threads() -> int: ...
 def kernel_level() -> Literal["scalar", "avx2", "avx512"]: ...
+
+@final
+class Graph:
+    """A directed or undirected graph in compressed sparse row form, its offsets and neighbour
+    ids in bit-packed smart arrays (see ``smartarrays.graph``).
+
+    >>> import smartarrays as sa
+    >>> g = sa.graph.from_edges([0, 0, 1], [1, 2, 2], directed=True)
+    >>> g
+    Graph(3 vertices, 3 directed edges)
+    >>> g.neighbors(0).tolist(), g.bfs(0)[0].tolist()
+    ([1, 2], [0, 1, 1])
+    """
+
+    @property
+    def num_vertices(self) -> int: ...
+    @property
+    def num_edges(self) -> int: ...
+    @property
+    def directed(self) -> bool: ...
+    @property
+    def nbytes(self) -> int: ...
+    def __len__(self) -> int: ...
+    def neighbors(self, v: int) -> npt.NDArray[np.uint64]:
+        """The out-neighbours of ``v`` (the neighbours when undirected), sorted."""
+    def bfs(self, source: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """``(levels, parents)`` of a breadth-first search, -1 where not reached."""
+    def connected_components(self) -> npt.NDArray[np.uint64]:
+        """The smallest vertex id of each vertex's (weakly) connected component."""
+    def pagerank(
+        self, damping: float = 0.85, tolerance: float = 1e-6, max_iterations: int = 1000, gauss_seidel: bool = False
+    ) -> npt.NDArray[np.float64]:
+        """Ranks summing to 1; dangling rank spread over every vertex."""
+    def betweenness(self, sources: npt.ArrayLike | None = None) -> npt.NDArray[np.float64]:
+        """Unnormalised Brandes betweenness, exact when ``sources`` is None."""
+    def triangle_count(self) -> int:
+        """Triangles of an undirected graph."""
+    def edges(self) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+        """Every edge as ``(sources, targets)``; an undirected edge once."""
+    def to_networkx(self) -> Any:
+        """A networkx ``Graph`` or ``DiGraph`` with the same vertices and edges."""
+
+def graph_from_edges(
+    sources: npt.ArrayLike,
+    targets: npt.ArrayLike,
+    num_vertices: int | None = None,
+    directed: bool = False,
+    placement: str = "os",
+    threads: int | None = None,
+) -> Graph:
+    """A graph from two integer arrays of edge ends (``smartarrays.graph.from_edges``)."""
+
+def graph_from_scipy(matrix: Any, directed: bool = True, placement: str = "os", threads: int | None = None) -> Graph:
+    """A graph from a square scipy sparse matrix (``smartarrays.graph.from_scipy``)."""
+
+def graph_load(path: str | os.PathLike[str], undirected: bool = False, placement: str = "os", threads: int | None = None) -> Graph:
+    """A graph from an edge list, Matrix Market or ``.sag`` file (``smartarrays.graph.load``)."""
+
+def graph_kronecker(
+    scale: int, edge_factor: int = 16, seed: int = 1, directed: bool = False, placement: str = "os", threads: int | None = None
+) -> Graph:
+    """A seeded Kronecker graph of ``2**scale`` vertices (``smartarrays.graph.kronecker``)."""

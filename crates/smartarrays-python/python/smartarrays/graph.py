@@ -1,0 +1,25 @@
+"""Graphs in smart arrays: compressed sparse rows whose offsets and neighbour ids are bit-packed
+smart arrays, and the algorithms of the Rust crate ``smartarrays-graph`` returning numpy arrays.
+
+A networkx or scipy user changes one line: build the graph from numpy edge arrays, a scipy
+sparse matrix, a file or the Kronecker generator, then call its methods.
+
+>>> import numpy as np
+>>> import smartarrays.graph as sg
+>>> g = sg.from_edges(np.array([0, 1, 2]), np.array([1, 2, 0]))   # a triangle, undirected
+>>> g.num_vertices, g.num_edges, g.triangle_count()
+(3, 3, 1)
+>>> levels, parents = g.bfs(0)
+>>> levels.tolist(), g.connected_components().tolist()
+([0, 1, 1], [0, 0, 0])
+>>> [round(r, 4) for r in g.pagerank().tolist()]
+[0.3333, 0.3333, 0.3333]
+"""
+
+from ._native import Graph
+from ._native import graph_from_edges as from_edges
+from ._native import graph_from_scipy as from_scipy
+from ._native import graph_kronecker as kronecker
+from ._native import graph_load as load
+
+__all__ = ["Graph", "from_edges", "from_scipy", "kronecker", "load"]

@@ -1,0 +1,466 @@
+//! `smartarrays.Graph`: the graph crate's CSR graphs (offsets and neighbour ids in smart arrays)
+//! made from numpy edge arrays, scipy sparse matrices, files or generators, and its algorithms
+//! returning numpy arrays, so that a networkx or scipy user changes one line. The algorithms run
+//! with the GIL released; their vocabulary (levels, parents, labels, ranks, scores) is the Rust
+//! crate's and the CLI's.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use smartarrays::{F64Array, SmartArray};
+use smartarrays_graph::algo::pagerank::{pagerank, pagerank_gauss_seidel, Precision};
+use smartarrays_graph::io::{load_graph, Format, TextOptions};
+use smartarrays_graph::{
+    bc, bfs, build, connected_components, generate, tc, BcOptions, BcSources, EdgeList, Graph,
+    GraphError, GraphOptions, PageRankOptions, TcOrder,
+};
+
+use crate::buffer::{copy_u64_words, new_numpy_u64};
+use crate::{input, runtime};
+
+/// The Python exception for a graph error: OSError for files, the core's mapping for array
+/// errors, ValueError for the rest (bad input: an unknown vertex, a malformed line), with the
+/// crate's message unchanged.
+fn to_py(error: GraphError) -> PyErr {
+    let message = error.to_string();
+    match error {
+        GraphError::Io { .. } => PyOSError::new_err(message),
+        GraphError::Array(inner) => crate::errors::to_py(inner),
+        _ => PyValueError::new_err(message),
+    }
+}
+
+/// A directed or undirected graph in compressed sparse row form, its arrays in smart arrays.
+#[pyclass(name = "Graph", module = "smartarrays", frozen)]
+pub struct PyGraph {
+    graph: Arc<Graph>,
+}
+
+/// Graph options from the Python arguments.
+fn options(placement: &str, threads: Option<i64>) -> PyResult<GraphOptions> {
+    let placement = input::placement(placement)?;
+    let runtime = runtime::resolve(runtime::check_threads(threads)?)?;
+    input::check_nodes(&placement, runtime.topology())?;
+    let mut options = GraphOptions::default().placement(placement);
+    options.runtime = Some(runtime);
+    Ok(options)
+}
+
+/// Vertex ids from a numpy-convertible integer array: refused when not integers, negative or
+/// not one-dimensional, naming the argument and the first bad position.
+fn vertex_ids(py: Python<'_>, values: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<u64>> {
+    let numpy = py.import("numpy")?;
+    let array = numpy.call_method1("asarray", (values,))?;
+    let ndim: usize = array.getattr("ndim")?.extract()?;
+    if ndim != 1 {
+        return Err(PyValueError::new_err(format!(
+            "{name} must be one-dimensional, got {ndim} dimensions"
+        )));
+    }
+    let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
+    let len: usize = array.getattr("size")?.extract()?;
+    if len > 0 && kind != "i" && kind != "u" {
+        return Err(PyTypeError::new_err(format!(
+            "{name} must hold integers (vertex ids), got dtype {}",
+            array.getattr("dtype")?.str()?
+        )));
+    }
+    if kind == "i" && len > 0 {
+        let below = numpy.call_method1("less", (&array, 0))?;
+        let negative = numpy.call_method1("flatnonzero", (below,))?;
+        if negative.len()? > 0 {
+            let at: usize = negative.get_item(0)?.extract()?;
+            return Err(PyValueError::new_err(format!(
+                "{name}[{at}] is {}: vertex ids are not negative",
+                array.get_item(at)?
+            )));
+        }
+    }
+    let words = numpy.call_method1("ascontiguousarray", (array, "uint64"))?;
+    copy_u64_words(&words)
+}
+
+/// A numpy uint64 array of a smart array's values.
+fn numpy_u64<'py>(py: Python<'py>, array: &SmartArray) -> PyResult<Bound<'py, PyAny>> {
+    new_numpy_u64(py, array.len(), |out| {
+        array
+            .unpack(0, out)
+            .expect("a whole array unpacks into a buffer of its length");
+    })
+}
+
+/// A numpy int64 array of a smart array's values, with -1 where it holds `missing`.
+fn numpy_i64<'py>(
+    py: Python<'py>,
+    array: &SmartArray,
+    missing: u64,
+) -> PyResult<Bound<'py, PyAny>> {
+    let words = new_numpy_u64(py, array.len(), |out| {
+        array
+            .unpack(0, out)
+            .expect("a whole array unpacks into a buffer of its length");
+        for value in out.iter_mut() {
+            if *value == missing {
+                *value = u64::MAX;
+            }
+        }
+    })?;
+    words.call_method1("view", ("int64",))
+}
+
+/// A numpy float64 array of a float smart array's values.
+fn numpy_f64<'py>(py: Python<'py>, array: &F64Array) -> PyResult<Bound<'py, PyAny>> {
+    let values = array.to_vec();
+    let words = new_numpy_u64(py, values.len(), |out| {
+        for (slot, value) in out.iter_mut().zip(&values) {
+            *slot = value.to_bits();
+        }
+    })?;
+    words.call_method1("view", ("float64",))
+}
+
+#[pymethods]
+impl PyGraph {
+    /// Number of vertices.
+    #[getter]
+    fn num_vertices(&self) -> usize {
+        self.graph.vertices()
+    }
+
+    /// Number of edges (an undirected edge counts once).
+    #[getter]
+    fn num_edges(&self) -> u64 {
+        self.graph.edges()
+    }
+
+    /// Whether the edges are directed.
+    #[getter]
+    fn directed(&self) -> bool {
+        self.graph.is_directed()
+    }
+
+    /// Packed bytes of the graph's arrays (offsets and neighbour ids, both directions when
+    /// directed).
+    #[getter]
+    fn nbytes(&self) -> u64 {
+        self.graph.memory_report().packed_bytes
+    }
+
+    fn __len__(&self) -> usize {
+        self.graph.vertices()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Graph({} vertices, {} {} edges)",
+            self.graph.vertices(),
+            self.graph.edges(),
+            if self.graph.is_directed() {
+                "directed"
+            } else {
+                "undirected"
+            }
+        )
+    }
+
+    /// The out-neighbours of vertex `v` (the neighbours when undirected), sorted, as uint64.
+    fn neighbors<'py>(&self, py: Python<'py>, v: u64) -> PyResult<Bound<'py, PyAny>> {
+        let neighbours = self.graph.out_neighbors(v).map_err(to_py)?;
+        new_numpy_u64(py, neighbours.len(), |out| out.copy_from_slice(&neighbours))
+    }
+
+    /// Breadth-first search from `source`: `(levels, parents)` as int64 arrays, -1 for
+    /// vertices not reached (the source is its own parent).
+    fn bfs<'py>(
+        &self,
+        py: Python<'py>,
+        source: u64,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let graph = Arc::clone(&self.graph);
+        let result = py.detach(|| bfs(&graph, source)).map_err(to_py)?;
+        let missing = result.unreached();
+        Ok((
+            numpy_i64(py, &result.levels, missing)?,
+            numpy_i64(py, &result.parents, missing)?,
+        ))
+    }
+
+    /// Connected components (weak ones for a directed graph): the label of every vertex, the
+    /// smallest vertex id of its component, as uint64.
+    fn connected_components<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let graph = Arc::clone(&self.graph);
+        let result = py.detach(|| connected_components(&graph)).map_err(to_py)?;
+        numpy_u64(py, &result.labels)
+    }
+
+    /// PageRank as float64 ranks summing to 1, dangling vertices' rank spread over all.
+    /// Iterates until the sum of absolute changes is below `tolerance` or `max_iterations`;
+    /// `gauss_seidel=True` updates in place (fewer iterations to the same tolerance).
+    #[pyo3(signature = (damping=0.85, tolerance=1e-6, max_iterations=1000, gauss_seidel=false))]
+    fn pagerank<'py>(
+        &self,
+        py: Python<'py>,
+        damping: f64,
+        tolerance: f64,
+        max_iterations: usize,
+        gauss_seidel: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let options = PageRankOptions {
+            damping,
+            tolerance,
+            max_iterations,
+            contributions: Precision::F64,
+            ..PageRankOptions::default()
+        };
+        let graph = Arc::clone(&self.graph);
+        let result = py
+            .detach(|| {
+                if gauss_seidel {
+                    pagerank_gauss_seidel(&graph, &options, |_| {})
+                } else {
+                    pagerank(&graph, &options, |_| {})
+                }
+            })
+            .map_err(to_py)?;
+        numpy_f64(py, &result.ranks)
+    }
+
+    /// Betweenness centrality (Brandes), unnormalised, as float64: from every vertex when
+    /// `sources` is None (exact), else from the given vertices.
+    #[pyo3(signature = (sources=None))]
+    fn betweenness<'py>(
+        &self,
+        py: Python<'py>,
+        sources: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let sources = match sources {
+            None => BcSources::All,
+            Some(list) => BcSources::List(vertex_ids(py, list, "sources")?),
+        };
+        let options = BcOptions { sources };
+        let graph = Arc::clone(&self.graph);
+        let result = py
+            .detach(|| bc(&graph, &options, |_, _| {}))
+            .map_err(to_py)?;
+        numpy_f64(py, &result.scores)
+    }
+
+    /// The number of triangles of an undirected graph.
+    fn triangle_count(&self, py: Python<'_>) -> PyResult<u64> {
+        let graph = Arc::clone(&self.graph);
+        py.detach(|| tc(&graph, TcOrder::default(), |_, _| {}))
+            .map_err(to_py)
+    }
+
+    /// Every edge as two uint64 arrays `(sources, targets)` in CSR order (an undirected edge
+    /// once, from its smaller end).
+    fn edges<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let directed = self.graph.is_directed();
+        let pairs: Vec<(u64, u64)> = self
+            .graph
+            .edge_iter()
+            .filter(|&(s, t)| directed || s <= t)
+            .collect();
+        let sources = new_numpy_u64(py, pairs.len(), |out| {
+            for (slot, pair) in out.iter_mut().zip(&pairs) {
+                *slot = pair.0;
+            }
+        })?;
+        let targets = new_numpy_u64(py, pairs.len(), |out| {
+            for (slot, pair) in out.iter_mut().zip(&pairs) {
+                *slot = pair.1;
+            }
+        })?;
+        Ok((sources, targets))
+    }
+
+    /// The graph as a networkx `Graph` or `DiGraph` (for small graphs: every edge becomes a
+    /// Python object).
+    fn to_networkx<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let networkx = py.import("networkx")?;
+        let class = if self.graph.is_directed() {
+            "DiGraph"
+        } else {
+            "Graph"
+        };
+        let graph = networkx.getattr(class)?.call0()?;
+        graph.call_method1(
+            "add_nodes_from",
+            (pyo3::types::PyRange::new(
+                py,
+                0,
+                self.graph.vertices() as isize,
+            )?,),
+        )?;
+        let (sources, targets) = self.edges(py)?;
+        let zip = py.import("builtins")?.getattr("zip")?.call1((
+            sources.call_method0("tolist")?,
+            targets.call_method0("tolist")?,
+        ))?;
+        graph.call_method1("add_edges_from", (zip,))?;
+        Ok(graph)
+    }
+}
+
+/// graph_from_edges(sources, targets, num_vertices=None, directed=False, placement="os", threads=None) -> Graph
+///
+/// A graph from two equally long integer arrays of edge ends (numpy or any sequence). Vertices
+/// are `0..num_vertices` (default: one past the largest id). Duplicate edges and self-loops are
+/// kept as given.
+#[pyfunction]
+#[pyo3(signature = (sources, targets, num_vertices=None, directed=false, placement="os", threads=None))]
+pub fn graph_from_edges(
+    py: Python<'_>,
+    sources: &Bound<'_, PyAny>,
+    targets: &Bound<'_, PyAny>,
+    num_vertices: Option<u64>,
+    directed: bool,
+    placement: &str,
+    threads: Option<i64>,
+) -> PyResult<PyGraph> {
+    let options = options(placement, threads)?;
+    let sources = vertex_ids(py, sources, "sources")?;
+    let targets = vertex_ids(py, targets, "targets")?;
+    if sources.len() != targets.len() {
+        return Err(PyValueError::new_err(format!(
+            "sources holds {} vertex ids but targets {}: one of each per edge",
+            sources.len(),
+            targets.len()
+        )));
+    }
+    let largest = sources.iter().chain(&targets).copied().max();
+    let needed = largest.map_or(0, |v| v + 1);
+    let vertices = match num_vertices {
+        Some(n) if n < needed => {
+            return Err(PyValueError::new_err(format!(
+                "num_vertices={n}, but vertex id {} appears in the edges",
+                needed - 1
+            )))
+        }
+        Some(n) => n,
+        None => needed,
+    };
+    let pairs: Vec<[u64; 2]> = sources
+        .iter()
+        .zip(&targets)
+        .map(|(&s, &t)| [s, t])
+        .collect();
+    let graph = py
+        .detach(|| {
+            build(
+                EdgeList::from_wide_pairs(vertices, directed, pairs),
+                &options,
+            )
+        })
+        .map_err(to_py)?;
+    Ok(PyGraph {
+        graph: Arc::new(graph),
+    })
+}
+
+/// graph_from_scipy(matrix, directed=True, placement="os", threads=None) -> Graph
+///
+/// A graph from a scipy sparse matrix or array (any format; row `i`'s nonzeros are the edges
+/// `i -> j`; values are ignored). Square matrices only. `directed=False` reads each stored
+/// entry as an undirected edge (pass one triangle of a symmetric matrix).
+#[pyfunction]
+#[pyo3(signature = (matrix, directed=true, placement="os", threads=None))]
+pub fn graph_from_scipy(
+    py: Python<'_>,
+    matrix: &Bound<'_, PyAny>,
+    directed: bool,
+    placement: &str,
+    threads: Option<i64>,
+) -> PyResult<PyGraph> {
+    let shape: (usize, usize) =
+        matrix
+            .getattr("shape")
+            .and_then(|s| s.extract())
+            .map_err(|_| {
+                PyTypeError::new_err("expected a scipy sparse matrix or array (with a 2-D shape)")
+            })?;
+    if shape.0 != shape.1 {
+        return Err(PyValueError::new_err(format!(
+            "an adjacency matrix is square; this one is {} x {}",
+            shape.0, shape.1
+        )));
+    }
+    let coo = matrix.call_method0("tocoo")?;
+    graph_from_edges(
+        py,
+        &coo.getattr("row")?,
+        &coo.getattr("col")?,
+        Some(shape.0 as u64),
+        directed,
+        placement,
+        threads,
+    )
+}
+
+/// graph_load(path, undirected=False, placement="os", threads=None) -> Graph
+///
+/// Loads a graph file: an edge list (one `source target` pair per line, `#` comments), a Matrix
+/// Market file, or the binary `.sag` format; the format is read from the first bytes, then the
+/// extension. Malformed lines are a ValueError naming the file and line.
+#[pyfunction]
+#[pyo3(signature = (path, undirected=false, placement="os", threads=None))]
+pub fn graph_load(
+    py: Python<'_>,
+    path: PathBuf,
+    undirected: bool,
+    placement: &str,
+    threads: Option<i64>,
+) -> PyResult<PyGraph> {
+    let options = options(placement, threads)?;
+    let text = TextOptions {
+        undirected,
+        vertices: None,
+    };
+    let graph = py
+        .detach(|| load_graph(&path, Format::Auto, &text, &options))
+        .map_err(to_py)?;
+    Ok(PyGraph {
+        graph: Arc::new(graph),
+    })
+}
+
+/// graph_kronecker(scale, edge_factor=16, seed=1, directed=False, placement="os", threads=None) -> Graph
+///
+/// A Kronecker (R-MAT) graph of `2**scale` vertices and `edge_factor * 2**scale` generated edges,
+/// the Graph500 and GAPBS generator's parameters, seeded.
+#[pyfunction]
+#[pyo3(signature = (scale, edge_factor=16, seed=1, directed=false, placement="os", threads=None))]
+pub fn graph_kronecker(
+    py: Python<'_>,
+    scale: u32,
+    edge_factor: u64,
+    seed: u64,
+    directed: bool,
+    placement: &str,
+    threads: Option<i64>,
+) -> PyResult<PyGraph> {
+    let options = options(placement, threads)?;
+    let graph = py
+        .detach(|| {
+            build(
+                generate::kronecker(scale, edge_factor, seed, directed)?,
+                &options,
+            )
+        })
+        .map_err(to_py)?;
+    Ok(PyGraph {
+        graph: Arc::new(graph),
+    })
+}
+
+/// Adds the graph class and functions to the native module.
+pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_class::<PyGraph>()?;
+    module.add_function(wrap_pyfunction!(graph_from_edges, module)?)?;
+    module.add_function(wrap_pyfunction!(graph_from_scipy, module)?)?;
+    module.add_function(wrap_pyfunction!(graph_load, module)?)?;
+    module.add_function(wrap_pyfunction!(graph_kronecker, module)?)?;
+    Ok(())
+}

@@ -1,0 +1,146 @@
+"""smartarrays.Graph against networkx (and scipy for input): every algorithm on small graphs of
+many shapes, edge cases (no edges, one vertex, self-loops, isolated vertices, disconnected
+parts), loaders, and clear errors for bad input."""
+
+import pathlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import smartarrays as sa
+import smartarrays.graph as sg
+
+nx = pytest.importorskip("networkx")
+
+
+def reference(src: np.ndarray, dst: np.ndarray, n: int, directed: bool) -> "nx.Graph":
+    """The networkx graph of the same input edges."""
+    g = nx.DiGraph() if directed else nx.Graph()
+    g.add_nodes_from(range(n))
+    g.add_edges_from(zip(src.tolist(), dst.tolist()))
+    return g
+
+
+def random_edges(n: int, m: int, seed: int, directed: bool) -> tuple[np.ndarray, np.ndarray]:
+    """`m` random edges, without repeats (networkx's graphs keep one edge per pair; ours keep
+    every edge given, as a multigraph)."""
+    rng = np.random.default_rng(seed)
+    pairs = {(int(s), int(t)) for s, t in zip(rng.integers(0, n, m), rng.integers(0, n, m))}
+    if not directed:
+        pairs = {(min(p), max(p)) for p in pairs}
+    ordered = sorted(pairs)
+    return np.array([p[0] for p in ordered], dtype=np.int64), np.array([p[1] for p in ordered], dtype=np.int64)
+
+
+def check_bfs(graph: sa.Graph, g: "nx.Graph", source: int) -> None:
+    levels, parents = graph.bfs(source)
+    expected = nx.single_source_shortest_path_length(g, source)
+    want = np.full(graph.num_vertices, -1, dtype=np.int64)
+    for v, d in expected.items():
+        want[v] = d
+    np.testing.assert_array_equal(levels, want)
+    for v in range(graph.num_vertices):
+        if v == source:
+            assert parents[v] == source
+        elif levels[v] < 0:
+            assert parents[v] == -1
+        else:
+            assert levels[parents[v]] == levels[v] - 1 and g.has_edge(int(parents[v]), v)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize(("n", "m", "seed"), [(1, 0, 0), (2, 1, 1), (63, 200, 2), (64, 64, 3), (65, 300, 4), (200, 150, 5)])
+def test_algorithms_match_networkx(directed: bool, n: int, m: int, seed: int) -> None:
+    src, dst = random_edges(n, m, seed, directed)
+    graph = sg.from_edges(src, dst, num_vertices=n, directed=directed)
+    assert graph.num_vertices == n and graph.directed == directed and len(graph) == n
+    g = reference(src, dst, n, directed)
+    assert graph.num_edges == g.number_of_edges() == len(src)
+    for source in {0, n // 2, n - 1}:
+        check_bfs(graph, g, source)
+    # components: weak ones when directed, labelled by their smallest vertex
+    labels = graph.connected_components()
+    parts = nx.weakly_connected_components(g) if directed else nx.connected_components(g)
+    for part in parts:
+        assert set(labels[list(part)].tolist()) == {min(part)}
+    ranks = graph.pagerank(tolerance=1e-12)
+    expected = nx.pagerank(g, alpha=0.85, tol=1e-14, max_iter=10_000)
+    np.testing.assert_allclose(ranks, [expected[v] for v in range(n)], atol=1e-9)
+    np.testing.assert_allclose(graph.pagerank(tolerance=1e-12, gauss_seidel=True), ranks, atol=1e-8)
+    scores = graph.betweenness()
+    want = nx.betweenness_centrality(g, normalized=False)
+    # networkx halves undirected scores (each pair counted once); ours counts both ends.
+    factor = 1.0 if directed else 2.0
+    np.testing.assert_allclose(scores, [factor * want[v] for v in range(n)], atol=1e-9)
+    if not directed:
+        simple = nx.Graph(g)
+        simple.remove_edges_from(nx.selfloop_edges(simple))
+        assert graph.triangle_count() == sum(nx.triangles(simple).values()) // 3
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), max_size=80), st.booleans())
+def test_bfs_and_components_property(edges: list[tuple[int, int]], directed: bool) -> None:
+    src = np.array([e[0] for e in edges], dtype=np.int64)
+    dst = np.array([e[1] for e in edges], dtype=np.int64)
+    graph = sg.from_edges(src, dst, num_vertices=31, directed=directed)
+    g = reference(src, dst, 31, directed)
+    check_bfs(graph, g, 0)
+    labels = graph.connected_components()
+    parts = nx.weakly_connected_components(g) if directed else nx.connected_components(g)
+    assert sum(1 for _ in parts) == len(set(labels.tolist()))
+
+
+def test_scipy_networkx_and_files(tmp_path: pathlib.Path) -> None:
+    sparse = pytest.importorskip("scipy.sparse")
+    matrix = sparse.csr_matrix(np.array([[0, 1, 1, 0], [0, 0, 1, 0], [0, 0, 0, 1], [1, 0, 0, 0]]))
+    graph = sg.from_scipy(matrix)
+    assert graph.directed and graph.num_edges == 5 and graph.neighbors(0).tolist() == [1, 2]
+    assert sorted(graph.to_networkx().edges()) == [(0, 1), (0, 2), (1, 2), (2, 3), (3, 0)]
+    sources, targets = graph.edges()
+    assert list(zip(sources.tolist(), targets.tolist())) == [(0, 1), (0, 2), (1, 2), (2, 3), (3, 0)]
+    undirected = sg.from_scipy(sparse.triu(matrix + matrix.T).tocsr(), directed=False)
+    assert undirected.triangle_count() == 2  # 0-1-2 and 0-2-3
+    path = tmp_path / "g.el"
+    path.write_text("# a comment\n0 1\n1 2\n2 0\n5 6\n")
+    loaded = sg.load(path, undirected=True)
+    assert loaded.num_vertices == 7 and loaded.triangle_count() == 1
+    assert loaded.connected_components().tolist() == [0, 0, 0, 3, 4, 5, 5]
+    kron = sg.kronecker(8, edge_factor=4, seed=3)
+    assert kron.num_vertices == 256 and kron.nbytes > 0
+    assert sg.kronecker(8, edge_factor=4, seed=3).edges()[1].tolist() == kron.edges()[1].tolist()
+    assert sa.graph.Graph is sa.Graph
+
+
+def test_errors_name_the_problem(tmp_path: pathlib.Path) -> None:
+    with pytest.raises(ValueError, match=r"sources\[1\] is -3"):
+        sg.from_edges(np.array([0, -3]), np.array([1, 2]))
+    with pytest.raises(ValueError, match="3 vertex ids but targets 2"):
+        sg.from_edges([0, 1, 2], [1, 2])
+    with pytest.raises(TypeError, match="integers"):
+        sg.from_edges(np.array([0.5]), np.array([1.0]))
+    with pytest.raises(ValueError, match="num_vertices=2, but vertex id 4"):
+        sg.from_edges([0], [4], num_vertices=2)
+    with pytest.raises(ValueError, match="one-dimensional"):
+        sg.from_edges(np.zeros((2, 2), dtype=int), np.zeros((2, 2), dtype=int))
+    graph = sg.from_edges([0], [1])
+    with pytest.raises(ValueError, match="source vertex 5 does not exist"):
+        graph.bfs(5)
+    with pytest.raises((ValueError, IndexError), match="2"):
+        graph.neighbors(2)
+    with pytest.raises(ValueError):
+        sg.from_edges([0], [1], directed=True).triangle_count()
+    with pytest.raises(ValueError, match="square"):
+        sg.from_scipy(pytest.importorskip("scipy.sparse").csr_matrix(np.ones((2, 3))))
+    bad = tmp_path / "bad.el"
+    bad.write_text("0 1\n1 x\n")
+    with pytest.raises(ValueError, match=r"bad\.el:2: target vertex id \"x\""):
+        sg.load(bad)
+    with pytest.raises(OSError):
+        sg.load(tmp_path / "missing.el")
+    with pytest.raises(ValueError, match="placement"):
+        sg.from_edges([0], [1], placement="mirrored")
+    empty = sg.from_edges(np.array([], dtype=np.int64), np.array([], dtype=np.int64))
+    assert empty.num_vertices == 0 and empty.connected_components().tolist() == []
