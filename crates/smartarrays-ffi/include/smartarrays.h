@@ -7,7 +7,7 @@
  * smartarrays::smartarrays.
  *
  * Conventions:
- * - Handles (SaArray, SaF64Array, SaColumn, SaSelection, SaMap, SaSet, SaBag) are opaque; the
+ * - Handles (SaArray, SaF64Array, SaColumn, SaSelection, SaMap, SaSet, SaBag, SaGraph) are opaque; the
  *   library creates and frees them.
  * - Every fallible function returns an SaStatus; SA_STATUS_OK (0) is success. On failure,
  *   sa_last_error_message() returns the message (per thread) and out-arguments are not written.
@@ -306,6 +306,16 @@ typedef struct SaColumn SaColumn;
 typedef struct SaF64Array SaF64Array;
 
 /**
+ * A directed or undirected graph in compressed sparse row form, in placed smart arrays.
+ * Opaque: create it with `sa_graph_from_edges`, `sa_graph_load` or `sa_graph_kronecker`, free it
+ * with `sa_graph_free`.
+ *
+ * Thread safety: every function but `sa_graph_free` takes a `const SaGraph *` and may run at the
+ * same time as the others on the same graph, from any number of threads.
+ */
+typedef struct SaGraph SaGraph;
+
+/**
  * A hash map from `int64_t` keys to `int64_t` values in placed memory (a bucket probe reads one
  * cache line; widths follow the data). Opaque: create it with `sa_map_new`, free it with
  * `sa_map_free`.
@@ -340,6 +350,13 @@ typedef int32_t (*SaChunkVisitor)(void *user_data,
                                   size_t first_index,
                                   const uint64_t *values,
                                   size_t count);
+
+/**
+ * Progress of a long graph run: `done` of `total` steps (PageRank iterations, with `total` the
+ * iteration limit; betweenness sources). The callback runs on the calling thread, between
+ * steps, and must not unwind (throw) into the library.
+ */
+typedef void (*SaGraphProgress)(void *user_data, uint64_t done, uint64_t total);
 
 #ifdef __cplusplus
 extern "C" {
@@ -1892,6 +1909,157 @@ SaStatus sa_f64_array_sum(const SaF64Array *array, double *out);
  * `array` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
  */
 SaStatus sa_f64_array_raw_values(const SaF64Array *array, const double **out);
+
+/**
+ * Creates a graph from `len` edges `sources[i] -> targets[i]` (both ends of an undirected edge
+ * when `directed` is false). Vertices are `0..vertices`; `vertices` 0 means one past the largest
+ * id, and a smaller nonzero count than an id needs is `SA_STATUS_INVALID_ARGUMENT`. Repeated
+ * edges and self-loops are kept as given. `placement` as for `sa_array_new` (NULL = "os").
+ * `sources` and `targets` may be NULL when `len` is 0.
+ *
+ * Ownership: the buffers stay the caller's; on success `*out` is a new graph the caller owns
+ * (free with `sa_graph_free`); on failure `*out` is not written. Thread-safe.
+ *
+ * # Safety
+ * `sources` and `targets` must point to `len` readable values; `placement` must be NULL or
+ * NUL-terminated text; `out` must be valid for writing a pointer.
+ */
+SaStatus sa_graph_from_edges(const uint64_t *sources,
+                             const uint64_t *targets,
+                             size_t len,
+                             uint64_t vertices,
+                             bool directed,
+                             const char *placement,
+                             SaGraph **out);
+
+/**
+ * Loads a graph file: an edge list (`source target` per line, `#` comments; undirected when
+ * `undirected` is true), a Matrix Market file, or the binary `.sag` format, told apart by the
+ * first bytes, then the extension. A malformed line is `SA_STATUS_INVALID_ARGUMENT` with the
+ * file and line in the message; a file that cannot be read is `SA_STATUS_SYSTEM`.
+ *
+ * Ownership: on success `*out` is a new graph the caller owns. Thread-safe.
+ *
+ * # Safety
+ * `path` and `placement` must be NULL or NUL-terminated text; `out` must be valid for writing
+ * a pointer.
+ */
+SaStatus sa_graph_load(const char *path, bool undirected, const char *placement, SaGraph **out);
+
+/**
+ * Creates a seeded Kronecker (R-MAT) graph of `2^scale` vertices and `edge_factor * 2^scale`
+ * generated edges, with the Graph500 parameters GAPBS uses.
+ *
+ * Ownership: on success `*out` is a new graph the caller owns. Thread-safe.
+ *
+ * # Safety
+ * `placement` must be NULL or NUL-terminated text; `out` must be valid for writing a pointer.
+ */
+SaStatus sa_graph_kronecker(uint32_t scale,
+                            uint64_t edge_factor,
+                            uint64_t seed,
+                            bool directed,
+                            const char *placement,
+                            SaGraph **out);
+
+/**
+ * Frees a graph. NULL is ignored.
+ *
+ * # Safety
+ * `graph` must be NULL or a live handle not freed before; no other call on it may be running,
+ * and the handle is invalid afterwards.
+ */
+void sa_graph_free(SaGraph *graph);
+
+/**
+ * Writes the number of vertices, of edges (an undirected edge counts once) and whether the
+ * edges are directed; each output may be NULL when not wanted.
+ *
+ * # Safety
+ * `graph` must be NULL or a live handle; each output NULL or valid for writing.
+ */
+SaStatus sa_graph_shape(const SaGraph *graph, size_t *vertices, uint64_t *edges, bool *directed);
+
+/**
+ * Breadth-first search from `source`: writes every vertex's level (hops from the source) to
+ * `levels` and its parent in one BFS tree to `parents` (the source is its own parent), -1 for
+ * vertices not reached; either buffer may be NULL. Buffers hold `len` values, at least the
+ * vertex count (else `SA_STATUS_BUFFER_TOO_SMALL`). A source that is not a vertex is
+ * `SA_STATUS_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `graph` must be NULL or a live handle; `levels` and `parents` NULL or valid for writing `len`
+ * values.
+ */
+SaStatus sa_graph_bfs(const SaGraph *graph,
+                      uint64_t source,
+                      int64_t *levels,
+                      int64_t *parents,
+                      size_t len);
+
+/**
+ * Connected components (weak ones for a directed graph): writes every vertex's label, the
+ * smallest vertex id of its component, to `labels` (`len` values, at least the vertex count),
+ * and the number of components to `*count` (NULL when not wanted).
+ *
+ * # Safety
+ * `graph` must be NULL or a live handle; `labels` valid for writing `len` values; `count` NULL
+ * or valid for writing.
+ */
+SaStatus sa_graph_connected_components(const SaGraph *graph,
+                                       uint64_t *labels,
+                                       size_t len,
+                                       uint64_t *count);
+
+/**
+ * PageRank: writes every vertex's rank (summing to 1; a dangling vertex's rank is spread over
+ * all) to `ranks` (`len` values, at least the vertex count) and the iterations run to
+ * `*iterations` (NULL when not wanted). Iterates until the sum of absolute changes is below
+ * `tolerance` or `max_iterations`; `gauss_seidel` updates in place (fewer iterations to the
+ * same tolerance). `progress` (may be NULL) is called after every iteration.
+ *
+ * # Safety
+ * `graph` must be NULL or a live handle; `ranks` valid for writing `len` values;
+ * `iterations` NULL or valid for writing; `progress` NULL or a function that may be called
+ * with `user_data`.
+ */
+SaStatus sa_graph_pagerank(const SaGraph *graph,
+                           double damping,
+                           double tolerance,
+                           size_t max_iterations,
+                           bool gauss_seidel,
+                           double *ranks,
+                           size_t len,
+                           size_t *iterations,
+                           SaGraphProgress progress,
+                           void *user_data);
+
+/**
+ * Betweenness centrality (Brandes), unnormalised, into `scores` (`len` values, at least the
+ * vertex count): from every vertex when `sources` is NULL (exact), else from the
+ * `source_count` vertices of `sources`. `progress` (may be NULL) is called after every source.
+ *
+ * # Safety
+ * `graph` must be NULL or a live handle; `sources` NULL or pointing to `source_count` values;
+ * `scores` valid for writing `len` values; `progress` NULL or a function that may be called
+ * with `user_data`.
+ */
+SaStatus sa_graph_betweenness(const SaGraph *graph,
+                              const uint64_t *sources,
+                              size_t source_count,
+                              double *scores,
+                              size_t len,
+                              SaGraphProgress progress,
+                              void *user_data);
+
+/**
+ * Writes the number of triangles of an undirected graph to `*count`; a directed graph is
+ * `SA_STATUS_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `graph` must be NULL or a live handle; `count` must be NULL or valid for writing.
+ */
+SaStatus sa_graph_triangle_count(const SaGraph *graph, uint64_t *count);
 
 /**
  * The message of the most recent failed call on the calling thread, or "" if none failed yet.

@@ -7,7 +7,7 @@
 //!
 //! Rules every exported function follows:
 //! - opaque handles ([`SaArray`], [`SaF64Array`], [`SaColumn`], [`SaSelection`], [`SaMap`],
-//!   [`SaSet`], [`SaBag`]) created and freed by the library;
+//!   [`SaSet`], [`SaBag`], [`SaGraph`]) created and freed by the library;
 //! - every fallible call returns an [`SaStatus`]; the message of the last failure on the calling
 //!   thread is returned by [`sa_last_error_message`];
 //! - no panic crosses the boundary ([`status::guard`] catches them as `SA_STATUS_PANIC`);
@@ -18,7 +18,8 @@
 //! [`system`] (version, strings, runtime, topology), [`array`](mod@array) (`SaArray`), [`float`]
 //! (`SaF64Array`), [`arrow`] (Arrow C Data and Stream interfaces, with a Rust API),
 //! [`column`](mod@column) (typed encoded columns of `smartarrays-encodings`: `SaColumn`, `SaSelection`),
-//! [`collections`] (smart collections of `smartarrays-collections`: `SaMap`, `SaSet`, `SaBag`).
+//! [`collections`] (smart collections of `smartarrays-collections`: `SaMap`, `SaSet`, `SaBag`),
+//! [`graph`](mod@graph) (graphs and algorithms of `smartarrays-graph`: `SaGraph`).
 //!
 //! # Example (C)
 //! ```c
@@ -38,6 +39,7 @@ pub mod arrow;
 pub mod collections;
 pub mod column;
 pub mod float;
+pub mod graph;
 pub mod ptr;
 pub mod status;
 pub mod system;
@@ -47,6 +49,7 @@ pub use arrow::{sa_array_export_arrow, sa_array_export_arrow_stream, sa_f64_arra
 pub use collections::*;
 pub use column::*;
 pub use float::*;
+pub use graph::*;
 pub use status::SaStatus;
 pub use system::*;
 

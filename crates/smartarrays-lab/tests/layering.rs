@@ -34,6 +34,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &[
             "smartarrays",
             "smartarrays-adapt",
+            "smartarrays-graph",
             "smartarrays-arrow",
             "smartarrays-encodings",
             "smartarrays-collections",

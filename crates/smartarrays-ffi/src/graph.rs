@@ -1,0 +1,440 @@
+//! The graphs of `smartarrays-graph` in the C ABI: `SaGraph` (CSR offsets and neighbour ids in
+//! smart arrays) made from edge arrays, files or the Kronecker generator, and the algorithms
+//! (BFS, connected components, PageRank, betweenness, triangle counting) writing their results
+//! into caller buffers of one value per vertex. Long runs report progress through an optional
+//! callback.
+
+use std::ffi::{c_char, c_void};
+use std::path::Path;
+
+use smartarrays_graph::algo::pagerank::{pagerank, pagerank_gauss_seidel, Precision};
+use smartarrays_graph::io::{load_graph, Format, TextOptions};
+use smartarrays_graph::{
+    bc, bfs, build, connected_components, generate, tc, BcOptions, BcSources, EdgeList, Graph,
+    GraphError, GraphOptions, PageRankOptions, TcOrder,
+};
+
+use crate::ptr;
+use crate::status::{guard, FfiError, FfiResult, SaStatus};
+
+/// A directed or undirected graph in compressed sparse row form, in placed smart arrays.
+/// Opaque: create it with `sa_graph_from_edges`, `sa_graph_load` or `sa_graph_kronecker`, free it
+/// with `sa_graph_free`.
+///
+/// Thread safety: every function but `sa_graph_free` takes a `const SaGraph *` and may run at the
+/// same time as the others on the same graph, from any number of threads.
+pub struct SaGraph {
+    graph: Graph,
+}
+
+/// Progress of a long graph run: `done` of `total` steps (PageRank iterations, with `total` the
+/// iteration limit; betweenness sources). The callback runs on the calling thread, between
+/// steps, and must not unwind (throw) into the library.
+pub type SaGraphProgress =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, done: u64, total: u64)>;
+
+impl From<GraphError> for FfiError {
+    fn from(error: GraphError) -> FfiError {
+        let message = error.to_string();
+        match error {
+            GraphError::Array(inner) => FfiError::from(inner),
+            GraphError::Io { .. } => FfiError::new(SaStatus::System, message),
+            _ => FfiError::new(SaStatus::InvalidArgument, message),
+        }
+    }
+}
+
+/// Graph options from the C placement text (NULL = "os"), on the library's runtime.
+fn graph_options(placement: *const c_char) -> FfiResult<GraphOptions> {
+    let array = crate::array::checked_options(placement)?;
+    let mut options = GraphOptions::default().placement(array.placement.clone());
+    options.runtime = array.runtime;
+    Ok(options)
+}
+
+/// Stores a newly built graph in `*out`.
+///
+/// # Safety
+/// `out` must be valid for writing a pointer (checked for NULL before building).
+unsafe fn hand_out(out: *mut *mut SaGraph, graph: Graph) -> FfiResult {
+    let handle = Box::into_raw(Box::new(SaGraph { graph }));
+    // SAFETY: forwarded from the caller; `out` is not NULL (checked first), so nothing leaks.
+    unsafe { ptr::write(out, "out", handle) }
+}
+
+/// Borrows the graph behind a handle.
+///
+/// # Safety
+/// `graph` must be NULL or a live handle from this library.
+unsafe fn borrow<'a>(graph: *const SaGraph) -> FfiResult<&'a Graph> {
+    // SAFETY: forwarded from the caller.
+    unsafe { ptr::borrow(graph, "graph") }.map(|handle| &handle.graph)
+}
+
+/// A caller buffer of one value per vertex, checked for NULL and length.
+///
+/// # Safety
+/// `out` must be NULL or valid for writing `len` values.
+unsafe fn per_vertex<'a, T>(
+    graph: &Graph,
+    out: *mut T,
+    len: usize,
+    name: &str,
+) -> FfiResult<&'a mut [T]> {
+    let vertices = graph.vertices();
+    if len < vertices {
+        return Err(FfiError::new(
+            SaStatus::BufferTooSmall,
+            format!("`{name}` holds {len} values; the graph has {vertices} vertices"),
+        ));
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { ptr::slice_mut(out, vertices, name) }
+}
+
+/// Calls the progress callback, if there is one.
+fn report(progress: SaGraphProgress, user_data: *mut c_void, done: u64, total: u64) {
+    if let Some(callback) = progress {
+        // SAFETY: the caller gave this function pointer and its user data for this call.
+        unsafe { callback(user_data, done, total) }
+    }
+}
+
+/// Creates a graph from `len` edges `sources[i] -> targets[i]` (both ends of an undirected edge
+/// when `directed` is false). Vertices are `0..vertices`; `vertices` 0 means one past the largest
+/// id, and a smaller nonzero count than an id needs is `SA_STATUS_INVALID_ARGUMENT`. Repeated
+/// edges and self-loops are kept as given. `placement` as for `sa_array_new` (NULL = "os").
+/// `sources` and `targets` may be NULL when `len` is 0.
+///
+/// Ownership: the buffers stay the caller's; on success `*out` is a new graph the caller owns
+/// (free with `sa_graph_free`); on failure `*out` is not written. Thread-safe.
+///
+/// # Safety
+/// `sources` and `targets` must point to `len` readable values; `placement` must be NULL or
+/// NUL-terminated text; `out` must be valid for writing a pointer.
+#[no_mangle]
+pub unsafe extern "C" fn sa_graph_from_edges(
+    sources: *const u64,
+    targets: *const u64,
+    len: usize,
+    vertices: u64,
+    directed: bool,
+    placement: *const c_char,
+    out: *mut *mut SaGraph,
+) -> SaStatus {
+    guard(|| {
+        ptr::check_out(out, "out")?;
+        // SAFETY: forwarded from the caller.
+        let sources = unsafe { ptr::slice(sources, len, "sources") }?;
+        // SAFETY: forwarded from the caller.
+        let targets = unsafe { ptr::slice(targets, len, "targets") }?;
+        let options = graph_options(placement)?;
+        let needed = sources
+            .iter()
+            .chain(targets)
+            .max()
+            .map_or(0, |&largest| largest.saturating_add(1));
+        if vertices != 0 && vertices < needed {
+            return Err(FfiError::new(
+                SaStatus::InvalidArgument,
+                format!(
+                    "vertices = {vertices}, but vertex id {} appears in the edges",
+                    needed - 1
+                ),
+            ));
+        }
+        let pairs = sources.iter().zip(targets).map(|(&s, &t)| [s, t]).collect();
+        let edges = EdgeList::from_wide_pairs(vertices.max(needed), directed, pairs);
+        let graph = build(edges, &options)?;
+        // SAFETY: forwarded from the caller.
+        unsafe { hand_out(out, graph) }
+    })
+}
+
+/// Loads a graph file: an edge list (`source target` per line, `#` comments; undirected when
+/// `undirected` is true), a Matrix Market file, or the binary `.sag` format, told apart by the
+/// first bytes, then the extension. A malformed line is `SA_STATUS_INVALID_ARGUMENT` with the
+/// file and line in the message; a file that cannot be read is `SA_STATUS_SYSTEM`.
+///
+/// Ownership: on success `*out` is a new graph the caller owns. Thread-safe.
+///
+/// # Safety
+/// `path` and `placement` must be NULL or NUL-terminated text; `out` must be valid for writing
+/// a pointer.
+#[no_mangle]
+pub unsafe extern "C" fn sa_graph_load(
+    path: *const c_char,
+    undirected: bool,
+    placement: *const c_char,
+    out: *mut *mut SaGraph,
+) -> SaStatus {
+    guard(|| {
+        ptr::check_out(out, "out")?;
+        // SAFETY: forwarded from the caller.
+        let path = unsafe { ptr::text(path, "path") }?.ok_or_else(|| {
+            FfiError::new(SaStatus::NullPointer, "argument `path` is NULL".to_string())
+        })?;
+        let options = graph_options(placement)?;
+        let text = TextOptions {
+            undirected,
+            vertices: None,
+        };
+        let graph = load_graph(Path::new(path), Format::Auto, &text, &options)?;
+        // SAFETY: forwarded from the caller.
+        unsafe { hand_out(out, graph) }
+    })
+}
+
+/// Creates a seeded Kronecker (R-MAT) graph of `2^scale` vertices and `edge_factor * 2^scale`
+/// generated edges, with the Graph500 parameters GAPBS uses.
+///
+/// Ownership: on success `*out` is a new graph the caller owns. Thread-safe.
+///
+/// # Safety
+/// `placement` must be NULL or NUL-terminated text; `out` must be valid for writing a pointer.
+#[no_mangle]
+pub unsafe extern "C" fn sa_graph_kronecker(
+    scale: u32,
+    edge_factor: u64,
+    seed: u64,
+    directed: bool,
+    placement: *const c_char,
+    out: *mut *mut SaGraph,
+) -> SaStatus {
+    guard(|| {
+        ptr::check_out(out, "out")?;
+        let options = graph_options(placement)?;
+        let graph = build(
+            generate::kronecker(scale, edge_factor, seed, directed)?,
+            &options,
+        )?;
+        // SAFETY: forwarded from the caller.
+        unsafe { hand_out(out, graph) }
+    })
+}
+
+/// Frees a graph. NULL is ignored.
+///
+/// # Safety
+/// `graph` must be NULL or a live handle not freed before; no other call on it may be running,
+/// and the handle is invalid afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn sa_graph_free(graph: *mut SaGraph) {
+    if graph.is_null() {
+        return;
+    }
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // SAFETY: the caller passes a pointer from a graph constructor, exactly once.
+        drop(unsafe { Box::from_raw(graph) });
+    }));
+}
+
+/// Writes the number of vertices, of edges (an undirected edge counts once) and whether the
+/// edges are directed; each output may be NULL when not wanted.
+///
+/// # Safety
+/// `graph` must be NULL or a live handle; each output NULL or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn sa_graph_shape(
+    graph: *const SaGraph,
+    vertices: *mut usize,
+    edges: *mut u64,
+    directed: *mut bool,
+) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let graph = unsafe { borrow(graph) }?;
+        // SAFETY: each output is NULL or valid for writing (the caller's contract).
+        unsafe {
+            ptr::write_optional(vertices, graph.vertices());
+            ptr::write_optional(edges, graph.edges());
+            ptr::write_optional(directed, graph.is_directed());
+        }
+        Ok(())
+    })
+}
+
+/// Breadth-first search from `source`: writes every vertex's level (hops from the source) to
+/// `levels` and its parent in one BFS tree to `parents` (the source is its own parent), -1 for
+/// vertices not reached; either buffer may be NULL. Buffers hold `len` values, at least the
+/// vertex count (else `SA_STATUS_BUFFER_TOO_SMALL`). A source that is not a vertex is
+/// `SA_STATUS_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// `graph` must be NULL or a live handle; `levels` and `parents` NULL or valid for writing `len`
+/// values.
+#[no_mangle]
+pub unsafe extern "C" fn sa_graph_bfs(
+    graph: *const SaGraph,
+    source: u64,
+    levels: *mut i64,
+    parents: *mut i64,
+    len: usize,
+) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let graph = unsafe { borrow(graph) }?;
+        let result = bfs(graph, source)?;
+        let missing = result.unreached();
+        for (out, array, name) in [
+            (levels, &result.levels, "levels"),
+            (parents, &result.parents, "parents"),
+        ] {
+            if out.is_null() {
+                continue;
+            }
+            // SAFETY: forwarded from the caller.
+            let out = unsafe { per_vertex(graph, out, len, name) }?;
+            let mut values = vec![0u64; out.len()];
+            array.unpack(0, &mut values)?;
+            for (slot, value) in out.iter_mut().zip(values) {
+                *slot = if value == missing { -1 } else { value as i64 };
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Connected components (weak ones for a directed graph): writes every vertex's label, the
+/// smallest vertex id of its component, to `labels` (`len` values, at least the vertex count),
+/// and the number of components to `*count` (NULL when not wanted).
+///
+/// # Safety
+/// `graph` must be NULL or a live handle; `labels` valid for writing `len` values; `count` NULL
+/// or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn sa_graph_connected_components(
+    graph: *const SaGraph,
+    labels: *mut u64,
+    len: usize,
+    count: *mut u64,
+) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let graph = unsafe { borrow(graph) }?;
+        // SAFETY: forwarded from the caller.
+        let out = unsafe { per_vertex(graph, labels, len, "labels") }?;
+        let result = connected_components(graph)?;
+        result.labels.unpack(0, out)?;
+        // SAFETY: NULL or valid for writing (the caller's contract).
+        unsafe { ptr::write_optional(count, result.count) };
+        Ok(())
+    })
+}
+
+/// PageRank: writes every vertex's rank (summing to 1; a dangling vertex's rank is spread over
+/// all) to `ranks` (`len` values, at least the vertex count) and the iterations run to
+/// `*iterations` (NULL when not wanted). Iterates until the sum of absolute changes is below
+/// `tolerance` or `max_iterations`; `gauss_seidel` updates in place (fewer iterations to the
+/// same tolerance). `progress` (may be NULL) is called after every iteration.
+///
+/// # Safety
+/// `graph` must be NULL or a live handle; `ranks` valid for writing `len` values;
+/// `iterations` NULL or valid for writing; `progress` NULL or a function that may be called
+/// with `user_data`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn sa_graph_pagerank(
+    graph: *const SaGraph,
+    damping: f64,
+    tolerance: f64,
+    max_iterations: usize,
+    gauss_seidel: bool,
+    ranks: *mut f64,
+    len: usize,
+    iterations: *mut usize,
+    progress: SaGraphProgress,
+    user_data: *mut c_void,
+) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let graph = unsafe { borrow(graph) }?;
+        // SAFETY: forwarded from the caller.
+        let out = unsafe { per_vertex(graph, ranks, len, "ranks") }?;
+        let options = PageRankOptions {
+            damping,
+            tolerance,
+            max_iterations,
+            contributions: Precision::F64,
+            ..PageRankOptions::default()
+        };
+        let on_iteration = |iteration: &smartarrays_graph::algo::pagerank::Iteration| {
+            report(
+                progress,
+                user_data,
+                iteration.iteration as u64,
+                max_iterations as u64,
+            );
+        };
+        let result = if gauss_seidel {
+            pagerank_gauss_seidel(graph, &options, on_iteration)?
+        } else {
+            pagerank(graph, &options, on_iteration)?
+        };
+        for (slot, rank) in out.iter_mut().zip(result.ranks.to_vec()) {
+            *slot = rank;
+        }
+        // SAFETY: NULL or valid for writing (the caller's contract).
+        unsafe { ptr::write_optional(iterations, result.summary.iterations) };
+        Ok(())
+    })
+}
+
+/// Betweenness centrality (Brandes), unnormalised, into `scores` (`len` values, at least the
+/// vertex count): from every vertex when `sources` is NULL (exact), else from the
+/// `source_count` vertices of `sources`. `progress` (may be NULL) is called after every source.
+///
+/// # Safety
+/// `graph` must be NULL or a live handle; `sources` NULL or pointing to `source_count` values;
+/// `scores` valid for writing `len` values; `progress` NULL or a function that may be called
+/// with `user_data`.
+#[no_mangle]
+pub unsafe extern "C" fn sa_graph_betweenness(
+    graph: *const SaGraph,
+    sources: *const u64,
+    source_count: usize,
+    scores: *mut f64,
+    len: usize,
+    progress: SaGraphProgress,
+    user_data: *mut c_void,
+) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let graph = unsafe { borrow(graph) }?;
+        // SAFETY: forwarded from the caller.
+        let out = unsafe { per_vertex(graph, scores, len, "scores") }?;
+        let sources = if sources.is_null() {
+            BcSources::All
+        } else {
+            // SAFETY: forwarded from the caller.
+            BcSources::List(unsafe { ptr::slice(sources, source_count, "sources") }?.to_vec())
+        };
+        let result = bc(graph, &BcOptions { sources }, |done, total| {
+            report(progress, user_data, done as u64, total as u64);
+        })?;
+        for (slot, score) in out.iter_mut().zip(result.scores.to_vec()) {
+            *slot = score;
+        }
+        Ok(())
+    })
+}
+
+/// Writes the number of triangles of an undirected graph to `*count`; a directed graph is
+/// `SA_STATUS_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// `graph` must be NULL or a live handle; `count` must be NULL or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn sa_graph_triangle_count(
+    graph: *const SaGraph,
+    count: *mut u64,
+) -> SaStatus {
+    guard(|| {
+        ptr::check_out(count, "count")?;
+        // SAFETY: forwarded from the caller.
+        let graph = unsafe { borrow(graph) }?;
+        let triangles = tc(graph, TcOrder::default(), |_, _| {})?;
+        // SAFETY: forwarded from the caller.
+        unsafe { ptr::write(count, "count", triangles) }
+    })
+}
