@@ -280,10 +280,37 @@ final class Native {
         }
     }
 
+    // Graphs (sa_graph_*).
+    static final MethodHandle GRAPH_FROM_EDGES = handle("sa_graph_from_edges",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_BOOLEAN, ADDRESS, ADDRESS), NORMAL);
+    static final MethodHandle GRAPH_LOAD = handle("sa_graph_load",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BOOLEAN, ADDRESS, ADDRESS), NORMAL);
+    static final MethodHandle GRAPH_KRONECKER = handle("sa_graph_kronecker",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_BOOLEAN, ADDRESS, ADDRESS), NORMAL);
+    static final MethodHandle GRAPH_FREE = handle("sa_graph_free", FunctionDescriptor.ofVoid(ADDRESS), NORMAL);
+    static final MethodHandle GRAPH_SHAPE = handle("sa_graph_shape",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS), SHORT);
+    static final MethodHandle GRAPH_BFS = handle("sa_graph_bfs",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG), NORMAL);
+    static final MethodHandle GRAPH_COMPONENTS = handle("sa_graph_connected_components",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS), NORMAL);
+    static final MethodHandle GRAPH_PAGERANK = handle("sa_graph_pagerank",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_DOUBLE, JAVA_DOUBLE, JAVA_LONG, JAVA_BOOLEAN, ADDRESS, JAVA_LONG,
+                    ADDRESS, ADDRESS, ADDRESS), NORMAL);
+    static final MethodHandle GRAPH_BETWEENNESS = handle("sa_graph_betweenness",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS), NORMAL);
+    static final MethodHandle GRAPH_TRIANGLE_COUNT = handle("sa_graph_triangle_count",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), NORMAL);
+
     private static MethodHandle handle(String name, FunctionDescriptor descriptor, Linker.Option... options) {
         MemorySegment symbol = LIBRARY.find(name)
                 .orElseThrow(() -> new UnsatisfiedLinkError("the smartarrays library has no function " + name + " (is it out of date?)"));
         return LINKER.downcallHandle(symbol, descriptor, options);
+    }
+
+    /** A C function pointer that calls {@code target}, valid while {@code arena} is open. */
+    static MemorySegment upcall(MethodHandle target, FunctionDescriptor descriptor, Arena arena) {
+        return LINKER.upcallStub(target, descriptor, arena);
     }
 
     /** Throws the library's error for a non-zero status (reading this thread's last-error text). */

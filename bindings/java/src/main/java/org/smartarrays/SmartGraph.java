@@ -1,0 +1,339 @@
+// SmartGraph: the Java face of a graph of smartarrays-graph (sa_graph_* in the C ABI): CSR offsets
+// and neighbour ids in placed, bit-packed native memory, built from edge arrays, files or the
+// Kronecker generator, with BFS, connected components, PageRank, betweenness and triangle
+// counting returning Java arrays. Owns one C handle; the algorithms run in Rust.
+package org.smartarrays;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BOOLEAN;
+import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * A directed or undirected graph in compressed sparse row form, in native memory placed by a
+ * {@link Placement}. Edges are kept as given (repeats count, as in a multigraph).
+ *
+ * <pre>{@code
+ * try (SmartGraph g = SmartGraph.fromEdges(new long[] {0, 1, 2, 3}, new long[] {1, 2, 0, 4}, 0, false, Placement.osDefault())) {
+ *     long[] levels = g.bfs(0).levels();          // {0, 1, 1, -1, -1}
+ *     long[] labels = g.connectedComponents();    // {0, 0, 0, 3, 3}
+ *     double[] ranks = g.pagerank();              // sum to 1
+ *     long triangles = g.triangleCount();         // 1
+ * }
+ * }</pre>
+ *
+ * <p>Every method may run concurrently with the others on one graph; {@link #close()} frees the
+ * native memory (later calls are an {@link IllegalStateException}).
+ */
+public final class SmartGraph implements AutoCloseable {
+    /** Progress of a long run: {@code done} of {@code total} steps (PageRank iterations, betweenness sources). */
+    @FunctionalInterface
+    public interface Progress {
+        /**
+         * Called on the calling thread between steps.
+         *
+         * @param done steps done
+         * @param total steps in all (for PageRank, the iteration limit)
+         */
+        void step(long done, long total);
+    }
+
+    /**
+     * The result of a breadth-first search.
+     *
+     * @param levels hops from the source, -1 where not reached
+     * @param parents the parent of each vertex in one BFS tree (the source is its own), -1 where not reached
+     */
+    public record Bfs(long[] levels, long[] parents) {}
+
+    private final NativeHandle handle;
+    private final long vertices;
+    private final long edges;
+    private final boolean directed;
+
+    private SmartGraph(MemorySegment raw) {
+        this.handle = new NativeHandle(this, raw, Native.GRAPH_FREE);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment n = arena.allocate(JAVA_LONG);
+            MemorySegment m = arena.allocate(JAVA_LONG);
+            MemorySegment d = arena.allocate(JAVA_BOOLEAN);
+            Native.check((int) Native.GRAPH_SHAPE.invokeExact(handle.get(), n, m, d));
+            this.vertices = n.get(JAVA_LONG, 0);
+            this.edges = m.get(JAVA_LONG, 0);
+            this.directed = d.get(JAVA_BOOLEAN, 0);
+        } catch (Throwable t) {
+            handle.close();
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * A graph from edges {@code sources[i] -> targets[i]}.
+     *
+     * @param sources the edges' sources (vertex ids, not negative)
+     * @param targets the edges' targets, as many as sources
+     * @param vertices the vertex count, or 0 for one past the largest id
+     * @param directed whether the edges are directed
+     * @param placement where the memory goes
+     * @return the new graph
+     * @throws IllegalArgumentException for arrays of different lengths or a negative id, naming it
+     * @throws SmartArrayException {@code INVALID_ARGUMENT} when {@code vertices} is too small for an id
+     */
+    public static SmartGraph fromEdges(long[] sources, long[] targets, long vertices, boolean directed, Placement placement) {
+        Objects.requireNonNull(sources, "sources");
+        Objects.requireNonNull(targets, "targets");
+        Objects.requireNonNull(placement, "placement");
+        if (sources.length != targets.length) {
+            throw new IllegalArgumentException("sources holds " + sources.length + " vertex ids but targets " + targets.length);
+        }
+        for (int i = 0; i < sources.length; i++) {
+            if (sources[i] < 0 || targets[i] < 0) {
+                throw new IllegalArgumentException("edge " + i + " (" + sources[i] + " -> " + targets[i] + ") has a negative vertex id");
+            }
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ADDRESS);
+            MemorySegment from = arena.allocateFrom(JAVA_LONG, sources);
+            MemorySegment to = arena.allocateFrom(JAVA_LONG, targets);
+            int status = (int) Native.GRAPH_FROM_EDGES.invokeExact(from, to, (long) sources.length, vertices, directed,
+                    arena.allocateFrom(placement.toString()), out);
+            return new SmartGraph(NativeHandle.created(status, out));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * Loads an edge list, Matrix Market or {@code .sag} file.
+     *
+     * @param path the file
+     * @param undirected whether an edge list's edges are undirected
+     * @param placement where the memory goes
+     * @return the new graph
+     * @throws SmartArrayException {@code INVALID_ARGUMENT} for a malformed line (the message names the file and
+     *     line), {@code SYSTEM} for a file that cannot be read
+     */
+    public static SmartGraph load(Path path, boolean undirected, Placement placement) {
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(placement, "placement");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ADDRESS);
+            int status = (int) Native.GRAPH_LOAD.invokeExact(arena.allocateFrom(path.toString()), undirected,
+                    arena.allocateFrom(placement.toString()), out);
+            return new SmartGraph(NativeHandle.created(status, out));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * A seeded Kronecker graph (the Graph500 and GAPBS generator's parameters).
+     *
+     * @param scale log2 of the vertex count
+     * @param edgeFactor generated edges per vertex
+     * @param seed the generator's seed
+     * @param directed whether the edges are directed
+     * @param placement where the memory goes
+     * @return the new graph
+     */
+    public static SmartGraph kronecker(int scale, long edgeFactor, long seed, boolean directed, Placement placement) {
+        Objects.requireNonNull(placement, "placement");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ADDRESS);
+            int status = (int) Native.GRAPH_KRONECKER.invokeExact(scale, edgeFactor, seed, directed,
+                    arena.allocateFrom(placement.toString()), out);
+            return new SmartGraph(NativeHandle.created(status, out));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** @return the number of vertices */
+    public long vertexCount() {
+        return vertices;
+    }
+
+    /** @return the number of edges (an undirected edge counts once) */
+    public long edgeCount() {
+        return edges;
+    }
+
+    /** @return whether the edges are directed */
+    public boolean isDirected() {
+        return directed;
+    }
+
+    private int perVertex() {
+        return Math.toIntExact(vertices);
+    }
+
+    /**
+     * Breadth-first search.
+     *
+     * @param source the start vertex
+     * @return levels and parents, -1 where not reached
+     * @throws SmartArrayException {@code INVALID_ARGUMENT} when the source is not a vertex
+     */
+    public Bfs bfs(long source) {
+        int n = perVertex();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment levels = arena.allocate(JAVA_LONG, Math.max(1, n));
+            MemorySegment parents = arena.allocate(JAVA_LONG, Math.max(1, n));
+            Native.check((int) Native.GRAPH_BFS.invokeExact(handle.get(), source, levels, parents, (long) n));
+            return new Bfs(levels.asSlice(0, 8L * n).toArray(JAVA_LONG), parents.asSlice(0, 8L * n).toArray(JAVA_LONG));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** @return each vertex's component label: the smallest vertex id of its (weakly) connected component */
+    public long[] connectedComponents() {
+        int n = perVertex();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment labels = arena.allocate(JAVA_LONG, Math.max(1, n));
+            Native.check((int) Native.GRAPH_COMPONENTS.invokeExact(handle.get(), labels, (long) n, MemorySegment.NULL));
+            return labels.asSlice(0, 8L * n).toArray(JAVA_LONG);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** @return PageRank with damping 0.85 to a change below 1e-6 (Jacobi), ranks summing to 1 */
+    public double[] pagerank() {
+        return pagerank(0.85, 1e-6, 1000, false, null);
+    }
+
+    /**
+     * PageRank; a dangling vertex's rank is spread over every vertex.
+     *
+     * @param damping the damping factor, in (0, 1)
+     * @param tolerance stop when the sum of absolute rank changes of an iteration is below this
+     * @param maxIterations stop after this many iterations
+     * @param gaussSeidel update in place (fewer iterations to the same tolerance)
+     * @param progress {@code null}, or called after every iteration
+     * @return the ranks, summing to 1
+     * @throws SmartArrayException {@code INVALID_ARGUMENT} for a damping or tolerance out of range
+     */
+    public double[] pagerank(double damping, double tolerance, int maxIterations, boolean gaussSeidel, Progress progress) {
+        int n = perVertex();
+        try (Arena arena = Arena.ofConfined()) {
+            Upcall upcall = Upcall.of(progress, arena);
+            MemorySegment ranks = arena.allocate(JAVA_DOUBLE, Math.max(1, n));
+            int status = (int) Native.GRAPH_PAGERANK.invokeExact(handle.get(), damping, tolerance, (long) maxIterations, gaussSeidel,
+                    ranks, (long) n, MemorySegment.NULL, upcall.stub, MemorySegment.NULL);
+            upcall.rethrow();
+            Native.check(status);
+            return ranks.asSlice(0, 8L * n).toArray(JAVA_DOUBLE);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * Betweenness centrality (Brandes), unnormalised.
+     *
+     * @param sources {@code null} for every vertex (exact), else the vertices to start from
+     * @param progress {@code null}, or called after every source
+     * @return each vertex's score
+     */
+    public double[] betweenness(long[] sources, Progress progress) {
+        int n = perVertex();
+        try (Arena arena = Arena.ofConfined()) {
+            Upcall upcall = Upcall.of(progress, arena);
+            MemorySegment from = sources == null ? MemorySegment.NULL : arena.allocateFrom(JAVA_LONG, sources);
+            long count = sources == null ? 0 : sources.length;
+            MemorySegment scores = arena.allocate(JAVA_DOUBLE, Math.max(1, n));
+            int status = (int) Native.GRAPH_BETWEENNESS.invokeExact(handle.get(), from, count, scores, (long) n, upcall.stub,
+                    MemorySegment.NULL);
+            upcall.rethrow();
+            Native.check(status);
+            return scores.asSlice(0, 8L * n).toArray(JAVA_DOUBLE);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * @return the number of triangles of an undirected graph
+     * @throws SmartArrayException {@code INVALID_ARGUMENT} for a directed graph
+     */
+    public long triangleCount() {
+        return handle.size(Native.GRAPH_TRIANGLE_COUNT);
+    }
+
+    /** @return whether {@link #close()} has run */
+    public boolean isClosed() {
+        return handle.isClosed();
+    }
+
+    /** Frees the native memory; idempotent. */
+    @Override
+    public void close() {
+        handle.close();
+    }
+
+    @Override
+    public String toString() {
+        return "SmartGraph(" + vertices + " vertices, " + edges + (directed ? " directed" : " undirected") + " edges)";
+    }
+
+    /**
+     * A progress callback as a C function pointer (NULL without one). An exception thrown by the
+     * listener must not cross into native code: it is kept and rethrown after the call.
+     */
+    private static final class Upcall {
+        private static final MethodHandle STEP;
+
+        static {
+            try {
+                STEP = MethodHandles.lookup().findVirtual(Upcall.class, "step",
+                        MethodType.methodType(void.class, MemorySegment.class, long.class, long.class));
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        final MemorySegment stub;
+        private final Progress progress;
+        private RuntimeException failure;
+
+        private Upcall(Progress progress, Arena arena) {
+            this.progress = progress;
+            this.stub = progress == null ? MemorySegment.NULL
+                    : Native.upcall(STEP.bindTo(this), FunctionDescriptor.ofVoid(ADDRESS, JAVA_LONG, JAVA_LONG), arena);
+        }
+
+        static Upcall of(Progress progress, Arena arena) {
+            return new Upcall(progress, arena);
+        }
+
+        @SuppressWarnings("unused")
+        private void step(MemorySegment userData, long done, long total) {
+            if (failure != null) {
+                return;
+            }
+            try {
+                progress.step(done, total);
+            } catch (RuntimeException e) {
+                failure = e;
+            } catch (Throwable t) {
+                failure = new IllegalStateException("the progress listener failed", t);
+            }
+        }
+
+        void rethrow() {
+            if (failure != null) {
+                throw failure;
+            }
+        }
+    }
+}
