@@ -4,7 +4,9 @@
 //! validity bitmaps, string offsets and bytes that may be out of order or not UTF-8, indices and
 //! ranges past the end, filters) and the collections (combine codes, batches, short buffers):
 //! a typed status for every bad input, and what is built holds exactly what was given. Bool,
-//! date and decimal columns take bytes that are often not 0 or 1 and scales past 18.
+//! date and decimal columns take bytes that are often not 0 or 1 and scales past 18. Graphs are
+//! built from the bytes as edges (vertex counts too small, sources past the end, short buffers)
+//! and every algorithm runs on what was built.
 #![no_main]
 
 use std::ffi::CString;
@@ -15,11 +17,13 @@ use smartarrays_ffi::array::{
 };
 use smartarrays_ffi::collections::*;
 use smartarrays_ffi::column::*;
+use smartarrays_ffi::graph::*;
 use smartarrays_ffi::status::SaStatus;
 
 fuzz_target!(|data: &[u8]| {
     columns(data);
     typed_columns(data);
+    graphs(data);
     collections(data);
     arrays(data);
 });
@@ -336,6 +340,110 @@ fn typed_columns(data: &[u8]) {
             assert_eq!(got, u);
         }
         sa_column_free(decimals);
+    }
+}
+
+/// Graphs from the bytes as edge ends (`vertices` often too small): a typed status for bad
+/// input, and on a built graph BFS levels that agree with the parents, component labels at or
+/// below their vertex, ranks summing to 1, and buffers checked against the vertex count.
+fn graphs(data: &[u8]) {
+    if data.len() < 3 {
+        return;
+    }
+    let ends: Vec<u64> = data[3..].iter().map(|&b| u64::from(b % 40)).collect();
+    let half = ends.len() / 2;
+    let (sources, targets) = (&ends[..half], &ends[half..2 * half]);
+    let vertices = u64::from(data[0] % 48);
+    let directed = data[1] & 1 == 1;
+    let mut graph = std::ptr::null_mut();
+    // SAFETY: every buffer is live for the call with the lengths given; `graph` is a local slot,
+    // used only when its constructor succeeded, and freed once.
+    unsafe {
+        let status = sa_graph_from_edges(
+            sources.as_ptr(),
+            targets.as_ptr(),
+            half,
+            vertices,
+            directed,
+            std::ptr::null(),
+            &mut graph,
+        );
+        let needed = sources.iter().chain(targets).max().map_or(0, |&v| v + 1);
+        if vertices != 0 && vertices < needed {
+            assert_eq!(status, SaStatus::InvalidArgument);
+            assert!(graph.is_null());
+            return;
+        }
+        assert_eq!(status, SaStatus::Ok);
+        let mut n = 0usize;
+        assert_eq!(
+            sa_graph_shape(graph, &mut n, std::ptr::null_mut(), std::ptr::null_mut()),
+            SaStatus::Ok
+        );
+        assert_eq!(n as u64, vertices.max(needed));
+        let mut levels = vec![0i64; n];
+        let mut parents = vec![0i64; n];
+        let source = u64::from(data[2]) % (n as u64 + 2);
+        let status = sa_graph_bfs(graph, source, levels.as_mut_ptr(), parents.as_mut_ptr(), n);
+        if source < n as u64 {
+            assert_eq!(status, SaStatus::Ok);
+            for v in 0..n {
+                let parent = parents[v];
+                assert_eq!(levels[v] < 0, parent < 0, "reached vertices have parents");
+                if parent >= 0 && v as u64 != source {
+                    assert_eq!(levels[parent as usize], levels[v] - 1);
+                }
+            }
+        } else {
+            assert_eq!(status, SaStatus::InvalidArgument);
+        }
+        let mut labels = vec![0u64; n];
+        let mut count = 0u64;
+        assert_eq!(
+            sa_graph_connected_components(graph, labels.as_mut_ptr(), n, &mut count),
+            SaStatus::Ok
+        );
+        assert!(labels.iter().enumerate().all(|(v, &l)| l <= v as u64));
+        assert_eq!(
+            count,
+            labels
+                .iter()
+                .enumerate()
+                .filter(|&(v, &l)| l == v as u64)
+                .count() as u64
+        );
+        let mut ranks = vec![0f64; n];
+        let status = sa_graph_pagerank(
+            graph,
+            0.85,
+            1e-9,
+            200,
+            data[1] & 2 == 2,
+            ranks.as_mut_ptr(),
+            n,
+            std::ptr::null_mut(),
+            None,
+            std::ptr::null_mut(),
+        );
+        assert_eq!(status, SaStatus::Ok);
+        if n > 0 {
+            assert!((ranks.iter().sum::<f64>() - 1.0).abs() < 1e-6);
+        }
+        if n > 0 {
+            let status = sa_graph_bfs(graph, 0, levels.as_mut_ptr(), std::ptr::null_mut(), n - 1);
+            assert_eq!(status, SaStatus::BufferTooSmall);
+        }
+        let mut triangles = 0u64;
+        let status = sa_graph_triangle_count(graph, &mut triangles);
+        assert_eq!(
+            status,
+            if directed {
+                SaStatus::InvalidArgument
+            } else {
+                SaStatus::Ok
+            }
+        );
+        sa_graph_free(graph);
     }
 }
 
