@@ -13,8 +13,9 @@ use smartarrays::{F64Array, SmartArray};
 use smartarrays_graph::algo::pagerank::{pagerank, pagerank_gauss_seidel, Precision};
 use smartarrays_graph::io::{load_graph, Format, TextOptions};
 use smartarrays_graph::{
-    bc, bfs, build, connected_components, generate, tc, BcOptions, BcSources, EdgeList, Graph,
-    GraphError, GraphOptions, PageRankOptions, TcOrder,
+    bc, bfs, build, build_weighted, connected_components, generate, sssp, tc, BcOptions, BcSources,
+    EdgeList, EdgeWeights, Graph, GraphError, GraphOptions, PageRankOptions, SsspOptions, TcOrder,
+    WeightedEdges,
 };
 
 use crate::buffer::{copy_u64_words, new_numpy_u64};
@@ -36,6 +37,8 @@ fn to_py(error: GraphError) -> PyErr {
 #[pyclass(name = "Graph", module = "smartarrays", frozen)]
 pub struct PyGraph {
     graph: Arc<Graph>,
+    /// Edge weights, when the graph was built with them (for `sssp`).
+    weights: Option<Arc<EdgeWeights>>,
 }
 
 /// Graph options from the Python arguments.
@@ -48,8 +51,8 @@ fn options(placement: &str, threads: Option<i64>) -> PyResult<GraphOptions> {
     Ok(options)
 }
 
-/// Vertex ids from a numpy-convertible integer array: refused when not integers, negative or
-/// not one-dimensional, naming the argument and the first bad position.
+/// Non-negative integers (vertex ids, weights) from a numpy-convertible array: refused when not
+/// integers, negative or not one-dimensional, naming the argument and the first bad position.
 fn vertex_ids(py: Python<'_>, values: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<u64>> {
     let numpy = py.import("numpy")?;
     let array = numpy.call_method1("asarray", (values,))?;
@@ -63,7 +66,7 @@ fn vertex_ids(py: Python<'_>, values: &Bound<'_, PyAny>, name: &str) -> PyResult
     let len: usize = array.getattr("size")?.extract()?;
     if len > 0 && kind != "i" && kind != "u" {
         return Err(PyTypeError::new_err(format!(
-            "{name} must hold integers (vertex ids), got dtype {}",
+            "{name} must hold integers, got dtype {}",
             array.getattr("dtype")?.str()?
         )));
     }
@@ -73,7 +76,7 @@ fn vertex_ids(py: Python<'_>, values: &Bound<'_, PyAny>, name: &str) -> PyResult
         if negative.len()? > 0 {
             let at: usize = negative.get_item(0)?.extract()?;
             return Err(PyValueError::new_err(format!(
-                "{name}[{at}] is {}: vertex ids are not negative",
+                "{name}[{at}] is {}: {name} cannot be negative",
                 array.get_item(at)?
             )));
         }
@@ -141,6 +144,12 @@ impl PyGraph {
         self.graph.is_directed()
     }
 
+    /// Whether the edges carry weights (given to `from_edges`), as `sssp` needs.
+    #[getter]
+    fn weighted(&self) -> bool {
+        self.weights.is_some()
+    }
+
     /// Packed bytes of the graph's arrays (offsets and neighbour ids, both directions when
     /// directed).
     #[getter]
@@ -185,6 +194,23 @@ impl PyGraph {
             numpy_i64(py, &result.levels, missing)?,
             numpy_i64(py, &result.parents, missing)?,
         ))
+    }
+
+    /// Shortest path distances from `source` over the edge weights (delta-stepping with bucket
+    /// width `delta`) as int64, -1 for vertices not reached. The graph must have weights.
+    #[pyo3(signature = (source, delta=1))]
+    fn sssp<'py>(&self, py: Python<'py>, source: u64, delta: u64) -> PyResult<Bound<'py, PyAny>> {
+        let weights = self.weights.clone().ok_or_else(|| {
+            PyValueError::new_err(
+                "sssp needs edge weights: build the graph with from_edges(..., weights=...)",
+            )
+        })?;
+        let graph = Arc::clone(&self.graph);
+        let options = SsspOptions { delta };
+        let result = py
+            .detach(|| sssp(&graph, &weights, source, &options, |_, _| {}))
+            .map_err(to_py)?;
+        numpy_i64(py, &result.distances, result.unreached())
     }
 
     /// Connected components (weak ones for a directed graph): the label of every vertex, the
@@ -304,19 +330,22 @@ impl PyGraph {
     }
 }
 
-/// graph_from_edges(sources, targets, num_vertices=None, directed=False, placement="os", threads=None) -> Graph
+/// graph_from_edges(sources, targets, num_vertices=None, directed=False, weights=None, placement="os", threads=None) -> Graph
 ///
 /// A graph from two equally long integer arrays of edge ends (numpy or any sequence). Vertices
 /// are `0..num_vertices` (default: one past the largest id). Duplicate edges and self-loops are
-/// kept as given.
+/// kept as given. `weights`, one non-negative integer below 2**32 per edge, are what `sssp`
+/// adds up.
 #[pyfunction]
-#[pyo3(signature = (sources, targets, num_vertices=None, directed=false, placement="os", threads=None))]
+#[pyo3(signature = (sources, targets, num_vertices=None, directed=false, weights=None, placement="os", threads=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn graph_from_edges(
     py: Python<'_>,
     sources: &Bound<'_, PyAny>,
     targets: &Bound<'_, PyAny>,
     num_vertices: Option<u64>,
     directed: bool,
+    weights: Option<&Bound<'_, PyAny>>,
     placement: &str,
     threads: Option<i64>,
 ) -> PyResult<PyGraph> {
@@ -347,16 +376,42 @@ pub fn graph_from_edges(
         .zip(&targets)
         .map(|(&s, &t)| [s, t])
         .collect();
-    let graph = py
-        .detach(|| {
-            build(
-                EdgeList::from_wide_pairs(vertices, directed, pairs),
-                &options,
-            )
+    let weights = match weights {
+        None => None,
+        Some(weights) => {
+            let weights = vertex_ids(py, weights, "weights")?;
+            if weights.len() != pairs.len() {
+                return Err(PyValueError::new_err(format!(
+                    "weights holds {} values for {} edges: one per edge",
+                    weights.len(),
+                    pairs.len()
+                )));
+            }
+            let narrow = weights
+                .iter()
+                .enumerate()
+                .map(|(at, &w)| {
+                    u32::try_from(w).map_err(|_| {
+                        PyValueError::new_err(format!(
+                            "weights[{at}] is {w}: weights are below 2**32"
+                        ))
+                    })
+                })
+                .collect::<PyResult<Vec<u32>>>()?;
+            Some(narrow)
+        }
+    };
+    let edges = EdgeList::from_wide_pairs(vertices, directed, pairs);
+    let (graph, weights) = py
+        .detach(|| match weights {
+            None => build(edges, &options).map(|graph| (graph, None)),
+            Some(weights) => build_weighted(WeightedEdges::from_parts(edges, weights)?, &options)
+                .map(|(graph, weights)| (graph, Some(Arc::new(weights)))),
         })
         .map_err(to_py)?;
     Ok(PyGraph {
         graph: Arc::new(graph),
+        weights,
     })
 }
 
@@ -394,6 +449,7 @@ pub fn graph_from_scipy(
         &coo.getattr("col")?,
         Some(shape.0 as u64),
         directed,
+        None,
         placement,
         threads,
     )
@@ -423,6 +479,7 @@ pub fn graph_load(
         .map_err(to_py)?;
     Ok(PyGraph {
         graph: Arc::new(graph),
+        weights: None,
     })
 }
 
@@ -452,6 +509,7 @@ pub fn graph_kronecker(
         .map_err(to_py)?;
     Ok(PyGraph {
         graph: Arc::new(graph),
+        weights: None,
     })
 }
 

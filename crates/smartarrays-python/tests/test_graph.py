@@ -144,3 +144,34 @@ def test_errors_name_the_problem(tmp_path: pathlib.Path) -> None:
         sg.from_edges([0], [1], placement="mirrored")
     empty = sg.from_edges(np.array([], dtype=np.int64), np.array([], dtype=np.int64))
     assert empty.num_vertices == 0 and empty.connected_components().tolist() == []
+
+
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize(("n", "m", "seed"), [(1, 0, 0), (64, 200, 1), (65, 130, 2), (300, 900, 3)])
+def test_sssp_matches_dijkstra(directed: bool, n: int, m: int, seed: int) -> None:
+    src, dst = random_edges(n, m, seed, directed)
+    rng = np.random.default_rng(seed)
+    weights = rng.integers(0, 100, len(src))
+    graph = sg.from_edges(src, dst, num_vertices=n, directed=directed, weights=weights)
+    assert graph.weighted and not sg.from_edges(src, dst, num_vertices=n).weighted
+    g = nx.DiGraph() if directed else nx.Graph()
+    g.add_nodes_from(range(n))
+    g.add_weighted_edges_from(zip(src.tolist(), dst.tolist(), weights.tolist()))
+    for source in {0, n - 1}:
+        expected = nx.single_source_dijkstra_path_length(g, source)
+        want = [expected.get(v, -1) for v in range(n)]
+        for delta in (1, 7, 1000):
+            assert graph.sssp(source, delta=delta).tolist() == want
+
+
+def test_sssp_errors() -> None:
+    with pytest.raises(ValueError, match="needs edge weights"):
+        sg.from_edges([0], [1]).sssp(0)
+    with pytest.raises(ValueError, match="1 values for 2 edges"):
+        sg.from_edges([0, 1], [1, 2], weights=[1])
+    with pytest.raises(ValueError, match=r"weights\[1\] is 4294967296"):
+        sg.from_edges([0, 1], [1, 2], weights=[1, 2**32])
+    with pytest.raises(ValueError, match=r"weights\[0\] is -1"):
+        sg.from_edges([0], [1], weights=[-1])
+    with pytest.raises(ValueError, match="source vertex 3"):
+        sg.from_edges([0], [1], weights=[5]).sssp(3)

@@ -630,12 +630,16 @@ class Graph:
     @property
     def directed(self) -> bool: ...
     @property
+    def weighted(self) -> bool: ...
+    @property
     def nbytes(self) -> int: ...
     def __len__(self) -> int: ...
     def neighbors(self, v: int) -> npt.NDArray[np.uint64]:
         """The out-neighbours of ``v`` (the neighbours when undirected), sorted."""
     def bfs(self, source: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """``(levels, parents)`` of a breadth-first search, -1 where not reached."""
+    def sssp(self, source: int, delta: int = 1) -> npt.NDArray[np.int64]:
+        """Shortest path distances over the edge weights, -1 where not reached."""
     def connected_components(self) -> npt.NDArray[np.uint64]:
         """The smallest vertex id of each vertex's (weakly) connected component."""
     def pagerank(
@@ -656,10 +660,11 @@ def graph_from_edges(
     targets: npt.ArrayLike,
     num_vertices: int | None = None,
     directed: bool = False,
+    weights: npt.ArrayLike | None = None,
     placement: str = "os",
     threads: int | None = None,
 ) -> Graph:
-    """A graph from two integer arrays of edge ends (``smartarrays.graph.from_edges``)."""
+    """A graph from two integer arrays of edge ends, optionally weighted (``smartarrays.graph.from_edges``)."""
 
 def graph_from_scipy(matrix: Any, directed: bool = True, placement: str = "os", threads: int | None = None) -> Graph:
     """A graph from a square scipy sparse matrix (``smartarrays.graph.from_scipy``)."""
