@@ -20,7 +20,9 @@
 //! `get_many`, `contains_many`, `insert_many` and `upsert_many` hash a window of keys and
 //! prefetch their buckets before probing. [`Bag::count_parallel`] and
 //! [`Map::aggregate_parallel`] build in parallel: thread-local pre-aggregation, then a merge of
-//! radix partitions, each by one worker of the node that owns it.
+//! radix partitions, each by one worker of the node that owns it. A bag of dense keys (codes
+//! spanning no more than the input's length) is counted in direct arrays instead, one share of
+//! the range per worker, with no hashing until the final tables are built.
 //!
 //! ## Concurrency model
 //! - **Reads** (`get`, `contains`, `get_many`, `iter`, reports) take `&self`: the collections are

@@ -21,6 +21,9 @@ use crate::bucket::{Bucket, Layout, MAX_DISPLACEMENT, TAG_BITS};
 use crate::error::{Error, Result};
 use crate::hash::{bits_needed, low_mask, Mixer};
 
+/// Codes hashed and prefetched ahead of their placement by [`Table::place_codes`].
+pub(crate) const PLACE_BATCH: usize = 16;
+
 /// Where a table's memory goes; shared by the partitions of one collection.
 #[derive(Clone, Debug)]
 pub(crate) struct Storage {
@@ -634,28 +637,66 @@ impl Table {
         let (largest_key, largest_value) = pairs
             .iter()
             .fold((0, 0), |(k, v), &(pk, pv)| (k | pk, v | pv));
-        let mut table = Table::with_geometry(
+        let mut table =
+            Table::for_distinct(storage, pairs.len() as u64, largest_key, largest_value)?;
+        loop {
+            if pairs
+                .chunks(PLACE_BATCH)
+                .all(|batch| table.place_codes(batch))
+            {
+                return Ok(table);
+            }
+            table = table.doubled_empty()?;
+        }
+    }
+
+    /// An empty table sized exactly for `entries` distinct codes whose bitwise or is
+    /// `largest_key` (so every code fits the hash domain), with values whose bitwise or is
+    /// `largest_value`. Fill it with [`Table::place_codes`].
+    pub(crate) fn for_distinct(
+        storage: Arc<Storage>,
+        entries: u64,
+        largest_key: u64,
+        largest_value: u64,
+    ) -> Result<Table> {
+        Table::with_geometry(
             storage,
-            pairs.len() as u64,
+            entries,
             bits_needed(largest_key),
             bits_needed(largest_value),
-        )?;
-        'again: loop {
-            for &(code, value) in pairs {
-                let hashed = table.hash(code);
-                if !table.place(&hashed, value) {
-                    let (key_bits, layout) = (table.key_bits, table.layout);
-                    let doubled = table.buckets * 2;
-                    let (key_bits, layout) = widths(doubled, key_bits, layout.value_bits).ok_or(
-                        Error::CapacityOverflow {
-                            entries: pairs.len() as u64,
-                        },
-                    )?;
-                    table = Table::allocate(Arc::clone(&table.storage), key_bits, doubled, layout)?;
-                    continue 'again;
-                }
-            }
-            return Ok(table);
+        )
+    }
+
+    /// Places a batch of distinct codes known to be absent, inside the hash domain, with values
+    /// that fit, hashing the batch and prefetching its home buckets first; `false` as soon as
+    /// one finds no free slot within reach of its home (then start again from
+    /// [`Table::doubled_empty`]).
+    pub(crate) fn place_codes(&mut self, batch: &[(u64, u64)]) -> bool {
+        let mut hashed = [Hashed {
+            home: 0,
+            tag: 0,
+            stored: 0,
+        }; PLACE_BATCH];
+        for (slot, &(code, _)) in hashed.iter_mut().zip(batch) {
+            *slot = self.hash(code);
+            self.prefetch(self.buckets(0), slot);
         }
+        hashed
+            .iter()
+            .zip(batch)
+            .all(|(hashed, &(_, value))| self.place(hashed, value))
+    }
+
+    /// An empty table of the same widths with twice the buckets.
+    pub(crate) fn doubled_empty(&self) -> Result<Table> {
+        let entries = self.len.max(1) as u64;
+        let doubled = self
+            .buckets
+            .max(1)
+            .checked_mul(2)
+            .ok_or(Error::CapacityOverflow { entries })?;
+        let (key_bits, layout) = widths(doubled, self.key_bits, self.layout.value_bits)
+            .ok_or(Error::CapacityOverflow { entries })?;
+        Table::allocate(Arc::clone(&self.storage), key_bits, doubled, layout)
     }
 }
