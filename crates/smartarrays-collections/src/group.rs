@@ -22,8 +22,13 @@ use crate::table::{Storage, Table, PLACE_BATCH};
 
 /// Input indices a worker claims at a time.
 const BATCH: usize = 1 << 14;
-/// Slots of a worker's pre-aggregation table (filled to half).
-const LOCAL_SLOTS: usize = 1 << 16;
+/// Most slots of a worker's pre-aggregation table (filled to half; 16 bytes each): it grows
+/// from small as new keys come, and once at this size, the new keys of a full table spill to
+/// the radix partitions while the keys it holds (the early, and in skewed data the frequent
+/// ones) keep being folded in place.
+const LOCAL_MAX_SLOTS: usize = 1 << 18;
+/// Slots a worker's pre-aggregation table starts with.
+const LOCAL_FIRST_SLOTS: usize = 1 << 12;
 /// Inputs below this size are grouped into one partition.
 const PARTITION_THRESHOLD: usize = 1 << 14;
 /// Widest key range counted in direct arrays (of `u32` counts: 1 GiB in all).
@@ -33,24 +38,30 @@ const DENSE_MAX_WORKERS: usize = 8;
 /// Keys a worker filters to its share of a dense range before counting them.
 const DENSE_BATCH: usize = 1024;
 
-/// An uncompressed open-addressing table for aggregation scratch work.
+/// Code that marks an empty scratch slot; the code itself is kept beside the slots.
+const EMPTY: u64 = u64::MAX;
+
+/// An uncompressed open-addressing table for aggregation scratch work: (code, value) pairs
+/// in one array (one access per probe), an empty slot marked by [`EMPTY`], filled to half, and
+/// grown by doubling up to `max_slots`.
 struct Scratch {
     slots: Vec<(u64, u64)>,
-    used: Vec<bool>,
+    /// The value of the code [`EMPTY`] when present.
+    empty_code: Option<u64>,
     len: usize,
     shift: u32,
-    growable: bool,
+    max_slots: usize,
 }
 
 impl Scratch {
-    fn new(slots: usize, growable: bool) -> Scratch {
+    fn new(slots: usize, max_slots: usize) -> Scratch {
         let slots = slots.next_power_of_two().max(16);
         Scratch {
-            slots: vec![(0, 0); slots],
-            used: vec![false; slots],
+            slots: vec![(EMPTY, 0); slots],
+            empty_code: None,
             len: 0,
             shift: 64 - slots.trailing_zeros(),
-            growable,
+            max_slots,
         }
     }
 
@@ -59,7 +70,8 @@ impl Scratch {
         ((code ^ (code >> 31)).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
     }
 
-    /// Folds `(code, value)` in; `Ok(false)` when the code is new and a fixed table is full.
+    /// Folds `(code, value)` in; `Ok(false)` when the code is new and the table is full at
+    /// its largest size.
     #[inline(always)]
     fn add(
         &mut self,
@@ -67,54 +79,61 @@ impl Scratch {
         value: u64,
         combine: &impl Fn(u64, u64, u64) -> Result<u64>,
     ) -> Result<bool> {
+        if code == EMPTY {
+            self.empty_code = Some(match self.empty_code {
+                Some(old) => combine(code, old, value)?,
+                None => value,
+            });
+            return Ok(true);
+        }
         let mask = self.slots.len() - 1;
         let mut index = self.home(code);
         loop {
-            if !self.used[index] {
-                break;
-            }
             let slot = &mut self.slots[index];
             if slot.0 == code {
                 slot.1 = combine(code, slot.1, value)?;
                 return Ok(true);
             }
+            if slot.0 == EMPTY {
+                break;
+            }
             index = (index + 1) & mask;
         }
         if 2 * (self.len + 1) > self.slots.len() {
-            if !self.growable {
+            if 2 * self.slots.len() > self.max_slots {
                 return Ok(false);
             }
             self.grow();
             return self.add(code, value, combine);
         }
-        self.used[index] = true;
         self.slots[index] = (code, value);
         self.len += 1;
         Ok(true)
     }
 
     fn grow(&mut self) {
-        let old = std::mem::replace(self, Scratch::new(self.slots.len() * 2, true));
-        for (pair, used) in old.slots.into_iter().zip(old.used) {
-            if used {
-                let mask = self.slots.len() - 1;
-                let mut index = self.home(pair.0);
-                while self.used[index] {
+        let mut grown = Scratch::new(self.slots.len() * 2, self.max_slots);
+        let mask = grown.slots.len() - 1;
+        for &pair in &self.slots {
+            if pair.0 != EMPTY {
+                let mut index = grown.home(pair.0);
+                while grown.slots[index].0 != EMPTY {
                     index = (index + 1) & mask;
                 }
-                self.used[index] = true;
-                self.slots[index] = pair;
-                self.len += 1;
+                grown.slots[index] = pair;
             }
         }
+        grown.len = self.len;
+        grown.empty_code = self.empty_code;
+        *self = grown;
     }
 
     fn pairs(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.slots
             .iter()
-            .zip(&self.used)
-            .filter(|(_, &used)| used)
-            .map(|(&pair, _)| pair)
+            .copied()
+            .filter(|pair| pair.0 != EMPTY)
+            .chain(self.empty_code.map(|value| (EMPTY, value)))
     }
 }
 
@@ -162,7 +181,7 @@ pub(crate) fn group_by(
     // Phase 1: pre-aggregate per worker, spill to per-worker partition buffers.
     let cursor = AtomicUsize::new(0);
     let buffers: Vec<Vec<Vec<(u64, u64)>>> = runtime.on_each_worker(|_worker| {
-        let mut local = Scratch::new(LOCAL_SLOTS.min(len.next_power_of_two() * 2), false);
+        let mut local = Scratch::new(LOCAL_FIRST_SLOTS.min(len * 2), LOCAL_MAX_SLOTS);
         let mut spill: Vec<Vec<(u64, u64)>> = vec![Vec::new(); parts];
         'claim: loop {
             let start = cursor.fetch_add(BATCH, Ordering::Relaxed);
@@ -235,7 +254,7 @@ fn build_partitions(
                     break;
                 };
                 let total: usize = buffers.iter().map(|b| b[part].len()).sum();
-                let mut scratch = Scratch::new(total.min(1 << 12), true);
+                let mut scratch = Scratch::new(total.min(1 << 12), usize::MAX);
                 let mut result = Ok(());
                 'merge: for buffer in buffers {
                     for &(code, value) in &buffer[part] {
@@ -502,5 +521,62 @@ mod tests {
         let (part_bits, tables) = count_dense(&storage, &narrow).unwrap().unwrap();
         let codes: Vec<u64> = narrow.iter().map(|k| Key::to_code(*k)).collect();
         assert_eq!(counted(part_bits, &tables), reference(&codes));
+    }
+}
+
+#[cfg(test)]
+mod scratch_tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    #[test]
+    fn scratch_folds_spills_at_its_cap_and_keeps_the_sentinel_code() {
+        let sum = |_: u64, a: u64, b: u64| Ok(a + b);
+        let mut scratch = Scratch::new(16, 64);
+        let mut reference: HashMap<u64, u64> = HashMap::new();
+        let mut spilled = 0;
+        // 32 keys fit at half of 64 slots; then new keys spill and held ones still fold.
+        for round in 0..3u64 {
+            for key in (0..40u64)
+                .map(|k| k.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                .chain([EMPTY, 0, u64::MAX - 1])
+            {
+                if scratch.add(key, round + 1, &sum).unwrap() {
+                    *reference.entry(key).or_insert(0) += round + 1;
+                } else {
+                    spilled += 1;
+                }
+            }
+        }
+        assert_eq!(scratch.slots.len(), 64, "grew to its cap and no further");
+        assert_eq!(scratch.len, 32);
+        // 41 distinct codes besides the sentinel (0 comes twice), 32 held.
+        assert_eq!(spilled, 3 * (41 - 32));
+        let mut pairs: Vec<(u64, u64)> = scratch.pairs().collect();
+        pairs.sort_unstable();
+        let mut expected: Vec<(u64, u64)> = reference.into_iter().collect();
+        expected.sort_unstable();
+        assert_eq!(pairs, expected);
+        assert!(
+            pairs.contains(&(EMPTY, 6)),
+            "u64::MAX is a key like any other"
+        );
+
+        let mut unbounded = Scratch::new(16, usize::MAX);
+        for key in 0..1025u64 {
+            assert!(unbounded.add(key, 1, &sum).unwrap());
+        }
+        assert_eq!(unbounded.pairs().count(), 1025);
+        let overflow = |key: u64, a: u64, b: u64| {
+            a.checked_add(b).ok_or(Error::CountOverflow {
+                key,
+                count: a,
+                add: b,
+            })
+        };
+        let mut counts = Scratch::new(16, 16);
+        assert!(counts.add(EMPTY, u64::MAX, &overflow).unwrap());
+        assert!(counts.add(EMPTY, 1, &overflow).is_err());
     }
 }
