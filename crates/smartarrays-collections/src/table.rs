@@ -64,6 +64,8 @@ pub(crate) struct Table {
     layout: Layout,
     mixer: Mixer,
     len: usize,
+    /// Entries the table holds before it grows (its slots times the load limit).
+    limit: u64,
     regions: Vec<Region>,
     region_nodes: Vec<Option<usize>>,
     storage: Arc<Storage>,
@@ -130,6 +132,7 @@ impl Table {
             layout: Layout::new(0, 0),
             mixer: Mixer::new(TAG_BITS),
             len: 0,
+            limit: 0,
             regions: Vec::new(),
             region_nodes: Vec::new(),
             storage,
@@ -172,6 +175,7 @@ impl Table {
             layout,
             mixer: Mixer::new(key_bits),
             len: 0,
+            limit: (buckets as f64 * f64::from(layout.slots) * max_load(layout.slots)) as u64,
             regions: allocation.regions,
             region_nodes: allocation.nodes,
             storage,
@@ -235,7 +239,7 @@ impl Table {
     }
 
     fn max_entries(&self) -> u64 {
-        (self.capacity_slots() as f64 * max_load(self.layout.slots)) as u64
+        self.limit
     }
 
     /// The replica the calling thread should read: its node's copy, else the first.
@@ -431,7 +435,15 @@ impl Table {
         absent: u64,
         present: impl FnOnce(u64) -> Result<u64>,
     ) -> Result<Option<u64>> {
-        match self.find(code) {
+        let mut hashed = None;
+        if self.fits_key(code) {
+            // One hash for the probe and, when the key is new and needs no resize, for its
+            // placement too.
+            let h = self.hash(code);
+            hashed = Some(h);
+        }
+        let found = hashed.and_then(|h| self.find_in(self.buckets(0), &h));
+        match found {
             Some(position) => {
                 let old = self.value_at(position);
                 let new = present(old)?;
@@ -447,7 +459,10 @@ impl Table {
                 Ok(Some(old))
             }
             None => {
-                self.insert_new(code, absent)?;
+                let room = (self.len as u64) < self.max_entries() && absent <= self.max_value();
+                if !(room && hashed.is_some_and(|h| self.place(&h, absent))) {
+                    self.insert_new(code, absent)?;
+                }
                 Ok(None)
             }
         }
