@@ -493,6 +493,10 @@ impl Table {
             // One hash for the probe and, when the key is new and needs no resize, for its
             // placement too.
             let h = self.hash(code);
+            // The filter word and the bucket at once: a new key reads both (the filter to
+            // learn it is new, the bucket to place it), and one after the other they would be
+            // two misses in a row.
+            self.prefetch(0, &h);
             hashed = Some(h);
         }
         let found = hashed.and_then(|h| self.find_in(0, &h));
