@@ -14,7 +14,9 @@
 //! (remainder, value) follow the data: a key beyond the hash domain or a value wider than the
 //! value field rebuilds the table wider, so a [`Bag`]'s counts never wrap and an upsert never
 //! truncates. Entries stay within 15 buckets of home (linear probing by bucket); a lookup goes
-//! past its home bucket only when that bucket's overflow count says some entry did.
+//! past its home bucket only when that bucket's overflow count says some entry did. Tables of at
+//! most 16 slots per bucket keep one filter word per bucket beside the buckets (a bit per key
+//! homed there), read first, so most absent keys never read a bucket.
 //!
 //! ## Batches and the parallel group-by
 //! `get_many`, `contains_many`, `insert_many` and `upsert_many` hash a window of keys and
