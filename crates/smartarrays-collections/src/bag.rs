@@ -40,9 +40,12 @@ impl<K: Key> Bag<K> {
         })
     }
 
-    /// Counts `keys` in parallel: each worker pre-aggregates into a small table of its own,
-    /// overflow goes to per-worker radix partitions, and each partition is merged into its
-    /// final, exactly sized table by a worker of its node.
+    /// Counts `keys` in parallel. Dense keys (the codes' range no longer than the input, as
+    /// for dictionary codes or small ids) are counted in direct arrays: each worker counts its
+    /// share of the range with one indexed increment per key, then builds the exactly sized
+    /// tables of its partitions. Other keys are hashed: each worker pre-aggregates into a small
+    /// table of its own, overflow goes to per-worker radix partitions, and each partition is
+    /// merged into its final, exactly sized table by a worker of its node.
     ///
     /// # Example
     /// ```
@@ -57,6 +60,11 @@ impl<K: Key> Bag<K> {
     /// ```
     pub fn count_parallel(keys: &[K], options: &ArrayOptions) -> Result<Self> {
         let storage = storage_of(options)?;
+        if let Some((part_bits, parts)) = group::count_dense(&storage, keys)? {
+            return Ok(Bag {
+                map: Map::from_parts(storage, part_bits, parts),
+            });
+        }
         let (part_bits, parts) = group::group_by(
             &storage,
             keys.len(),

@@ -39,20 +39,25 @@ pub(crate) struct Layout {
     slot_bits: u32,
     /// Words holding tags.
     tag_words: usize,
+    /// The high bit of every tag byte in use, per tag word.
+    lanes: [u64; 6],
+    /// Low ones over the remainder and displacement fields.
+    key_mask: u64,
+    /// Low ones over the value field.
+    value_mask: u64,
 }
 
+/// The field at bit `offset` under `mask` (the field's width in low ones), without a branch:
+/// the word after the field's first is always read (the last wraps to the first) and its
+/// bits shifted out or masked off when the field does not reach it.
 #[inline(always)]
-fn get_bits(bucket: &Bucket, offset: u32, width: u32) -> u64 {
-    if width == 0 {
-        return 0;
-    }
+fn get_bits(bucket: &Bucket, offset: u32, mask: u64) -> u64 {
     let word = (offset / 64) as usize;
     let shift = offset % 64;
-    let mut x = bucket[word] >> shift;
-    if shift + width > 64 {
-        x |= bucket[(word + 1) & 7] << (64 - shift);
-    }
-    x & crate::hash::low_mask(width)
+    let low = bucket[word & 7] >> shift;
+    // `<< 1 << (63 - shift)` is `<< (64 - shift)`, and 0 when `shift` is 0.
+    let high = bucket[(word + 1) & 7] << 1 << (63 - shift);
+    (low | high) & mask
 }
 
 #[inline(always)]
@@ -89,12 +94,20 @@ impl Layout {
     pub(crate) fn new(remainder_bits: u32, value_bits: u32) -> Layout {
         let slot_bits = remainder_bits + DISPLACEMENT_BITS + value_bits;
         let slots = BUCKET_BITS / (8 + slot_bits);
+        let mut lanes = [0; 6];
+        for (word, lane) in lanes.iter_mut().enumerate() {
+            let used = (slots as usize).saturating_sub(word * 8).min(8);
+            *lane = HIGH & crate::hash::low_mask(8 * used as u32);
+        }
         Layout {
             slots,
             remainder_bits,
             value_bits,
             slot_bits,
             tag_words: (slots as usize).div_ceil(8),
+            lanes,
+            key_mask: crate::hash::low_mask(remainder_bits + DISPLACEMENT_BITS),
+            value_mask: crate::hash::low_mask(value_bits),
         }
     }
 
@@ -104,24 +117,16 @@ impl Layout {
         self.slot_bits
     }
 
-    #[inline(always)]
-    fn lane_mask(&self, word: usize) -> u64 {
-        let lanes = self.slots as usize - word * 8;
-        if lanes >= 8 {
-            HIGH
-        } else {
-            HIGH & ((1u64 << (lanes * 8)) - 1)
-        }
-    }
-
     /// Bit `i` set for every slot `i` whose tag is `tag`.
     #[inline(always)]
     pub(crate) fn matches(&self, bucket: &Bucket, tag: u8) -> u64 {
         let pattern = ONES.wrapping_mul(u64::from(tag));
         let mut found = 0;
-        for (word, &tags) in bucket.iter().enumerate().take(self.tag_words) {
-            let flags = zero_bytes(tags ^ pattern) & self.lane_mask(word);
-            found |= squeeze(flags) << (word * 8);
+        for (word, (&tags, &lanes)) in bucket.iter().zip(&self.lanes).enumerate() {
+            if word == self.tag_words {
+                break;
+            }
+            found |= squeeze(zero_bytes(tags ^ pattern) & lanes) << (word * 8);
         }
         found
     }
@@ -130,8 +135,11 @@ impl Layout {
     #[inline(always)]
     pub(crate) fn occupied(&self, bucket: &Bucket) -> u64 {
         let mut found = 0;
-        for (word, &tags) in bucket.iter().enumerate().take(self.tag_words) {
-            found |= squeeze(tags & self.lane_mask(word)) << (word * 8);
+        for (word, (&tags, &lanes)) in bucket.iter().zip(&self.lanes).enumerate() {
+            if word == self.tag_words {
+                break;
+            }
+            found |= squeeze(tags & lanes) << (word * 8);
         }
         found
     }
@@ -164,11 +172,7 @@ impl Layout {
     /// The remainder and displacement of `slot`: `remainder | displacement << remainder_bits`.
     #[inline(always)]
     pub(crate) fn key_field(&self, bucket: &Bucket, slot: u32) -> u64 {
-        get_bits(
-            bucket,
-            self.payload(slot),
-            self.remainder_bits + DISPLACEMENT_BITS,
-        )
+        get_bits(bucket, self.payload(slot), self.key_mask)
     }
 
     /// The value of `slot`.
@@ -177,7 +181,7 @@ impl Layout {
         get_bits(
             bucket,
             self.payload(slot) + self.remainder_bits + DISPLACEMENT_BITS,
-            self.value_bits,
+            self.value_mask,
         )
     }
 

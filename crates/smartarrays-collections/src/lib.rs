@@ -14,13 +14,17 @@
 //! (remainder, value) follow the data: a key beyond the hash domain or a value wider than the
 //! value field rebuilds the table wider, so a [`Bag`]'s counts never wrap and an upsert never
 //! truncates. Entries stay within 15 buckets of home (linear probing by bucket); a lookup goes
-//! past its home bucket only when that bucket's overflow count says some entry did.
+//! past its home bucket only when that bucket's overflow count says some entry did. Tables of at
+//! most 16 slots per bucket keep one filter word per bucket beside the buckets (a bit per key
+//! homed there), read first, so most absent keys never read a bucket.
 //!
 //! ## Batches and the parallel group-by
 //! `get_many`, `contains_many`, `insert_many` and `upsert_many` hash a window of keys and
 //! prefetch their buckets before probing. [`Bag::count_parallel`] and
 //! [`Map::aggregate_parallel`] build in parallel: thread-local pre-aggregation, then a merge of
-//! radix partitions, each by one worker of the node that owns it.
+//! radix partitions, each by one worker of the node that owns it. A bag of dense keys (codes
+//! spanning no more than the input's length) is counted in direct arrays instead, one share of
+//! the range per worker, with no hashing until the final tables are built.
 //!
 //! ## Concurrency model
 //! - **Reads** (`get`, `contains`, `get_many`, `iter`, reports) take `&self`: the collections are

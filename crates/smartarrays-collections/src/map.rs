@@ -302,17 +302,18 @@ impl<K: Key, V: Value> Map<K, V> {
                 let table = &self.parts[part];
                 let h = table.fits_key(code).then(|| table.hash(code));
                 if let Some(h) = &h {
-                    table.prefetch(table.buckets(replica), h);
+                    table.prefetch(replica, h);
                 }
                 *slot = (part, code, h);
             }
             for (offset, &(part, _, h)) in hashed.iter().take(chunk.len()).enumerate() {
                 let table = &self.parts[part];
                 let value = h.and_then(|h| {
-                    let buckets = table.buckets(replica);
-                    table
-                        .find_in(buckets, &h)
-                        .map(|p| table.layout().value(&buckets[p.bucket], p.slot))
+                    table.find_in(replica, &h).map(|p| {
+                        table
+                            .layout()
+                            .value(&table.buckets(replica)[p.bucket], p.slot)
+                    })
                 });
                 found(chunk_index * WINDOW + offset, value);
             }
@@ -363,7 +364,7 @@ impl<K: Key, V: Value> Map<K, V> {
             let code = key.to_code();
             let table = self.table(code);
             if table.fits_key(code) {
-                table.prefetch(table.buckets(0), &table.hash(code));
+                table.prefetch(0, &table.hash(code));
             }
         }
     }

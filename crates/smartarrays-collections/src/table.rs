@@ -21,6 +21,21 @@ use crate::bucket::{Bucket, Layout, MAX_DISPLACEMENT, TAG_BITS};
 use crate::error::{Error, Result};
 use crate::hash::{bits_needed, low_mask, Mixer};
 
+/// Codes hashed and prefetched ahead of their placement by [`Table::place_codes`].
+pub(crate) const PLACE_BATCH: usize = 16;
+
+/// The filter bit of a key's full remainder: its low 6 bits (every remainder has at least
+/// the tag's 7 bits, and doubling the buckets keeps a remainder's low bits, so the bit of an
+/// entry moved by position stays the same).
+#[inline(always)]
+fn mark(remainder: u64) -> u64 {
+    1 << (remainder & 63)
+}
+
+/// Most slots per bucket of a table that keeps a filter word per bucket: with more, a word's
+/// 64 bits would be too full to turn many absent keys away.
+const FILTER_MAX_SLOTS: u32 = 16;
+
 /// Where a table's memory goes; shared by the partitions of one collection.
 #[derive(Clone, Debug)]
 pub(crate) struct Storage {
@@ -41,6 +56,8 @@ pub(crate) struct Hashed {
     pub home: u64,
     pub tag: u8,
     pub stored: u64,
+    /// The key's bit in its home bucket's filter word.
+    pub mark: u64,
 }
 
 /// A slot of a table.
@@ -61,8 +78,16 @@ pub(crate) struct Table {
     layout: Layout,
     mixer: Mixer,
     len: usize,
+    /// Entries the table holds before it grows (its slots times the load limit).
+    limit: u64,
     regions: Vec<Region>,
     region_nodes: Vec<Option<usize>>,
+    /// One filter word per bucket, per replica (placed like the buckets): bit `remainder % 64`
+    /// is set for every key placed with this bucket as home, so most absent keys are answered
+    /// from this array, an eighth of the buckets' size, without reading a bucket. Bits are not
+    /// cleared on removal (a stale bit costs one bucket read, never a wrong answer). None for
+    /// layouts of more than [`FILTER_MAX_SLOTS`] slots per bucket, whose words would fill up.
+    filters: Vec<Region>,
     storage: Arc<Storage>,
 }
 
@@ -127,8 +152,10 @@ impl Table {
             layout: Layout::new(0, 0),
             mixer: Mixer::new(TAG_BITS),
             len: 0,
+            limit: 0,
             regions: Vec::new(),
             region_nodes: Vec::new(),
+            filters: Vec::new(),
             storage,
         }
     }
@@ -162,6 +189,17 @@ impl Table {
             words,
             storage.huge_pages,
         )?;
+        let filters = if layout.slots <= FILTER_MAX_SLOTS {
+            memory::allocate(
+                storage.topology(),
+                &storage.placement,
+                words / 8,
+                storage.huge_pages,
+            )?
+            .regions
+        } else {
+            Vec::new()
+        };
         Ok(Table {
             key_bits,
             buckets,
@@ -169,8 +207,10 @@ impl Table {
             layout,
             mixer: Mixer::new(key_bits),
             len: 0,
+            limit: (buckets as f64 * f64::from(layout.slots) * max_load(layout.slots)) as u64,
             regions: allocation.regions,
             region_nodes: allocation.nodes,
+            filters,
             storage,
         })
     }
@@ -221,9 +261,13 @@ impl Table {
         self.regions.get(replica).map_or(&[], Region::words)
     }
 
-    /// Bytes mapped for the table (all replicas, whole pages).
+    /// Bytes mapped for the table (buckets and filters, all replicas, whole pages).
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.regions.iter().map(Region::mapped_bytes).sum()
+        self.regions
+            .iter()
+            .chain(&self.filters)
+            .map(Region::mapped_bytes)
+            .sum()
     }
 
     /// Slots in all buckets.
@@ -232,7 +276,7 @@ impl Table {
     }
 
     fn max_entries(&self) -> u64 {
-        (self.capacity_slots() as f64 * max_load(self.layout.slots)) as u64
+        self.limit
     }
 
     /// The replica the calling thread should read: its node's copy, else the first.
@@ -286,19 +330,32 @@ impl Table {
             home,
             tag: 0x80 | (remainder >> stored_bits) as u8,
             stored: remainder & low_mask(stored_bits),
+            mark: mark(remainder),
         }
     }
 
-    /// Prefetches the home bucket of a hashed key into L1.
+    /// The filter words of replica `replica` (one per bucket).
     #[inline(always)]
-    pub(crate) fn prefetch(&self, buckets: &[Bucket], hashed: &Hashed) {
-        prefetch(buckets, hashed.home as usize, CacheLevel::L1);
+    fn filter(&self, replica: usize) -> &[u64] {
+        self.filters.get(replica).map_or(&[], Region::words)
     }
 
-    /// Finds a hashed key in `buckets` (one replica of this table).
+    /// Prefetches the filter word and the home bucket of a hashed key into L1.
     #[inline(always)]
-    pub(crate) fn find_in(&self, buckets: &[Bucket], hashed: &Hashed) -> Option<Position> {
+    pub(crate) fn prefetch(&self, replica: usize, hashed: &Hashed) {
+        prefetch(self.filter(replica), hashed.home as usize, CacheLevel::L1);
+        prefetch(self.buckets(replica), hashed.home as usize, CacheLevel::L1);
+    }
+
+    /// Finds a hashed key in replica `replica`: the filter word of its home first, then the
+    /// buckets from home on.
+    #[inline(always)]
+    pub(crate) fn find_in(&self, replica: usize, hashed: &Hashed) -> Option<Position> {
         let mut index = hashed.home as usize;
+        if !self.filters.is_empty() && self.filter(replica).get(index)? & hashed.mark == 0 {
+            return None;
+        }
+        let buckets = self.buckets(replica);
         let shift = self.layout.remainder_bits;
         for displacement in 0..=MAX_DISPLACEMENT {
             let bucket = buckets.get(index)?;
@@ -331,10 +388,9 @@ impl Table {
         if !self.fits_key(code) {
             return None;
         }
-        let buckets = self.buckets(replica);
         let hashed = self.hash(code);
-        self.find_in(buckets, &hashed)
-            .map(|p| self.layout.value(&buckets[p.bucket], p.slot))
+        self.find_in(replica, &hashed)
+            .map(|p| self.layout.value(&self.buckets(replica)[p.bucket], p.slot))
     }
 
     /// The value at a position (of replica 0, which equals every other).
@@ -356,7 +412,7 @@ impl Table {
             return None;
         }
         let hashed = self.hash(code);
-        self.find_in(self.buckets(0), &hashed)
+        self.find_in(0, &hashed)
     }
 
     /// Puts a key known to be absent into the first free slot within reach of its home;
@@ -373,6 +429,10 @@ impl Table {
                 self.layout
                     .fill(&mut bucket, slot, hashed.tag, field, value);
                 self.write(index, &bucket);
+                let home = hashed.home as usize;
+                for filter in &mut self.filters {
+                    filter.words_mut()[home] |= hashed.mark;
+                }
                 // Every bucket passed on the way counts one more entry beyond it.
                 let mut passed = hashed.home as usize;
                 for _ in 0..displacement {
@@ -428,7 +488,19 @@ impl Table {
         absent: u64,
         present: impl FnOnce(u64) -> Result<u64>,
     ) -> Result<Option<u64>> {
-        match self.find(code) {
+        let mut hashed = None;
+        if self.fits_key(code) {
+            // One hash for the probe and, when the key is new and needs no resize, for its
+            // placement too.
+            let h = self.hash(code);
+            // The filter word and the bucket at once: a new key reads both (the filter to
+            // learn it is new, the bucket to place it), and one after the other they would be
+            // two misses in a row.
+            self.prefetch(0, &h);
+            hashed = Some(h);
+        }
+        let found = hashed.and_then(|h| self.find_in(0, &h));
+        match found {
             Some(position) => {
                 let old = self.value_at(position);
                 let new = present(old)?;
@@ -444,7 +516,10 @@ impl Table {
                 Ok(Some(old))
             }
             None => {
-                self.insert_new(code, absent)?;
+                let room = (self.len as u64) < self.max_entries() && absent <= self.max_value();
+                if !(room && hashed.is_some_and(|h| self.place(&h, absent))) {
+                    self.insert_new(code, absent)?;
+                }
                 Ok(None)
             }
         }
@@ -608,6 +683,7 @@ impl Table {
                         home: home << shift | remainder.checked_shr(kept).unwrap_or(0),
                         tag: 0x80 | (remainder_low >> layout.remainder_bits) as u8,
                         stored: remainder_low & low_mask(layout.remainder_bits),
+                        mark: mark(remainder_low),
                     }
                 } else {
                     table.hash(self.recover(home, remainder))
@@ -634,28 +710,67 @@ impl Table {
         let (largest_key, largest_value) = pairs
             .iter()
             .fold((0, 0), |(k, v), &(pk, pv)| (k | pk, v | pv));
-        let mut table = Table::with_geometry(
+        let mut table =
+            Table::for_distinct(storage, pairs.len() as u64, largest_key, largest_value)?;
+        loop {
+            if pairs
+                .chunks(PLACE_BATCH)
+                .all(|batch| table.place_codes(batch))
+            {
+                return Ok(table);
+            }
+            table = table.doubled_empty()?;
+        }
+    }
+
+    /// An empty table sized exactly for `entries` distinct codes whose bitwise or is
+    /// `largest_key` (so every code fits the hash domain), with values whose bitwise or is
+    /// `largest_value`. Fill it with [`Table::place_codes`].
+    pub(crate) fn for_distinct(
+        storage: Arc<Storage>,
+        entries: u64,
+        largest_key: u64,
+        largest_value: u64,
+    ) -> Result<Table> {
+        Table::with_geometry(
             storage,
-            pairs.len() as u64,
+            entries,
             bits_needed(largest_key),
             bits_needed(largest_value),
-        )?;
-        'again: loop {
-            for &(code, value) in pairs {
-                let hashed = table.hash(code);
-                if !table.place(&hashed, value) {
-                    let (key_bits, layout) = (table.key_bits, table.layout);
-                    let doubled = table.buckets * 2;
-                    let (key_bits, layout) = widths(doubled, key_bits, layout.value_bits).ok_or(
-                        Error::CapacityOverflow {
-                            entries: pairs.len() as u64,
-                        },
-                    )?;
-                    table = Table::allocate(Arc::clone(&table.storage), key_bits, doubled, layout)?;
-                    continue 'again;
-                }
-            }
-            return Ok(table);
+        )
+    }
+
+    /// Places a batch of distinct codes known to be absent, inside the hash domain, with values
+    /// that fit, hashing the batch and prefetching its home buckets first; `false` as soon as
+    /// one finds no free slot within reach of its home (then start again from
+    /// [`Table::doubled_empty`]).
+    pub(crate) fn place_codes(&mut self, batch: &[(u64, u64)]) -> bool {
+        let mut hashed = [Hashed {
+            home: 0,
+            tag: 0,
+            stored: 0,
+            mark: 0,
+        }; PLACE_BATCH];
+        for (slot, &(code, _)) in hashed.iter_mut().zip(batch) {
+            *slot = self.hash(code);
+            self.prefetch(0, slot);
         }
+        hashed
+            .iter()
+            .zip(batch)
+            .all(|(hashed, &(_, value))| self.place(hashed, value))
+    }
+
+    /// An empty table of the same widths with twice the buckets.
+    pub(crate) fn doubled_empty(&self) -> Result<Table> {
+        let entries = self.len.max(1) as u64;
+        let doubled = self
+            .buckets
+            .max(1)
+            .checked_mul(2)
+            .ok_or(Error::CapacityOverflow { entries })?;
+        let (key_bits, layout) = widths(doubled, self.key_bits, self.layout.value_bits)
+            .ok_or(Error::CapacityOverflow { entries })?;
+        Table::allocate(Arc::clone(&self.storage), key_bits, doubled, layout)
     }
 }

@@ -483,3 +483,43 @@ fn placement_report_lists_every_partition_and_replica() {
         .iter()
         .all(|r| r.replicas.len() <= 1));
 }
+
+#[test]
+fn misses_stay_misses_through_filters_removals_and_growth() {
+    // Wide values keep few slots per bucket, so these tables carry a filter word per bucket.
+    for n in [1usize, 63, 64, 65, 1023, 1025, 50_000] {
+        let mut map: Map<u64, u64> = Map::new().unwrap();
+        let keys: Vec<u64> = (0..n as u64)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .collect();
+        for &k in &keys {
+            map.insert(k, k | 1 << 63).unwrap();
+        }
+        assert!(map.memory_report().slots_per_bucket <= 16);
+        let absent: Vec<u64> = (n as u64..2 * n as u64 + 10)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .chain([u64::MAX, u64::MAX - 1])
+            .filter(|k| !keys.contains(k))
+            .collect();
+        let mut out = vec![false; absent.len()];
+        assert_eq!(map.contains_many(&absent, &mut out).unwrap(), 0);
+        assert!(absent.iter().all(|&k| map.get(k).is_none()));
+        // Removed keys leave their filter bits behind: still absent, and back when reinserted.
+        for &k in keys.iter().step_by(3) {
+            assert_eq!(map.remove(k), Some(k | 1 << 63));
+        }
+        for (i, &k) in keys.iter().enumerate() {
+            assert_eq!(map.get(k), (i % 3 != 0).then_some(k | 1 << 63), "key {k}");
+        }
+        for &k in keys.iter().step_by(3) {
+            assert_eq!(map.insert(k, 7).unwrap(), None);
+        }
+        let mut found = vec![None; keys.len()];
+        assert_eq!(map.get_many(&keys, &mut found).unwrap(), n);
+        assert!(keys
+            .iter()
+            .zip(&found)
+            .enumerate()
+            .all(|(i, (&k, &v))| { v == Some(if i % 3 == 0 { 7 } else { k | 1 << 63 }) }));
+    }
+}
