@@ -2,7 +2,8 @@
 //! graphs chosen to reach their less common paths: bottom-up steps at bitmap word boundaries
 //! (63, 64, 65, 1023, 1025 vertices), bit-packed and 32-bit edges, the largest component
 //! skipped in a directed graph whose edges into it are only seen from the other side,
-//! self-loops, isolated vertices, one vertex, and random graphs dense enough to switch.
+//! self-loops, isolated vertices, one vertex, and random graphs dense enough to switch; and
+//! triangle counting (renamed by rank, marks in a bitmap) against brute force.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -10,7 +11,7 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use smartarrays::Runtime;
 use smartarrays_graph::{
-    bfs, build, connected_components, generate, EdgeList, Graph, GraphOptions, Variant,
+    bfs, build, connected_components, generate, tc, EdgeList, Graph, GraphOptions, TcOrder, Variant,
 };
 
 fn options(variant: Variant, threads: usize) -> GraphOptions {
@@ -295,5 +296,79 @@ proptest! {
         let graph = build(EdgeList::from_pairs(n, directed, pairs), &options(variant, threads)).unwrap();
         check_bfs(&graph, (source % n) as usize, "proptest");
         check_components(&graph, "proptest");
+    }
+}
+
+/// Triangles of the simple graph under `pairs` (loops and repeats ignored), by brute force.
+fn brute_triangles(n: usize, pairs: &[[u32; 2]]) -> u64 {
+    let mut adjacent = vec![vec![false; n]; n];
+    for &[a, b] in pairs {
+        if a != b {
+            adjacent[a as usize][b as usize] = true;
+            adjacent[b as usize][a as usize] = true;
+        }
+    }
+    let mut count = 0;
+    for a in 0..n {
+        for b in a + 1..n {
+            if adjacent[a][b] {
+                count += (b + 1..n)
+                    .filter(|&c| adjacent[a][c] && adjacent[b][c])
+                    .count() as u64;
+            }
+        }
+    }
+    count
+}
+
+#[test]
+fn triangles_of_complete_graphs_and_hubs_with_long_oriented_lists() {
+    for n in [1u64, 2, 3, 9, 63, 64, 65, 130] {
+        let pairs: Vec<[u32; 2]> = (0..n as u32)
+            .flat_map(|a| (a + 1..n as u32).map(move |b| [a, b]))
+            .collect();
+        let expected = n * n.saturating_sub(1) * n.saturating_sub(2) / 6;
+        for variant in [Variant::U, Variant::VE] {
+            let graph = build(
+                EdgeList::from_pairs(n, false, pairs.clone()),
+                &options(variant, 2),
+            )
+            .unwrap();
+            for order in [TcOrder::Degree, TcOrder::Id] {
+                assert_eq!(
+                    tc(&graph, order, |_, _| {}).unwrap(),
+                    expected,
+                    "K{n} {order:?}"
+                );
+            }
+        }
+    }
+    // A wheel: hub 0 joined to a 100-cycle (100 triangles), with self-loops and repeats.
+    let mut pairs: Vec<[u32; 2]> = (1..=100).map(|v| [0, v]).collect();
+    pairs.extend((1..=100).map(|v| [v, v % 100 + 1]));
+    pairs.extend([[0, 0], [5, 5], [0, 7], [7, 8]]);
+    let graph = build(
+        EdgeList::from_pairs(101, false, pairs.clone()),
+        &options(Variant::VE, 3),
+    )
+    .unwrap();
+    assert_eq!(brute_triangles(101, &pairs), 100);
+    assert_eq!(tc(&graph, TcOrder::Degree, |_, _| {}).unwrap(), 100);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn triangle_counts_match_brute_force(
+        n in 1usize..80,
+        raw in proptest::collection::vec((0u32..80, 0u32..80), 0..900),
+        threads in 1usize..4,
+    ) {
+        let pairs: Vec<[u32; 2]> = raw.into_iter().map(|(s, t)| [s % n as u32, t % n as u32]).collect();
+        let graph = build(EdgeList::from_pairs(n as u64, false, pairs.clone()), &options(Variant::U, threads)).unwrap();
+        let expected = brute_triangles(n, &pairs);
+        prop_assert_eq!(tc(&graph, TcOrder::Degree, |_, _| {}).unwrap(), expected);
+        prop_assert_eq!(tc(&graph, TcOrder::Id, |_, _| {}).unwrap(), expected);
     }
 }
