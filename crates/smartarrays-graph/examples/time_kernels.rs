@@ -1,6 +1,6 @@
 //! Times one kernel on a saved graph, for profiling without the CLI:
 //! `cargo run --release -p smartarrays-graph --example time_kernels -- GRAPH.sag KERNEL [THREADS] [REPS] [SOURCE]`
-//! with KERNEL one of bfs, cc, tc (degree order), tc-id. Prints the median seconds and a checksum of the result.
+//! with KERNEL one of bfs, cc, bc (from SOURCE), tc (degree order), tc-id. Prints the median seconds and a checksum of the result.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -8,7 +8,9 @@ use std::time::Instant;
 
 use smartarrays::Runtime;
 use smartarrays_graph::io::{load_graph, Format, TextOptions};
-use smartarrays_graph::{bfs, connected_components, tc, GraphOptions, TcOrder};
+use smartarrays_graph::{
+    bc, bfs, connected_components, tc, BcOptions, BcSources, GraphOptions, TcOrder,
+};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -38,6 +40,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "cc" => {
                 let result = connected_components(&graph)?;
                 result.count * 1_000_000 + result.largest
+            }
+            "bc" => {
+                let sources = BcOptions {
+                    sources: BcSources::List(vec![source]),
+                };
+                let result = bc(&graph, &sources, |_, _| {})?;
+                result.scores.to_vec().iter().sum::<f64>() as u64
             }
             "tc" => tc(&graph, TcOrder::Degree, |_, _| {})?,
             "tc-id" => tc(&graph, TcOrder::Id, |_, _| {})?,
