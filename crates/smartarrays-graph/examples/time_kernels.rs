@@ -1,6 +1,7 @@
 //! Times one kernel on a saved graph, for profiling without the CLI:
 //! `cargo run --release -p smartarrays-graph --example time_kernels -- GRAPH.sag KERNEL [THREADS] [REPS] [SOURCE]`
-//! with KERNEL one of bfs, cc, bc (from SOURCE), tc (degree order), tc-id. Prints the median seconds and a checksum of the result.
+//! with KERNEL one of bfs, cc, bc (from SOURCE), pr-gs, pr-gs-f64 (Gauss-Seidel
+//! PageRank, tolerance 1e-4, dangling rank dropped), tc (degree order), tc-id. Prints the median seconds and a checksum of the result.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -9,7 +10,8 @@ use std::time::Instant;
 use smartarrays::Runtime;
 use smartarrays_graph::io::{load_graph, Format, TextOptions};
 use smartarrays_graph::{
-    bc, bfs, connected_components, tc, BcOptions, BcSources, GraphOptions, TcOrder,
+    bc, bfs, connected_components, pagerank_gauss_seidel, tc, BcOptions, BcSources, Dangling,
+    GraphOptions, PageRankOptions, Precision, TcOrder,
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -47,6 +49,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 };
                 let result = bc(&graph, &sources, |_, _| {})?;
                 result.scores.to_vec().iter().sum::<f64>() as u64
+            }
+            "pr-gs" | "pr-gs-f64" => {
+                let options = PageRankOptions {
+                    tolerance: 1e-4,
+                    dangling: Dangling::Drop,
+                    max_iterations: 20,
+                    contributions: if args[2] == "pr-gs" {
+                        Precision::F32
+                    } else {
+                        Precision::F64
+                    },
+                    ..PageRankOptions::default()
+                };
+                pagerank_gauss_seidel(&graph, &options, |_| {})?
+                    .summary
+                    .iterations as u64
             }
             "tc" => tc(&graph, TcOrder::Degree, |_, _| {})?,
             "tc-id" => tc(&graph, TcOrder::Id, |_, _| {})?,
