@@ -1,6 +1,6 @@
 //! Weakly connected components by Afforest (Sutton, Ben-Nun and Barak, "Optimizing Parallel
 //! Graph Connectivity Computation via Subgraph Sampling", IPDPS 2018): every vertex is first
-//! linked to its first [`SAMPLED_NEIGHBOURS`] neighbours and the trees compressed, which already
+//! linked to its first two neighbours and the trees compressed, which already
 //! joins most of a skewed graph's giant component; the component most sampled vertices lie in is
 //! then skipped, and only the other vertices link along their remaining edges (and, in a
 //! directed graph, their in-edges). Links always hook a root under a smaller id with a
