@@ -298,14 +298,28 @@ fn kernels_match_the_references_on_every_layout_and_thread_count() {
 }
 
 fn check_gauss_seidel(graph: &Graph, label: &str) {
-    for tolerance in [1e-3, 1e-7] {
+    // Against f64 Jacobi, with f64 and with f32 (then f64) Gauss-Seidel contributions.
+    for (tolerance, precision) in [
+        (1e-3, Precision::F64),
+        (1e-7, Precision::F64),
+        (1e-3, Precision::F32),
+        (1e-7, Precision::F32),
+    ] {
         let options = PageRankOptions {
             tolerance,
             contributions: Precision::F64,
             ..PageRankOptions::default()
         };
         let jacobi = pagerank(graph, &options, |_| {}).unwrap();
-        let gauss_seidel = pagerank_gauss_seidel(graph, &options, |_| {}).unwrap();
+        let gauss_seidel = pagerank_gauss_seidel(
+            graph,
+            &PageRankOptions {
+                contributions: precision,
+                ..options.clone()
+            },
+            |_| {},
+        )
+        .unwrap();
         assert!(gauss_seidel.summary.converged, "{label}");
         let (a, b) = (jacobi.ranks.to_vec(), gauss_seidel.ranks.to_vec());
         let distance: f64 = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).sum();

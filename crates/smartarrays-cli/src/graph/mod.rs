@@ -211,8 +211,8 @@ pub struct PageRankArgs {
     /// agree with f64 to about 1e-7 of their value; tolerances below 1e-5 finish in f64), or f64.
     #[arg(long, default_value = "f32")]
     precision: String,
-    /// Gauss-Seidel sweeps (each new rank used at once) instead of Jacobi iterations;
-    /// contributions are then f64 (--precision is not used).
+    /// Gauss-Seidel sweeps (each new rank used at once) instead of Jacobi iterations (with
+    /// contributions of the same --precision).
     #[arg(long)]
     gauss_seidel: bool,
 }

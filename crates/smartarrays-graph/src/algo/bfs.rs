@@ -4,18 +4,18 @@
 //! frontier bitmap, which is cheaper when the frontier is large. Levels are exact either way;
 //! parents are one valid BFS tree (which one may vary between runs).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use smartarrays::codec::max_value;
-use smartarrays::{ArrayOptions, SmartArray};
+use smartarrays::{ArrayOptions, Runtime, SmartArray};
 
 use crate::access::{with_window, AsIndex, EdgeWindow, Targets};
+use crate::algo::cells::{self, narrow, Cell};
 use crate::error::{GraphError, Result};
 use crate::graph::property_bits;
 use crate::Graph;
 
-const UNSEEN: u64 = u64::MAX;
 /// Switch to bottom-up when the frontier's edges exceed the unexplored edges / ALPHA.
 const ALPHA: u64 = 15;
 /// Switch back to top-down when the frontier is smaller than vertices / BETA.
@@ -63,47 +63,15 @@ impl BfsResult {
     }
 }
 
-fn out_edges(graph: &Graph, u: usize, buffer: &mut Vec<u64>, mut visit: impl FnMut(u64) -> bool) {
-    let offsets = graph.begin().local();
-    let (s, t) = (offsets.value(u) as usize, offsets.value(u + 1) as usize);
-    scan(Targets::of(graph.edge().local()), s, t, buffer, &mut visit);
-}
-
-fn in_edges(graph: &Graph, v: usize, buffer: &mut Vec<u64>, mut visit: impl FnMut(u64) -> bool) {
-    let incoming = graph.incoming();
-    let offsets = incoming.offsets().local();
-    let (s, t) = (offsets.value(v) as usize, offsets.value(v + 1) as usize);
-    scan(
-        Targets::of(incoming.targets().local()),
-        s,
-        t,
-        buffer,
-        &mut visit,
-    );
-}
-
-/// Calls `visit` on the ids at positions `s..t` until it returns false.
-fn scan(
-    targets: Targets<'_>,
-    mut s: usize,
-    t: usize,
-    buffer: &mut Vec<u64>,
-    visit: &mut impl FnMut(u64) -> bool,
-) {
-    with_window!(targets, buffer, 0, |window| {
-        while s < t {
-            let piece = window.piece(s, t);
-            for &id in piece {
-                if !visit(id.at() as u64) {
-                    return;
-                }
-            }
-            s += piece.len();
-        }
-    })
-}
-
 /// BFS from `source` over out-edges.
+///
+/// Vertex ids and levels are kept in 32-bit cells while the graph has fewer than 2^32 - 1
+/// vertices. Top-down steps read each frontier vertex's neighbour list in one piece (decoded
+/// block-wise when the edges are bit-packed); bottom-up steps walk the vertices in order with one
+/// decoding window per batch, so a packed array is unpacked sequentially, and stop at the first
+/// in-neighbour found in the frontier bitmap. The switch follows Beamer's rule: bottom-up once the
+/// edges out of the frontier exceed the unexplored edges / 15, back to top-down once the frontier
+/// shrinks below vertices / 18.
 ///
 /// # Example
 /// ```
@@ -120,132 +88,207 @@ pub fn bfs(graph: &Graph, source: u64) -> Result<BfsResult> {
             "source vertex {source} does not exist (the graph has {n} vertices)"
         )));
     }
-    let runtime = Arc::clone(graph.runtime());
-    let parents: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(UNSEEN)).collect();
-    let levels: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(UNSEEN)).collect();
-    parents[source as usize].store(source, Ordering::Relaxed);
-    levels[source as usize].store(0, Ordering::Relaxed);
-    let begin = graph.begin().local();
-    let out_degree = |v: usize| begin.value(v + 1) - begin.value(v);
-    let mut frontier: Vec<u64> = vec![source];
-    let mut unexplored_edges = graph.stored_entries();
-    let mut depth = 0u64;
-    let (mut top_down_steps, mut bottom_up_steps) = (0, 0);
-    let words = n.div_ceil(64);
-    while !frontier.is_empty() {
-        let frontier_edges: u64 = frontier.iter().map(|&v| out_degree(v as usize)).sum();
-        unexplored_edges = unexplored_edges.saturating_sub(frontier_edges);
-        if frontier_edges > unexplored_edges / ALPHA && frontier.len() as u64 > 1 {
-            // Bottom-up steps until the frontier shrinks below n / BETA.
-            let mut bitmap: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
-            for &v in &frontier {
-                bitmap[v as usize / 64].fetch_or(1 << (v % 64), Ordering::Relaxed);
-            }
-            let mut size = frontier.len() as u64;
-            loop {
-                let previous = size;
-                let next: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
-                let next_level = depth + 1;
-                size = runtime
-                    .map_reduce(
-                        0..n,
-                        VERTEX_BATCH,
-                        || (0u64, Vec::new()),
-                        |(found, mut buffer), _, range| {
-                            let mut found = found;
-                            for v in range {
-                                if parents[v].load(Ordering::Relaxed) != UNSEEN {
+    if narrow(n) {
+        search::<AtomicU32>(graph, source)
+    } else {
+        search::<AtomicU64>(graph, source)
+    }
+}
+
+/// The search state shared by the steps.
+struct Search<'a, C> {
+    parents: &'a [C],
+    levels: &'a [C],
+    offsets: &'a [u64],
+    in_offsets: &'a [u64],
+    targets: Targets<'a>,
+    in_targets: Targets<'a>,
+}
+
+impl<C: Cell> Search<'_, C> {
+    /// One top-down step: claims the unvisited out-neighbours of `queue`; returns the next
+    /// queue and the out-edges of its vertices.
+    fn top_down(&self, runtime: &Runtime, queue: &[u64], level: u64) -> (Vec<u64>, u64) {
+        let (next, scout, _) = runtime.map_reduce(
+            0..queue.len(),
+            FRONTIER_BATCH,
+            || (Vec::new(), 0u64, Vec::new()),
+            |(mut next, mut scout, mut buffer), _, range| {
+                with_window!(self.targets, &mut buffer, 0, |window| {
+                    for &u in &queue[range] {
+                        let u = u as usize;
+                        let (mut s, t) = (self.offsets[u] as usize, self.offsets[u + 1] as usize);
+                        while s < t {
+                            let piece = window.piece(s, t);
+                            for &v in piece {
+                                let v = v.at();
+                                let slot = &self.parents[v];
+                                if slot.get() == C::NONE && slot.replace(C::NONE, u as u64) {
+                                    self.levels[v].set(level);
+                                    next.push(v as u64);
+                                    scout += self.offsets[v + 1] - self.offsets[v];
+                                }
+                            }
+                            s += piece.len();
+                        }
+                    }
+                });
+                (next, scout, buffer)
+            },
+            |mut a, b| {
+                a.0.extend_from_slice(&b.0);
+                (a.0, a.1 + b.1, a.2)
+            },
+        );
+        (next, scout)
+    }
+
+    /// One bottom-up step: every unvisited vertex takes its first in-neighbour in `front` as
+    /// parent; the vertices found are set in `next` (every word of it is written). Returns how
+    /// many were found.
+    fn bottom_up(
+        &self,
+        runtime: &Runtime,
+        front: &[AtomicU64],
+        next: &[AtomicU64],
+        level: u64,
+    ) -> u64 {
+        let n = self.parents.len();
+        runtime
+            .map_reduce(
+                0..next.len(),
+                VERTEX_BATCH / 64,
+                || (0u64, Vec::new()),
+                |(mut found, mut buffer), _, words| {
+                    let limit = self.in_offsets[(words.end * 64).min(n)] as usize;
+                    with_window!(self.in_targets, &mut buffer, limit, |window| {
+                        for word in words {
+                            let mut bits = 0u64;
+                            for v in word * 64..(word * 64 + 64).min(n) {
+                                if self.parents[v].get() != C::NONE {
                                     continue;
                                 }
-                                in_edges(graph, v, &mut buffer, |u| {
-                                    if bitmap[u as usize / 64].load(Ordering::Relaxed)
-                                        & (1 << (u % 64))
-                                        == 0
-                                    {
-                                        return true;
+                                let (mut s, t) =
+                                    (self.in_offsets[v] as usize, self.in_offsets[v + 1] as usize);
+                                'scan: while s < t {
+                                    let piece = window.piece(s, t);
+                                    for &u in piece {
+                                        let u = u.at();
+                                        if front[u / 64].load(Ordering::Relaxed) & (1 << (u % 64))
+                                            != 0
+                                        {
+                                            self.parents[v].set(u as u64);
+                                            self.levels[v].set(level);
+                                            bits |= 1 << (v % 64);
+                                            found += 1;
+                                            break 'scan;
+                                        }
                                     }
-                                    parents[v].store(u, Ordering::Relaxed);
-                                    levels[v].store(next_level, Ordering::Relaxed);
-                                    next[v / 64].fetch_or(1 << (v % 64), Ordering::Relaxed);
-                                    found += 1;
-                                    false
-                                });
+                                    s += piece.len();
+                                }
                             }
-                            (found, buffer)
-                        },
-                        |a, b| (a.0 + b.0, Vec::new()),
-                    )
-                    .0;
+                            next[word].store(bits, Ordering::Relaxed);
+                        }
+                    });
+                    (found, buffer)
+                },
+                |a, b| (a.0 + b.0, a.1),
+            )
+            .0
+    }
+}
+
+fn search<C: Cell>(graph: &Graph, source: u64) -> Result<BfsResult> {
+    let n = graph.vertices();
+    let runtime = Arc::clone(graph.runtime());
+    let parents: Vec<C> = (0..n).map(|_| C::new(C::NONE)).collect();
+    let levels: Vec<C> = (0..n).map(|_| C::new(C::NONE)).collect();
+    parents[source as usize].set(source);
+    levels[source as usize].set(0);
+    let (mut forward_buffer, mut reverse_buffer) = (Vec::new(), Vec::new());
+    let incoming = graph.incoming();
+    let offsets = cells::offsets(graph.begin(), &mut forward_buffer);
+    let in_offsets = if graph.is_directed() {
+        cells::offsets(incoming.offsets(), &mut reverse_buffer)
+    } else {
+        offsets
+    };
+    let state = Search {
+        parents: &parents,
+        levels: &levels,
+        offsets,
+        in_offsets,
+        targets: Targets::of(graph.edge().local()),
+        in_targets: Targets::of(incoming.targets().local()),
+    };
+    let words = n.div_ceil(64);
+    let mut queue: Vec<u64> = vec![source];
+    let mut scout = offsets[source as usize + 1] - offsets[source as usize];
+    let mut unexplored = graph.stored_entries();
+    let mut reached = 1u64;
+    let mut depth = 0u64;
+    let (mut top_down_steps, mut bottom_up_steps) = (0, 0);
+    let (mut front, mut next): (Vec<AtomicU64>, Vec<AtomicU64>) = (Vec::new(), Vec::new());
+    while !queue.is_empty() {
+        if scout > unexplored / ALPHA && queue.len() > 1 {
+            if front.is_empty() {
+                front = (0..words).map(|_| AtomicU64::new(0)).collect();
+                next = (0..words).map(|_| AtomicU64::new(0)).collect();
+            } else {
+                front.iter().for_each(|w| w.store(0, Ordering::Relaxed));
+            }
+            for &v in &queue {
+                let word = &front[v as usize / 64];
+                word.store(
+                    word.load(Ordering::Relaxed) | 1 << (v % 64),
+                    Ordering::Relaxed,
+                );
+            }
+            let mut size = queue.len() as u64;
+            loop {
+                let previous = size;
+                size = state.bottom_up(&runtime, &front, &next, depth + 1);
                 bottom_up_steps += 1;
-                bitmap = next;
+                std::mem::swap(&mut front, &mut next);
                 if size == 0 {
                     break;
                 }
                 depth += 1;
-                if size < n as u64 / BETA && size <= previous {
+                reached += size;
+                if size < n as u64 / BETA && size < previous {
                     break;
                 }
             }
-            frontier = bitmap_to_queue(&bitmap, n, &runtime);
-            if frontier.is_empty() {
-                break;
-            }
+            queue = if size == 0 {
+                Vec::new()
+            } else {
+                bitmap_to_queue(&front, n, &runtime)
+            };
+            scout = 1;
             continue;
         }
-        let next_level = depth + 1;
-        let queue = &frontier;
-        frontier = runtime
-            .map_reduce(
-                0..queue.len(),
-                FRONTIER_BATCH,
-                || (Vec::new(), Vec::new()),
-                |(mut next, mut buffer), _, range| {
-                    for &u in &queue[range] {
-                        out_edges(graph, u as usize, &mut buffer, |v| {
-                            let slot = &parents[v as usize];
-                            if slot.load(Ordering::Relaxed) == UNSEEN
-                                && slot
-                                    .compare_exchange(
-                                        UNSEEN,
-                                        u,
-                                        Ordering::Relaxed,
-                                        Ordering::Relaxed,
-                                    )
-                                    .is_ok()
-                            {
-                                levels[v as usize].store(next_level, Ordering::Relaxed);
-                                next.push(v);
-                            }
-                            true
-                        });
-                    }
-                    (next, buffer)
-                },
-                |mut a, b| {
-                    a.0.extend_from_slice(&b.0);
-                    a
-                },
-            )
-            .0;
+        unexplored = unexplored.saturating_sub(scout);
+        let (found, edges) = state.top_down(&runtime, &queue, depth + 1);
         top_down_steps += 1;
-        if !frontier.is_empty() {
+        queue = found;
+        scout = edges;
+        if !queue.is_empty() {
             depth += 1;
+            reached += queue.len() as u64;
         }
     }
-    let levels: Vec<u64> = levels.into_iter().map(AtomicU64::into_inner).collect();
-    let parents: Vec<u64> = parents.into_iter().map(AtomicU64::into_inner).collect();
-    let reached = levels.iter().filter(|&&l| l != UNSEEN).count() as u64;
     let properties = graph.properties();
     let level_bits = property_bits(properties, depth + 1);
     let parent_bits = property_bits(properties, n as u64);
     let options = ArrayOptions::new()
         .placement(properties.placement.clone())
         .runtime(Arc::clone(&runtime));
-    let pack = |source: &[u64], bits: u32| {
+    let pack = |source: &[C], bits: u32| {
         let marker = max_value(bits);
         SmartArray::from_batches(source.len(), &options.clone().bits(bits), |range, out| {
-            for (slot, &value) in out.iter_mut().zip(&source[range]) {
-                *slot = if value == UNSEEN { marker } else { value };
+            for (slot, cell) in out.iter_mut().zip(&source[range]) {
+                let value = cell.get();
+                *slot = if value == C::NONE { marker } else { value };
             }
         })
     };
@@ -259,7 +302,7 @@ pub fn bfs(graph: &Graph, source: u64) -> Result<BfsResult> {
     })
 }
 
-fn bitmap_to_queue(bitmap: &[AtomicU64], n: usize, runtime: &smartarrays::Runtime) -> Vec<u64> {
+fn bitmap_to_queue(bitmap: &[AtomicU64], n: usize, runtime: &Runtime) -> Vec<u64> {
     runtime.map_reduce(
         0..bitmap.len(),
         1024,

@@ -1,14 +1,23 @@
-//! Weakly connected components by lock-free union-find: every edge joins its endpoints' trees,
-//! a root is always hooked under a smaller root with a compare-and-swap, and finds halve their
-//! paths. So each component's label is its smallest vertex id, whatever the thread count.
+//! Weakly connected components by Afforest (Sutton, Ben-Nun and Barak, "Optimizing Parallel
+//! Graph Connectivity Computation via Subgraph Sampling", IPDPS 2018): every vertex is first
+//! linked to its first two neighbours and the trees compressed, which already
+//! joins most of a skewed graph's giant component; the component most sampled vertices lie in is
+//! then skipped, and only the other vertices link along their remaining edges (and, in a
+//! directed graph, their in-edges). Links always hook a root under a smaller id with a
+//! compare-and-swap, so each component's label is its smallest vertex id whatever the thread
+//! count.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64};
 use std::sync::Arc;
 
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
 use serde::Serialize;
-use smartarrays::{ArrayOptions, SmartArray};
+use smartarrays::{ArrayOptions, Runtime, SmartArray};
 
-use crate::access::{values, with_window, AsIndex, EdgeWindow, Targets};
+use crate::access::{with_window, AsIndex, EdgeWindow, Targets};
+use crate::algo::cells::{self, narrow, Cell};
 use crate::error::Result;
 use crate::graph::property_bits;
 use crate::Graph;
@@ -35,42 +44,166 @@ pub struct ComponentSummary {
     pub largest: u64,
 }
 
-fn find(parents: &[AtomicU64], mut x: u64) -> u64 {
-    loop {
-        let parent = parents[x as usize].load(Ordering::Relaxed);
-        if parent == x {
-            return x;
+/// Neighbours per vertex linked before the largest component is guessed.
+const SAMPLED_NEIGHBOURS: usize = 2;
+/// Vertices sampled to guess the largest component.
+const SAMPLES: usize = 1024;
+
+/// Joins the trees of `u` and `v`: the larger of two roots is hooked under the smaller one.
+#[inline]
+fn link<C: Cell>(labels: &[C], u: usize, v: usize) {
+    let (mut a, mut b) = (labels[u].get(), labels[v].get());
+    while a != b {
+        let (high, low) = if a > b { (a, b) } else { (b, a) };
+        let above = labels[high as usize].get();
+        if above == low {
+            return;
         }
-        let grandparent = parents[parent as usize].load(Ordering::Relaxed);
-        if grandparent != parent {
-            // Path halving; losing the race only means the path stays a bit longer.
-            let _ = parents[x as usize].compare_exchange(
-                parent,
-                grandparent,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            );
+        if above == high && labels[high as usize].replace(high, low) {
+            return;
         }
-        x = grandparent;
+        // `high` was not a root (or lost a race): climb one step on both sides and retry.
+        a = labels[labels[high as usize].get() as usize].get();
+        b = labels[low as usize].get();
     }
 }
 
-fn union(parents: &[AtomicU64], a: u64, b: u64) {
-    let (mut a, mut b) = (a, b);
-    loop {
-        a = find(parents, a);
-        b = find(parents, b);
-        if a == b {
-            return;
+/// Points every vertex straight at its root.
+fn compress<C: Cell>(labels: &[C], runtime: &Runtime) {
+    runtime.for_each_batch(0..labels.len(), BATCH, |_, range| {
+        for v in range {
+            let mut label = labels[v].get();
+            loop {
+                let above = labels[label as usize].get();
+                if above == label {
+                    break;
+                }
+                label = above;
+            }
+            labels[v].set(label);
         }
-        let (high, low) = if a > b { (a, b) } else { (b, a) };
-        if parents[high as usize]
-            .compare_exchange(high, low, Ordering::Relaxed, Ordering::Relaxed)
-            .is_ok()
-        {
-            return;
-        }
+    });
+}
+
+/// Links every vertex `u` of `0..n` (not labelled `skip`) to its neighbours at positions
+/// `offsets[u] + first .. offsets[u] + last` (clamped to its list).
+fn link_lists<C: Cell>(
+    labels: &[C],
+    offsets: &[u64],
+    targets: Targets<'_>,
+    (first, last): (usize, usize),
+    skip: Option<u64>,
+    runtime: &Runtime,
+) {
+    runtime.map_reduce(
+        0..labels.len(),
+        BATCH,
+        Vec::new,
+        |mut buffer, _, range| {
+            let limit = offsets[range.end] as usize;
+            with_window!(targets, &mut buffer, limit, |window| {
+                for u in range {
+                    if skip == Some(labels[u].get()) {
+                        continue;
+                    }
+                    let (start, end) = (offsets[u] as usize, offsets[u + 1] as usize);
+                    let mut s = start.saturating_add(first).min(end);
+                    let t = start.saturating_add(last).min(end);
+                    while s < t {
+                        let piece = window.piece(s, t);
+                        for &v in piece {
+                            link(labels, u, v.at());
+                        }
+                        s += piece.len();
+                    }
+                }
+            });
+            buffer
+        },
+        |a, _| a,
+    );
+}
+
+/// The label most of [`SAMPLES`] seeded random vertices carry (after the sampling rounds,
+/// almost surely the largest component).
+fn most_sampled<C: Cell>(labels: &[C]) -> u64 {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(27_491_095);
+    let mut counts: HashMap<u64, usize> = HashMap::new();
+    for _ in 0..SAMPLES {
+        let v = rng.random_range(0..labels.len());
+        *counts.entry(labels[v].get()).or_default() += 1;
     }
+    counts
+        .into_iter()
+        .max_by_key(|&(label, count)| (count, std::cmp::Reverse(label)))
+        .map_or(0, |(label, _)| label)
+}
+
+fn afforest<C: Cell>(graph: &Graph, runtime: &Runtime) -> Vec<C> {
+    let n = graph.vertices();
+    let labels: Vec<C> = (0..n as u64).map(C::new).collect();
+    if n == 0 {
+        return labels;
+    }
+    let (mut forward_buffer, mut reverse_buffer) = (Vec::new(), Vec::new());
+    let offsets = cells::offsets(graph.begin(), &mut forward_buffer);
+    let targets = Targets::of(graph.edge().local());
+    for round in 0..SAMPLED_NEIGHBOURS {
+        link_lists(&labels, offsets, targets, (round, round + 1), None, runtime);
+        compress(&labels, runtime);
+    }
+    let largest = most_sampled(&labels);
+    link_lists(
+        &labels,
+        offsets,
+        targets,
+        (SAMPLED_NEIGHBOURS, usize::MAX),
+        Some(largest),
+        runtime,
+    );
+    if graph.is_directed() {
+        // An edge into a skipped vertex is only seen from its target's in-list.
+        let incoming = graph.incoming();
+        let in_offsets = cells::offsets(incoming.offsets(), &mut reverse_buffer);
+        let in_targets = Targets::of(incoming.targets().local());
+        link_lists(
+            &labels,
+            in_offsets,
+            in_targets,
+            (0, usize::MAX),
+            Some(largest),
+            runtime,
+        );
+    }
+    compress(&labels, runtime);
+    labels
+}
+
+/// Component count and largest size of final labels (each vertex labelled with its root).
+fn tally<C: Cell>(labels: &[C]) -> (u64, u64) {
+    let mut sizes = vec![0u32; labels.len()];
+    let mut wide: HashMap<u64, u64> = HashMap::new();
+    let (mut count, mut largest) = (0u64, 0u64);
+    for cell in labels {
+        let label = cell.get() as usize;
+        let size = match sizes[label].checked_add(1) {
+            Some(size) => {
+                sizes[label] = size;
+                u64::from(size)
+            }
+            None => {
+                // Past 2^32 - 1 members (only in graphs that large): counted on in a map.
+                let extra = wide.entry(label as u64).or_default();
+                *extra += 1;
+                u64::from(u32::MAX) + *extra
+            }
+        };
+        if size == 1 {
+            count += 1;
+        }
+        largest = largest.max(size);
+    }
+    (count, largest)
 }
 
 /// Weakly connected components (edge directions ignored).
@@ -84,50 +217,17 @@ fn union(parents: &[AtomicU64], a: u64, b: u64) {
 /// assert_eq!((components.count, components.largest), (2, 3));
 /// ```
 pub fn connected_components(graph: &Graph) -> Result<Components> {
-    let n = graph.vertices();
     let runtime = Arc::clone(graph.runtime());
-    let parents: Vec<AtomicU64> = (0..n as u64).map(AtomicU64::new).collect();
-    let (begin, edge, undirected) = (graph.begin(), graph.edge(), !graph.is_directed());
-    runtime.for_each_batch(0..n, BATCH, |worker, range| {
-        let mut offsets_buffer = Vec::new();
-        let mut edges_buffer = Vec::new();
-        let offsets = values(
-            begin.for_worker(worker),
-            range.start..range.end + 1,
-            &mut offsets_buffer,
-        );
-        let limit = offsets[offsets.len() - 1] as usize;
-        with_window!(
-            Targets::of(edge.for_worker(worker)),
-            &mut edges_buffer,
-            limit,
-            |window| {
-                for (i, u) in range.clone().enumerate() {
-                    let (mut s, t) = (offsets[i] as usize, offsets[i + 1] as usize);
-                    while s < t {
-                        let piece = window.piece(s, t);
-                        for &v in piece {
-                            let v = v.at() as u64;
-                            // Each undirected edge is stored twice; one copy is enough.
-                            if !(undirected && v > u as u64) {
-                                union(&parents, u as u64, v);
-                            }
-                        }
-                        s += piece.len();
-                    }
-                }
-            }
-        );
-    });
-    let labels: Vec<u64> = (0..n as u64).map(|v| find(&parents, v)).collect();
-    drop(parents);
-    let mut sizes = vec![0u64; n];
-    for &label in &labels {
-        sizes[label as usize] += 1;
+    if narrow(graph.vertices()) {
+        finish(graph, &afforest::<AtomicU32>(graph, &runtime), runtime)
+    } else {
+        finish(graph, &afforest::<AtomicU64>(graph, &runtime), runtime)
     }
-    let count = sizes.iter().filter(|&&s| s > 0).count() as u64;
-    let largest = sizes.iter().copied().max().unwrap_or(0);
-    drop(sizes);
+}
+
+fn finish<C: Cell>(graph: &Graph, labels: &[C], runtime: Arc<Runtime>) -> Result<Components> {
+    let n = labels.len();
+    let (count, largest) = tally(labels);
     let properties = graph.properties();
     let bits = property_bits(properties, n.saturating_sub(1) as u64);
     let options = ArrayOptions::new()
@@ -135,7 +235,9 @@ pub fn connected_components(graph: &Graph) -> Result<Components> {
         .bits(bits)
         .runtime(runtime);
     let labels = SmartArray::from_batches(n, &options, |range, out| {
-        out.copy_from_slice(&labels[range])
+        for (slot, cell) in out.iter_mut().zip(&labels[range]) {
+            *slot = cell.get();
+        }
     })?;
     Ok(Components {
         labels,

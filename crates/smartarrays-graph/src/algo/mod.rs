@@ -6,6 +6,7 @@
 
 pub mod bc;
 pub mod bfs;
+mod cells;
 pub mod components;
 pub mod degree;
 pub mod pagerank;

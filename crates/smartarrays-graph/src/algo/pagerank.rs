@@ -18,7 +18,7 @@
 //! prefetches the contributions of the neighbours a few dozen edges ahead.
 
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -520,9 +520,9 @@ impl<C: Contribution> RankState for SmartRanks<'_, C> {
 /// Sum of the contributions of `ids` read from shared cells (`f64` bits), prefetching the cell
 /// of the id [`crate::access::PREFETCH_DISTANCE`] positions further in `ahead`.
 #[inline(always)]
-fn gather_shared<I: AsIndex>(ids: &[I], ahead: &[I], cells: &[AtomicU64]) -> f64 {
+fn gather_shared<I: AsIndex, S: SharedCell>(ids: &[I], ahead: &[I], cells: &[S]) -> f64 {
     let mut partial = [0.0f64; 4];
-    let read = |id: I| f64::from_bits(cells[id.at()].load(Ordering::Relaxed));
+    let read = |id: I| cells[id.at()].read();
     let mut chunks = ids.chunks_exact(4);
     let mut j = 0;
     for quad in &mut chunks {
@@ -550,7 +550,8 @@ fn gather_shared<I: AsIndex>(ids: &[I], ahead: &[I], cells: &[AtomicU64]) -> f64
 /// on the directed one 13 where Jacobi took 27; see `docs/graph.md`. Vertices are swept in parallel batches, so a batch sees the
 /// new ranks of the batches already done by other workers and the iterates (not the limit)
 /// depend slightly on scheduling. The dangling rank spread in an iteration is the one held at
-/// its start. Contributions are `f64` (`options.contributions` is not used). Ranks agree with
+/// its start. Contributions follow `options.contributions` as in [`pagerank`] (`f32` cells until
+/// the change is below [`F32_CHANGE_FLOOR`], then `f64`). Ranks agree with
 /// [`pagerank`]'s for the same tolerance: both stop within a few tolerances (L1) of the same
 /// fixed point.
 ///
@@ -581,27 +582,40 @@ pub fn pagerank_gauss_seidel(
     let out_degrees = out_degree_array(graph, &array_options)?;
     let mut ranks = F64Array::from_fn(n, &array_options, |_| 1.0 / n as f64)?;
     let degrees = out_degrees.to_vec();
-    let cells: Vec<AtomicU64> = degrees
-        .iter()
-        .map(|&d| {
-            let value = if d == 0 {
-                0.0
-            } else {
-                1.0 / n as f64 / d as f64
-            };
-            AtomicU64::new(value.to_bits())
-        })
-        .collect();
-    drop(degrees);
+    // Contribution cells: f32 while the change is above the floor (the default precision), then
+    // f64, as in the Jacobi iteration.
+    let contribution = |v: usize, rank: f64| {
+        if degrees[v] == 0 {
+            0.0
+        } else {
+            rank / degrees[v] as f64
+        }
+    };
+    let mut narrow: Option<Vec<AtomicU32>> = (options.contributions == Precision::F32).then(|| {
+        (0..n)
+            .map(|v| SharedCell::new(contribution(v, 1.0 / n as f64)))
+            .collect()
+    });
+    let mut wide: Vec<AtomicU64> = Vec::new();
+    if narrow.is_none() {
+        wide = (0..n)
+            .map(|v| SharedCell::new(contribution(v, 1.0 / n as f64)))
+            .collect();
+    }
     let mut dangling = out_degrees.iter().filter(|&d| d == 0).count() as f64 / n.max(1) as f64;
     let mut summary = start_summary(n);
     let d = options.damping;
-    let incoming = graph.incoming();
-    let cells = &cells;
-    let degrees_array = &out_degrees;
     for iteration in 1..=options.max_iterations {
         if summary.converged {
             break;
+        }
+        if narrow.is_some() && summary.iterations > 0 && summary.change < F32_CHANGE_FLOOR {
+            // f32 rounding would keep the change from falling further: go on in f64.
+            narrow = None;
+            let current = ranks.to_vec();
+            wide = (0..n)
+                .map(|v| SharedCell::new(contribution(v, current[v])))
+                .collect();
         }
         let started = Instant::now();
         let spread = if options.dangling == Dangling::Spread {
@@ -610,58 +624,10 @@ pub fn pagerank_gauss_seidel(
             0.0
         };
         let base = (1.0 - d) / n as f64 + spread;
-        let (change, next_dangling, ..) = ranks.par_update(
-            BATCH,
-            || (0.0, 0.0, Vec::new(), Vec::new(), Vec::new()),
-            |(change, dangling, mut offsets_buffer, mut degree_buffer, mut edges_buffer),
-             worker,
-             range,
-             ranks| {
-                let offsets = values(
-                    incoming.offsets().for_worker(worker),
-                    range.start..range.end + 1,
-                    &mut offsets_buffer,
-                );
-                let degrees = values(
-                    degrees_array.for_worker(worker),
-                    range.clone(),
-                    &mut degree_buffer,
-                );
-                let limit = offsets[offsets.len() - 1] as usize;
-                let targets = Targets::of(incoming.targets().for_worker(worker));
-                let (delta, lost) = with_window!(targets, &mut edges_buffer, limit, |window| {
-                    let (mut delta, mut lost) = (0.0, 0.0);
-                    for (i, rank) in ranks.iter_mut().enumerate() {
-                        let (mut s, t) = (offsets[i] as usize, offsets[i + 1] as usize);
-                        let mut sum = 0.0;
-                        while s < t {
-                            let (piece, ahead) = window.piece_ahead(s, t);
-                            sum += gather_shared(piece, ahead, cells);
-                            s += piece.len();
-                        }
-                        let new = base + d * sum;
-                        delta += (new - *rank).abs();
-                        *rank = new;
-                        let degree = degrees[i];
-                        if degree == 0 {
-                            lost += new;
-                        } else {
-                            cells[range.start + i]
-                                .store((new / degree as f64).to_bits(), Ordering::Relaxed);
-                        }
-                    }
-                    (delta, lost)
-                });
-                (
-                    change + delta,
-                    dangling + lost,
-                    offsets_buffer,
-                    degree_buffer,
-                    edges_buffer,
-                )
-            },
-            |a, b| (a.0 + b.0, a.1 + b.1, a.2, a.3, a.4),
-        );
+        let (change, next_dangling) = match &narrow {
+            Some(cells) => sweep(graph, &mut ranks, &out_degrees, cells, base, d),
+            None => sweep(graph, &mut ranks, &out_degrees, &wide, base, d),
+        };
         dangling = next_dangling;
         let step = Iteration {
             iteration,
@@ -679,4 +645,105 @@ pub fn pagerank_gauss_seidel(
         out_degrees,
         summary,
     })
+}
+
+/// A contribution shared between the workers of a Gauss-Seidel sweep: `f64` or `f32` bits in
+/// an atomic word.
+trait SharedCell: Send + Sync {
+    fn new(value: f64) -> Self;
+    fn read(&self) -> f64;
+    fn write(&self, value: f64);
+}
+
+impl SharedCell for AtomicU64 {
+    fn new(value: f64) -> Self {
+        AtomicU64::new(value.to_bits())
+    }
+    #[inline(always)]
+    fn read(&self) -> f64 {
+        f64::from_bits(self.load(Ordering::Relaxed))
+    }
+    #[inline(always)]
+    fn write(&self, value: f64) {
+        self.store(value.to_bits(), Ordering::Relaxed)
+    }
+}
+
+impl SharedCell for AtomicU32 {
+    fn new(value: f64) -> Self {
+        AtomicU32::new((value as f32).to_bits())
+    }
+    #[inline(always)]
+    fn read(&self) -> f64 {
+        f64::from(f32::from_bits(self.load(Ordering::Relaxed)))
+    }
+    #[inline(always)]
+    fn write(&self, value: f64) {
+        self.store((value as f32).to_bits(), Ordering::Relaxed)
+    }
+}
+
+/// One Gauss-Seidel sweep: every vertex's new rank from the current cells, its cell rewritten
+/// at once; returns the change and the rank of vertices without out-edges.
+fn sweep<S: SharedCell>(
+    graph: &Graph,
+    ranks: &mut F64Array,
+    degrees_array: &SmartArray,
+    cells: &[S],
+    base: f64,
+    d: f64,
+) -> (f64, f64) {
+    let incoming = graph.incoming();
+    let (change, dangling, ..) = ranks.par_update(
+        BATCH,
+        || (0.0, 0.0, Vec::new(), Vec::new(), Vec::new()),
+        |(change, dangling, mut offsets_buffer, mut degree_buffer, mut edges_buffer),
+         worker,
+         range,
+         ranks| {
+            let offsets = values(
+                incoming.offsets().for_worker(worker),
+                range.start..range.end + 1,
+                &mut offsets_buffer,
+            );
+            let degrees = values(
+                degrees_array.for_worker(worker),
+                range.clone(),
+                &mut degree_buffer,
+            );
+            let limit = offsets[offsets.len() - 1] as usize;
+            let targets = Targets::of(incoming.targets().for_worker(worker));
+            let (delta, lost) = with_window!(targets, &mut edges_buffer, limit, |window| {
+                let (mut delta, mut lost) = (0.0, 0.0);
+                for (i, rank) in ranks.iter_mut().enumerate() {
+                    let (mut s, t) = (offsets[i] as usize, offsets[i + 1] as usize);
+                    let mut sum = 0.0;
+                    while s < t {
+                        let (piece, ahead) = window.piece_ahead(s, t);
+                        sum += gather_shared(piece, ahead, cells);
+                        s += piece.len();
+                    }
+                    let new = base + d * sum;
+                    delta += (new - *rank).abs();
+                    *rank = new;
+                    let degree = degrees[i];
+                    if degree == 0 {
+                        lost += new;
+                    } else {
+                        cells[range.start + i].write(new / degree as f64);
+                    }
+                }
+                (delta, lost)
+            });
+            (
+                change + delta,
+                dangling + lost,
+                offsets_buffer,
+                degree_buffer,
+                edges_buffer,
+            )
+        },
+        |a, b| (a.0 + b.0, a.1 + b.1, a.2, a.3, a.4),
+    );
+    (change, dangling)
 }

@@ -1,0 +1,83 @@
+//! Times one kernel on a saved graph, for profiling without the CLI:
+//! `cargo run --release -p smartarrays-graph --example time_kernels -- GRAPH.sag KERNEL [THREADS] [REPS] [SOURCE]`
+//! with KERNEL one of bfs, cc, bc (from SOURCE), pr-gs, pr-gs-f64 (Gauss-Seidel
+//! PageRank, tolerance 1e-4, dangling rank dropped), tc (degree order), tc-id. Prints the median seconds and a checksum of the result.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use smartarrays::Runtime;
+use smartarrays_graph::io::{load_graph, Format, TextOptions};
+use smartarrays_graph::{
+    bc, bfs, connected_components, pagerank_gauss_seidel, tc, BcOptions, BcSources, Dangling,
+    GraphOptions, PageRankOptions, Precision, TcOrder,
+};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() < 3 {
+        return Err("usage: time_kernels GRAPH KERNEL [THREADS] [REPS] [SOURCE]".into());
+    }
+    let threads: usize = args.get(3).map_or(Ok(1), |t| t.parse())?;
+    let reps: usize = args.get(4).map_or(Ok(5), |t| t.parse())?;
+    let source: u64 = args.get(5).map_or(Ok(0), |t| t.parse())?;
+    let runtime = Arc::new(Runtime::with_threads(threads)?);
+    let options = GraphOptions::default().runtime(runtime);
+    let graph = load_graph(
+        Path::new(&args[1]),
+        Format::Auto,
+        &TextOptions::default(),
+        &options,
+    )?;
+    let mut times = Vec::new();
+    let mut check = 0u64;
+    for _ in 0..reps {
+        let started = Instant::now();
+        check = match args[2].as_str() {
+            "bfs" => {
+                let result = bfs(&graph, source)?;
+                result.reached * 1000 + result.depth
+            }
+            "cc" => {
+                let result = connected_components(&graph)?;
+                result.count * 1_000_000 + result.largest
+            }
+            "bc" => {
+                let sources = BcOptions {
+                    sources: BcSources::List(vec![source]),
+                };
+                let result = bc(&graph, &sources, |_, _| {})?;
+                result.scores.to_vec().iter().sum::<f64>() as u64
+            }
+            "pr-gs" | "pr-gs-f64" => {
+                let options = PageRankOptions {
+                    tolerance: 1e-4,
+                    dangling: Dangling::Drop,
+                    max_iterations: 20,
+                    contributions: if args[2] == "pr-gs" {
+                        Precision::F32
+                    } else {
+                        Precision::F64
+                    },
+                    ..PageRankOptions::default()
+                };
+                pagerank_gauss_seidel(&graph, &options, |_| {})?
+                    .summary
+                    .iterations as u64
+            }
+            "tc" => tc(&graph, TcOrder::Degree, |_, _| {})?,
+            "tc-id" => tc(&graph, TcOrder::Id, |_, _| {})?,
+            other => return Err(format!("unknown kernel {other}").into()),
+        };
+        times.push(started.elapsed().as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "{} {:.5} s (min {:.5}) check {check}",
+        args[2],
+        times[times.len() / 2],
+        times[0]
+    );
+    Ok(())
+}

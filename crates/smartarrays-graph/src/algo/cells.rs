@@ -1,0 +1,88 @@
+//! Atomic per-vertex cells at the narrowest machine width a graph allows: 32 bits while every
+//! vertex id (and the "none" marker, all ones) fits, else 64. Kernels that keep a vertex id or a
+//! level per vertex (BFS, connected components) are generic over [`Cell`], so a graph with
+//! fewer than 2^32 - 1 vertices moves half the bytes through the cache.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// An atomic per-vertex value read and written as `u64`.
+pub(crate) trait Cell: Send + Sync + Sized {
+    /// All ones at the cell's width: "no value".
+    const NONE: u64;
+    /// A cell holding `value` (which fits the width).
+    fn new(value: u64) -> Self;
+    /// The value (relaxed).
+    fn get(&self) -> u64;
+    /// Stores `value` (relaxed).
+    fn set(&self, value: u64);
+    /// Replaces `current` by `new`; false when the cell held something else.
+    fn replace(&self, current: u64, new: u64) -> bool;
+}
+
+impl Cell for AtomicU32 {
+    const NONE: u64 = u32::MAX as u64;
+    #[inline(always)]
+    fn new(value: u64) -> Self {
+        AtomicU32::new(value as u32)
+    }
+    #[inline(always)]
+    fn get(&self) -> u64 {
+        u64::from(self.load(Ordering::Relaxed))
+    }
+    #[inline(always)]
+    fn set(&self, value: u64) {
+        self.store(value as u32, Ordering::Relaxed)
+    }
+    #[inline(always)]
+    fn replace(&self, current: u64, new: u64) -> bool {
+        self.compare_exchange(
+            current as u32,
+            new as u32,
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        )
+        .is_ok()
+    }
+}
+
+impl Cell for AtomicU64 {
+    const NONE: u64 = u64::MAX;
+    #[inline(always)]
+    fn new(value: u64) -> Self {
+        AtomicU64::new(value)
+    }
+    #[inline(always)]
+    fn get(&self) -> u64 {
+        self.load(Ordering::Relaxed)
+    }
+    #[inline(always)]
+    fn set(&self, value: u64) {
+        self.store(value, Ordering::Relaxed)
+    }
+    #[inline(always)]
+    fn replace(&self, current: u64, new: u64) -> bool {
+        self.compare_exchange(current, new, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+    }
+}
+
+/// Whether 32-bit cells hold every id of a graph with `n` vertices and the marker besides.
+pub(crate) fn narrow(n: usize) -> bool {
+    (n as u64) < u64::from(u32::MAX)
+}
+
+/// The forward offsets of a graph as `u64`s: in place when stored at 64 bits, else decoded
+/// once into `buffer`.
+pub(crate) fn offsets<'a>(
+    array: &'a smartarrays::SmartArray,
+    buffer: &'a mut Vec<u64>,
+) -> &'a [u64] {
+    let view = array.local();
+    match view.as_native::<u64>() {
+        Some(values) => values,
+        None => {
+            *buffer = array.to_vec();
+            &buffer[..]
+        }
+    }
+}

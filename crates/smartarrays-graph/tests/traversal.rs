@@ -1,0 +1,374 @@
+//! The direction-optimising BFS and the Afforest components against plain references, on
+//! graphs chosen to reach their less common paths: bottom-up steps at bitmap word boundaries
+//! (63, 64, 65, 1023, 1025 vertices), bit-packed and 32-bit edges, the largest component
+//! skipped in a directed graph whose edges into it are only seen from the other side,
+//! self-loops, isolated vertices, one vertex, and random graphs dense enough to switch; and
+//! triangle counting (renamed by rank, marks in a bitmap) against brute force.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use smartarrays::Runtime;
+use smartarrays_graph::{
+    bfs, build, connected_components, generate, tc, EdgeList, Graph, GraphOptions, TcOrder, Variant,
+};
+
+fn options(variant: Variant, threads: usize) -> GraphOptions {
+    GraphOptions::variant(variant).runtime(Arc::new(Runtime::with_threads(threads).unwrap()))
+}
+
+fn lists(graph: &Graph) -> Vec<Vec<u64>> {
+    (0..graph.vertices() as u64)
+        .map(|v| graph.out_neighbors(v).unwrap())
+        .collect()
+}
+
+fn reference_levels(out: &[Vec<u64>], source: usize) -> Vec<Option<u64>> {
+    let mut levels = vec![None; out.len()];
+    levels[source] = Some(0);
+    let mut queue = VecDeque::from([source]);
+    while let Some(v) = queue.pop_front() {
+        for &w in &out[v] {
+            if levels[w as usize].is_none() {
+                levels[w as usize] = Some(levels[v].unwrap() + 1);
+                queue.push_back(w as usize);
+            }
+        }
+    }
+    levels
+}
+
+/// Smallest vertex id of each vertex's weak component, by a serial union-find.
+fn reference_labels(out: &[Vec<u64>]) -> Vec<u64> {
+    fn find(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    let mut parent: Vec<usize> = (0..out.len()).collect();
+    for (u, list) in out.iter().enumerate() {
+        for &v in list {
+            let (a, b) = (find(&mut parent, u), find(&mut parent, v as usize));
+            parent[a.max(b)] = a.min(b);
+        }
+    }
+    (0..out.len())
+        .map(|v| find(&mut parent, v) as u64)
+        .collect()
+}
+
+/// Checks levels, parents and the reach of a BFS from `source`; returns its (top-down,
+/// bottom-up) step counts.
+fn check_bfs(graph: &Graph, source: usize, label: &str) -> (usize, usize) {
+    let out = lists(graph);
+    let expected = reference_levels(&out, source);
+    let result = bfs(graph, source as u64).unwrap();
+    let levels: Vec<Option<u64>> = (0..out.len() as u64).map(|v| result.level(v)).collect();
+    assert_eq!(levels, expected, "{label}: levels from {source}");
+    for (v, level) in expected.iter().enumerate() {
+        let parent = result.parent(v as u64);
+        match level {
+            None => assert_eq!(parent, None, "{label}: unreached {v} has a parent"),
+            Some(0) => assert_eq!(parent, Some(source as u64), "{label}: source's parent"),
+            Some(level) => {
+                let p = parent.unwrap_or_else(|| panic!("{label}: {v} has no parent"));
+                assert_eq!(
+                    expected[p as usize],
+                    Some(level - 1),
+                    "{label}: parent of {v}"
+                );
+                assert!(
+                    out[p as usize].contains(&(v as u64)),
+                    "{label}: edge {p}->{v}"
+                );
+            }
+        }
+    }
+    let reached = expected.iter().filter(|l| l.is_some()).count() as u64;
+    assert_eq!(result.reached, reached, "{label}: reached");
+    let depth = expected.iter().flatten().copied().max().unwrap_or(0);
+    assert_eq!(result.depth, depth, "{label}: depth");
+    result.steps
+}
+
+fn check_components(graph: &Graph, label: &str) {
+    let expected = reference_labels(&lists(graph));
+    let components = connected_components(graph).unwrap();
+    assert_eq!(components.labels.to_vec(), expected, "{label}: labels");
+    let mut sizes = vec![0u64; expected.len()];
+    for &l in &expected {
+        sizes[l as usize] += 1;
+    }
+    assert_eq!(
+        components.count,
+        sizes.iter().filter(|&&s| s > 0).count() as u64,
+        "{label}: count"
+    );
+    assert_eq!(
+        components.largest,
+        sizes.iter().copied().max().unwrap_or(0),
+        "{label}: largest"
+    );
+}
+
+#[test]
+fn bottom_up_steps_are_exact_at_bitmap_word_boundaries() {
+    for n in [2u64, 63, 64, 65, 127, 1023, 1025, 4097] {
+        for directed in [false, true] {
+            for variant in [Variant::U, Variant::VE] {
+                for threads in [1, 3] {
+                    let graph = build(
+                        generate::uniform(n, 12, n + 3, directed).unwrap(),
+                        &options(variant, threads),
+                    )
+                    .unwrap();
+                    let label = format!("n {n} directed {directed} {variant:?} {threads} threads");
+                    let mut bottom_up = 0;
+                    for source in [0, n as usize / 2, n as usize - 1] {
+                        bottom_up += check_bfs(&graph, source, &label).1;
+                    }
+                    if n >= 63 {
+                        assert!(bottom_up > 0, "{label}: no bottom-up step");
+                    }
+                    check_components(&graph, &label);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_path_stays_top_down_and_reaches_its_end() {
+    let n = 1025u64;
+    let pairs: Vec<[u32; 2]> = (0..n as u32 - 1).map(|v| [v, v + 1]).collect();
+    for variant in [Variant::U, Variant::VE] {
+        let graph = build(
+            EdgeList::from_pairs(n, false, pairs.clone()),
+            &options(variant, 2),
+        )
+        .unwrap();
+        let steps = check_bfs(&graph, 0, "path");
+        assert_eq!(
+            steps.1, 0,
+            "a path never has a frontier worth a bottom-up step"
+        );
+        let result = bfs(&graph, 0).unwrap();
+        assert_eq!((result.depth, result.reached), (n - 1, n));
+        assert_eq!(result.level(n - 1), Some(n - 1));
+        assert_eq!(result.parent(n - 1), Some(n - 2));
+        check_components(&graph, "path");
+        let directed = build(
+            EdgeList::from_pairs(n, true, pairs.clone()),
+            &options(variant, 2),
+        )
+        .unwrap();
+        // Directed: from the far end nothing else is reached.
+        assert_eq!(
+            check_bfs(&directed, n as usize - 1, "directed path"),
+            (1, 0)
+        );
+        check_components(&directed, "directed path");
+    }
+}
+
+#[test]
+fn tiny_graphs_self_loops_and_isolated_vertices() {
+    for variant in [Variant::U, Variant::V, Variant::VE] {
+        let one = build(EdgeList::from_pairs(1, false, vec![]), &options(variant, 2)).unwrap();
+        let result = bfs(&one, 0).unwrap();
+        assert_eq!(
+            (
+                result.reached,
+                result.depth,
+                result.level(0),
+                result.parent(0)
+            ),
+            (1, 0, Some(0), Some(0))
+        );
+        assert!(bfs(&one, 1).is_err());
+        let components = connected_components(&one).unwrap();
+        assert_eq!(
+            (
+                components.labels.to_vec(),
+                components.count,
+                components.largest
+            ),
+            (vec![0], 1, 1)
+        );
+
+        let looped = build(
+            EdgeList::from_pairs(1, true, vec![[0, 0], [0, 0]]),
+            &options(variant, 1),
+        )
+        .unwrap();
+        assert_eq!(check_bfs(&looped, 0, "self-loop").0, 1);
+        check_components(&looped, "self-loop");
+
+        // Two triangles with self-loops, and isolated vertices around and between them.
+        let pairs = vec![
+            [1, 2],
+            [2, 3],
+            [3, 1],
+            [3, 3],
+            [5, 6],
+            [6, 7],
+            [7, 5],
+            [5, 5],
+        ];
+        for directed in [false, true] {
+            let graph = build(
+                EdgeList::from_pairs(9, directed, pairs.clone()),
+                &options(variant, 3),
+            )
+            .unwrap();
+            for source in 0..9 {
+                check_bfs(&graph, source, "two triangles");
+            }
+            check_components(&graph, "two triangles");
+            let components = connected_components(&graph).unwrap();
+            assert_eq!(components.labels.to_vec(), vec![0, 1, 1, 1, 4, 5, 5, 5, 8]);
+            assert_eq!((components.count, components.largest), (5, 3));
+        }
+    }
+    let empty = build(EdgeList::new(false), &GraphOptions::default()).unwrap();
+    assert!(bfs(&empty, 0).is_err());
+    let components = connected_components(&empty).unwrap();
+    assert_eq!(
+        (
+            components.count,
+            components.largest,
+            components.labels.len()
+        ),
+        (0, 0, 0)
+    );
+}
+
+#[test]
+fn components_skip_the_largest_one_only_where_every_edge_is_still_seen() {
+    // Directed: 1..=1000 point at hub 0 (joined while sampling: the largest component), and the
+    // hub points at 1001..=2000, of which only the first two are sampled; the rest join only
+    // through their in-edges. Vertices 2001..=2003 form a chain into a leaf; 2004 is alone.
+    let mut pairs: Vec<[u32; 2]> = (1..=1000).map(|v| [v, 0]).collect();
+    pairs.extend((1001..=2000).map(|v| [0, v]));
+    pairs.extend([[2001, 2002], [2002, 2003], [2003, 1500]]);
+    for variant in [Variant::U, Variant::VE] {
+        for threads in [1, 2] {
+            for directed in [true, false] {
+                let graph = build(
+                    EdgeList::from_pairs(2005, directed, pairs.clone()),
+                    &options(variant, threads),
+                )
+                .unwrap();
+                check_components(&graph, "hub");
+                let components = connected_components(&graph).unwrap();
+                assert_eq!((components.count, components.largest), (2, 2004));
+                assert_eq!(components.labels.get(2004).unwrap(), 2004);
+            }
+        }
+    }
+    // A skewed graph whose giant component is sampled, next to many small ones.
+    let mut edges = generate::kronecker(12, 8, 5, false).unwrap();
+    for v in 4096..4200u64 {
+        edges.push(v, v + 1);
+    }
+    edges.set_vertices(4300).unwrap();
+    let graph = build(edges, &options(Variant::VE, 3)).unwrap();
+    check_components(&graph, "kronecker");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn dense_random_graphs_match_the_references(
+        n in 1u64..200,
+        raw in proptest::collection::vec((0u32..200, 0u32..200), 0..1500),
+        directed in any::<bool>(),
+        variant in 0usize..3,
+        threads in 1usize..4,
+        source in 0u64..200,
+    ) {
+        let pairs: Vec<[u32; 2]> = raw.into_iter().map(|(s, t)| [s % n as u32, t % n as u32]).collect();
+        let variant = [Variant::U, Variant::V, Variant::VE][variant];
+        let graph = build(EdgeList::from_pairs(n, directed, pairs), &options(variant, threads)).unwrap();
+        check_bfs(&graph, (source % n) as usize, "proptest");
+        check_components(&graph, "proptest");
+    }
+}
+
+/// Triangles of the simple graph under `pairs` (loops and repeats ignored), by brute force.
+fn brute_triangles(n: usize, pairs: &[[u32; 2]]) -> u64 {
+    let mut adjacent = vec![vec![false; n]; n];
+    for &[a, b] in pairs {
+        if a != b {
+            adjacent[a as usize][b as usize] = true;
+            adjacent[b as usize][a as usize] = true;
+        }
+    }
+    let mut count = 0;
+    for a in 0..n {
+        for b in a + 1..n {
+            if adjacent[a][b] {
+                count += (b + 1..n)
+                    .filter(|&c| adjacent[a][c] && adjacent[b][c])
+                    .count() as u64;
+            }
+        }
+    }
+    count
+}
+
+#[test]
+fn triangles_of_complete_graphs_and_hubs_with_long_oriented_lists() {
+    for n in [1u64, 2, 3, 9, 63, 64, 65, 130] {
+        let pairs: Vec<[u32; 2]> = (0..n as u32)
+            .flat_map(|a| (a + 1..n as u32).map(move |b| [a, b]))
+            .collect();
+        let expected = n * n.saturating_sub(1) * n.saturating_sub(2) / 6;
+        for variant in [Variant::U, Variant::VE] {
+            let graph = build(
+                EdgeList::from_pairs(n, false, pairs.clone()),
+                &options(variant, 2),
+            )
+            .unwrap();
+            for order in [TcOrder::Degree, TcOrder::Id] {
+                assert_eq!(
+                    tc(&graph, order, |_, _| {}).unwrap(),
+                    expected,
+                    "K{n} {order:?}"
+                );
+            }
+        }
+    }
+    // A wheel: hub 0 joined to a 100-cycle (100 triangles), with self-loops and repeats.
+    let mut pairs: Vec<[u32; 2]> = (1..=100).map(|v| [0, v]).collect();
+    pairs.extend((1..=100).map(|v| [v, v % 100 + 1]));
+    pairs.extend([[0, 0], [5, 5], [0, 7], [7, 8]]);
+    let graph = build(
+        EdgeList::from_pairs(101, false, pairs.clone()),
+        &options(Variant::VE, 3),
+    )
+    .unwrap();
+    assert_eq!(brute_triangles(101, &pairs), 100);
+    assert_eq!(tc(&graph, TcOrder::Degree, |_, _| {}).unwrap(), 100);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn triangle_counts_match_brute_force(
+        n in 1usize..80,
+        raw in proptest::collection::vec((0u32..80, 0u32..80), 0..900),
+        threads in 1usize..4,
+    ) {
+        let pairs: Vec<[u32; 2]> = raw.into_iter().map(|(s, t)| [s % n as u32, t % n as u32]).collect();
+        let graph = build(EdgeList::from_pairs(n as u64, false, pairs.clone()), &options(Variant::U, threads)).unwrap();
+        let expected = brute_triangles(n, &pairs);
+        prop_assert_eq!(tc(&graph, TcOrder::Degree, |_, _| {}).unwrap(), expected);
+        prop_assert_eq!(tc(&graph, TcOrder::Id, |_, _| {}).unwrap(), expected);
+    }
+}
