@@ -360,7 +360,8 @@ enum SlotKind {
     Int(Type),
     /// Codes into a sorted string dictionary.
     Dict(Arc<Vec<String>>),
-    /// Strings.
+    /// Text: the batch carries the row ids of the strings in their table's column (the
+    /// pipeline's `text_columns`), and the strings themselves only where a text test reads them.
     Text,
 }
 
@@ -393,6 +394,14 @@ struct Pipeline<'a> {
     /// Stages after the scan, in order.
     stages: Vec<Stage<'a>>,
     slots: Vec<SlotKind>,
+    /// Per slot: the column a text slot's row ids point into.
+    text_columns: Vec<Option<&'a Column>>,
+    /// Per slot: whether a text test reads its strings (else only its row ids travel).
+    needs_strings: Vec<bool>,
+    /// Semi-join filters run in the scan: (scan column, probe ordinal) for every probe whose
+    /// key is a column this pipeline scans. Its build's key bitmap drops the rows without a
+    /// partner before any other column is decoded (the probe itself runs later, on fewer rows).
+    semi: Vec<(usize, usize)>,
     /// (table, column) -> slot.
     slot_of: BTreeMap<(usize, usize), usize>,
 }
@@ -409,7 +418,6 @@ struct Built {
     /// index may not, and rejects most rows of a selective build cheaply).
     bits: Option<(i64, Vec<u64>)>,
     ints: Vec<Vec<i64>>,
-    texts: Vec<Vec<String>>,
 }
 
 /// Key to build row.
@@ -486,7 +494,6 @@ fn build_index(keys: &[i64], runtime: &Arc<Runtime>, label: &str) -> Result<Buil
         index,
         bits,
         ints: Vec::new(),
-        texts: Vec::new(),
     })
 }
 
@@ -925,6 +932,18 @@ impl<'a> Plan<'a> {
             return unsupported("a filter that could not be placed");
         }
         let sink = plan_sink(&query, &root_pipeline)?;
+        let mut root_pipeline = root_pipeline;
+        if let SinkPlan::Direct { aggs, .. } | SinkPlan::Hash { aggs, .. } = &sink {
+            let mut text_slots = Vec::new();
+            for a in aggs {
+                if let Some(e) = &a.arg {
+                    e.text_slots(&mut text_slots);
+                }
+            }
+            for s in text_slots {
+                root_pipeline.needs_strings[s] = true;
+            }
+        }
         Ok(Plan {
             root: root_pipeline,
             sink,
@@ -1148,6 +1167,9 @@ fn build_pipeline<'a>(
         scans: Vec::new(),
         stages: Vec::new(),
         slots: Vec::new(),
+        text_columns: Vec::new(),
+        needs_strings: Vec::new(),
+        semi: Vec::new(),
         slot_of: BTreeMap::new(),
     };
     // Columns of this table read anywhere.
@@ -1165,6 +1187,9 @@ fn build_pipeline<'a>(
         let decode = Decode::of(column)?;
         let kind = slot_kind_of(column, &decode)?;
         let slot = pipeline.slots.len();
+        pipeline
+            .text_columns
+            .push(matches!(kind, SlotKind::Text).then_some(column));
         pipeline.slots.push(kind);
         pipeline.slot_of.insert((table, c), slot);
         pipeline.scans.push(ScanColumn {
@@ -1240,6 +1265,7 @@ fn build_pipeline<'a>(
             if above.contains(&(tt, c)) && !pipeline.slot_of.contains_key(&(tt, c)) {
                 let slot = pipeline.slots.len();
                 pipeline.slots.push(build.slots[build_slot].clone());
+                pipeline.text_columns.push(build.text_columns[build_slot]);
                 pipeline.slot_of.insert((tt, c), slot);
                 gather.push((build_slot, slot));
             }
@@ -1297,6 +1323,27 @@ fn build_pipeline<'a>(
                 i += 1;
             }
         }
+    }
+    let mut ordinal = 0;
+    for stage in &pipeline.stages {
+        if let Stage::Probe(probe) = stage {
+            if let Some(i) = pipeline.scans.iter().position(|s| {
+                s.slot == probe.key_slot && matches!(s.decode, Decode::Packed { .. } | Decode::Dict { .. })
+            }) {
+                pipeline.semi.push((i, ordinal));
+            }
+            ordinal += 1;
+        }
+    }
+    pipeline.needs_strings = vec![false; pipeline.slots.len()];
+    let mut text_slots = Vec::new();
+    for stage in &pipeline.stages {
+        if let Stage::Filter(e, _) = stage {
+            e.text_slots(&mut text_slots);
+        }
+    }
+    for s in text_slots {
+        pipeline.needs_strings[s] = true;
     }
     Ok(pipeline)
 }
@@ -1552,6 +1599,54 @@ fn run_morsel(
                 break;
             }
         }
+        // Semi-join filters: the builds' key bitmaps, on the key column's codes.
+        for &(i, probe) in &p.semi {
+            if !all && s.selection.is_empty() {
+                break;
+            }
+            let Some((min, words)) = builds[probe].as_ref().and_then(|b| b.bits.as_ref()) else {
+                continue;
+            };
+            let scan = &p.scans[i];
+            if all {
+                s.selection.clear();
+                s.selection.extend(0..n as u32);
+                all = false;
+            }
+            let test = |v: i64| {
+                let bit = (v as u64).wrapping_sub(*min as u64);
+                words
+                    .get((bit / 64) as usize)
+                    .is_some_and(|w| (w >> (bit % 64)) & 1 == 1)
+            };
+            if !s.decoded[i] && s.selection.len() * SPARSE < n {
+                if let Some(view) = views[i].as_ref() {
+                    let decode = &scan.decode;
+                    compact(&mut s.selection, |j| {
+                        test(decode.value(view.value(start + j as usize)))
+                    });
+                    continue;
+                }
+            }
+            if !s.decoded[i] {
+                scan.decode
+                    .codes(views[i].as_ref(), start, &mut s.codes[i][..n])?;
+                s.decoded[i] = true;
+            }
+            let codes = &s.codes[i];
+            match &scan.decode {
+                Decode::Packed { base, .. } => {
+                    // bit = base + code - min: one subtraction per row.
+                    let offset = (*base as u64).wrapping_sub(*min as u64);
+                    let limit = words.len() as u64 * 64;
+                    compact(&mut s.selection, |j| {
+                        let bit = codes[j as usize].wrapping_add(offset);
+                        bit < limit && (words[(bit / 64) as usize] >> (bit % 64)) & 1 == 1
+                    });
+                }
+                decode => compact(&mut s.selection, |j| test(decode.value(codes[j as usize]))),
+            }
+        }
         if all || !s.selection.is_empty() {
             let rows = if all { n } else { s.selection.len() };
             s.batch.len = rows;
@@ -1561,8 +1656,18 @@ fn run_morsel(
                     continue;
                 }
                 if let Decode::Text { column } = &scan.decode {
+                    let ids = &mut s.batch.ints[scan.slot];
+                    ids.clear();
+                    if all {
+                        ids.extend(start as i64..(start + n) as i64);
+                    } else {
+                        ids.extend(s.selection.iter().map(|&j| (start + j as usize) as i64));
+                    }
                     let texts = &mut s.batch.texts[scan.slot];
                     texts.clear();
+                    if !p.needs_strings[scan.slot] {
+                        continue;
+                    }
                     if all {
                         if let smartarrays_encodings::Values::Utf8(v) =
                             column.unpack(start..start + n)?.values
@@ -1679,17 +1784,12 @@ fn run_stages(
                 batch.keep(flags);
                 let rows: Vec<usize> = found.iter().flatten().map(|&r| r as usize).collect();
                 for &(from, to) in &probe.gather {
-                    match &p.slots[to] {
-                        SlotKind::Text => {
-                            batch.texts[to] =
-                                rows.iter().map(|&r| built.texts[from][r].clone()).collect();
-                        }
-                        _ => {
-                            let source = &built.ints[from];
-                            let out = &mut batch.ints[to];
-                            out.clear();
-                            out.extend(rows.iter().map(|&r| source[r]));
-                        }
+                    let source = &built.ints[from];
+                    let out = &mut batch.ints[to];
+                    out.clear();
+                    out.extend(rows.iter().map(|&r| source[r]));
+                    if p.needs_strings[to] {
+                        batch.texts[to] = texts_of(p.text_columns[to], out)?;
                     }
                 }
             }
@@ -1712,39 +1812,46 @@ fn run_builds(p: &Pipeline<'_>, runtime: &Arc<Runtime>) -> Result<Vec<Option<Arc
                 build,
                 &inner,
                 runtime,
-                || (vec![Vec::new(); slots], vec![Vec::<String>::new(); slots]),
-                |state, batch| {
-                    for s in 0..slots {
-                        match &build.slots[s] {
-                            SlotKind::Text => {
-                                state.1[s].extend(batch.texts[s].iter().take(batch.len).cloned())
-                            }
-                            _ => {
-                                if batch.ints[s].len() == batch.len {
-                                    state.0[s].extend_from_slice(&batch.ints[s])
-                                }
-                            }
+                || vec![Vec::new(); slots],
+                |state: &mut Vec<Vec<i64>>, batch| {
+                    for (s, column) in state.iter_mut().enumerate() {
+                        if batch.ints[s].len() == batch.len {
+                            column.extend_from_slice(&batch.ints[s])
                         }
                     }
                     Ok(())
                 },
                 |mut a, b| {
-                    for (x, y) in a.0.iter_mut().zip(b.0) {
-                        x.extend(y);
-                    }
-                    for (x, y) in a.1.iter_mut().zip(b.1) {
+                    for (x, y) in a.iter_mut().zip(b) {
                         x.extend(y);
                     }
                     Ok(a)
                 },
             )?;
-            let mut built = build_index(&collected.0[key_slot], runtime, &probe.label)?;
-            built.ints = collected.0;
-            built.texts = collected.1;
+            let mut built = build_index(&collected[key_slot], runtime, &probe.label)?;
+            built.ints = collected;
             out.push(Some(Arc::new(built)));
         }
     }
     Ok(out)
+}
+
+/// The strings at `rows` of a text column.
+fn texts_of(column: Option<&Column>, rows: &[i64]) -> Result<Vec<String>> {
+    let Some(column) = column else {
+        return Ok(vec![String::new(); rows.len()]);
+    };
+    let ids: Vec<usize> = rows.iter().map(|&r| r as usize).collect();
+    match column.take(&ids)?.values {
+        smartarrays_encodings::Values::Utf8(v) => Ok(v),
+        _ => unsupported("text that does not decode to strings"),
+    }
+}
+
+/// Whether rows `a` and `b` of a text column hold the same string.
+fn same_text(column: Option<&Column>, a: i64, b: i64) -> Result<bool> {
+    let texts = texts_of(column, &[a, b])?;
+    Ok(texts[0] == texts[1])
 }
 
 fn build_key_slot(_parent: &Pipeline<'_>, probe: &Probe<'_>) -> Result<usize> {
@@ -1997,10 +2104,13 @@ impl<'a> Plan<'a> {
                         let mut values = Vec::new();
                         for (e, kind) in exprs.iter().zip(kinds) {
                             columns.push(match e {
-                                KeySource::Text(s) => batch.texts[*s]
-                                    .iter()
-                                    .map(|t| Value::Str(t.clone()))
-                                    .collect(),
+                                KeySource::Text(s) => texts_of(
+                                    self.root.text_columns[*s],
+                                    &batch.ints[*s][..batch.len],
+                                )?
+                                .into_iter()
+                                .map(Value::Str)
+                                .collect(),
                                 KeySource::Expr(x) => {
                                     x.eval(batch, &mut values)?;
                                     values.iter().map(|&v| key_value(kind, v)).collect()
@@ -2131,19 +2241,25 @@ impl<'a> Plan<'a> {
                                 }
                             });
                         }
+                        // Text is carried as the row id of its string; two ids are compared
+                        // by their strings only when they differ.
                         let carried_at = |c: usize, r: usize| -> Value {
                             match (&carried[c].0, &carried_values[c]) {
-                                (KeySource::Text(s), _) => Value::Str(batch.texts[*s][r].clone()),
+                                (KeySource::Text(s), _) => Value::Int(i128::from(batch.ints[*s][r])),
                                 (_, Some(v)) => v[r].clone(),
                                 _ => Value::Null,
                             }
                         };
-                        let same = |stored: &Value, c: usize, r: usize| -> bool {
-                            match (&carried[c].0, &carried_values[c], stored) {
-                                (KeySource::Text(s), _, Value::Str(t)) => batch.texts[*s][r] == *t,
+                        let same = |stored: &Value, c: usize, r: usize| -> Result<bool> {
+                            Ok(match (&carried[c].0, &carried_values[c], stored) {
+                                (KeySource::Text(s), _, Value::Int(id)) => {
+                                    let row = batch.ints[*s][r];
+                                    i128::from(row) == *id
+                                        || same_text(self.root.text_columns[*s], row, *id as i64)?
+                                }
                                 (_, Some(v), stored) => v[r] == *stored,
                                 _ => false,
-                            }
+                            })
                         };
                         found.clear();
                         found.resize(codes.len(), None);
@@ -2155,7 +2271,11 @@ impl<'a> Plan<'a> {
                             let id = match known {
                                 Some(id) => {
                                     let stored = &state.carried[id as usize];
-                                    if (0..carried.len()).any(|c| !same(&stored[c], c, r)) {
+                                    let mut all_same = true;
+                                    for (c, value) in stored.iter().enumerate() {
+                                        all_same &= same(value, c, r)?;
+                                    }
+                                    if !all_same {
                                         return unsupported(
                                             "grouping by more than 64 bits of keys that are not determined by the others",
                                         );
@@ -2183,7 +2303,25 @@ impl<'a> Plan<'a> {
                         for (from, &code) in b.keys.iter().enumerate() {
                             match a.map.get(code) {
                                 Some(into) => {
-                                    if a.carried[into as usize] != b.carried[from] {
+                                    let mut all_same = true;
+                                    for (c, (x, y)) in a.carried[into as usize]
+                                        .iter()
+                                        .zip(&b.carried[from])
+                                        .enumerate()
+                                    {
+                                        all_same &= x == y
+                                            || match (&carried[c].0, x, y) {
+                                                (KeySource::Text(s), Value::Int(x), Value::Int(y)) => {
+                                                    same_text(
+                                                        self.root.text_columns[*s],
+                                                        *x as i64,
+                                                        *y as i64,
+                                                    )?
+                                                }
+                                                _ => false,
+                                            };
+                                    }
+                                    if !all_same {
                                         return unsupported(
                                             "grouping by more than 64 bits of keys that are not determined by the others",
                                         );
@@ -2227,6 +2365,23 @@ impl<'a> Plan<'a> {
                         key_values[*i] = state.carried[id][c].clone();
                     }
                     out.push((key_values, state.groups.values(id, aggs)));
+                }
+                // The carried texts' strings, read once per group.
+                for (c, (source, i)) in carried.iter().enumerate() {
+                    if let KeySource::Text(s) = source {
+                        let rows: Vec<i64> = state
+                            .carried
+                            .iter()
+                            .map(|v| match v[c] {
+                                Value::Int(id) => id as i64,
+                                _ => 0,
+                            })
+                            .collect();
+                        let texts = texts_of(self.root.text_columns[*s], &rows)?;
+                        for ((keys, _), text) in out.iter_mut().zip(texts) {
+                            keys[*i] = Value::Str(text);
+                        }
+                    }
                 }
                 out
             }

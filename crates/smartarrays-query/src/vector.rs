@@ -52,7 +52,9 @@ pub(crate) enum VExpr {
     Year(Box<VExpr>),
 }
 
-/// A batch of decoded rows: integer-like slots and text slots (a slot holds one or the other).
+/// A batch of decoded rows: integer-like slots, and text slots, which always hold the row ids of
+/// their text in its table's column (in `ints`) and, only where a text test reads them, the
+/// strings themselves (in `texts`).
 #[derive(Default)]
 pub(crate) struct Batch {
     pub ints: Vec<Vec<i64>>,
@@ -100,6 +102,30 @@ fn overflow() -> QueryError {
 }
 
 impl VExpr {
+    /// Every slot whose strings (not just row ids) the expression reads.
+    pub(crate) fn text_slots(&self, out: &mut Vec<usize>) {
+        match self {
+            VExpr::Text(s, ..) => out.push(*s),
+            VExpr::Slot(_) | VExpr::Const(_) | VExpr::Mask(..) => {}
+            VExpr::Scale(a, _) | VExpr::Neg(a) | VExpr::Not(a) | VExpr::Year(a) => {
+                a.text_slots(out)
+            }
+            VExpr::In(a, ..) => a.text_slots(out),
+            VExpr::Add(a, b) | VExpr::Sub(a, b) | VExpr::Mul(a, b) | VExpr::Compare(_, a, b) => {
+                a.text_slots(out);
+                b.text_slots(out);
+            }
+            VExpr::And(list) | VExpr::Or(list) => list.iter().for_each(|x| x.text_slots(out)),
+            VExpr::Case(whens, otherwise) => {
+                for (w, t) in whens {
+                    w.text_slots(out);
+                    t.text_slots(out);
+                }
+                otherwise.text_slots(out);
+            }
+        }
+    }
+
     /// Evaluates over the batch's `batch.len` rows into `out`.
     pub(crate) fn eval(&self, batch: &Batch, out: &mut Vec<i64>) -> Result<()> {
         let n = batch.len;
