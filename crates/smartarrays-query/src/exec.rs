@@ -411,36 +411,45 @@ enum Stage<'a> {
     Probe(Probe<'a>),
 }
 
-/// Built hash table of a build side.
+/// Built index of a build side.
 struct Built {
     index: BuildIndex,
     /// A bitmap of the keys over `min..`, tested before the index (it fits in cache where the
     /// index may not, and rejects most rows of a selective build cheaply).
     bits: Option<(i64, Vec<u64>)>,
+    /// The build's columns, in the order of its rows (for `Rank`: in key order).
     ints: Vec<Vec<i64>>,
 }
 
 /// Key to build row.
 enum BuildIndex {
-    /// Keys spread thinly over their range: the collections crate's hash map.
+    /// Keys spread thinly over a range too wide for a bitmap: the collections crate's hash map.
     Hash(Map<i64, u32>),
-    /// Keys dense in `min..min + rows.len()`: the build row of each key, `u32::MAX` for none.
-    Direct { min: i64, rows: Vec<u32> },
+    /// Keys within a range the bitmap covers: the build's rows are in key order, and a key's
+    /// row is its rank among the keys, the ones in the words before its own (`before`, per
+    /// word) plus those below it in its word.
+    Rank { before: Vec<u32> },
 }
 
 impl Built {
     /// The build row of every key (`None`: no match).
     fn lookup(&self, keys: &[i64], found: &mut Vec<Option<u32>>) -> Result<()> {
         found.clear();
-        match &self.index {
-            BuildIndex::Hash(map) => {
+        match (&self.index, &self.bits) {
+            (BuildIndex::Hash(map), _) => {
                 found.resize(keys.len(), None);
                 map.get_many(keys, found)?;
             }
-            BuildIndex::Direct { min, rows } => found.extend(keys.iter().map(|&k| {
-                let slot = (k as u64).wrapping_sub(*min as u64);
-                rows.get(slot as usize).copied().filter(|&r| r != u32::MAX)
-            })),
+            (BuildIndex::Rank { before }, Some((min, words))) => {
+                found.extend(keys.iter().map(|&k| {
+                    let bit = (k as u64).wrapping_sub(*min as u64);
+                    let w = (bit / 64) as usize;
+                    let word = *words.get(w)?;
+                    let below = word & ((1u64 << (bit % 64)) - 1);
+                    ((word >> (bit % 64)) & 1 == 1).then(|| before[w] + below.count_ones())
+                }))
+            }
+            (BuildIndex::Rank { .. }, None) => found.resize(keys.len(), None),
         }
         Ok(())
     }
@@ -449,10 +458,18 @@ impl Built {
 /// Bits of key space a join bitmap may take (16 MiB).
 const JOIN_BITMAP_BITS: u64 = 1 << 27;
 
-fn build_index(keys: &[i64], runtime: &Arc<Runtime>, label: &str) -> Result<Built> {
+/// Indexes a build side's rows by their key column `key` (which must be unique); the columns
+/// come back reordered where the index needs it.
+fn build_index(
+    mut columns: Vec<Vec<i64>>,
+    key: usize,
+    runtime: &Arc<Runtime>,
+    label: &str,
+) -> Result<Built> {
     let duplicate = || QueryError::DuplicateBuildKey {
         column: label.to_string(),
     };
+    let keys = &columns[key];
     let (min, max) = keys
         .iter()
         .fold((i64::MAX, i64::MIN), |(lo, hi), &k| (lo.min(k), hi.max(k)));
@@ -461,39 +478,61 @@ fn build_index(keys: &[i64], runtime: &Arc<Runtime>, label: &str) -> Result<Buil
     } else {
         (i128::from(max) - i128::from(min) + 1) as u128
     };
-    let bits = (span > 0 && span <= u128::from(JOIN_BITMAP_BITS)).then(|| {
+    if keys.is_empty() || span <= u128::from(JOIN_BITMAP_BITS) {
         let mut words = vec![0u64; (span as usize).div_ceil(64)];
         for &k in keys {
             let bit = (k - min) as usize;
-            words[bit / 64] |= 1 << (bit % 64);
-        }
-        (min, words)
-    });
-    let index = if span > 0 && span <= 4 * keys.len() as u128 {
-        let mut rows = vec![u32::MAX; span as usize];
-        for (row, &k) in keys.iter().enumerate() {
-            let slot = &mut rows[(k - min) as usize];
-            if *slot != u32::MAX {
+            let word = &mut words[bit / 64];
+            if (*word >> (bit % 64)) & 1 == 1 {
                 return Err(duplicate());
             }
-            *slot = row as u32;
+            *word |= 1 << (bit % 64);
         }
-        BuildIndex::Direct { min, rows }
-    } else {
-        // Built in parallel (thread-local pre-aggregation, radix partitions); a key seen
-        // twice leaves fewer entries than rows.
-        let rows: Vec<u32> = (0..keys.len() as u32).collect();
-        let options = smartarrays::ArrayOptions::new().runtime(Arc::clone(runtime));
-        let map: Map<i64, u32> = Map::aggregate_parallel(keys, &rows, |a, _| a, &options)?;
-        if map.len() != keys.len() {
-            return Err(duplicate());
+        let mut before = Vec::with_capacity(words.len());
+        let mut total = 0u32;
+        for w in &words {
+            before.push(total);
+            total += w.count_ones();
         }
-        BuildIndex::Hash(map)
-    };
+        // Rows into key order (nothing to move when they already are, like a sorted key).
+        if keys.windows(2).any(|w| w[0] > w[1]) {
+            let rank: Vec<u32> = keys
+                .iter()
+                .map(|&k| {
+                    let bit = (k - min) as u64;
+                    let word = words[(bit / 64) as usize];
+                    before[(bit / 64) as usize] + (word & ((1u64 << (bit % 64)) - 1)).count_ones()
+                })
+                .collect();
+            for column in columns.iter_mut() {
+                if column.len() != rank.len() {
+                    continue;
+                }
+                let mut sorted = vec![0i64; column.len()];
+                for (&r, &v) in rank.iter().zip(column.iter()) {
+                    sorted[r as usize] = v;
+                }
+                *column = sorted;
+            }
+        }
+        return Ok(Built {
+            index: BuildIndex::Rank { before },
+            bits: Some((min, words)),
+            ints: columns,
+        });
+    }
+    // Built in parallel (thread-local pre-aggregation, radix partitions); a key seen twice
+    // leaves fewer entries than rows.
+    let rows: Vec<u32> = (0..keys.len() as u32).collect();
+    let options = smartarrays::ArrayOptions::new().runtime(Arc::clone(runtime));
+    let map: Map<i64, u32> = Map::aggregate_parallel(keys, &rows, |a, _| a, &options)?;
+    if map.len() != keys.len() {
+        return Err(duplicate());
+    }
     Ok(Built {
-        index,
-        bits,
-        ints: Vec::new(),
+        index: BuildIndex::Hash(map),
+        bits: None,
+        ints: columns,
     })
 }
 
@@ -644,6 +683,8 @@ impl Compiler<'_> {
                             );
                         }
                     }
+                    set.sort_unstable();
+                    set.dedup();
                     VExpr::In(Box::new(self.compile(expr)?), Arc::new(set), *negated)
                 }
             }
@@ -1036,7 +1077,7 @@ fn explain_pipeline(p: &Pipeline<'_>, out: &mut String, counter: &mut usize, dep
             Stage::Filter(_, text) => out.push_str(&format!("{pad}  filter: {text}\n")),
             Stage::Probe(probe) => {
                 out.push_str(&format!(
-                    "{pad}  probe join on {} (build side: the pipeline below; its unique keys in a bitmap when their range allows, then a direct array when dense, else a collections Map)\n",
+                    "{pad}  probe join on {} (build side: the pipeline below; its unique keys in a bitmap with per-word ranks when their range allows, else a collections Map)\n",
                     probe.label
                 ));
                 explain_pipeline(&probe.build, out, counter, depth + 2);
@@ -1328,7 +1369,8 @@ fn build_pipeline<'a>(
     for stage in &pipeline.stages {
         if let Stage::Probe(probe) = stage {
             if let Some(i) = pipeline.scans.iter().position(|s| {
-                s.slot == probe.key_slot && matches!(s.decode, Decode::Packed { .. } | Decode::Dict { .. })
+                s.slot == probe.key_slot
+                    && matches!(s.decode, Decode::Packed { .. } | Decode::Dict { .. })
             }) {
                 pipeline.semi.push((i, ordinal));
             }
@@ -1828,8 +1870,7 @@ fn run_builds(p: &Pipeline<'_>, runtime: &Arc<Runtime>) -> Result<Vec<Option<Arc
                     Ok(a)
                 },
             )?;
-            let mut built = build_index(&collected[key_slot], runtime, &probe.label)?;
-            built.ints = collected;
+            let built = build_index(collected, key_slot, runtime, &probe.label)?;
             out.push(Some(Arc::new(built)));
         }
     }
@@ -1845,6 +1886,50 @@ fn texts_of(column: Option<&Column>, rows: &[i64]) -> Result<Vec<String>> {
     match column.take(&ids)?.values {
         smartarrays_encodings::Values::Utf8(v) => Ok(v),
         _ => unsupported("text that does not decode to strings"),
+    }
+}
+
+/// Replaces the row ids of the `deferred` text keys by their strings.
+fn materialize_texts(
+    rows: &mut [(Vec<Value>, Vec<Value>)],
+    deferred: &[&(usize, Option<&Column>)],
+) -> Result<()> {
+    for &&(k, column) in deferred {
+        let ids: Vec<i64> = rows
+            .iter()
+            .map(|(keys, _)| match keys[k] {
+                Value::Int(id) => id as i64,
+                _ => 0,
+            })
+            .collect();
+        for ((keys, _), text) in rows.iter_mut().zip(texts_of(column, &ids)?) {
+            keys[k] = Value::Str(text);
+        }
+    }
+    Ok(())
+}
+
+/// Every group key an expression over result rows reads.
+fn key_refs(e: &BExpr, out: &mut Vec<usize>) {
+    match e {
+        BExpr::Key(i, _) => out.push(*i),
+        BExpr::Column { .. } | BExpr::Literal(..) | BExpr::Agg(..) => {}
+        BExpr::Arith(_, a, b, _) | BExpr::Compare(_, a, b) => {
+            key_refs(a, out);
+            key_refs(b, out);
+        }
+        BExpr::Neg(a, _) | BExpr::Not(a) | BExpr::ExtractYear(a) => key_refs(a, out),
+        BExpr::Like { expr, .. } | BExpr::InList { expr, .. } => key_refs(expr, out),
+        BExpr::And(list) | BExpr::Or(list) => list.iter().for_each(|x| key_refs(x, out)),
+        BExpr::Case {
+            whens, otherwise, ..
+        } => {
+            for (w, t) in whens {
+                key_refs(w, out);
+                key_refs(t, out);
+            }
+            key_refs(otherwise, out);
+        }
     }
 }
 
@@ -2082,16 +2167,57 @@ fn key_value(kind: &SlotKind, v: i64) -> Value {
 /// Hash aggregation state of one worker.
 struct HashState {
     map: Map<u64, u32>,
+    /// When the packed keys take few bits: the group of every packed key, `u32::MAX` for
+    /// none, used instead of `map`.
+    direct: Option<Vec<u32>>,
     groups: Groups,
     /// Per group: the packed key, and the carried keys' values.
     keys: Vec<u64>,
     carried: Vec<Vec<Value>>,
 }
 
+impl HashState {
+    fn get_many(&self, codes: &[u64], found: &mut [Option<u32>]) -> Result<()> {
+        match &self.direct {
+            Some(direct) => {
+                for (f, &c) in found.iter_mut().zip(codes) {
+                    *f = Some(direct[c as usize]).filter(|&g| g != u32::MAX);
+                }
+            }
+            None => {
+                self.map.get_many(codes, found)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn get(&self, code: u64) -> Option<u32> {
+        match &self.direct {
+            Some(direct) => Some(direct[code as usize]).filter(|&g| g != u32::MAX),
+            None => self.map.get(code),
+        }
+    }
+
+    fn insert(&mut self, code: u64, group: u32) -> Result<()> {
+        match &mut self.direct {
+            Some(direct) => direct[code as usize] = group,
+            None => {
+                self.map.insert(code, group)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Packed group keys of at most this many bits index a direct array of groups (when that
+/// array is not much larger than the table).
+const DIRECT_GROUP_BITS: u32 = 25;
+
 impl<'a> Plan<'a> {
     /// Runs the plan on `runtime`'s workers.
     pub(crate) fn run(&self, runtime: &Arc<Runtime>) -> Result<ResultSet> {
         let builds = run_builds(&self.root, runtime)?;
+        let mut deferred = Vec::new();
         let rows: Vec<(Vec<Value>, Vec<Value>)> = match &self.sink {
             SinkPlan::Collect { exprs, kinds } => {
                 let collected = run_pipeline(
@@ -2186,9 +2312,14 @@ impl<'a> Plan<'a> {
                 key_kinds,
                 single_signed,
             } => {
+                let bits: u32 = packed.iter().map(|p| p.2).sum();
+                let direct = !*single_signed
+                    && bits <= DIRECT_GROUP_BITS
+                    && (1usize << bits) <= (4 * self.root.rows).max(1 << 16);
                 let init = || -> Result<HashState> {
                     Ok(HashState {
                         map: Map::new()?,
+                        direct: direct.then(|| vec![u32::MAX; 1usize << bits]),
                         groups: Groups::new(aggs, 0),
                         keys: Vec::new(),
                         carried: Vec::new(),
@@ -2245,7 +2376,9 @@ impl<'a> Plan<'a> {
                         // by their strings only when they differ.
                         let carried_at = |c: usize, r: usize| -> Value {
                             match (&carried[c].0, &carried_values[c]) {
-                                (KeySource::Text(s), _) => Value::Int(i128::from(batch.ints[*s][r])),
+                                (KeySource::Text(s), _) => {
+                                    Value::Int(i128::from(batch.ints[*s][r]))
+                                }
                                 (_, Some(v)) => v[r].clone(),
                                 _ => Value::Null,
                             }
@@ -2263,11 +2396,11 @@ impl<'a> Plan<'a> {
                         };
                         found.clear();
                         found.resize(codes.len(), None);
-                        state.map.get_many(codes, found)?;
+                        state.get_many(codes, found)?;
                         ids.clear();
                         for (r, &code) in codes.iter().enumerate() {
                             // A key first seen earlier in this batch is not in `found`.
-                            let known = found[r].or_else(|| state.map.get(code));
+                            let known = found[r].or_else(|| state.get(code));
                             let id = match known {
                                 Some(id) => {
                                     let stored = &state.carried[id as usize];
@@ -2284,7 +2417,7 @@ impl<'a> Plan<'a> {
                                 }
                                 None => {
                                     let id = state.keys.len() as u32;
-                                    state.map.insert(code, id)?;
+                                    state.insert(code, id)?;
                                     state.keys.push(code);
                                     state.carried.push(
                                         (0..carried.len()).map(|c| carried_at(c, r)).collect(),
@@ -2301,7 +2434,7 @@ impl<'a> Plan<'a> {
                         let mut a = a?;
                         let b = b?;
                         for (from, &code) in b.keys.iter().enumerate() {
-                            match a.map.get(code) {
+                            match a.get(code) {
                                 Some(into) => {
                                     let mut all_same = true;
                                     for (c, (x, y)) in a.carried[into as usize]
@@ -2311,13 +2444,15 @@ impl<'a> Plan<'a> {
                                     {
                                         all_same &= x == y
                                             || match (&carried[c].0, x, y) {
-                                                (KeySource::Text(s), Value::Int(x), Value::Int(y)) => {
-                                                    same_text(
-                                                        self.root.text_columns[*s],
-                                                        *x as i64,
-                                                        *y as i64,
-                                                    )?
-                                                }
+                                                (
+                                                    KeySource::Text(s),
+                                                    Value::Int(x),
+                                                    Value::Int(y),
+                                                ) => same_text(
+                                                    self.root.text_columns[*s],
+                                                    *x as i64,
+                                                    *y as i64,
+                                                )?,
                                                 _ => false,
                                             };
                                     }
@@ -2330,7 +2465,7 @@ impl<'a> Plan<'a> {
                                 }
                                 None => {
                                     let into = a.keys.len();
-                                    a.map.insert(code, into as u32)?;
+                                    a.insert(code, into as u32)?;
                                     a.keys.push(code);
                                     a.carried.push(b.carried[from].clone());
                                     a.groups.push_group(aggs);
@@ -2343,7 +2478,19 @@ impl<'a> Plan<'a> {
                 )?;
                 let state = state.0?;
                 let mut out = Vec::new();
+                // A HAVING on aggregates alone drops its groups before their keys are built.
+                let early_having = self.query.having.as_ref().filter(|h| {
+                    let mut keys = Vec::new();
+                    key_refs(h, &mut keys);
+                    keys.is_empty()
+                });
                 for (id, &code) in state.keys.iter().enumerate() {
+                    let agg_values = state.groups.values(id, aggs);
+                    if let Some(h) = early_having {
+                        if eval_row(h, &[], &agg_values)? != Value::Bool(true) {
+                            continue;
+                        }
+                    }
                     let mut key_values = vec![Value::Null; key_kinds.len()];
                     let mut shift = 0;
                     for (p, &(_, min, bits)) in packed.iter().enumerate() {
@@ -2364,34 +2511,38 @@ impl<'a> Plan<'a> {
                     for (c, (_, i)) in carried.iter().enumerate() {
                         key_values[*i] = state.carried[id][c].clone();
                     }
-                    out.push((key_values, state.groups.values(id, aggs)));
+                    out.push((key_values, agg_values));
                 }
-                // The carried texts' strings, read once per group.
-                for (c, (source, i)) in carried.iter().enumerate() {
+                // The carried texts' strings are read in `finish`, for the rows it keeps.
+                for (source, i) in carried {
                     if let KeySource::Text(s) = source {
-                        let rows: Vec<i64> = state
-                            .carried
-                            .iter()
-                            .map(|v| match v[c] {
-                                Value::Int(id) => id as i64,
-                                _ => 0,
-                            })
-                            .collect();
-                        let texts = texts_of(self.root.text_columns[*s], &rows)?;
-                        for ((keys, _), text) in out.iter_mut().zip(texts) {
-                            keys[*i] = Value::Str(text);
-                        }
+                        deferred.push((*i, self.root.text_columns[*s]));
                     }
                 }
                 out
             }
         };
-        self.finish(rows)
+        self.finish(rows, &deferred)
     }
 
-    /// HAVING, the output expressions, ORDER BY and LIMIT over the result rows.
-    fn finish(&self, rows: Vec<(Vec<Value>, Vec<Value>)>) -> Result<ResultSet> {
+    /// HAVING, ORDER BY, LIMIT and the output expressions over the result rows. `deferred`
+    /// names the group keys that still hold a text's row id in its column: their strings are
+    /// read only for the rows left after LIMIT (or before, where HAVING or ORDER BY reads them).
+    fn finish(
+        &self,
+        mut rows: Vec<(Vec<Value>, Vec<Value>)>,
+        deferred: &[(usize, Option<&Column>)],
+    ) -> Result<ResultSet> {
         let q = &self.query;
+        let mut early = Vec::new();
+        if let Some(h) = &q.having {
+            key_refs(h, &mut early);
+        }
+        for (e, _) in &q.order_by {
+            key_refs(e, &mut early);
+        }
+        let (now, later): (Vec<_>, Vec<_>) = deferred.iter().partition(|(k, _)| early.contains(k));
+        materialize_texts(&mut rows, &now)?;
         let mut kept = Vec::new();
         for (keys, aggs) in rows {
             if let Some(h) = &q.having {
@@ -2404,14 +2555,9 @@ impl<'a> Plan<'a> {
                 .iter()
                 .map(|(e, _)| eval_row(e, &keys, &aggs))
                 .collect::<Result<_>>()?;
-            let out: Vec<Value> = q
-                .outputs
-                .iter()
-                .map(|(_, e)| eval_row(e, &keys, &aggs))
-                .collect::<Result<_>>()?;
-            kept.push((sort, out));
+            kept.push((sort, (keys, aggs)));
         }
-        kept.sort_by(|(a, _), (b, _)| {
+        let order = |(a, _): &(Vec<Value>, _), (b, _): &(Vec<Value>, _)| {
             for (i, (_, desc)) in q.order_by.iter().enumerate() {
                 let o = a[i].sort_cmp(&b[i]);
                 let o = if *desc { o.reverse() } else { o };
@@ -2420,14 +2566,35 @@ impl<'a> Plan<'a> {
                 }
             }
             std::cmp::Ordering::Equal
-        });
-        if let Some(limit) = q.limit {
-            kept.truncate(limit);
+        };
+        match q.limit {
+            // Top N: select the first N, then sort only them (stable: ties keep their order).
+            Some(limit) if limit < kept.len() => {
+                if limit == 0 {
+                    kept.clear();
+                } else {
+                    kept.select_nth_unstable_by(limit - 1, order);
+                    kept.truncate(limit);
+                }
+            }
+            _ => {}
+        }
+        kept.sort_by(order);
+        let mut rows: Vec<(Vec<Value>, Vec<Value>)> = kept.into_iter().map(|(_, r)| r).collect();
+        materialize_texts(&mut rows, &later)?;
+        let mut out = Vec::with_capacity(rows.len());
+        for (keys, aggs) in &rows {
+            out.push(
+                q.outputs
+                    .iter()
+                    .map(|(_, e)| eval_row(e, keys, aggs))
+                    .collect::<Result<Vec<Value>>>()?,
+            );
         }
         Ok(ResultSet {
             names: q.outputs.iter().map(|(n, _)| n.clone()).collect(),
             types: q.outputs.iter().map(|(_, e)| e.ty()).collect(),
-            rows: kept.into_iter().map(|(_, r)| r).collect(),
+            rows: out,
         })
     }
 }

@@ -79,14 +79,30 @@ pub enum Output {
 }
 
 /// Runs one SQL statement (a query or `EXPLAIN` of one) over `catalog`.
+///
+/// An uncorrelated `IN (subquery)` runs first, on the same workers, and its rows become the IN
+/// list of the outer query (also under `EXPLAIN`, whose plan shows that list's size).
 pub fn execute(catalog: &Catalog, sql: &str, options: &QueryOptions) -> Result<Output> {
     let (query, explain) = bind::parse(sql)?;
-    let bound = bind::bind(&query, catalog)?;
+    let runtime = options.runtime()?;
+    let bound = bind_with_subqueries(&query, catalog, &runtime)?;
     let plan = exec::Plan::new(bound)?;
     if explain {
         return Ok(Output::Plan(plan.explain()));
     }
-    Ok(Output::Rows(plan.run(&options.runtime()?)?))
+    Ok(Output::Rows(plan.run(&runtime)?))
+}
+
+/// Binds `query`, running its subqueries on `runtime`.
+fn bind_with_subqueries<'a>(
+    query: &sqlparser::ast::Query,
+    catalog: &'a Catalog,
+    runtime: &Arc<Runtime>,
+) -> Result<bind::BoundQuery<'a>> {
+    bind::bind(query, catalog, &|sub| {
+        let bound = bind_with_subqueries(sub, catalog, runtime)?;
+        exec::Plan::new(bound)?.run(runtime)
+    })
 }
 
 /// Runs a query over `catalog` on the process-wide runtime and returns its rows.
@@ -112,7 +128,7 @@ pub fn sql_with(catalog: &Catalog, sql: &str, options: &QueryOptions) -> Result<
 /// The plan of a query as text: pipelines, encodings, code-space filters, joins, sinks.
 pub fn explain(catalog: &Catalog, sql: &str) -> Result<String> {
     let (query, _) = bind::parse(sql)?;
-    let bound = bind::bind(&query, catalog)?;
+    let bound = bind_with_subqueries(&query, catalog, &Runtime::global()?)?;
     Ok(exec::Plan::new(bound)?.explain())
 }
 

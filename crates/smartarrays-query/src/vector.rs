@@ -47,6 +47,7 @@ pub(crate) enum VExpr {
     Mask(usize, Arc<Vec<bool>>),
     /// A text slot tested string by string (negated when the flag is set).
     Text(usize, TextTest, bool),
+    /// Membership in a sorted set (negated when the flag is set).
     In(Box<VExpr>, Arc<Vec<i64>>, bool),
     Case(Vec<(VExpr, VExpr)>, Box<VExpr>),
     Year(Box<VExpr>),
@@ -197,8 +198,14 @@ impl VExpr {
             ),
             VExpr::In(a, set, negated) => {
                 a.eval(batch, out)?;
-                out.iter_mut()
-                    .for_each(|v| *v = i64::from(set.contains(v) != *negated));
+                // The set is sorted: a binary search where a scan would be long.
+                if set.len() <= 8 {
+                    out.iter_mut()
+                        .for_each(|v| *v = i64::from(set.contains(v) != *negated));
+                } else {
+                    out.iter_mut()
+                        .for_each(|v| *v = i64::from(set.binary_search(v).is_ok() != *negated));
+                }
             }
             VExpr::Case(whens, otherwise) => {
                 otherwise.eval(batch, out)?;
