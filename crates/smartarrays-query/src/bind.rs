@@ -856,7 +856,7 @@ impl Binder<'_, '_> {
                 comparable(x.ty(), rows.types[0], subquery.as_ref())?;
                 let mut values: Vec<Value> =
                     rows.rows.into_iter().map(|mut r| r.remove(0)).collect();
-                if values.iter().any(|v| *v == Value::Null) {
+                if values.contains(&Value::Null) {
                     return unsupported("an IN subquery returning nulls", subquery.as_ref());
                 }
                 values.sort_by(|a, b| a.sort_cmp(b));
