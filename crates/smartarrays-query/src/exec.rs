@@ -1,7 +1,9 @@
 //! Planning and execution: the bound query becomes a tree of push pipelines, one per table.
 //! The largest table drives the root pipeline; every other table is a build side (a pipeline
-//! of its own whose rows are collected into a hash table of the collections crate, keyed by
-//! its unique join key) that a parent pipeline probes. Each pipeline runs morsel by morsel on
+//! of its own whose rows are collected and indexed by its unique join key: a bitmap of the keys
+//! with per-word ranks when their range allows, else a hash map of the collections crate) that
+//! a parent pipeline probes, after testing the bitmap on the key column's codes in its scan.
+//! Text travels as row ids into its column and is read where a text test or a result needs it. Each pipeline runs morsel by morsel on
 //! the runtime's workers: a morsel is a range of rows aligned to the codecs' 1024-row blocks;
 //! within it, vectors of [`VECTOR`] rows are decoded from the packed arrays, filtered in code
 //! space first (constants translated once through the frame's base or the dictionary), then

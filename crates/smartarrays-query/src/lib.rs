@@ -8,10 +8,13 @@
 //!
 //! A pipeline decodes vectors of rows from the packed arrays with the codec's kernels,
 //! evaluates filters on the codes first (constants translated once through a frame's base or a
-//! dictionary), decodes the other columns for the surviving rows only, runs residual filters
-//! and hash-join probes on the decoded batch, and hands it to its sink: an aggregation on direct
-//! arrays (small dictionary keys, like TPC-H Q1's flags) or on the collections crate's hash
-//! map, or a collection of rows. Decimals are scaled integers, row arithmetic is checked
+//! dictionary) and the join partners' key bitmaps on the key columns' codes (semi-join
+//! filters), decodes the other columns for the surviving rows only, runs residual filters and
+//! join probes (rank lookups in the key bitmap, or the collections crate's hash map) on the
+//! decoded batch, and hands it to its sink: an aggregation on direct arrays (small dictionary
+//! keys, like TPC-H Q1's flags, or packed keys of few bits) or on the collections crate's hash
+//! map, or a collection of rows. Text travels as row ids and is read only where needed.
+//! Uncorrelated `IN (subquery)` runs first and becomes an IN list. Decimals are scaled integers, row arithmetic is checked
 //! 64-bit, sums are 128-bit: an overflow is an error, never a wrong answer.
 //!
 //! # Example
