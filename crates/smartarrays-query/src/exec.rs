@@ -2117,29 +2117,29 @@ impl Groups {
     }
 
     fn values(&self, g: usize, aggs: &[AggPlan]) -> Vec<Value> {
-        let w = self.width;
+        (0..aggs.len()).map(|k| self.value(g, k, aggs)).collect()
+    }
+
+    /// Aggregate `k` of group `g`.
+    fn value(&self, g: usize, k: usize, aggs: &[AggPlan]) -> Value {
         let count = self.rows(g);
-        aggs.iter()
-            .enumerate()
-            .map(|(k, a)| {
-                let v = self.acc[g * w + k];
-                match a.func {
-                    AggFunc::Count => Value::Int(count),
-                    _ if count == 0 => Value::Null,
-                    AggFunc::Avg => {
-                        Value::Float(v as f64 / count as f64 / pow10(u32::from(a.scale)) as f64)
-                    }
-                    _ => match a.ty {
-                        Type::Decimal(s) => Value::Decimal {
-                            unscaled: v,
-                            scale: s,
-                        },
-                        Type::Date => Value::Date(v as i32),
-                        _ => Value::Int(v),
-                    },
-                }
-            })
-            .collect()
+        let a = &aggs[k];
+        let v = self.acc[g * self.width + k];
+        match a.func {
+            AggFunc::Count => Value::Int(count),
+            _ if count == 0 => Value::Null,
+            AggFunc::Avg => {
+                Value::Float(v as f64 / count as f64 / pow10(u32::from(a.scale)) as f64)
+            }
+            _ => match a.ty {
+                Type::Decimal(s) => Value::Decimal {
+                    unscaled: v,
+                    scale: s,
+                },
+                Type::Date => Value::Date(v as i32),
+                _ => Value::Int(v),
+            },
+        }
     }
 }
 
@@ -2486,9 +2486,27 @@ impl<'a> Plan<'a> {
                     key_refs(h, &mut keys);
                     keys.is_empty()
                 });
+                // `aggregate op constant` (Q18's `sum(l_quantity) > 300`): one value per group.
+                let threshold = match early_having {
+                    Some(BExpr::Compare(op, a, b)) => match (a.as_ref(), b.as_ref()) {
+                        (BExpr::Agg(i, _), BExpr::Literal(v, _)) => Some((*i, *op, v)),
+                        (BExpr::Literal(v, _), BExpr::Agg(i, _)) => Some((*i, op.flip(), v)),
+                        _ => None,
+                    },
+                    _ => None,
+                };
                 for (id, &code) in state.keys.iter().enumerate() {
+                    if let Some((k, op, constant)) = threshold {
+                        let v = state.groups.value(id, k, aggs);
+                        if v == Value::Null
+                            || *constant == Value::Null
+                            || !op.holds(v.sort_cmp(constant))
+                        {
+                            continue;
+                        }
+                    }
                     let agg_values = state.groups.values(id, aggs);
-                    if let Some(h) = early_having {
+                    if let (Some(h), None) = (early_having, threshold) {
                         if eval_row(h, &[], &agg_values)? != Value::Bool(true) {
                             continue;
                         }

@@ -216,3 +216,46 @@ proptest! {
         check(dims, stride, &fks, &amounts);
     }
 }
+
+#[test]
+fn having_on_aggregates_alone_and_with_keys() {
+    let fks: Vec<i64> = (0..5000).map(|i| (i * 13) % 1025).collect();
+    let amounts: Vec<i64> = (0..5000).map(|i| i % 17 - 8).collect();
+    let catalog = tables(1025, 1, &fks, &amounts);
+    let mut groups: BTreeMap<i64, (i128, i128)> = BTreeMap::new();
+    for (&k, &a) in fks.iter().zip(&amounts) {
+        let g = groups.entry(k).or_default();
+        g.0 += i128::from(a);
+        g.1 += 1;
+    }
+    let pick = |keep: &dyn Fn(i64, i128, i128) -> bool| -> Vec<Vec<Value>> {
+        groups
+            .iter()
+            .filter(|(&k, &(s, c))| keep(k, s, c))
+            .map(|(&k, &(s, _))| vec![Value::Int(k.into()), Value::Int(s)])
+            .collect()
+    };
+    let base = "select id, sum(amount) as s from f, d where fk = id group by id having";
+    assert_eq!(
+        both(&catalog, &format!("{base} sum(amount) > 3 order by id")),
+        pick(&|_, s, _| s > 3)
+    );
+    assert_eq!(
+        both(&catalog, &format!("{base} 3 >= sum(amount) order by id")),
+        pick(&|_, s, _| s <= 3)
+    );
+    assert_eq!(
+        both(
+            &catalog,
+            &format!("{base} count(*) = 5 and sum(amount) < 0 order by id")
+        ),
+        pick(&|_, s, c| c == 5 && s < 0)
+    );
+    assert_eq!(
+        both(
+            &catalog,
+            &format!("{base} id > 1000 and sum(amount) >= 0 order by id")
+        ),
+        pick(&|k, s, _| k > 1000 && s >= 0)
+    );
+}
