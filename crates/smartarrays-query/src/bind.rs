@@ -13,7 +13,7 @@ use smartarrays_encodings::date;
 
 use crate::error::{Position, QueryError, Result};
 use crate::table::{Catalog, Table};
-use crate::value::{pow10, Type, Value};
+use crate::value::{pow10, ResultSet, Type, Value};
 
 /// The place of a syntax node.
 pub(crate) fn position_of(node: &impl Spanned) -> Position {
@@ -262,18 +262,27 @@ enum Mode {
     Groups,
 }
 
+/// Runs an uncorrelated subquery to its rows.
+pub(crate) type SubqueryRunner<'q> = &'q dyn Fn(&ast::Query) -> Result<ResultSet>;
+
 struct Binder<'a, 'q> {
     tables: &'q [TableRef<'a>],
     keys: &'q [BExpr],
     aggregates: Vec<AggCall>,
+    subquery: SubqueryRunner<'q>,
 }
 
 fn unsupported<T>(what: impl Into<String>, node: &impl Spanned) -> Result<T> {
     Err(QueryError::unsupported(what, position_of(node)))
 }
 
-/// Binds a parsed query against `catalog`.
-pub(crate) fn bind<'a>(query: &ast::Query, catalog: &'a Catalog) -> Result<BoundQuery<'a>> {
+/// Binds a parsed query against `catalog`. An uncorrelated `x [NOT] IN (subquery)` runs its
+/// subquery through `subquery` first and becomes an IN list of the rows it returned.
+pub(crate) fn bind<'a>(
+    query: &ast::Query,
+    catalog: &'a Catalog,
+    subquery: SubqueryRunner<'_>,
+) -> Result<BoundQuery<'a>> {
     if query.with.is_some() {
         return unsupported("WITH", query);
     }
@@ -354,6 +363,7 @@ pub(crate) fn bind<'a>(query: &ast::Query, catalog: &'a Catalog) -> Result<Bound
         tables: &tables,
         keys: &[],
         aggregates: Vec::new(),
+        subquery,
     };
     let mut conjuncts = Vec::new();
     if let Some(selection) = &select.selection {
@@ -827,9 +837,40 @@ impl Binder<'_, '_> {
                 )),
                 None => unsupported(format!("function {}", f.name), e),
             },
-            Expr::Subquery(_) | Expr::InSubquery { .. } | Expr::Exists { .. } => {
-                unsupported("subqueries", e)
+            Expr::InSubquery {
+                expr,
+                subquery,
+                negated,
+            } if mode == Mode::Rows => {
+                let x = self.bind(expr, mode)?;
+                let rows = (self.subquery)(subquery)?;
+                if rows.names.len() != 1 {
+                    return unsupported(
+                        format!(
+                            "an IN subquery returning {} columns (it must return one)",
+                            rows.names.len()
+                        ),
+                        subquery.as_ref(),
+                    );
+                }
+                comparable(x.ty(), rows.types[0], subquery.as_ref())?;
+                let mut values: Vec<Value> =
+                    rows.rows.into_iter().map(|mut r| r.remove(0)).collect();
+                if values.contains(&Value::Null) {
+                    return unsupported("an IN subquery returning nulls", subquery.as_ref());
+                }
+                values.sort_by(|a, b| a.sort_cmp(b));
+                values.dedup();
+                Ok(BExpr::InList {
+                    expr: Box::new(x),
+                    list: values,
+                    negated: *negated,
+                })
             }
+            Expr::Subquery(_) | Expr::InSubquery { .. } | Expr::Exists { .. } => unsupported(
+                "this subquery (only uncorrelated IN subqueries in WHERE)",
+                e,
+            ),
             Expr::IsNull(_) | Expr::IsNotNull(_) => unsupported("IS [NOT] NULL", e),
             Expr::Cast { .. } => unsupported("CAST", e),
             Expr::Substring { .. } => unsupported("SUBSTRING", e),

@@ -1,7 +1,9 @@
 //! Planning and execution: the bound query becomes a tree of push pipelines, one per table.
 //! The largest table drives the root pipeline; every other table is a build side (a pipeline
-//! of its own whose rows are collected into a hash table of the collections crate, keyed by
-//! its unique join key) that a parent pipeline probes. Each pipeline runs morsel by morsel on
+//! of its own whose rows are collected and indexed by its unique join key: a bitmap of the keys
+//! with per-word ranks when their range allows, else a hash map of the collections crate) that
+//! a parent pipeline probes, after testing the bitmap on the key column's codes in its scan.
+//! Text travels as row ids into its column and is read where a text test or a result needs it. Each pipeline runs morsel by morsel on
 //! the runtime's workers: a morsel is a range of rows aligned to the codecs' 1024-row blocks;
 //! within it, vectors of [`VECTOR`] rows are decoded from the packed arrays, filtered in code
 //! space first (constants translated once through the frame's base or the dictionary), then
@@ -360,7 +362,8 @@ enum SlotKind {
     Int(Type),
     /// Codes into a sorted string dictionary.
     Dict(Arc<Vec<String>>),
-    /// Strings.
+    /// Text: the batch carries the row ids of the strings in their table's column (the
+    /// pipeline's `text_columns`), and the strings themselves only where a text test reads them.
     Text,
 }
 
@@ -393,6 +396,14 @@ struct Pipeline<'a> {
     /// Stages after the scan, in order.
     stages: Vec<Stage<'a>>,
     slots: Vec<SlotKind>,
+    /// Per slot: the column a text slot's row ids point into.
+    text_columns: Vec<Option<&'a Column>>,
+    /// Per slot: whether a text test reads its strings (else only its row ids travel).
+    needs_strings: Vec<bool>,
+    /// Semi-join filters run in the scan: (scan column, probe ordinal) for every probe whose
+    /// key is a column this pipeline scans. Its build's key bitmap drops the rows without a
+    /// partner before any other column is decoded (the probe itself runs later, on fewer rows).
+    semi: Vec<(usize, usize)>,
     /// (table, column) -> slot.
     slot_of: BTreeMap<(usize, usize), usize>,
 }
@@ -402,37 +413,45 @@ enum Stage<'a> {
     Probe(Probe<'a>),
 }
 
-/// Built hash table of a build side.
+/// Built index of a build side.
 struct Built {
     index: BuildIndex,
     /// A bitmap of the keys over `min..`, tested before the index (it fits in cache where the
     /// index may not, and rejects most rows of a selective build cheaply).
     bits: Option<(i64, Vec<u64>)>,
+    /// The build's columns, in the order of its rows (for `Rank`: in key order).
     ints: Vec<Vec<i64>>,
-    texts: Vec<Vec<String>>,
 }
 
 /// Key to build row.
 enum BuildIndex {
-    /// Keys spread thinly over their range: the collections crate's hash map.
+    /// Keys spread thinly over a range too wide for a bitmap: the collections crate's hash map.
     Hash(Map<i64, u32>),
-    /// Keys dense in `min..min + rows.len()`: the build row of each key, `u32::MAX` for none.
-    Direct { min: i64, rows: Vec<u32> },
+    /// Keys within a range the bitmap covers: the build's rows are in key order, and a key's
+    /// row is its rank among the keys, the ones in the words before its own (`before`, per
+    /// word) plus those below it in its word.
+    Rank { before: Vec<u32> },
 }
 
 impl Built {
     /// The build row of every key (`None`: no match).
     fn lookup(&self, keys: &[i64], found: &mut Vec<Option<u32>>) -> Result<()> {
         found.clear();
-        match &self.index {
-            BuildIndex::Hash(map) => {
+        match (&self.index, &self.bits) {
+            (BuildIndex::Hash(map), _) => {
                 found.resize(keys.len(), None);
                 map.get_many(keys, found)?;
             }
-            BuildIndex::Direct { min, rows } => found.extend(keys.iter().map(|&k| {
-                let slot = (k as u64).wrapping_sub(*min as u64);
-                rows.get(slot as usize).copied().filter(|&r| r != u32::MAX)
-            })),
+            (BuildIndex::Rank { before }, Some((min, words))) => {
+                found.extend(keys.iter().map(|&k| {
+                    let bit = (k as u64).wrapping_sub(*min as u64);
+                    let w = (bit / 64) as usize;
+                    let word = *words.get(w)?;
+                    let below = word & ((1u64 << (bit % 64)) - 1);
+                    ((word >> (bit % 64)) & 1 == 1).then(|| before[w] + below.count_ones())
+                }))
+            }
+            (BuildIndex::Rank { .. }, None) => found.resize(keys.len(), None),
         }
         Ok(())
     }
@@ -441,10 +460,18 @@ impl Built {
 /// Bits of key space a join bitmap may take (16 MiB).
 const JOIN_BITMAP_BITS: u64 = 1 << 27;
 
-fn build_index(keys: &[i64], runtime: &Arc<Runtime>, label: &str) -> Result<Built> {
+/// Indexes a build side's rows by their key column `key` (which must be unique); the columns
+/// come back reordered where the index needs it.
+fn build_index(
+    mut columns: Vec<Vec<i64>>,
+    key: usize,
+    runtime: &Arc<Runtime>,
+    label: &str,
+) -> Result<Built> {
     let duplicate = || QueryError::DuplicateBuildKey {
         column: label.to_string(),
     };
+    let keys = &columns[key];
     let (min, max) = keys
         .iter()
         .fold((i64::MAX, i64::MIN), |(lo, hi), &k| (lo.min(k), hi.max(k)));
@@ -453,40 +480,61 @@ fn build_index(keys: &[i64], runtime: &Arc<Runtime>, label: &str) -> Result<Buil
     } else {
         (i128::from(max) - i128::from(min) + 1) as u128
     };
-    let bits = (span > 0 && span <= u128::from(JOIN_BITMAP_BITS)).then(|| {
+    if keys.is_empty() || span <= u128::from(JOIN_BITMAP_BITS) {
         let mut words = vec![0u64; (span as usize).div_ceil(64)];
         for &k in keys {
             let bit = (k - min) as usize;
-            words[bit / 64] |= 1 << (bit % 64);
-        }
-        (min, words)
-    });
-    let index = if span > 0 && span <= 4 * keys.len() as u128 {
-        let mut rows = vec![u32::MAX; span as usize];
-        for (row, &k) in keys.iter().enumerate() {
-            let slot = &mut rows[(k - min) as usize];
-            if *slot != u32::MAX {
+            let word = &mut words[bit / 64];
+            if (*word >> (bit % 64)) & 1 == 1 {
                 return Err(duplicate());
             }
-            *slot = row as u32;
+            *word |= 1 << (bit % 64);
         }
-        BuildIndex::Direct { min, rows }
-    } else {
-        // Built in parallel (thread-local pre-aggregation, radix partitions); a key seen
-        // twice leaves fewer entries than rows.
-        let rows: Vec<u32> = (0..keys.len() as u32).collect();
-        let options = smartarrays::ArrayOptions::new().runtime(Arc::clone(runtime));
-        let map: Map<i64, u32> = Map::aggregate_parallel(keys, &rows, |a, _| a, &options)?;
-        if map.len() != keys.len() {
-            return Err(duplicate());
+        let mut before = Vec::with_capacity(words.len());
+        let mut total = 0u32;
+        for w in &words {
+            before.push(total);
+            total += w.count_ones();
         }
-        BuildIndex::Hash(map)
-    };
+        // Rows into key order (nothing to move when they already are, like a sorted key).
+        if keys.windows(2).any(|w| w[0] > w[1]) {
+            let rank: Vec<u32> = keys
+                .iter()
+                .map(|&k| {
+                    let bit = (k - min) as u64;
+                    let word = words[(bit / 64) as usize];
+                    before[(bit / 64) as usize] + (word & ((1u64 << (bit % 64)) - 1)).count_ones()
+                })
+                .collect();
+            for column in columns.iter_mut() {
+                if column.len() != rank.len() {
+                    continue;
+                }
+                let mut sorted = vec![0i64; column.len()];
+                for (&r, &v) in rank.iter().zip(column.iter()) {
+                    sorted[r as usize] = v;
+                }
+                *column = sorted;
+            }
+        }
+        return Ok(Built {
+            index: BuildIndex::Rank { before },
+            bits: Some((min, words)),
+            ints: columns,
+        });
+    }
+    // Built in parallel (thread-local pre-aggregation, radix partitions); a key seen twice
+    // leaves fewer entries than rows.
+    let rows: Vec<u32> = (0..keys.len() as u32).collect();
+    let options = smartarrays::ArrayOptions::new().runtime(Arc::clone(runtime));
+    let map: Map<i64, u32> = Map::aggregate_parallel(keys, &rows, |a, _| a, &options)?;
+    if map.len() != keys.len() {
+        return Err(duplicate());
+    }
     Ok(Built {
-        index,
-        bits,
-        ints: Vec::new(),
-        texts: Vec::new(),
+        index: BuildIndex::Hash(map),
+        bits: None,
+        ints: columns,
     })
 }
 
@@ -637,6 +685,8 @@ impl Compiler<'_> {
                             );
                         }
                     }
+                    set.sort_unstable();
+                    set.dedup();
                     VExpr::In(Box::new(self.compile(expr)?), Arc::new(set), *negated)
                 }
             }
@@ -925,6 +975,18 @@ impl<'a> Plan<'a> {
             return unsupported("a filter that could not be placed");
         }
         let sink = plan_sink(&query, &root_pipeline)?;
+        let mut root_pipeline = root_pipeline;
+        if let SinkPlan::Direct { aggs, .. } | SinkPlan::Hash { aggs, .. } = &sink {
+            let mut text_slots = Vec::new();
+            for a in aggs {
+                if let Some(e) = &a.arg {
+                    e.text_slots(&mut text_slots);
+                }
+            }
+            for s in text_slots {
+                root_pipeline.needs_strings[s] = true;
+            }
+        }
         Ok(Plan {
             root: root_pipeline,
             sink,
@@ -1017,7 +1079,7 @@ fn explain_pipeline(p: &Pipeline<'_>, out: &mut String, counter: &mut usize, dep
             Stage::Filter(_, text) => out.push_str(&format!("{pad}  filter: {text}\n")),
             Stage::Probe(probe) => {
                 out.push_str(&format!(
-                    "{pad}  probe join on {} (build side: the pipeline below; its unique keys in a bitmap when their range allows, then a direct array when dense, else a collections Map)\n",
+                    "{pad}  probe join on {} (build side: the pipeline below; its unique keys in a bitmap with per-word ranks when their range allows, else a collections Map)\n",
                     probe.label
                 ));
                 explain_pipeline(&probe.build, out, counter, depth + 2);
@@ -1148,6 +1210,9 @@ fn build_pipeline<'a>(
         scans: Vec::new(),
         stages: Vec::new(),
         slots: Vec::new(),
+        text_columns: Vec::new(),
+        needs_strings: Vec::new(),
+        semi: Vec::new(),
         slot_of: BTreeMap::new(),
     };
     // Columns of this table read anywhere.
@@ -1165,6 +1230,9 @@ fn build_pipeline<'a>(
         let decode = Decode::of(column)?;
         let kind = slot_kind_of(column, &decode)?;
         let slot = pipeline.slots.len();
+        pipeline
+            .text_columns
+            .push(matches!(kind, SlotKind::Text).then_some(column));
         pipeline.slots.push(kind);
         pipeline.slot_of.insert((table, c), slot);
         pipeline.scans.push(ScanColumn {
@@ -1240,6 +1308,7 @@ fn build_pipeline<'a>(
             if above.contains(&(tt, c)) && !pipeline.slot_of.contains_key(&(tt, c)) {
                 let slot = pipeline.slots.len();
                 pipeline.slots.push(build.slots[build_slot].clone());
+                pipeline.text_columns.push(build.text_columns[build_slot]);
                 pipeline.slot_of.insert((tt, c), slot);
                 gather.push((build_slot, slot));
             }
@@ -1297,6 +1366,28 @@ fn build_pipeline<'a>(
                 i += 1;
             }
         }
+    }
+    let mut ordinal = 0;
+    for stage in &pipeline.stages {
+        if let Stage::Probe(probe) = stage {
+            if let Some(i) = pipeline.scans.iter().position(|s| {
+                s.slot == probe.key_slot
+                    && matches!(s.decode, Decode::Packed { .. } | Decode::Dict { .. })
+            }) {
+                pipeline.semi.push((i, ordinal));
+            }
+            ordinal += 1;
+        }
+    }
+    pipeline.needs_strings = vec![false; pipeline.slots.len()];
+    let mut text_slots = Vec::new();
+    for stage in &pipeline.stages {
+        if let Stage::Filter(e, _) = stage {
+            e.text_slots(&mut text_slots);
+        }
+    }
+    for s in text_slots {
+        pipeline.needs_strings[s] = true;
     }
     Ok(pipeline)
 }
@@ -1552,6 +1643,54 @@ fn run_morsel(
                 break;
             }
         }
+        // Semi-join filters: the builds' key bitmaps, on the key column's codes.
+        for &(i, probe) in &p.semi {
+            if !all && s.selection.is_empty() {
+                break;
+            }
+            let Some((min, words)) = builds[probe].as_ref().and_then(|b| b.bits.as_ref()) else {
+                continue;
+            };
+            let scan = &p.scans[i];
+            if all {
+                s.selection.clear();
+                s.selection.extend(0..n as u32);
+                all = false;
+            }
+            let test = |v: i64| {
+                let bit = (v as u64).wrapping_sub(*min as u64);
+                words
+                    .get((bit / 64) as usize)
+                    .is_some_and(|w| (w >> (bit % 64)) & 1 == 1)
+            };
+            if !s.decoded[i] && s.selection.len() * SPARSE < n {
+                if let Some(view) = views[i].as_ref() {
+                    let decode = &scan.decode;
+                    compact(&mut s.selection, |j| {
+                        test(decode.value(view.value(start + j as usize)))
+                    });
+                    continue;
+                }
+            }
+            if !s.decoded[i] {
+                scan.decode
+                    .codes(views[i].as_ref(), start, &mut s.codes[i][..n])?;
+                s.decoded[i] = true;
+            }
+            let codes = &s.codes[i];
+            match &scan.decode {
+                Decode::Packed { base, .. } => {
+                    // bit = base + code - min: one subtraction per row.
+                    let offset = (*base as u64).wrapping_sub(*min as u64);
+                    let limit = words.len() as u64 * 64;
+                    compact(&mut s.selection, |j| {
+                        let bit = codes[j as usize].wrapping_add(offset);
+                        bit < limit && (words[(bit / 64) as usize] >> (bit % 64)) & 1 == 1
+                    });
+                }
+                decode => compact(&mut s.selection, |j| test(decode.value(codes[j as usize]))),
+            }
+        }
         if all || !s.selection.is_empty() {
             let rows = if all { n } else { s.selection.len() };
             s.batch.len = rows;
@@ -1561,8 +1700,18 @@ fn run_morsel(
                     continue;
                 }
                 if let Decode::Text { column } = &scan.decode {
+                    let ids = &mut s.batch.ints[scan.slot];
+                    ids.clear();
+                    if all {
+                        ids.extend(start as i64..(start + n) as i64);
+                    } else {
+                        ids.extend(s.selection.iter().map(|&j| (start + j as usize) as i64));
+                    }
                     let texts = &mut s.batch.texts[scan.slot];
                     texts.clear();
+                    if !p.needs_strings[scan.slot] {
+                        continue;
+                    }
                     if all {
                         if let smartarrays_encodings::Values::Utf8(v) =
                             column.unpack(start..start + n)?.values
@@ -1679,17 +1828,12 @@ fn run_stages(
                 batch.keep(flags);
                 let rows: Vec<usize> = found.iter().flatten().map(|&r| r as usize).collect();
                 for &(from, to) in &probe.gather {
-                    match &p.slots[to] {
-                        SlotKind::Text => {
-                            batch.texts[to] =
-                                rows.iter().map(|&r| built.texts[from][r].clone()).collect();
-                        }
-                        _ => {
-                            let source = &built.ints[from];
-                            let out = &mut batch.ints[to];
-                            out.clear();
-                            out.extend(rows.iter().map(|&r| source[r]));
-                        }
+                    let source = &built.ints[from];
+                    let out = &mut batch.ints[to];
+                    out.clear();
+                    out.extend(rows.iter().map(|&r| source[r]));
+                    if p.needs_strings[to] {
+                        batch.texts[to] = texts_of(p.text_columns[to], out)?;
                     }
                 }
             }
@@ -1712,39 +1856,89 @@ fn run_builds(p: &Pipeline<'_>, runtime: &Arc<Runtime>) -> Result<Vec<Option<Arc
                 build,
                 &inner,
                 runtime,
-                || (vec![Vec::new(); slots], vec![Vec::<String>::new(); slots]),
-                |state, batch| {
-                    for s in 0..slots {
-                        match &build.slots[s] {
-                            SlotKind::Text => {
-                                state.1[s].extend(batch.texts[s].iter().take(batch.len).cloned())
-                            }
-                            _ => {
-                                if batch.ints[s].len() == batch.len {
-                                    state.0[s].extend_from_slice(&batch.ints[s])
-                                }
-                            }
+                || vec![Vec::new(); slots],
+                |state: &mut Vec<Vec<i64>>, batch| {
+                    for (s, column) in state.iter_mut().enumerate() {
+                        if batch.ints[s].len() == batch.len {
+                            column.extend_from_slice(&batch.ints[s])
                         }
                     }
                     Ok(())
                 },
                 |mut a, b| {
-                    for (x, y) in a.0.iter_mut().zip(b.0) {
-                        x.extend(y);
-                    }
-                    for (x, y) in a.1.iter_mut().zip(b.1) {
+                    for (x, y) in a.iter_mut().zip(b) {
                         x.extend(y);
                     }
                     Ok(a)
                 },
             )?;
-            let mut built = build_index(&collected.0[key_slot], runtime, &probe.label)?;
-            built.ints = collected.0;
-            built.texts = collected.1;
+            let built = build_index(collected, key_slot, runtime, &probe.label)?;
             out.push(Some(Arc::new(built)));
         }
     }
     Ok(out)
+}
+
+/// The strings at `rows` of a text column.
+fn texts_of(column: Option<&Column>, rows: &[i64]) -> Result<Vec<String>> {
+    let Some(column) = column else {
+        return Ok(vec![String::new(); rows.len()]);
+    };
+    let ids: Vec<usize> = rows.iter().map(|&r| r as usize).collect();
+    match column.take(&ids)?.values {
+        smartarrays_encodings::Values::Utf8(v) => Ok(v),
+        _ => unsupported("text that does not decode to strings"),
+    }
+}
+
+/// Replaces the row ids of the `deferred` text keys by their strings.
+fn materialize_texts(
+    rows: &mut [(Vec<Value>, Vec<Value>)],
+    deferred: &[&(usize, Option<&Column>)],
+) -> Result<()> {
+    for &&(k, column) in deferred {
+        let ids: Vec<i64> = rows
+            .iter()
+            .map(|(keys, _)| match keys[k] {
+                Value::Int(id) => id as i64,
+                _ => 0,
+            })
+            .collect();
+        for ((keys, _), text) in rows.iter_mut().zip(texts_of(column, &ids)?) {
+            keys[k] = Value::Str(text);
+        }
+    }
+    Ok(())
+}
+
+/// Every group key an expression over result rows reads.
+fn key_refs(e: &BExpr, out: &mut Vec<usize>) {
+    match e {
+        BExpr::Key(i, _) => out.push(*i),
+        BExpr::Column { .. } | BExpr::Literal(..) | BExpr::Agg(..) => {}
+        BExpr::Arith(_, a, b, _) | BExpr::Compare(_, a, b) => {
+            key_refs(a, out);
+            key_refs(b, out);
+        }
+        BExpr::Neg(a, _) | BExpr::Not(a) | BExpr::ExtractYear(a) => key_refs(a, out),
+        BExpr::Like { expr, .. } | BExpr::InList { expr, .. } => key_refs(expr, out),
+        BExpr::And(list) | BExpr::Or(list) => list.iter().for_each(|x| key_refs(x, out)),
+        BExpr::Case {
+            whens, otherwise, ..
+        } => {
+            for (w, t) in whens {
+                key_refs(w, out);
+                key_refs(t, out);
+            }
+            key_refs(otherwise, out);
+        }
+    }
+}
+
+/// Whether rows `a` and `b` of a text column hold the same string.
+fn same_text(column: Option<&Column>, a: i64, b: i64) -> Result<bool> {
+    let texts = texts_of(column, &[a, b])?;
+    Ok(texts[0] == texts[1])
 }
 
 fn build_key_slot(_parent: &Pipeline<'_>, probe: &Probe<'_>) -> Result<usize> {
@@ -1923,29 +2117,29 @@ impl Groups {
     }
 
     fn values(&self, g: usize, aggs: &[AggPlan]) -> Vec<Value> {
-        let w = self.width;
+        (0..aggs.len()).map(|k| self.value(g, k, aggs)).collect()
+    }
+
+    /// Aggregate `k` of group `g`.
+    fn value(&self, g: usize, k: usize, aggs: &[AggPlan]) -> Value {
         let count = self.rows(g);
-        aggs.iter()
-            .enumerate()
-            .map(|(k, a)| {
-                let v = self.acc[g * w + k];
-                match a.func {
-                    AggFunc::Count => Value::Int(count),
-                    _ if count == 0 => Value::Null,
-                    AggFunc::Avg => {
-                        Value::Float(v as f64 / count as f64 / pow10(u32::from(a.scale)) as f64)
-                    }
-                    _ => match a.ty {
-                        Type::Decimal(s) => Value::Decimal {
-                            unscaled: v,
-                            scale: s,
-                        },
-                        Type::Date => Value::Date(v as i32),
-                        _ => Value::Int(v),
-                    },
-                }
-            })
-            .collect()
+        let a = &aggs[k];
+        let v = self.acc[g * self.width + k];
+        match a.func {
+            AggFunc::Count => Value::Int(count),
+            _ if count == 0 => Value::Null,
+            AggFunc::Avg => {
+                Value::Float(v as f64 / count as f64 / pow10(u32::from(a.scale)) as f64)
+            }
+            _ => match a.ty {
+                Type::Decimal(s) => Value::Decimal {
+                    unscaled: v,
+                    scale: s,
+                },
+                Type::Date => Value::Date(v as i32),
+                _ => Value::Int(v),
+            },
+        }
     }
 }
 
@@ -1975,16 +2169,57 @@ fn key_value(kind: &SlotKind, v: i64) -> Value {
 /// Hash aggregation state of one worker.
 struct HashState {
     map: Map<u64, u32>,
+    /// When the packed keys take few bits: the group of every packed key, `u32::MAX` for
+    /// none, used instead of `map`.
+    direct: Option<Vec<u32>>,
     groups: Groups,
     /// Per group: the packed key, and the carried keys' values.
     keys: Vec<u64>,
     carried: Vec<Vec<Value>>,
 }
 
+impl HashState {
+    fn get_many(&self, codes: &[u64], found: &mut [Option<u32>]) -> Result<()> {
+        match &self.direct {
+            Some(direct) => {
+                for (f, &c) in found.iter_mut().zip(codes) {
+                    *f = Some(direct[c as usize]).filter(|&g| g != u32::MAX);
+                }
+            }
+            None => {
+                self.map.get_many(codes, found)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn get(&self, code: u64) -> Option<u32> {
+        match &self.direct {
+            Some(direct) => Some(direct[code as usize]).filter(|&g| g != u32::MAX),
+            None => self.map.get(code),
+        }
+    }
+
+    fn insert(&mut self, code: u64, group: u32) -> Result<()> {
+        match &mut self.direct {
+            Some(direct) => direct[code as usize] = group,
+            None => {
+                self.map.insert(code, group)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Packed group keys of at most this many bits index a direct array of groups (when that
+/// array is not much larger than the table).
+const DIRECT_GROUP_BITS: u32 = 25;
+
 impl<'a> Plan<'a> {
     /// Runs the plan on `runtime`'s workers.
     pub(crate) fn run(&self, runtime: &Arc<Runtime>) -> Result<ResultSet> {
         let builds = run_builds(&self.root, runtime)?;
+        let mut deferred = Vec::new();
         let rows: Vec<(Vec<Value>, Vec<Value>)> = match &self.sink {
             SinkPlan::Collect { exprs, kinds } => {
                 let collected = run_pipeline(
@@ -1997,10 +2232,13 @@ impl<'a> Plan<'a> {
                         let mut values = Vec::new();
                         for (e, kind) in exprs.iter().zip(kinds) {
                             columns.push(match e {
-                                KeySource::Text(s) => batch.texts[*s]
-                                    .iter()
-                                    .map(|t| Value::Str(t.clone()))
-                                    .collect(),
+                                KeySource::Text(s) => texts_of(
+                                    self.root.text_columns[*s],
+                                    &batch.ints[*s][..batch.len],
+                                )?
+                                .into_iter()
+                                .map(Value::Str)
+                                .collect(),
                                 KeySource::Expr(x) => {
                                     x.eval(batch, &mut values)?;
                                     values.iter().map(|&v| key_value(kind, v)).collect()
@@ -2076,9 +2314,14 @@ impl<'a> Plan<'a> {
                 key_kinds,
                 single_signed,
             } => {
+                let bits: u32 = packed.iter().map(|p| p.2).sum();
+                let direct = !*single_signed
+                    && bits <= DIRECT_GROUP_BITS
+                    && (1usize << bits) <= (4 * self.root.rows).max(1 << 16);
                 let init = || -> Result<HashState> {
                     Ok(HashState {
                         map: Map::new()?,
+                        direct: direct.then(|| vec![u32::MAX; 1usize << bits]),
                         groups: Groups::new(aggs, 0),
                         keys: Vec::new(),
                         carried: Vec::new(),
@@ -2131,31 +2374,43 @@ impl<'a> Plan<'a> {
                                 }
                             });
                         }
+                        // Text is carried as the row id of its string; two ids are compared
+                        // by their strings only when they differ.
                         let carried_at = |c: usize, r: usize| -> Value {
                             match (&carried[c].0, &carried_values[c]) {
-                                (KeySource::Text(s), _) => Value::Str(batch.texts[*s][r].clone()),
+                                (KeySource::Text(s), _) => {
+                                    Value::Int(i128::from(batch.ints[*s][r]))
+                                }
                                 (_, Some(v)) => v[r].clone(),
                                 _ => Value::Null,
                             }
                         };
-                        let same = |stored: &Value, c: usize, r: usize| -> bool {
-                            match (&carried[c].0, &carried_values[c], stored) {
-                                (KeySource::Text(s), _, Value::Str(t)) => batch.texts[*s][r] == *t,
+                        let same = |stored: &Value, c: usize, r: usize| -> Result<bool> {
+                            Ok(match (&carried[c].0, &carried_values[c], stored) {
+                                (KeySource::Text(s), _, Value::Int(id)) => {
+                                    let row = batch.ints[*s][r];
+                                    i128::from(row) == *id
+                                        || same_text(self.root.text_columns[*s], row, *id as i64)?
+                                }
                                 (_, Some(v), stored) => v[r] == *stored,
                                 _ => false,
-                            }
+                            })
                         };
                         found.clear();
                         found.resize(codes.len(), None);
-                        state.map.get_many(codes, found)?;
+                        state.get_many(codes, found)?;
                         ids.clear();
                         for (r, &code) in codes.iter().enumerate() {
                             // A key first seen earlier in this batch is not in `found`.
-                            let known = found[r].or_else(|| state.map.get(code));
+                            let known = found[r].or_else(|| state.get(code));
                             let id = match known {
                                 Some(id) => {
                                     let stored = &state.carried[id as usize];
-                                    if (0..carried.len()).any(|c| !same(&stored[c], c, r)) {
+                                    let mut all_same = true;
+                                    for (c, value) in stored.iter().enumerate() {
+                                        all_same &= same(value, c, r)?;
+                                    }
+                                    if !all_same {
                                         return unsupported(
                                             "grouping by more than 64 bits of keys that are not determined by the others",
                                         );
@@ -2164,7 +2419,7 @@ impl<'a> Plan<'a> {
                                 }
                                 None => {
                                     let id = state.keys.len() as u32;
-                                    state.map.insert(code, id)?;
+                                    state.insert(code, id)?;
                                     state.keys.push(code);
                                     state.carried.push(
                                         (0..carried.len()).map(|c| carried_at(c, r)).collect(),
@@ -2181,9 +2436,29 @@ impl<'a> Plan<'a> {
                         let mut a = a?;
                         let b = b?;
                         for (from, &code) in b.keys.iter().enumerate() {
-                            match a.map.get(code) {
+                            match a.get(code) {
                                 Some(into) => {
-                                    if a.carried[into as usize] != b.carried[from] {
+                                    let mut all_same = true;
+                                    for (c, (x, y)) in a.carried[into as usize]
+                                        .iter()
+                                        .zip(&b.carried[from])
+                                        .enumerate()
+                                    {
+                                        all_same &= x == y
+                                            || match (&carried[c].0, x, y) {
+                                                (
+                                                    KeySource::Text(s),
+                                                    Value::Int(x),
+                                                    Value::Int(y),
+                                                ) => same_text(
+                                                    self.root.text_columns[*s],
+                                                    *x as i64,
+                                                    *y as i64,
+                                                )?,
+                                                _ => false,
+                                            };
+                                    }
+                                    if !all_same {
                                         return unsupported(
                                             "grouping by more than 64 bits of keys that are not determined by the others",
                                         );
@@ -2192,7 +2467,7 @@ impl<'a> Plan<'a> {
                                 }
                                 None => {
                                     let into = a.keys.len();
-                                    a.map.insert(code, into as u32)?;
+                                    a.insert(code, into as u32)?;
                                     a.keys.push(code);
                                     a.carried.push(b.carried[from].clone());
                                     a.groups.push_group(aggs);
@@ -2205,7 +2480,37 @@ impl<'a> Plan<'a> {
                 )?;
                 let state = state.0?;
                 let mut out = Vec::new();
+                // A HAVING on aggregates alone drops its groups before their keys are built.
+                let early_having = self.query.having.as_ref().filter(|h| {
+                    let mut keys = Vec::new();
+                    key_refs(h, &mut keys);
+                    keys.is_empty()
+                });
+                // `aggregate op constant` (Q18's `sum(l_quantity) > 300`): one value per group.
+                let threshold = match early_having {
+                    Some(BExpr::Compare(op, a, b)) => match (a.as_ref(), b.as_ref()) {
+                        (BExpr::Agg(i, _), BExpr::Literal(v, _)) => Some((*i, *op, v)),
+                        (BExpr::Literal(v, _), BExpr::Agg(i, _)) => Some((*i, op.flip(), v)),
+                        _ => None,
+                    },
+                    _ => None,
+                };
                 for (id, &code) in state.keys.iter().enumerate() {
+                    if let Some((k, op, constant)) = threshold {
+                        let v = state.groups.value(id, k, aggs);
+                        if v == Value::Null
+                            || *constant == Value::Null
+                            || !op.holds(v.sort_cmp(constant))
+                        {
+                            continue;
+                        }
+                    }
+                    let agg_values = state.groups.values(id, aggs);
+                    if let (Some(h), None) = (early_having, threshold) {
+                        if eval_row(h, &[], &agg_values)? != Value::Bool(true) {
+                            continue;
+                        }
+                    }
                     let mut key_values = vec![Value::Null; key_kinds.len()];
                     let mut shift = 0;
                     for (p, &(_, min, bits)) in packed.iter().enumerate() {
@@ -2226,17 +2531,38 @@ impl<'a> Plan<'a> {
                     for (c, (_, i)) in carried.iter().enumerate() {
                         key_values[*i] = state.carried[id][c].clone();
                     }
-                    out.push((key_values, state.groups.values(id, aggs)));
+                    out.push((key_values, agg_values));
+                }
+                // The carried texts' strings are read in `finish`, for the rows it keeps.
+                for (source, i) in carried {
+                    if let KeySource::Text(s) = source {
+                        deferred.push((*i, self.root.text_columns[*s]));
+                    }
                 }
                 out
             }
         };
-        self.finish(rows)
+        self.finish(rows, &deferred)
     }
 
-    /// HAVING, the output expressions, ORDER BY and LIMIT over the result rows.
-    fn finish(&self, rows: Vec<(Vec<Value>, Vec<Value>)>) -> Result<ResultSet> {
+    /// HAVING, ORDER BY, LIMIT and the output expressions over the result rows. `deferred`
+    /// names the group keys that still hold a text's row id in its column: their strings are
+    /// read only for the rows left after LIMIT (or before, where HAVING or ORDER BY reads them).
+    fn finish(
+        &self,
+        mut rows: Vec<(Vec<Value>, Vec<Value>)>,
+        deferred: &[(usize, Option<&Column>)],
+    ) -> Result<ResultSet> {
         let q = &self.query;
+        let mut early = Vec::new();
+        if let Some(h) = &q.having {
+            key_refs(h, &mut early);
+        }
+        for (e, _) in &q.order_by {
+            key_refs(e, &mut early);
+        }
+        let (now, later): (Vec<_>, Vec<_>) = deferred.iter().partition(|(k, _)| early.contains(k));
+        materialize_texts(&mut rows, &now)?;
         let mut kept = Vec::new();
         for (keys, aggs) in rows {
             if let Some(h) = &q.having {
@@ -2249,14 +2575,9 @@ impl<'a> Plan<'a> {
                 .iter()
                 .map(|(e, _)| eval_row(e, &keys, &aggs))
                 .collect::<Result<_>>()?;
-            let out: Vec<Value> = q
-                .outputs
-                .iter()
-                .map(|(_, e)| eval_row(e, &keys, &aggs))
-                .collect::<Result<_>>()?;
-            kept.push((sort, out));
+            kept.push((sort, (keys, aggs)));
         }
-        kept.sort_by(|(a, _), (b, _)| {
+        let order = |(a, _): &(Vec<Value>, _), (b, _): &(Vec<Value>, _)| {
             for (i, (_, desc)) in q.order_by.iter().enumerate() {
                 let o = a[i].sort_cmp(&b[i]);
                 let o = if *desc { o.reverse() } else { o };
@@ -2265,14 +2586,35 @@ impl<'a> Plan<'a> {
                 }
             }
             std::cmp::Ordering::Equal
-        });
-        if let Some(limit) = q.limit {
-            kept.truncate(limit);
+        };
+        match q.limit {
+            // Top N: select the first N, then sort only them (stable: ties keep their order).
+            Some(limit) if limit < kept.len() => {
+                if limit == 0 {
+                    kept.clear();
+                } else {
+                    kept.select_nth_unstable_by(limit - 1, order);
+                    kept.truncate(limit);
+                }
+            }
+            _ => {}
+        }
+        kept.sort_by(order);
+        let mut rows: Vec<(Vec<Value>, Vec<Value>)> = kept.into_iter().map(|(_, r)| r).collect();
+        materialize_texts(&mut rows, &later)?;
+        let mut out = Vec::with_capacity(rows.len());
+        for (keys, aggs) in &rows {
+            out.push(
+                q.outputs
+                    .iter()
+                    .map(|(_, e)| eval_row(e, keys, aggs))
+                    .collect::<Result<Vec<Value>>>()?,
+            );
         }
         Ok(ResultSet {
             names: q.outputs.iter().map(|(n, _)| n.clone()).collect(),
             types: q.outputs.iter().map(|(_, e)| e.ty()).collect(),
-            rows: kept.into_iter().map(|(_, r)| r).collect(),
+            rows: out,
         })
     }
 }

@@ -8,10 +8,13 @@
 //!
 //! A pipeline decodes vectors of rows from the packed arrays with the codec's kernels,
 //! evaluates filters on the codes first (constants translated once through a frame's base or a
-//! dictionary), decodes the other columns for the surviving rows only, runs residual filters
-//! and hash-join probes on the decoded batch, and hands it to its sink: an aggregation on direct
-//! arrays (small dictionary keys, like TPC-H Q1's flags) or on the collections crate's hash
-//! map, or a collection of rows. Decimals are scaled integers, row arithmetic is checked
+//! dictionary) and the join partners' key bitmaps on the key columns' codes (semi-join
+//! filters), decodes the other columns for the surviving rows only, runs residual filters and
+//! join probes (rank lookups in the key bitmap, or the collections crate's hash map) on the
+//! decoded batch, and hands it to its sink: an aggregation on direct arrays (small dictionary
+//! keys, like TPC-H Q1's flags, or packed keys of few bits) or on the collections crate's hash
+//! map, or a collection of rows. Text travels as row ids and is read only where needed.
+//! Uncorrelated `IN (subquery)` runs first and becomes an IN list. Decimals are scaled integers, row arithmetic is checked
 //! 64-bit, sums are 128-bit: an overflow is an error, never a wrong answer.
 //!
 //! # Example
@@ -79,14 +82,30 @@ pub enum Output {
 }
 
 /// Runs one SQL statement (a query or `EXPLAIN` of one) over `catalog`.
+///
+/// An uncorrelated `IN (subquery)` runs first, on the same workers, and its rows become the IN
+/// list of the outer query (also under `EXPLAIN`, whose plan shows that list's size).
 pub fn execute(catalog: &Catalog, sql: &str, options: &QueryOptions) -> Result<Output> {
     let (query, explain) = bind::parse(sql)?;
-    let bound = bind::bind(&query, catalog)?;
+    let runtime = options.runtime()?;
+    let bound = bind_with_subqueries(&query, catalog, &runtime)?;
     let plan = exec::Plan::new(bound)?;
     if explain {
         return Ok(Output::Plan(plan.explain()));
     }
-    Ok(Output::Rows(plan.run(&options.runtime()?)?))
+    Ok(Output::Rows(plan.run(&runtime)?))
+}
+
+/// Binds `query`, running its subqueries on `runtime`.
+fn bind_with_subqueries<'a>(
+    query: &sqlparser::ast::Query,
+    catalog: &'a Catalog,
+    runtime: &Arc<Runtime>,
+) -> Result<bind::BoundQuery<'a>> {
+    bind::bind(query, catalog, &|sub| {
+        let bound = bind_with_subqueries(sub, catalog, runtime)?;
+        exec::Plan::new(bound)?.run(runtime)
+    })
 }
 
 /// Runs a query over `catalog` on the process-wide runtime and returns its rows.
@@ -112,7 +131,7 @@ pub fn sql_with(catalog: &Catalog, sql: &str, options: &QueryOptions) -> Result<
 /// The plan of a query as text: pipelines, encodings, code-space filters, joins, sinks.
 pub fn explain(catalog: &Catalog, sql: &str) -> Result<String> {
     let (query, _) = bind::parse(sql)?;
-    let bound = bind::bind(&query, catalog)?;
+    let bound = bind_with_subqueries(&query, catalog, &Runtime::global()?)?;
     Ok(exec::Plan::new(bound)?.explain())
 }
 

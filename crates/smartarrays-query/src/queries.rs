@@ -2,7 +2,7 @@
 //! specification, in SQL that DuckDB runs unchanged.
 
 /// Query numbers this engine runs.
-pub const SUPPORTED: [u32; 8] = [1, 3, 5, 6, 10, 12, 14, 19];
+pub const SUPPORTED: [u32; 9] = [1, 3, 5, 6, 10, 12, 14, 18, 19];
 
 /// The SQL of TPC-H query `number`, when this engine runs it.
 pub fn tpch(number: u32) -> Option<&'static str> {
@@ -14,6 +14,7 @@ pub fn tpch(number: u32) -> Option<&'static str> {
         10 => Q10,
         12 => Q12,
         14 => Q14,
+        18 => Q18,
         19 => Q19,
         _ => return None,
     })
@@ -184,6 +185,42 @@ where
     l_partkey = p_partkey
     and l_shipdate >= date '1995-09-01'
     and l_shipdate < date '1995-09-01' + interval '1' month";
+
+/// Q18, large volume customer (an uncorrelated IN subquery with GROUP BY and HAVING).
+pub const Q18: &str = "select
+    c_name,
+    c_custkey,
+    o_orderkey,
+    o_orderdate,
+    o_totalprice,
+    sum(l_quantity)
+from
+    customer,
+    orders,
+    lineitem
+where
+    o_orderkey in (
+        select
+            l_orderkey
+        from
+            lineitem
+        group by
+            l_orderkey
+        having
+            sum(l_quantity) > 300
+    )
+    and c_custkey = o_custkey
+    and o_orderkey = l_orderkey
+group by
+    c_name,
+    c_custkey,
+    o_orderkey,
+    o_orderdate,
+    o_totalprice
+order by
+    o_totalprice desc,
+    o_orderdate
+limit 100";
 
 /// Q19, discounted revenue (the join key written once, outside the disjunction).
 pub const Q19: &str = "select

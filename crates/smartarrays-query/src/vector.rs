@@ -47,12 +47,15 @@ pub(crate) enum VExpr {
     Mask(usize, Arc<Vec<bool>>),
     /// A text slot tested string by string (negated when the flag is set).
     Text(usize, TextTest, bool),
+    /// Membership in a sorted set (negated when the flag is set).
     In(Box<VExpr>, Arc<Vec<i64>>, bool),
     Case(Vec<(VExpr, VExpr)>, Box<VExpr>),
     Year(Box<VExpr>),
 }
 
-/// A batch of decoded rows: integer-like slots and text slots (a slot holds one or the other).
+/// A batch of decoded rows: integer-like slots, and text slots, which always hold the row ids of
+/// their text in its table's column (in `ints`) and, only where a text test reads them, the
+/// strings themselves (in `texts`).
 #[derive(Default)]
 pub(crate) struct Batch {
     pub ints: Vec<Vec<i64>>,
@@ -100,6 +103,30 @@ fn overflow() -> QueryError {
 }
 
 impl VExpr {
+    /// Every slot whose strings (not just row ids) the expression reads.
+    pub(crate) fn text_slots(&self, out: &mut Vec<usize>) {
+        match self {
+            VExpr::Text(s, ..) => out.push(*s),
+            VExpr::Slot(_) | VExpr::Const(_) | VExpr::Mask(..) => {}
+            VExpr::Scale(a, _) | VExpr::Neg(a) | VExpr::Not(a) | VExpr::Year(a) => {
+                a.text_slots(out)
+            }
+            VExpr::In(a, ..) => a.text_slots(out),
+            VExpr::Add(a, b) | VExpr::Sub(a, b) | VExpr::Mul(a, b) | VExpr::Compare(_, a, b) => {
+                a.text_slots(out);
+                b.text_slots(out);
+            }
+            VExpr::And(list) | VExpr::Or(list) => list.iter().for_each(|x| x.text_slots(out)),
+            VExpr::Case(whens, otherwise) => {
+                for (w, t) in whens {
+                    w.text_slots(out);
+                    t.text_slots(out);
+                }
+                otherwise.text_slots(out);
+            }
+        }
+    }
+
     /// Evaluates over the batch's `batch.len` rows into `out`.
     pub(crate) fn eval(&self, batch: &Batch, out: &mut Vec<i64>) -> Result<()> {
         let n = batch.len;
@@ -171,8 +198,14 @@ impl VExpr {
             ),
             VExpr::In(a, set, negated) => {
                 a.eval(batch, out)?;
-                out.iter_mut()
-                    .for_each(|v| *v = i64::from(set.contains(v) != *negated));
+                // The set is sorted: a binary search where a scan would be long.
+                if set.len() <= 8 {
+                    out.iter_mut()
+                        .for_each(|v| *v = i64::from(set.contains(v) != *negated));
+                } else {
+                    out.iter_mut()
+                        .for_each(|v| *v = i64::from(set.binary_search(v).is_ok() != *negated));
+                }
             }
             VExpr::Case(whens, otherwise) => {
                 otherwise.eval(batch, out)?;
