@@ -3,7 +3,8 @@
 //!
 //! core `smartarrays` -> `smartarrays-encodings` (typed compressed columns, core only) and
 //! `smartarrays-collections` (maps, sets, bags; core only) -> `smartarrays-query` (tables, SQL
-//! and pipelines over both) and `smartarrays-adapt` -> `smartarrays-graph` (adapt only behind its
+//! and pipelines over both), `smartarrays-jobs` (the Spark study's jobs over both) and
+//! `smartarrays-adapt` -> `smartarrays-graph` (adapt only behind its
 //! feature) -> `smartarrays-arrow` -> bindings (C ABI, Python; Java loads the C library) and the
 //! experiments (`smartarrays-lab`) -> the CLI on top. Bindings never depend on each other. The
 //! baselines' and benches' outside crates (fastlanes and the macros it expands to, criterion) are
@@ -30,6 +31,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "smartarrays-jobs",
+        &[
+            "smartarrays",
+            "smartarrays-encodings",
+            "smartarrays-collections",
+        ],
+    ),
+    (
         "smartarrays-ffi",
         &[
             "smartarrays",
@@ -48,6 +57,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "smartarrays-arrow",
             "smartarrays-encodings",
             "smartarrays-collections",
+            "smartarrays-jobs",
         ],
     ),
     (
@@ -77,6 +87,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "smartarrays-graph",
             "smartarrays-lab",
             "smartarrays-query",
+            "smartarrays-jobs",
         ],
     ),
 ];

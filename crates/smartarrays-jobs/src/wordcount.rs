@@ -1,0 +1,209 @@
+//! Word count: split lines on spaces, count each word, write the counts.
+//!
+//! Words are dictionary-encoded: each worker interns the words of the chunks it claims in a
+//! [`Dictionary`] of its own and counts them in a dense array indexed by its codes (a word count
+//! is a tight loop over a skewed vocabulary, so the frequent words stay in cache). The workers'
+//! dictionaries are then merged into one, and the counts into a [`Bag`] of the merged codes.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use smartarrays::{ArrayOptions, Runtime};
+use smartarrays_collections::{Bag, Dictionary};
+
+use crate::error::{JobError, Result};
+use crate::input::{Fault, Input};
+use crate::options::{fold_per_worker, JobOptions};
+
+/// The counts of a word count: the words' dictionary and a bag of their codes.
+pub struct WordCounts {
+    words: Dictionary,
+    counts: Bag<u32>,
+    tokens: u64,
+}
+
+impl std::fmt::Debug for WordCounts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WordCounts")
+            .field("distinct", &self.distinct())
+            .field("tokens", &self.tokens)
+            .finish()
+    }
+}
+
+impl WordCounts {
+    /// Number of distinct words.
+    pub fn distinct(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Number of words read (with repeats).
+    pub fn tokens(&self) -> u64 {
+        self.tokens
+    }
+
+    /// The count of `word` (0 when absent).
+    pub fn count(&self, word: &str) -> u64 {
+        self.words
+            .get(word)
+            .map_or(0, |code| self.counts.count(code))
+    }
+
+    /// Every (word, count), most frequent first, ties in byte order of the word.
+    pub fn sorted(&self) -> Vec<(&str, u64)> {
+        let mut pairs: Vec<(&str, u64)> = self
+            .counts
+            .iter()
+            .filter_map(|(code, n)| self.words.resolve(code).map(|w| (w, n)))
+            .collect();
+        pairs.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        pairs
+    }
+
+    /// Writes `word<TAB>count` lines in the order of [`WordCounts::sorted`].
+    pub fn write_to(&self, mut out: impl Write) -> std::io::Result<()> {
+        let mut number = itoa::Buffer::new();
+        for (word, count) in self.sorted() {
+            out.write_all(word.as_bytes())?;
+            out.write_all(b"\t")?;
+            out.write_all(number.format(count).as_bytes())?;
+            out.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+
+    /// The dictionary of the words (codes are the bag's keys).
+    pub fn dictionary(&self) -> &Dictionary {
+        &self.words
+    }
+
+    /// The counts per word code.
+    pub fn bag(&self) -> &Bag<u32> {
+        &self.counts
+    }
+
+    /// Bytes held by the dictionary and the bag.
+    pub fn memory_bytes(&self) -> usize {
+        self.words.memory_bytes() + self.counts.memory_bytes()
+    }
+}
+
+/// A worker's share: its own dictionary and dense counts by its codes.
+struct Local {
+    words: Dictionary,
+    counts: Vec<u64>,
+    tokens: u64,
+    fault: Option<Fault>,
+}
+
+impl Local {
+    fn new(runtime: &Arc<Runtime>) -> Result<Local> {
+        Ok(Local {
+            words: Dictionary::with_options(&ArrayOptions::new().runtime(Arc::clone(runtime)))?,
+            counts: Vec::new(),
+            tokens: 0,
+            fault: None,
+        })
+    }
+
+    /// Counts the words of `bytes` (a chunk starting at byte `start` of the input).
+    fn count(&mut self, bytes: &[u8], start: usize) -> Result<()> {
+        let text = match std::str::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => {
+                let fault = Fault::new(start + e.valid_up_to(), "not UTF-8 text");
+                self.fault = Fault::earliest(self.fault.take(), Some(fault));
+                return Ok(());
+            }
+        };
+        let raw = text.as_bytes();
+        let mut begin = 0;
+        for (i, &b) in raw.iter().enumerate() {
+            if b == b' ' || b == b'\n' {
+                if i > begin {
+                    self.add(&text[begin..i])?;
+                }
+                begin = i + 1;
+            }
+        }
+        if raw.len() > begin {
+            self.add(&text[begin..])?;
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn add(&mut self, word: &str) -> Result<()> {
+        let code = self.words.intern(word)? as usize;
+        if code == self.counts.len() {
+            self.counts.push(0);
+        }
+        self.counts[code] += 1;
+        self.tokens += 1;
+        Ok(())
+    }
+}
+
+/// Counts the words of `input` (pieces of lines between spaces; see [`crate::input`] for
+/// lines). A chunk that is not UTF-8 is an error naming its line.
+///
+/// # Example
+/// ```
+/// use smartarrays_jobs::{wordcount, Input, JobOptions};
+/// let input = Input::from_bytes("t.txt", b"the cat\nthe hat\n".to_vec());
+/// let counts = wordcount(&input, &JobOptions::threads(2).unwrap()).unwrap();
+/// assert_eq!(counts.sorted(), [("the", 2), ("cat", 1), ("hat", 1)]);
+/// ```
+pub fn wordcount(input: &Input, options: &JobOptions) -> Result<WordCounts> {
+    let runtime = options.runtime()?;
+    let chunks = input.chunks(options.chunk_bytes);
+    let stage = options.stage("wordcount", input.len() as u64);
+    let locals = fold_per_worker(
+        &runtime,
+        chunks.len(),
+        |state: &mut Option<Result<Local>>, i| {
+            let local = match state.get_or_insert_with(|| Local::new(&runtime)) {
+                Ok(local) => local,
+                Err(_) => return,
+            };
+            let range = chunks[i].clone();
+            if local.fault.as_ref().is_some_and(|f| f.offset < range.start) {
+                return;
+            }
+            let len = range.len() as u64;
+            if let Err(error) = local.count(&input.bytes()[range.clone()], range.start) {
+                *state = Some(Err(error));
+            }
+            stage.advance(len);
+        },
+    );
+    drop(stage);
+    let options = ArrayOptions::new().runtime(Arc::clone(&runtime));
+    let mut words = Dictionary::with_options(&options)?;
+    let mut counts = Bag::with_options(&options)?;
+    let mut tokens = 0;
+    let mut fault = None;
+    let mut locals_ok = Vec::with_capacity(locals.len());
+    for local in locals {
+        let mut local = local?;
+        fault = Fault::earliest(fault, local.fault.take());
+        locals_ok.push(local);
+    }
+    if let Some(fault) = fault {
+        return Err(input.fault(fault));
+    }
+    for local in locals_ok {
+        tokens += local.tokens;
+        for (code, &n) in local.counts.iter().enumerate() {
+            let word = local.words.resolve(code as u32).ok_or_else(|| {
+                JobError::invalid(format!("word code {code} has no word: a dictionary bug"))
+            })?;
+            counts.add(words.intern(word)?, n)?;
+        }
+    }
+    Ok(WordCounts {
+        words,
+        counts,
+        tokens,
+    })
+}
