@@ -370,7 +370,7 @@ fn bayes_equals_the_reference_on_generated_reviews() {
         for options in [options(1, 1 << 20), options(3, 500)] {
             let model =
                 bayes_train(&Input::from_bytes("train", train.clone()), alpha, &options).unwrap();
-            assert_eq!(model.labels(), ["1", "2", "3"]);
+            assert_eq!(model.labels(), reference.labels);
             assert_eq!(model.vocabulary(), reference.log_prob.len());
             for (a, b) in model.log_prior().iter().zip(&reference.log_prior) {
                 assert!((a - b).abs() < 1e-12);
