@@ -1,9 +1,10 @@
 //! Multinomial naive Bayes: train per-class word counts on labelled review lines, then classify
 //! lines by the class of largest log-probability.
 //!
-//! A review line is `LABEL<TAB>TEXT`; words are the pieces of the text between spaces. The
-//! model keeps the words in a [`Dictionary`] and their smoothed log-probabilities in one dense
-//! array indexed by word id, word-major (the classes' values of a word share a cache line):
+//! A review line is `LABEL<TAB>TEXT`; words are the pieces of the text between spaces (bytes:
+//! any encoding works). The model maps each word to an id (a hash table read by every worker
+//! at once) and keeps the smoothed log-probabilities in one dense array indexed by word id,
+//! word-major (the classes' values of a word share a cache line):
 //! `log P(w|c) = ln(N_cw + alpha) - ln(N_c + alpha * V)` with `V` the vocabulary size, and
 //! `log P(c) = ln(docs_c / docs)`, as scikit-learn's `MultinomialNB` (`fit_prior=True`). A line
 //! scores `log P(c) + sum over its words of log P(w|c)`, every occurrence counted, words outside
@@ -15,14 +16,11 @@
 //! not, so long reviews are classified too.
 
 use std::io::Write;
-use std::sync::Arc;
-
-use smartarrays::{ArrayOptions, Runtime};
-use smartarrays_collections::Dictionary;
 
 use crate::error::{JobError, Result};
-use crate::input::{lines, Fault, Input};
+use crate::input::{lines, words, Fault, Input};
 use crate::options::{fold_per_worker, map_indexed, JobOptions};
+use crate::words::{LocalWords, WordIndex};
 
 /// Laplace smoothing (scikit-learn's default `alpha`).
 pub const LAPLACE: f64 = 1.0;
@@ -30,7 +28,7 @@ pub const LAPLACE: f64 = 1.0;
 /// A trained multinomial naive Bayes model.
 pub struct BayesModel {
     labels: Vec<String>,
-    words: Dictionary,
+    words: WordIndex,
     log_prior: Vec<f64>,
     log_prob: Vec<f64>,
     alpha: f64,
@@ -70,20 +68,20 @@ impl BayesModel {
     /// `ln P(word | class)` for every class, or `None` for a word outside the vocabulary.
     pub fn log_prob(&self, word: &str) -> Option<&[f64]> {
         let classes = self.labels.len();
-        let code = self.words.get(word)? as usize;
+        let code = self.words.get(word.as_bytes())? as usize;
         Some(&self.log_prob[code * classes..(code + 1) * classes])
     }
 
-    /// The class of the text of a line (its words between spaces).
+    /// The class of a text (its words between spaces).
     pub fn predict(&self, text: &str) -> u32 {
         let mut scores = self.log_prior.clone();
-        self.score(text, &mut scores);
+        self.score(text.as_bytes(), &mut scores);
         argmax(&scores)
     }
 
-    fn score(&self, text: &str, scores: &mut [f64]) {
+    fn score(&self, text: &[u8], scores: &mut [f64]) {
         let classes = scores.len();
-        for word in text.split(' ').filter(|w| !w.is_empty()) {
+        for word in words(text) {
             if let Some(code) = self.words.get(word) {
                 let row = &self.log_prob[code as usize * classes..][..classes];
                 for (s, p) in scores.iter_mut().zip(row) {
@@ -93,7 +91,7 @@ impl BayesModel {
         }
     }
 
-    /// Bytes held by the dictionary and the probability arrays.
+    /// Bytes held by the word ids (keys, table slots) and the probability arrays.
     pub fn memory_bytes(&self) -> usize {
         self.words.memory_bytes() + (self.log_prob.len() + self.log_prior.len()) * 8
     }
@@ -116,52 +114,39 @@ fn split_review(line: &[u8]) -> Option<(&[u8], &[u8])> {
 }
 
 /// A worker's share of the training: its words, labels and counts per (label, word).
-struct Local {
-    words: Dictionary,
-    labels: Vec<Vec<u8>>,
+#[derive(Default)]
+struct Local<'a> {
+    words: LocalWords<'a>,
+    labels: Vec<&'a [u8]>,
     docs: Vec<u64>,
     counts: Vec<Vec<u64>>,
     fault: Option<Fault>,
 }
 
-impl Local {
-    fn new(runtime: &Arc<Runtime>) -> Result<Local> {
-        Ok(Local {
-            words: Dictionary::with_options(&ArrayOptions::new().runtime(Arc::clone(runtime)))?,
-            labels: Vec::new(),
-            docs: Vec::new(),
-            counts: Vec::new(),
-            fault: None,
-        })
-    }
-
-    fn learn(&mut self, chunk: &[u8], start: usize) -> Result<()> {
+impl<'a> Local<'a> {
+    fn learn(&mut self, chunk: &'a [u8], start: usize) {
         for (offset, line) in lines(chunk) {
             let fail = |problem: &str| Some(Fault::new(start + offset, problem));
             let Some((label, text)) = split_review(line) else {
                 self.fault = fail("a review line is LABEL<TAB>TEXT, and this one has no tab");
-                return Ok(());
+                return;
             };
             if label.is_empty() {
                 self.fault = fail("the label before the tab is empty");
-                return Ok(());
+                return;
             }
-            let Ok(text) = std::str::from_utf8(text) else {
-                self.fault = fail("the review's text is not UTF-8");
-                return Ok(());
-            };
-            let class = match self.labels.iter().position(|l| l == label) {
+            let class = match self.labels.iter().position(|&l| l == label) {
                 Some(class) => class,
                 None => {
-                    self.labels.push(label.to_vec());
+                    self.labels.push(label);
                     self.docs.push(0);
                     self.counts.push(Vec::new());
                     self.labels.len() - 1
                 }
             };
             self.docs[class] += 1;
-            for word in text.split(' ').filter(|w| !w.is_empty()) {
-                let code = self.words.intern(word)? as usize;
+            for word in words(text) {
+                let code = self.words.intern(word) as usize;
                 let counts = &mut self.counts[class];
                 if counts.len() <= code {
                     counts.resize(code + 1, 0);
@@ -169,13 +154,11 @@ impl Local {
                 counts[code] += 1;
             }
         }
-        Ok(())
     }
 }
 
 /// Trains a model on the review lines of `input` with smoothing `alpha` (> 0; [`LAPLACE`] is
-/// 1). A line without a tab, with an empty label or with a text that is not UTF-8 is an error
-/// naming the line.
+/// 1). A line without a tab or with an empty label is an error naming the line.
 ///
 /// # Example
 /// ```
@@ -195,37 +178,27 @@ pub fn bayes_train(input: &Input, alpha: f64, options: &JobOptions) -> Result<Ba
     let runtime = options.runtime()?;
     let chunks = input.chunks(options.chunk_bytes);
     let stage = options.stage("train", input.len() as u64);
-    let locals = fold_per_worker(
-        &runtime,
-        chunks.len(),
-        |state: &mut Option<Result<Local>>, i| {
-            let local = match state.get_or_insert_with(|| Local::new(&runtime)) {
-                Ok(local) => local,
-                Err(_) => return,
-            };
-            let range = chunks[i].clone();
-            if local.fault.as_ref().is_some_and(|f| f.offset < range.start) {
-                return;
-            }
-            let len = range.len() as u64;
-            if let Err(error) = local.learn(&input.bytes()[range.clone()], range.start) {
-                *state = Some(Err(error));
-            }
-            stage.advance(len);
-        },
-    );
+    let mut locals = fold_per_worker(&runtime, chunks.len(), |state: &mut Option<Local>, i| {
+        let local = state.get_or_insert_with(Local::default);
+        let range = chunks[i].clone();
+        if local.fault.as_ref().is_some_and(|f| f.offset < range.start) {
+            return;
+        }
+        local.learn(&input.bytes()[range.clone()], range.start);
+        stage.advance(range.len() as u64);
+    });
     drop(stage);
     let mut fault = None;
-    let mut ok = Vec::with_capacity(locals.len());
-    for local in locals {
-        let mut local = local?;
+    for local in &mut locals {
         fault = Fault::earliest(fault, local.fault.take());
-        ok.push(local);
     }
     if let Some(fault) = fault {
         return Err(input.fault(fault));
     }
-    let mut labels: Vec<Vec<u8>> = ok.iter().flat_map(|l| l.labels.iter().cloned()).collect();
+    let mut labels: Vec<&[u8]> = locals
+        .iter()
+        .flat_map(|l| l.labels.iter().copied())
+        .collect();
     labels.sort_unstable();
     labels.dedup();
     if labels.is_empty() {
@@ -235,21 +208,25 @@ pub fn bayes_train(input: &Input, alpha: f64, options: &JobOptions) -> Result<Ba
         )));
     }
     let classes = labels.len();
-    let mut words = Dictionary::with_options(&ArrayOptions::new().runtime(Arc::clone(&runtime)))?;
+    let mut ids = WordIndex::default();
     let mut counts: Vec<u64> = Vec::new(); // word-major: counts[word * classes + class]
     let mut docs = vec![0u64; classes];
-    for local in &ok {
+    for local in &locals {
         let global_class: Vec<usize> = local
             .labels
             .iter()
             .map(|l| labels.binary_search(l).unwrap_or(0))
             .collect();
-        let mut global_word = Vec::with_capacity(local.words.len());
-        for code in 0..local.words.len() as u32 {
-            let word = local.words.resolve(code).unwrap_or_default();
-            global_word.push(words.intern(word)? as usize);
-        }
-        counts.resize(words.len() * classes, 0);
+        let global_word: Vec<usize> = local
+            .words
+            .words()
+            .iter()
+            .map(|&w| {
+                let next = ids.len() as u32;
+                ids.get_or_insert(w, next) as usize
+            })
+            .collect();
+        counts.resize(ids.len() * classes, 0);
         for (class, class_counts) in local.counts.iter().enumerate() {
             docs[global_class[class]] += local.docs[class];
             for (code, &n) in class_counts.iter().enumerate() {
@@ -257,7 +234,7 @@ pub fn bayes_train(input: &Input, alpha: f64, options: &JobOptions) -> Result<Ba
             }
         }
     }
-    let vocabulary = words.len();
+    let vocabulary = ids.len();
     let total_docs: u64 = docs.iter().sum();
     let log_prior = docs
         .iter()
@@ -281,9 +258,9 @@ pub fn bayes_train(input: &Input, alpha: f64, options: &JobOptions) -> Result<Ba
     Ok(BayesModel {
         labels: labels
             .into_iter()
-            .map(|l| String::from_utf8_lossy(&l).into_owned())
+            .map(|l| String::from_utf8_lossy(l).into_owned())
             .collect(),
-        words,
+        words: ids,
         log_prior,
         log_prob,
         alpha,
@@ -318,7 +295,7 @@ impl Predictions {
 }
 
 /// Classifies every line of `input`: the text after the first tab (a line without one is all
-/// text). A text that is not UTF-8 is an error naming the line.
+/// text).
 ///
 /// # Example
 /// ```
@@ -342,11 +319,8 @@ pub fn bayes_classify(
         let range = chunks[i].clone();
         let mut part = Predictions::default();
         let mut scores = vec![0.0; model.labels.len()];
-        for (offset, line) in lines(&input.bytes()[range.clone()]) {
+        for (_, line) in lines(&input.bytes()[range.clone()]) {
             let (label, text) = split_review(line).map_or((None, line), |(l, t)| (Some(l), t));
-            let Ok(text) = std::str::from_utf8(text) else {
-                return Err(Fault::new(range.start + offset, "the text is not UTF-8"));
-            };
             scores.copy_from_slice(&model.log_prior);
             model.score(text, &mut scores);
             let class = argmax(&scores);
@@ -359,11 +333,10 @@ pub fn bayes_classify(
             }
         }
         stage.advance(range.len() as u64);
-        Ok(part)
+        part
     });
     let mut all = Predictions::default();
     for part in parts {
-        let part = part.map_err(|fault| input.fault(fault))?;
         all.classes.extend(part.classes);
         all.labelled += part.labelled;
         all.correct += part.correct;

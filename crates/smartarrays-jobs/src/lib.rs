@@ -36,6 +36,7 @@ mod options;
 mod partition;
 mod sort;
 mod wordcount;
+mod words;
 
 pub use bayes::{bayes_classify, bayes_train, BayesModel, Predictions, LAPLACE};
 pub use error::{JobError, Result};

@@ -1,19 +1,21 @@
 //! Word count: split lines on spaces, count each word, write the counts.
 //!
-//! Words are dictionary-encoded: each worker interns the words of the chunks it claims in a
-//! [`Dictionary`] of its own and counts them in a dense array indexed by its codes (a word count
-//! is a tight loop over a skewed vocabulary, so the frequent words stay in cache). The workers'
-//! dictionaries are then merged into one, and the counts into a [`Bag`] of the merged codes.
+//! Words are dictionary-encoded twice: each worker gives the words of the chunks it claims codes
+//! of its own (a table of words borrowed from the mapped file, see [`crate::words`]) and counts
+//! them in a dense array indexed by those codes (a word count is a tight loop over a skewed
+//! vocabulary, so the frequent words stay in cache); the workers' words are then interned into
+//! one [`Dictionary`], and their counts added into a [`Bag`] of its codes.
 
 use std::io::Write;
 use std::sync::Arc;
 
-use smartarrays::{ArrayOptions, Runtime};
+use smartarrays::ArrayOptions;
 use smartarrays_collections::{Bag, Dictionary};
 
-use crate::error::{JobError, Result};
+use crate::error::Result;
 use crate::input::{Fault, Input};
 use crate::options::{fold_per_worker, JobOptions};
+use crate::words::LocalWords;
 
 /// The counts of a word count: the words' dictionary and a bag of their codes.
 pub struct WordCounts {
@@ -88,59 +90,45 @@ impl WordCounts {
     }
 }
 
-/// A worker's share: its own dictionary and dense counts by its codes.
-struct Local {
-    words: Dictionary,
+/// A worker's share: its own word codes and dense counts by them.
+#[derive(Default)]
+struct Local<'a> {
+    words: LocalWords<'a>,
     counts: Vec<u64>,
     tokens: u64,
     fault: Option<Fault>,
 }
 
-impl Local {
-    fn new(runtime: &Arc<Runtime>) -> Result<Local> {
-        Ok(Local {
-            words: Dictionary::with_options(&ArrayOptions::new().runtime(Arc::clone(runtime)))?,
-            counts: Vec::new(),
-            tokens: 0,
-            fault: None,
-        })
-    }
-
+impl<'a> Local<'a> {
     /// Counts the words of `bytes` (a chunk starting at byte `start` of the input).
-    fn count(&mut self, bytes: &[u8], start: usize) -> Result<()> {
-        let text = match std::str::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(e) => {
-                let fault = Fault::new(start + e.valid_up_to(), "not UTF-8 text");
-                self.fault = Fault::earliest(self.fault.take(), Some(fault));
-                return Ok(());
-            }
-        };
-        let raw = text.as_bytes();
+    fn count(&mut self, bytes: &'a [u8], start: usize) {
+        if let Err(e) = std::str::from_utf8(bytes) {
+            let fault = Fault::new(start + e.valid_up_to(), "not UTF-8 text");
+            self.fault = Fault::earliest(self.fault.take(), Some(fault));
+            return;
+        }
         let mut begin = 0;
-        for (i, &b) in raw.iter().enumerate() {
+        for (i, &b) in bytes.iter().enumerate() {
             if b == b' ' || b == b'\n' {
                 if i > begin {
-                    self.add(&text[begin..i])?;
+                    self.add(&bytes[begin..i]);
                 }
                 begin = i + 1;
             }
         }
-        if raw.len() > begin {
-            self.add(&text[begin..])?;
+        if bytes.len() > begin {
+            self.add(&bytes[begin..]);
         }
-        Ok(())
     }
 
     #[inline]
-    fn add(&mut self, word: &str) -> Result<()> {
-        let code = self.words.intern(word)? as usize;
+    fn add(&mut self, word: &'a [u8]) {
+        let code = self.words.intern(word) as usize;
         if code == self.counts.len() {
             self.counts.push(0);
         }
         self.counts[code] += 1;
         self.tokens += 1;
-        Ok(())
     }
 }
 
@@ -158,46 +146,32 @@ pub fn wordcount(input: &Input, options: &JobOptions) -> Result<WordCounts> {
     let runtime = options.runtime()?;
     let chunks = input.chunks(options.chunk_bytes);
     let stage = options.stage("wordcount", input.len() as u64);
-    let locals = fold_per_worker(
-        &runtime,
-        chunks.len(),
-        |state: &mut Option<Result<Local>>, i| {
-            let local = match state.get_or_insert_with(|| Local::new(&runtime)) {
-                Ok(local) => local,
-                Err(_) => return,
-            };
-            let range = chunks[i].clone();
-            if local.fault.as_ref().is_some_and(|f| f.offset < range.start) {
-                return;
-            }
-            let len = range.len() as u64;
-            if let Err(error) = local.count(&input.bytes()[range.clone()], range.start) {
-                *state = Some(Err(error));
-            }
-            stage.advance(len);
-        },
-    );
+    let mut locals = fold_per_worker(&runtime, chunks.len(), |state: &mut Option<Local>, i| {
+        let local = state.get_or_insert_with(Local::default);
+        let range = chunks[i].clone();
+        if local.fault.as_ref().is_some_and(|f| f.offset < range.start) {
+            return;
+        }
+        local.count(&input.bytes()[range.clone()], range.start);
+        stage.advance(range.len() as u64);
+    });
     drop(stage);
-    let options = ArrayOptions::new().runtime(Arc::clone(&runtime));
-    let mut words = Dictionary::with_options(&options)?;
-    let mut counts = Bag::with_options(&options)?;
-    let mut tokens = 0;
     let mut fault = None;
-    let mut locals_ok = Vec::with_capacity(locals.len());
-    for local in locals {
-        let mut local = local?;
+    for local in &mut locals {
         fault = Fault::earliest(fault, local.fault.take());
-        locals_ok.push(local);
     }
     if let Some(fault) = fault {
         return Err(input.fault(fault));
     }
-    for local in locals_ok {
+    let options = ArrayOptions::new().runtime(Arc::clone(&runtime));
+    let mut words = Dictionary::with_options(&options)?;
+    let mut counts = Bag::with_options(&options)?;
+    let mut tokens = 0;
+    for local in &locals {
         tokens += local.tokens;
-        for (code, &n) in local.counts.iter().enumerate() {
-            let word = local.words.resolve(code as u32).ok_or_else(|| {
-                JobError::invalid(format!("word code {code} has no word: a dictionary bug"))
-            })?;
+        for (word, &n) in local.words.words().iter().zip(&local.counts) {
+            // Checked per chunk above: every word of a chunk that is UTF-8 is UTF-8.
+            let word = std::str::from_utf8(word).unwrap_or_default();
             counts.add(words.intern(word)?, n)?;
         }
     }

@@ -437,7 +437,7 @@ fn bayes_edge_inputs() {
     for (text, line) in [
         (&b"a\tx\nno tab here\n"[..], 2),
         (b"a\tx\n\ty\n", 2),
-        (b"a\t\xff\n", 1),
+        (b"a\tx\n\xff y\n", 2),
     ] {
         match bayes_train(
             &Input::from_bytes("r", text.to_vec()),
