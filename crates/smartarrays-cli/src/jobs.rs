@@ -261,6 +261,9 @@ impl Summary {
     }
 
     fn print(&mut self, json: bool) {
+        if let Some(bytes) = peak_rss_bytes() {
+            self.set("peak_rss_bytes", bytes);
+        }
         let seconds: f64 = ["read_s", "job_s"]
             .iter()
             .filter_map(|k| self.fields.get(*k).and_then(serde_json::Value::as_f64))
@@ -287,6 +290,14 @@ impl Summary {
             println!("{}", text.join(", "));
         }
     }
+}
+
+/// The process's peak resident memory so far (`VmHWM`; Linux only).
+fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 /// Opens `path` for writing (after [`check_output_path`]) and runs `write` on a buffer of it.
