@@ -15,7 +15,7 @@ use smartarrays_collections::{Bag, Dictionary};
 use crate::error::Result;
 use crate::input::{Fault, Input};
 use crate::options::{fold_per_worker, JobOptions};
-use crate::words::LocalWords;
+use crate::words::{LocalWords, BATCH};
 
 /// The counts of a word count: the words' dictionary and a bag of their codes.
 pub struct WordCounts {
@@ -97,6 +97,9 @@ struct Local<'a> {
     counts: Vec<u64>,
     tokens: u64,
     fault: Option<Fault>,
+    /// Words read but not yet counted, and their codes (batches, so lookups overlap).
+    pending: Vec<&'a [u8]>,
+    codes: Vec<u32>,
 }
 
 impl<'a> Local<'a> {
@@ -108,27 +111,34 @@ impl<'a> Local<'a> {
             return;
         }
         let mut begin = 0;
-        for (i, &b) in bytes.iter().enumerate() {
-            if b == b' ' || b == b'\n' {
-                if i > begin {
-                    self.add(&bytes[begin..i]);
-                }
-                begin = i + 1;
+        for i in memchr::memchr2_iter(b' ', b'\n', bytes) {
+            if i > begin {
+                self.add(&bytes[begin..i]);
             }
+            begin = i + 1;
         }
         if bytes.len() > begin {
             self.add(&bytes[begin..]);
         }
+        self.flush();
     }
 
     #[inline]
     fn add(&mut self, word: &'a [u8]) {
-        let code = self.words.intern(word) as usize;
-        if code == self.counts.len() {
-            self.counts.push(0);
+        self.pending.push(word);
+        if self.pending.len() == 8 * BATCH {
+            self.flush();
         }
-        self.counts[code] += 1;
-        self.tokens += 1;
+    }
+
+    fn flush(&mut self) {
+        self.words.intern_many(&self.pending, &mut self.codes);
+        self.counts.resize(self.words.words().len(), 0);
+        for &code in &self.codes {
+            self.counts[code as usize] += 1;
+        }
+        self.tokens += self.pending.len() as u64;
+        self.pending.clear();
     }
 }
 

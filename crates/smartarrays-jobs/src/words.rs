@@ -13,6 +13,8 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use smartarrays::memory::prefetch::{prefetch, CacheLevel};
+
 /// Multiply-xor hashing of byte strings, 8 bytes at a time (not for untrusted keys that could
 /// be chosen to collide: the jobs hash words of files they were asked to read).
 #[derive(Clone, Copy, Default)]
@@ -58,7 +60,11 @@ pub(crate) type BuildWordHasher = BuildHasherDefault<WordHasher>;
 /// Longest word kept inline in a key of two words (the last byte holds the length).
 const SHORT: usize = 15;
 
-/// A word of at most [`SHORT`] bytes as two words: its bytes zero-padded, the length on top.
+/// Words hashed and prefetched ahead of the ones being looked up by the batched calls.
+pub(crate) const BATCH: usize = 32;
+
+/// A word of at most [`SHORT`] bytes as two words: its bytes zero-padded, the length plus one
+/// in the top byte (so no key is all zeros, which marks an empty slot).
 #[inline]
 fn short_key(word: &[u8]) -> Option<[u64; 2]> {
     if word.len() > SHORT {
@@ -66,7 +72,7 @@ fn short_key(word: &[u8]) -> Option<[u64; 2]> {
     }
     let mut bytes = [0u8; 16];
     bytes[..word.len()].copy_from_slice(word);
-    bytes[15] = word.len() as u8;
+    bytes[15] = word.len() as u8 + 1;
     let (lo, hi) = bytes.split_at(8);
     Some([
         u64::from_le_bytes(lo.try_into().unwrap_or_default()),
@@ -74,22 +80,96 @@ fn short_key(word: &[u8]) -> Option<[u64; 2]> {
     ])
 }
 
-/// Words to ids. Short words (most of any text) are keys of two machine words held in the
-/// table itself, so a lookup hashes and compares registers and reads one slot; a longer word
-/// is a key of its own bytes on the heap.
-#[derive(Default)]
+/// One slot of the short words' table (`hi == 0`: empty).
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    lo: u64,
+    hi: u64,
+    id: u32,
+}
+
+/// Words to ids. Short words (most of any text) are keys of two machine words held in an
+/// open-addressing table of their own (linear probing, at most half full), so a lookup hashes
+/// and compares registers and reads one slot; the batched calls prefetch the slots of a batch
+/// of words before probing any, so their cache misses overlap (a lookup in a large vocabulary
+/// is bound by memory latency, not bandwidth: the study's finding about its jobs). A longer word
+/// is a key of its own bytes in a std `HashMap`.
 pub(crate) struct WordIndex {
-    short: HashMap<[u64; 2], u32, BuildWordHasher>,
+    slots: Vec<Slot>,
+    shift: u32,
+    short: usize,
     long: HashMap<Box<[u8]>, u32, BuildWordHasher>,
 }
 
+impl Default for WordIndex {
+    fn default() -> Self {
+        WordIndex {
+            slots: vec![Slot::default(); 64],
+            shift: 64 - 6,
+            short: 0,
+            long: HashMap::default(),
+        }
+    }
+}
+
 impl WordIndex {
+    #[inline(always)]
+    fn home(&self, key: [u64; 2]) -> usize {
+        let h = (key[0].wrapping_mul(K) ^ key[1]).wrapping_mul(0xD1B5_4A32_D192_ED03);
+        (h >> self.shift) as usize
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, key: [u64; 2]) {
+        prefetch(&self.slots, self.home(key), CacheLevel::L1);
+    }
+
+    /// Where `key` is, or the empty slot where it would go.
+    #[inline(always)]
+    fn find(&self, key: [u64; 2]) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(key);
+        loop {
+            let slot = &self.slots[i];
+            if slot.hi == 0 || (slot.lo == key[0] && slot.hi == key[1]) {
+                return i;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let doubled = vec![Slot::default(); self.slots.len() * 2];
+        let old = std::mem::replace(&mut self.slots, doubled);
+        self.shift -= 1;
+        for slot in old.into_iter().filter(|s| s.hi != 0) {
+            let i = self.find([slot.lo, slot.hi]);
+            self.slots[i] = slot;
+        }
+    }
+
     /// The id of `word`.
     #[inline]
     pub(crate) fn get(&self, word: &[u8]) -> Option<u32> {
         match short_key(word) {
-            Some(key) => self.short.get(&key).copied(),
+            Some(key) => {
+                let slot = &self.slots[self.find(key)];
+                (slot.hi != 0).then_some(slot.id)
+            }
             None => self.long.get(word).copied(),
+        }
+    }
+
+    /// The ids of a batch of words (`None` for words not in the index), into `ids`.
+    pub(crate) fn get_many(&self, words: &[&[u8]], ids: &mut Vec<Option<u32>>) {
+        ids.clear();
+        for batch in words.chunks(BATCH) {
+            for word in batch {
+                if let Some(key) = short_key(word) {
+                    self.prefetch(key);
+                }
+            }
+            ids.extend(batch.iter().map(|w| self.get(w)));
         }
     }
 
@@ -97,7 +177,22 @@ impl WordIndex {
     #[inline]
     pub(crate) fn get_or_insert(&mut self, word: &[u8], id: u32) -> u32 {
         match short_key(word) {
-            Some(key) => *self.short.entry(key).or_insert(id),
+            Some(key) => {
+                let i = self.find(key);
+                if self.slots[i].hi != 0 {
+                    return self.slots[i].id;
+                }
+                self.slots[i] = Slot {
+                    lo: key[0],
+                    hi: key[1],
+                    id,
+                };
+                self.short += 1;
+                if 2 * self.short > self.slots.len() {
+                    self.grow();
+                }
+                id
+            }
             None => match self.long.get(word) {
                 Some(&found) => found,
                 None => {
@@ -110,13 +205,13 @@ impl WordIndex {
 
     /// Number of words.
     pub(crate) fn len(&self) -> usize {
-        self.short.len() + self.long.len()
+        self.short + self.long.len()
     }
 
-    /// Bytes of the tables (slots, control bytes, long words).
+    /// Bytes of the tables (slots, long words).
     pub(crate) fn memory_bytes(&self) -> usize {
         let long: usize = self.long.keys().map(|w| w.len()).sum();
-        self.short.capacity() * (std::mem::size_of::<([u64; 2], u32)>() + 1)
+        self.slots.len() * std::mem::size_of::<Slot>()
             + self.long.capacity() * (std::mem::size_of::<(Box<[u8]>, u32)>() + 1)
             + long
     }
@@ -139,6 +234,22 @@ impl<'a> LocalWords<'a> {
             self.words.push(word);
         }
         code
+    }
+
+    /// The codes of a batch of words (see [`LocalWords::intern`]), into `codes`; the slots of
+    /// the batch are prefetched first.
+    pub(crate) fn intern_many(&mut self, words: &[&'a [u8]], codes: &mut Vec<u32>) {
+        codes.clear();
+        for batch in words.chunks(BATCH) {
+            for word in batch {
+                if let Some(key) = short_key(word) {
+                    self.index.prefetch(key);
+                }
+            }
+            for &word in batch {
+                codes.push(self.intern(word));
+            }
+        }
     }
 
     /// The words, by code.
@@ -175,5 +286,23 @@ mod tests {
         assert_eq!(words.index.get(b"a longer word of 29 bytes...."), Some(7));
         assert_eq!(words.index.get(b"sixteen bytes.."), None);
         assert_eq!(words.index.len(), 8);
+        let mut ids = Vec::new();
+        words
+            .index
+            .get_many(&[b"a", b"zz", b"a longer word of 29 bytes...."], &mut ids);
+        assert_eq!(ids, [Some(1), None, Some(7)]);
+    }
+
+    #[test]
+    fn the_table_grows_and_keeps_every_word() {
+        let mut words = LocalWords::default();
+        let list: Vec<String> = (0..5000).map(|i| format!("w{i}")).collect();
+        let refs: Vec<&[u8]> = list.iter().map(|w| w.as_bytes()).collect();
+        let mut codes = Vec::new();
+        words.intern_many(&refs, &mut codes);
+        assert_eq!(codes, (0..5000).collect::<Vec<u32>>());
+        words.intern_many(&refs[..10], &mut codes);
+        assert_eq!(codes, (0..10).collect::<Vec<u32>>());
+        assert_eq!(words.index.get(b"w4999"), Some(4999));
     }
 }
