@@ -412,7 +412,11 @@ fn run_sort(args: &SortArgs) -> CliResult {
         summary.set("passes", sorted.passes);
         if let Some(path) = &args.output {
             let started = Instant::now();
-            write_output(path, |out| sorted.write_to(out))?;
+            let file = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let mut out = BufWriter::with_capacity(1 << 20, file);
+            sorted.write_to(&mut out, &options)?;
+            out.flush()
+                .map_err(|e| format!("{}: {e}", path.display()))?;
             summary.timed("write_s", started);
         }
     } else {

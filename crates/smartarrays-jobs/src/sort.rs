@@ -159,12 +159,29 @@ pub struct SortedKeys {
 }
 
 impl SortedKeys {
-    /// Writes the keys in decimal, one per line.
-    pub fn write_to(&self, mut out: impl Write) -> std::io::Result<()> {
-        let mut number = itoa::Buffer::new();
-        for &key in &self.keys {
-            out.write_all(number.format(key).as_bytes())?;
-            out.write_all(b"\n")?;
+    /// Writes the keys in decimal, one per line. Blocks of keys are formatted in parallel on
+    /// the runtime of `options` (a few blocks per worker at a time), then written in order.
+    pub fn write_to(&self, mut out: impl Write, options: &JobOptions) -> Result<()> {
+        const BLOCK: usize = 1 << 16;
+        let runtime = options.runtime()?;
+        let blocks = self.keys.len().div_ceil(BLOCK);
+        let wave = runtime.threads() * 2;
+        let io = |e| crate::error::JobError::io("sorted keys", e);
+        for first in (0..blocks).step_by(wave.max(1)) {
+            let texts = map_indexed(&runtime, wave.min(blocks - first), |i| {
+                let start = (first + i) * BLOCK;
+                let keys = &self.keys[start..(start + BLOCK).min(self.keys.len())];
+                let mut text = Vec::with_capacity(keys.len() * 11);
+                let mut number = itoa::Buffer::new();
+                for &key in keys {
+                    text.extend_from_slice(number.format(key).as_bytes());
+                    text.push(b'\n');
+                }
+                text
+            });
+            for text in texts {
+                out.write_all(&text).map_err(io)?;
+            }
         }
         Ok(())
     }

@@ -195,6 +195,21 @@ fn sort_keys_passes_follow_the_width() {
 }
 
 #[test]
+fn sorted_keys_are_written_in_order_across_blocks() {
+    let keys: Vec<u64> = (0..300_000u64).map(|i| i * 3).collect();
+    let text: String = keys.iter().rev().map(|k| format!("{k}\n")).collect();
+    let sorted = sort_keys(
+        &Input::from_bytes("k", text.into_bytes()),
+        &options(3, 4096),
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    sorted.write_to(&mut out, &options(3, 4096)).unwrap();
+    let expected: String = keys.iter().map(|k| format!("{k}\n")).collect();
+    assert_eq!(String::from_utf8(out).unwrap(), expected);
+}
+
+#[test]
 fn a_malformed_key_names_its_line() {
     for (text, line) in [
         (&b"1\n2\nx\n"[..], 3),
