@@ -24,6 +24,12 @@ __all__ = [
     "get_threads",
     "kernel_level",
     "_from_packed",
+    "_jobs_wordcount",
+    "_jobs_grep",
+    "_jobs_sort_lines",
+    "_jobs_sort_keys",
+    "_jobs_bayes",
+    "_jobs_kmeans",
     "__version__",
 ]
 
@@ -602,3 +608,22 @@ def set_threads(threads: int | None) -> None:
     """Worker count for arrays built from now on (None: one per CPU, or SMARTARRAYS_THREADS)."""
 def get_threads() -> int: ...
 def kernel_level() -> Literal["scalar", "avx2", "avx512"]: ...
+
+# The Spark study's jobs, wrapped and documented by smartarrays.jobs.
+def _jobs_wordcount(path: str, threads: int | None = None) -> list[tuple[str, int]]: ...
+def _jobs_grep(path: str, pattern: str, threads: int | None = None) -> list[bytes]: ...
+def _jobs_sort_lines(path: str, threads: int | None = None) -> list[bytes]: ...
+def _jobs_sort_keys(source: Any, threads: int | None = None) -> tuple[npt.NDArray[np.uint64], int]: ...
+def _jobs_bayes(
+    train: str, path: str, alpha: float, threads: int | None = None
+) -> tuple[list[str], npt.NDArray[np.uint64]]: ...
+def _jobs_kmeans(
+    source: Any,
+    dims: int,
+    k: int,
+    iterations: int,
+    init_steps: int,
+    seed: int,
+    initial: Any = None,
+    threads: int | None = None,
+) -> tuple[npt.NDArray[np.float64], float, int]: ...
