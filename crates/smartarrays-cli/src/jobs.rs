@@ -20,7 +20,7 @@ use crate::CliResult;
 /// The study's jobs on smart arrays and collections.
 #[derive(clap::Subcommand)]
 pub enum JobsCommand {
-    /// Write seeded input: text (Zipf words), reviews (LABEL<TAB>TEXT), vectors (numbers
+    /// Write seeded input: text (Zipf words), reviews (a label, a tab, the text), vectors (numbers
     /// separated by spaces) or keys (one unsigned integer per line).
     Generate(GenerateArgs),
     /// Count the words (pieces of lines between spaces); output `word<TAB>count`, most frequent

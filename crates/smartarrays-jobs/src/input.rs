@@ -23,6 +23,9 @@ enum Data {
 
 /// The input of a job: a memory-mapped file or bytes in memory, with a name for error messages.
 ///
+/// A line is the bytes before a `\n`; a last line without a trailing `\n` is a line too, and an
+/// empty input has no lines. A `\r` before the `\n` stays part of the line.
+///
 /// # Example
 /// ```
 /// use smartarrays_jobs::Input;

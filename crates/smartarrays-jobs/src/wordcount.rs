@@ -142,8 +142,8 @@ impl<'a> Local<'a> {
     }
 }
 
-/// Counts the words of `input` (pieces of lines between spaces; see [`crate::input`] for
-/// lines). A chunk that is not UTF-8 is an error naming its line.
+/// Counts the words of `input` (pieces of lines between spaces; see [`Input`] for lines). A
+/// chunk that is not UTF-8 is an error naming its line.
 ///
 /// # Example
 /// ```
