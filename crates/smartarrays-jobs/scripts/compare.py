@@ -10,7 +10,9 @@ sklearn (MultinomialNB; KMeans lloyd from the same initial centroids as ours), n
 sort). Every run is a process of its own whose peak RSS (the whole process tree, sampled every
 20 ms, and the kernel's own maximum for the process) is recorded. Times are medians of
 --repetitions runs; each peer's own parse or load step is timed inside its job, as ours is.
-Outputs are compared: word counts as maps, grep and sort output byte for byte (hashes), naive
+CPU seconds per run (the process tree's user + system time, start-up and imports included,
+divided by the runs of the process) are printed too: on a shared machine they say more than wall
+time. Outputs are compared: word counts as maps, grep and sort output byte for byte (hashes), naive
 Bayes predictions line by line, k-means centroids to 1e-6 (same start) or by cost (k-means||).
 """
 
@@ -41,10 +43,15 @@ STUDY_PATTERN = "The"
 
 # ---- process measurement ---------------------------------------------------------------------
 
-def tree_rss(root: int) -> int:
-    """Resident bytes of `root` and every descendant (from /proc)."""
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def tree_rss(root: int, cpu: dict[int, float] | None = None) -> int:
+    """Resident bytes of `root` and every descendant (from /proc); with `cpu`, also records the
+    CPU seconds (user + system) each of them has used so far."""
     children: dict[int, list[int]] = {}
     rss: dict[int, int] = {}
+    used: dict[int, float] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -53,6 +60,7 @@ def tree_rss(root: int) -> int:
                 fields = f.read().rsplit(")", 1)[1].split()
             pid, ppid = int(entry), int(fields[1])
             rss[pid] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+            used[pid] = (int(fields[11]) + int(fields[12])) / TICKS
             children.setdefault(ppid, []).append(pid)
         except (OSError, IndexError, ValueError):
             continue
@@ -60,6 +68,8 @@ def tree_rss(root: int) -> int:
     while stack:
         pid = stack.pop()
         total += rss.get(pid, 0)
+        if cpu is not None and pid in used:
+            cpu[pid] = max(cpu.get(pid, 0.0), used[pid])
         stack.extend(children.get(pid, []))
     return total
 
@@ -80,26 +90,30 @@ def high_water(root: int) -> int:
     return total
 
 
-def measured(argv: list[str], env: dict[str, str] | None = None) -> tuple[str, float, int]:
+def measured(argv: list[str], env: dict[str, str] | None = None) -> tuple[str, float, int, float]:
     """Runs argv; returns (stdout, wall seconds, peak RSS bytes of its process tree sampled every
     20 ms; a JVM that pyspark starts is in the tree). The kernel's own maximum (`ru_maxrss`)
     is no use here: it counts the Python parent that was forked before the exec. Short runs
-    report their own high-water mark (VmHWM) in their output, which the callers add."""
+    report their own high-water mark (VmHWM) in their output, which the callers add. Also
+    returns the CPU seconds of the tree: the kernel's count for the process and the children
+    it waited for, or the sampled sum over the tree (a JVM), whichever is larger. On a shared
+    machine CPU seconds say more than wall time, which includes waiting for a core."""
     import tempfile
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
         process = subprocess.Popen(argv, stdout=out, stderr=err, env=env)
         peak = [0]
+        cpu: dict[int, float] = {}
         done = threading.Event()
 
         def sample() -> None:
             while not done.is_set():
-                peak[0] = max(peak[0], tree_rss(process.pid))
+                peak[0] = max(peak[0], tree_rss(process.pid, cpu))
                 done.wait(0.02)
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
-        _, status, _ = os.wait4(process.pid, 0)
+        _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - started
         done.set()
         sampler.join()
@@ -108,7 +122,8 @@ def measured(argv: list[str], env: dict[str, str] | None = None) -> tuple[str, f
         err.seek(0)
         if process.returncode != 0:
             raise RuntimeError(f"{' '.join(argv)} failed ({process.returncode}):\n{err.read().decode()[-3000:]}")
-        return out.read().decode(), wall, peak[0]
+        cpu_s = max(usage.ru_utime + usage.ru_stime, sum(cpu.values()))
+        return out.read().decode(), wall, peak[0], cpu_s
 
 
 def sha(path: Path) -> str:
@@ -284,7 +299,7 @@ def spark_worker(job: str, files: dict, out: str, threads: int, repetitions: int
 
 # ---- ours --------------------------------------------------------------------------------------
 
-def ours(binary: str, job: str, files: dict, out: str, threads: int, initial: bool = False) -> tuple[dict, float, int]:
+def ours(binary: str, job: str, files: dict, out: str, threads: int, initial: bool = False) -> tuple[dict, float, int, float]:
     args = {
         "wordcount": ["wordcount", files["text"]],
         "grep": ["grep", files["text"]],
@@ -293,10 +308,10 @@ def ours(binary: str, job: str, files: dict, out: str, threads: int, initial: bo
         "bayes": ["bayes", "--train", files["train"], files["reviews"]],
         "kmeans": ["kmeans", files["vectors"]] + (["--centroids", files["initial"]] if initial else []),
     }[job]
-    stdout, wall, rss = measured([binary, "jobs", *args, "--threads", str(threads), "--json", "--no-progress", "-o", out])
+    stdout, wall, rss, cpu = measured([binary, "jobs", *args, "--threads", str(threads), "--json", "--no-progress", "-o", out])
     record = json.loads(stdout)
     record["total_s"] = sum(record.get(k, 0.0) for k in ("read_s", "train_s", "job_s", "write_s"))
-    return record, wall, rss
+    return record, wall, rss, cpu
 
 
 # ---- agreement ---------------------------------------------------------------------------------
@@ -389,11 +404,13 @@ def main() -> int:
                     for _ in range(reps)]
             record = dict(runs[0][0])
             record.update(total_s=statistics.median(r[0]["total_s"] for r in runs), wall_s=statistics.median(r[1] for r in runs),
-                          rss=max(max(r[2], r[0].get("peak_rss_bytes", 0)) for r in runs), output=str(folder / f"ours-{job}{'-given' if given else ''}.out"))
+                          rss=max(max(r[2], r[0].get("peak_rss_bytes", 0)) for r in runs),
+                          process_cpu_s=statistics.median(r[3] for r in runs), output=str(folder / f"ours-{job}{'-given' if given else ''}.out"))
             ours_runs[given] = record
             results.append({"job": job, "tool": name, **record})
         base = ours_runs[False]
-        line = f"{job:>12}  smartarrays {base['total_s']:8.3f} s  {base['rss'] / 2**20:8.1f} MiB"
+        line = (f"{job:>12}  smartarrays {base['total_s']:8.3f} s  {base['rss'] / 2**20:8.1f} MiB  "
+                f"{base['process_cpu_s']:7.2f} CPU s per run")
         if job == "kmeans":
             line += f"   (given centroids {ours_runs[True]['total_s']:.3f} s; k-means|| passes over the points {base['init_passes']})"
         print(line)
@@ -402,7 +419,7 @@ def main() -> int:
                 continue
             out = folder / f"{peer}-{job}.out"
             try:
-                stdout, wall, rss = measured([sys.executable, __file__, "--worker", peer, job, "--files", json.dumps(files),
+                stdout, wall, rss, cpu = measured([sys.executable, __file__, "--worker", peer, job, "--files", json.dumps(files),
                                               "--out", str(out), "--threads", str(threads), "--repetitions", str(reps)], env=env)
             except RuntimeError as error:
                 print(f"{'':>12}  {peer}: failed: {str(error)[-400:]}")
@@ -411,7 +428,7 @@ def main() -> int:
             records = json.loads(stdout.strip().splitlines()[-1])
             total = statistics.median(r["total_s"] if "total_s" in r else r["job_s"] for r in records)
             rss = max([rss] + [r.get("peak_rss_bytes", 0) for r in records])
-            record = dict(records[-1], total_s=total, wall_s=wall, rss=rss)
+            record = dict(records[-1], total_s=total, wall_s=wall, rss=rss, process_cpu_s=cpu / len(records))
             if peer == "sklearn" and job == "kmeans":
                 record["initial"] = files["initial"]
                 compared = ours_runs[True]
@@ -421,9 +438,11 @@ def main() -> int:
             agrees = agreement(job, Path(compared["output"]), peer_out, compared, record)
             ratio = total / compared["total_s"]
             extra = f", start-up {record['startup_s']:.1f} s apart" if "startup_s" in record else ""
-            print(f"{'':>12}  {peer:<11} {total:8.3f} s  {rss / 2**20:8.1f} MiB   {ratio:6.1f}x our time, "
-                  f"{rss / max(compared['rss'], 1):5.1f}x our memory; {agrees}{extra}")
-            results.append({"job": job, "tool": peer, **record, "ratio": ratio, "agreement": agrees})
+            cpu_ratio = record["process_cpu_s"] / max(compared["process_cpu_s"], 1e-9)
+            print(f"{'':>12}  {peer:<11} {total:8.3f} s  {rss / 2**20:8.1f} MiB  {record['process_cpu_s']:7.2f} CPU s per run   "
+                  f"{ratio:6.1f}x our time, {rss / max(compared['rss'], 1):5.1f}x our memory, {cpu_ratio:5.1f}x our CPU; "
+                  f"{agrees}{extra}")
+            results.append({"job": job, "tool": peer, **record, "ratio": ratio, "cpu_ratio": cpu_ratio, "agreement": agrees})
     if options.json:
         options.json.write_text(json.dumps({"size": options.size, "threads": threads, "repetitions": reps,
                                             "results": results}, indent=1))
