@@ -407,7 +407,7 @@ def main() -> int:
                           rss=max(max(r[2], r[0].get("peak_rss_bytes", 0)) for r in runs),
                           process_cpu_s=statistics.median(r[3] for r in runs), output=str(folder / f"ours-{job}{'-given' if given else ''}.out"))
             ours_runs[given] = record
-            results.append({"job": job, "tool": name, **record})
+            results.append({**record, "job": job, "tool": name})
         base = ours_runs[False]
         line = (f"{job:>12}  smartarrays {base['total_s']:8.3f} s  {base['rss'] / 2**20:8.1f} MiB  "
                 f"{base['process_cpu_s']:7.2f} CPU s per run")
@@ -442,7 +442,7 @@ def main() -> int:
             print(f"{'':>12}  {peer:<11} {total:8.3f} s  {rss / 2**20:8.1f} MiB  {record['process_cpu_s']:7.2f} CPU s per run   "
                   f"{ratio:6.1f}x our time, {rss / max(compared['rss'], 1):5.1f}x our memory, {cpu_ratio:5.1f}x our CPU; "
                   f"{agrees}{extra}")
-            results.append({"job": job, "tool": peer, **record, "ratio": ratio, "cpu_ratio": cpu_ratio, "agreement": agrees})
+            results.append({**record, "job": job, "tool": peer, "ratio": ratio, "cpu_ratio": cpu_ratio, "agreement": agrees})
     if options.json:
         options.json.write_text(json.dumps({"size": options.size, "threads": threads, "repetitions": reps,
                                             "results": results}, indent=1))
