@@ -1,5 +1,5 @@
 //! The `smartarrays` command: shows the machine's topology, runs the paper's benchmarks, and
-//! runs SQL and TPC-H over smart-array tables.
+//! runs SQL and TPC-H over smart-array tables and the Spark study's jobs over files.
 //! Each subcommand lives in its own module; this file only parses arguments and dispatches.
 
 mod adapt;
@@ -8,6 +8,7 @@ mod bench_aggregate;
 mod bench_kernels;
 mod bench_random;
 mod graph;
+mod jobs;
 mod output;
 mod placement;
 mod plot;
@@ -43,6 +44,9 @@ enum Command {
     /// TPC-H: generate the tables as CSV, run the supported queries, time them.
     #[command(subcommand)]
     Tpch(query::TpchCommand),
+    /// The Spark scale-up study's jobs: generate, wordcount, grep, sort, bayes, kmeans.
+    #[command(subcommand)]
+    Jobs(jobs::JobsCommand),
 }
 
 #[derive(clap::Args)]
@@ -77,6 +81,7 @@ fn main() {
         Command::Graph(command) => graph::run(&command),
         Command::Sql(args) => query::run_sql(&args),
         Command::Tpch(command) => query::run(&command),
+        Command::Jobs(command) => jobs::run(&command),
     };
     if let Err(error) = result {
         eprintln!("error: {error}");

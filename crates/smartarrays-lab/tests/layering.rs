@@ -3,7 +3,8 @@
 //!
 //! core `smartarrays` -> `smartarrays-encodings` (typed compressed columns, core only) and
 //! `smartarrays-collections` (maps, sets, bags; core only) -> `smartarrays-query` (tables, SQL
-//! and pipelines over both) and `smartarrays-adapt` -> `smartarrays-graph` (adapt only behind its
+//! and pipelines over both), `smartarrays-jobs` (the Spark study's jobs over both) and
+//! `smartarrays-adapt` -> `smartarrays-graph` (adapt only behind its
 //! feature) -> `smartarrays-arrow` -> bindings (C ABI, Python; Java loads the C library) and the
 //! experiments (`smartarrays-lab`) -> the CLI on top. Bindings never depend on each other. The
 //! baselines' and benches' outside crates (fastlanes and the macros it expands to, criterion) are
@@ -23,6 +24,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("smartarrays-collections", &["smartarrays"]),
     (
         "smartarrays-query",
+        &[
+            "smartarrays",
+            "smartarrays-encodings",
+            "smartarrays-collections",
+        ],
+    ),
+    (
+        "smartarrays-jobs",
         &[
             "smartarrays",
             "smartarrays-encodings",
@@ -50,6 +59,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "smartarrays-arrow",
             "smartarrays-encodings",
             "smartarrays-collections",
+            "smartarrays-jobs",
         ],
     ),
     (
@@ -79,6 +89,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "smartarrays-graph",
             "smartarrays-lab",
             "smartarrays-query",
+            "smartarrays-jobs",
         ],
     ),
 ];

@@ -31,6 +31,7 @@ pub mod errors;
 pub mod graph;
 pub mod info;
 pub mod input;
+pub mod jobs;
 pub mod runtime;
 pub mod smart_array;
 pub mod table;
@@ -217,6 +218,12 @@ fn native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(set_threads, module)?)?;
     module.add_function(wrap_pyfunction!(get_threads, module)?)?;
     module.add_function(wrap_pyfunction!(kernel_level, module)?)?;
+    module.add_function(wrap_pyfunction!(jobs::wordcount, module)?)?;
+    module.add_function(wrap_pyfunction!(jobs::grep, module)?)?;
+    module.add_function(wrap_pyfunction!(jobs::sort_lines, module)?)?;
+    module.add_function(wrap_pyfunction!(jobs::sort_keys, module)?)?;
+    module.add_function(wrap_pyfunction!(jobs::bayes, module)?)?;
+    module.add_function(wrap_pyfunction!(jobs::kmeans, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

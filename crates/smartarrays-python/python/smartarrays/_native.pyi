@@ -30,6 +30,12 @@ __all__ = [
     "graph_kronecker",
     "graph_load",
     "_from_packed",
+    "_jobs_wordcount",
+    "_jobs_grep",
+    "_jobs_sort_lines",
+    "_jobs_sort_keys",
+    "_jobs_bayes",
+    "_jobs_kmeans",
     "__version__",
 ]
 
@@ -676,3 +682,22 @@ def graph_kronecker(
     scale: int, edge_factor: int = 16, seed: int = 1, directed: bool = False, placement: str = "os", threads: int | None = None
 ) -> Graph:
     """A seeded Kronecker graph of ``2**scale`` vertices (``smartarrays.graph.kronecker``)."""
+
+# The Spark study's jobs, wrapped and documented by smartarrays.jobs.
+def _jobs_wordcount(path: str, threads: int | None = None) -> list[tuple[str, int]]: ...
+def _jobs_grep(path: str, pattern: str, threads: int | None = None) -> list[bytes]: ...
+def _jobs_sort_lines(path: str, threads: int | None = None) -> list[bytes]: ...
+def _jobs_sort_keys(source: Any, threads: int | None = None) -> tuple[npt.NDArray[np.uint64], int]: ...
+def _jobs_bayes(
+    train: str, path: str, alpha: float, threads: int | None = None
+) -> tuple[list[str], npt.NDArray[np.uint64]]: ...
+def _jobs_kmeans(
+    source: Any,
+    dims: int,
+    k: int,
+    iterations: int,
+    init_steps: int,
+    seed: int,
+    initial: Any = None,
+    threads: int | None = None,
+) -> tuple[npt.NDArray[np.float64], float, int]: ...
