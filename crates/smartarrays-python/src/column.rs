@@ -1,7 +1,7 @@
 //! The Python class `smartarrays.Column`: a typed, compressed column of the encodings crate
 //! ([`smartarrays_encodings::Column`]) behind numpy and Arrow. Values come in as numpy arrays
 //! (int8..int64, uint8..uint64, float32/64, bool, datetime64[D], str and object arrays of one
-//! kind of Python object, masked arrays for nulls), Python sequences, or Arrow arrays through
+//! kind of Python object, `decimal.Decimal` included, masked arrays for nulls), Python sequences, or Arrow arrays through
 //! the PyCapsule interface; they go out with the same dtype. The column remembers the dtype it
 //! was built from (its `Logical` type) and stores every integer type in the crate's 64-bit types, so a
 //! value always comes back exactly: nothing is cast silently, and what has no exact
@@ -16,16 +16,17 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PySlice, PyString, PyT
 use smartarrays::ArrayOptions;
 use smartarrays_arrow::arrow_array::cast::AsArray;
 use smartarrays_arrow::arrow_array::types::{
-    Date32Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type,
-    UInt32Type, UInt64Type, UInt8Type,
+    Date32Type, Decimal128Type, Decimal32Type, Decimal64Type, Float32Type, Float64Type, Int16Type,
+    Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
 use smartarrays_arrow::arrow_array::{
-    Array, ArrayRef, BooleanArray, Date32Array, Float32Array, Float64Array, Int16Array, Int32Array,
-    Int64Array, Int8Array, LargeStringArray, StringArray, UInt16Array, UInt32Array, UInt64Array,
-    UInt8Array,
+    Array, ArrayRef, BooleanArray, Date32Array, Decimal128Array, Float32Array, Float64Array,
+    Int16Array, Int32Array, Int64Array, Int8Array, LargeStringArray, StringArray, UInt16Array,
+    UInt32Array, UInt64Array, UInt8Array,
 };
 use smartarrays_arrow::arrow_buffer::NullBuffer;
 use smartarrays_arrow::arrow_schema::DataType as ArrowType;
+use smartarrays_encodings::decimal::format as decimal_text;
 use smartarrays_encodings::{
     Canonical, Column, ColumnOptions, DataType, EncodingError, EncodingKind, Predicate, Scalar,
     Selection, Sum, Values,
@@ -75,6 +76,8 @@ enum Logical {
     Bool,
     Date,
     Str,
+    /// Exact decimals at a scale (0..=18): `decimal.Decimal` objects out.
+    Decimal(u8),
 }
 
 impl Logical {
@@ -93,7 +96,7 @@ impl Logical {
             Logical::F64 => "float64",
             Logical::Bool => "bool",
             Logical::Date => "datetime64[D]",
-            Logical::Str => "object",
+            Logical::Str | Logical::Decimal(_) => "object",
         }
     }
 
@@ -151,6 +154,7 @@ impl Logical {
             Logical::Bool => ArrowType::Boolean,
             Logical::Date => ArrowType::Date32,
             Logical::Str => ArrowType::Utf8,
+            Logical::Decimal(scale) => ArrowType::Decimal128(38, scale as i8),
         }
     }
 }
@@ -163,6 +167,8 @@ enum Data {
     B(Vec<bool>),
     D(Vec<i32>),
     S(Vec<String>),
+    /// Unscaled decimals at a scale.
+    Dec(Vec<i64>, u8),
 }
 
 impl Data {
@@ -174,6 +180,7 @@ impl Data {
             Data::B(v) => v.len(),
             Data::D(v) => v.len(),
             Data::S(v) => v.len(),
+            Data::Dec(v, _) => v.len(),
         }
     }
 
@@ -192,6 +199,7 @@ impl Data {
                 Data::B(v) => Column::from_bool(&v, options),
                 Data::D(v) => Column::from_dates(&v, options),
                 Data::S(v) => Column::from_strs(&v, options),
+                Data::Dec(v, scale) => Column::from_decimal(&v, scale, options),
             };
         };
         fn with_nulls<T>(values: Vec<T>, valid: &[bool], to: impl Fn(T) -> Scalar) -> Vec<Scalar> {
@@ -208,6 +216,10 @@ impl Data {
             Data::B(v) => (DataType::Bool, with_nulls(v, &valid, Scalar::Bool)),
             Data::D(v) => (DataType::Date32, with_nulls(v, &valid, Scalar::Date32)),
             Data::S(v) => (DataType::Utf8, with_nulls(v, &valid, Scalar::Utf8)),
+            Data::Dec(v, scale) => (
+                DataType::Decimal { scale },
+                with_nulls(v, &valid, |unscaled| Scalar::Decimal { unscaled, scale }),
+            ),
         };
         Column::from_scalars(data_type, &scalars, options)
     }
@@ -244,6 +256,7 @@ impl Input {
             (Data::B(a), Data::B(b)) => a.extend(b),
             (Data::D(a), Data::D(b)) => a.extend(b),
             (Data::S(a), Data::S(b)) => a.extend(b),
+            (Data::Dec(a, _), Data::Dec(b, _)) => a.extend(b),
             _ => unreachable!("one logical type reads into one kind of data"),
         }
         match (&mut self.valid, next.valid) {
@@ -518,6 +531,7 @@ enum ObjectKind {
     Int,
     Float,
     Bool,
+    Decimal,
 }
 
 impl ObjectKind {
@@ -527,11 +541,16 @@ impl ObjectKind {
             ObjectKind::Int => "int",
             ObjectKind::Float => "float",
             ObjectKind::Bool => "bool",
+            ObjectKind::Decimal => "Decimal",
         }
     }
 }
 
-fn object_kind(numpy: &Bound<'_, PyAny>, item: &Bound<'_, PyAny>) -> PyResult<Option<ObjectKind>> {
+fn object_kind(
+    numpy: &Bound<'_, PyAny>,
+    decimal: &Bound<'_, PyAny>,
+    item: &Bound<'_, PyAny>,
+) -> PyResult<Option<ObjectKind>> {
     Ok(if item.is_instance_of::<PyString>() {
         Some(ObjectKind::Str)
     } else if item.is_instance_of::<PyBool>() || item.is_instance(&numpy.getattr("bool_")?)? {
@@ -540,6 +559,8 @@ fn object_kind(numpy: &Bound<'_, PyAny>, item: &Bound<'_, PyAny>) -> PyResult<Op
         Some(ObjectKind::Int)
     } else if item.is_instance_of::<PyFloat>() || item.is_instance(&numpy.getattr("floating")?)? {
         Some(ObjectKind::Float)
+    } else if item.is_instance(decimal)? {
+        Some(ObjectKind::Decimal)
     } else {
         None
     })
@@ -550,6 +571,7 @@ fn object_kind(numpy: &Bound<'_, PyAny>, item: &Bound<'_, PyAny>) -> PyResult<Op
 /// Python sequence has no type to tell).
 fn read_objects(py: Python<'_>, values: &Bound<'_, PyAny>, from_array: bool) -> PyResult<Input> {
     let numpy = py.import("numpy")?;
+    let decimal_class = py.import("decimal")?.getattr("Decimal")?;
     let items: Vec<Bound<'_, PyAny>> = values.try_iter()?.collect::<PyResult<_>>()?;
     let mut kind: Option<(ObjectKind, usize)> = None;
     let mut valid = Vec::with_capacity(items.len());
@@ -559,9 +581,9 @@ fn read_objects(py: Python<'_>, values: &Bound<'_, PyAny>, from_array: bool) -> 
             continue;
         }
         valid.push(true);
-        let Some(this) = object_kind(&numpy, item)? else {
+        let Some(this) = object_kind(&numpy, &decimal_class, item)? else {
             return Err(PyTypeError::new_err(format!(
-                "element {index} is {}: columns hold str, int, float, bool or None",
+                "element {index} is {}: columns hold str, int, float, bool, decimal.Decimal or None",
                 type_name(item)
             )));
         };
@@ -625,6 +647,10 @@ fn read_objects(py: Python<'_>, values: &Bound<'_, PyAny>, from_array: bool) -> 
                 .collect::<PyResult<Vec<f64>>>()?;
             (Data::F(floats), Logical::F64)
         }
+        ObjectKind::Decimal => {
+            let (unscaled, scale) = read_decimals(&items)?;
+            (Data::Dec(unscaled, scale), Logical::Decimal(scale))
+        }
         ObjectKind::Int => {
             let mut wide = Vec::with_capacity(items.len());
             for (index, item) in items.iter().enumerate() {
@@ -663,7 +689,7 @@ fn read_objects(py: Python<'_>, values: &Bound<'_, PyAny>, from_array: bool) -> 
     // Sequences decode to their natural numpy dtype; object arrays (the caller replaces
     // out_dtype) stay object arrays.
     let out_dtype = numpy.getattr("dtype")?.call1((logical.numpy(),))?.unbind();
-    let masked = any_null && logical != Logical::Str;
+    let masked = any_null && !matches!(logical, Logical::Str | Logical::Decimal(_));
     Ok(Input {
         data,
         valid: Some(valid),
@@ -671,6 +697,118 @@ fn read_objects(py: Python<'_>, values: &Bound<'_, PyAny>, from_array: bool) -> 
         out_dtype,
         masked,
     })
+}
+
+/// The largest scale a decimal column holds (digits after the point).
+const MAX_DECIMAL_SCALE: u8 = 18;
+
+/// `10^exponent` as an `i128`, `None` past its range.
+fn pow10(exponent: u64) -> Option<i128> {
+    u32::try_from(exponent)
+        .ok()
+        .and_then(|e| 10i128.checked_pow(e))
+}
+
+/// `decimal.Decimal` objects (`None` for nulls) as unscaled values at the largest scale among
+/// them, each rescaled exactly. NaN and infinities, scales past 18 and values whose unscaled
+/// form leaves int64 are a `ValueError` naming the index.
+fn read_decimals(items: &[Bound<'_, PyAny>]) -> PyResult<(Vec<i64>, u8)> {
+    // (negative, coefficient (None: past i128), exponent) of each valid value.
+    let mut parts = Vec::with_capacity(items.len());
+    let mut scale = 0u8;
+    for (index, item) in items.iter().enumerate() {
+        if item.is_none() {
+            parts.push(None);
+            continue;
+        }
+        let tuple = item.call_method0("as_tuple")?;
+        let negative = tuple.get_item(0)?.extract::<i64>()? != 0;
+        let exponent = tuple.get_item(2)?;
+        if exponent.is_instance_of::<PyString>() {
+            // 'n', 'N' or 'F': a NaN, signaling NaN or infinity.
+            return Err(PyValueError::new_err(format!(
+                "decimal {} at index {index} is not a finite number (NaN and infinities have no decimal column value)",
+                item.str()?
+            )));
+        }
+        // Exponents past i64 saturate: far too small or large for any column either way.
+        let exponent = match exponent.extract::<i64>() {
+            Ok(e) => e,
+            Err(_) if exponent.lt(0)? => i64::MIN,
+            Err(_) => i64::MAX,
+        };
+        let digits: Vec<u8> = tuple.get_item(1)?.extract()?;
+        let coefficient = digits.iter().try_fold(0i128, |acc, &d| {
+            acc.checked_mul(10)?.checked_add(i128::from(d))
+        });
+        let own_scale = exponent.min(0).unsigned_abs();
+        if own_scale > u64::from(MAX_DECIMAL_SCALE) {
+            return Err(PyValueError::new_err(format!(
+                "decimal {} at index {index} has {own_scale} digits after the point: decimal columns hold at most {MAX_DECIMAL_SCALE} (round it first, e.g. value.quantize(Decimal('1e-18')))",
+                item.str()?
+            )));
+        }
+        scale = scale.max(own_scale as u8);
+        parts.push(Some((negative, coefficient, exponent)));
+    }
+    let mut unscaled = Vec::with_capacity(items.len());
+    for (index, part) in parts.into_iter().enumerate() {
+        let Some((negative, coefficient, exponent)) = part else {
+            unscaled.push(0);
+            continue;
+        };
+        // exponent + scale >= 0: the value times 10^scale is an integer.
+        let shift = exponent.saturating_add(i64::from(scale)) as u64;
+        let value = match coefficient {
+            Some(0) => Some(0),
+            Some(c) => pow10(shift).and_then(|p| c.checked_mul(p)),
+            None => None,
+        }
+        .map(|v| if negative { -v } else { v })
+        .and_then(|v| i64::try_from(v).ok());
+        let Some(value) = value else {
+            return Err(PyValueError::new_err(format!(
+                "decimal {} at index {index} does not fit a decimal column at scale {scale}: its unscaled value (times 10**{scale}) leaves the int64 range",
+                items[index].str()?
+            )));
+        };
+        unscaled.push(value);
+    }
+    Ok((unscaled, scale))
+}
+
+/// Arrow decimals (unscaled values at `scale`, of any width) as a decimal column's input; a
+/// negative scale is rescaled to 0 exactly. Null rows are not read.
+fn arrow_decimals(
+    values: impl Iterator<Item = i128>,
+    scale: i8,
+    valid: Option<&[bool]>,
+) -> PyResult<(Data, Logical)> {
+    if scale > MAX_DECIMAL_SCALE as i8 {
+        return Err(PyValueError::new_err(format!(
+            "Arrow decimal scale {scale} is past {MAX_DECIMAL_SCALE}, the most digits after the point a decimal column holds"
+        )));
+    }
+    let factor = pow10(u64::from(scale.min(0).unsigned_abs()));
+    let mut out = Vec::new();
+    for (row, value) in values.enumerate() {
+        if valid.is_some_and(|v| !v[row]) {
+            out.push(0);
+            continue;
+        }
+        let fits = factor
+            .and_then(|f| value.checked_mul(f))
+            .and_then(|v| i64::try_from(v).ok());
+        let Some(v) = fits else {
+            return Err(PyValueError::new_err(format!(
+                "decimal at row {row} ({}) does not fit a decimal column: its unscaled value leaves the int64 range",
+                decimal_text(value, scale.max(0) as u8)
+            )));
+        };
+        out.push(v);
+    }
+    let scale = scale.max(0) as u8;
+    Ok((Data::Dec(out, scale), Logical::Decimal(scale)))
 }
 
 /// An Arrow array's values and nulls.
@@ -723,9 +861,21 @@ fn read_arrow(py: Python<'_>, array: &ArrayRef) -> PyResult<Input> {
             Data::S((0..array.len()).map(|i| array.as_string_view().value(i).to_string()).collect()),
             Logical::Str,
         ),
+        &ArrowType::Decimal32(_, scale) => {
+            let values = array.as_primitive::<Decimal32Type>().values().iter().map(|&v| i128::from(v));
+            arrow_decimals(values, scale, valid.as_deref())?
+        }
+        &ArrowType::Decimal64(_, scale) => {
+            let values = array.as_primitive::<Decimal64Type>().values().iter().map(|&v| i128::from(v));
+            arrow_decimals(values, scale, valid.as_deref())?
+        }
+        &ArrowType::Decimal128(_, scale) => {
+            let values = array.as_primitive::<Decimal128Type>().values().iter().copied();
+            arrow_decimals(values, scale, valid.as_deref())?
+        }
         other => {
             return Err(PyTypeError::new_err(format!(
-                "Arrow type {other} is not supported by columns: they take int8..int64, uint8..uint64, float32/64, bool, date32 and utf8 (large and view too)"
+                "Arrow type {other} is not supported by columns: they take int8..int64, uint8..uint64, float32/64, bool, date32, utf8 (large and view too) and decimal32/64/128 of scale up to 18"
             )))
         }
     };
@@ -736,7 +886,7 @@ fn read_arrow(py: Python<'_>, array: &ArrayRef) -> PyResult<Input> {
         valid,
         logical,
         out_dtype: numpy.getattr("dtype")?.call1((logical.numpy(),))?.unbind(),
-        masked: has_nulls && !matches!(logical, Logical::Str | Logical::Date),
+        masked: has_nulls && !matches!(logical, Logical::Str | Logical::Date | Logical::Decimal(_)),
     })
 }
 
@@ -857,6 +1007,10 @@ enum Fit {
     Above,
     /// Equal to no value (a date that is NaT).
     Never,
+    /// Strictly between two neighbouring values of the type (a decimal with more digits than
+    /// the column's scale): equal to none, `between` takes the upper one as a low bound and
+    /// the lower one as a high bound.
+    Gap(Scalar, Scalar),
 }
 
 impl PyColumn {
@@ -897,6 +1051,7 @@ impl PyColumn {
                     Err(_) => Fit::Above,
                 })
             }
+            Logical::Decimal(scale) => self.fit_decimal(py, value, scale),
             Logical::F32 | Logical::F64 => {
                 if value.is_instance_of::<PyFloat>()
                     || value.is_instance(&numpy.getattr("floating")?)?
@@ -960,9 +1115,54 @@ impl PyColumn {
         }
     }
 
+    /// A Python int or `decimal.Decimal` against a decimal column at `scale`, exactly (through
+    /// the value's integer ratio, so no digit is rounded away).
+    fn fit_decimal(&self, py: Python<'_>, value: &Bound<'_, PyAny>, scale: u8) -> PyResult<Fit> {
+        let decimal_class = py.import("decimal")?.getattr("Decimal")?;
+        let wrong = || {
+            PyTypeError::new_err(format!(
+                "a decimal column is compared with decimal.Decimal or int, not {}",
+                type_name(value)
+            ))
+        };
+        let (numerator, denominator) = if value.is_instance(&decimal_class)? {
+            if !value.call_method0("is_finite")?.is_truthy()? {
+                return Err(PyValueError::new_err(format!(
+                    "decimal {} is not a finite number: a decimal column holds no NaN or infinity",
+                    value.str()?
+                )));
+            }
+            let ratio = value.call_method0("as_integer_ratio")?;
+            (ratio.get_item(0)?, ratio.get_item(1)?)
+        } else if value.is_instance_of::<PyBool>()
+            || value.is_instance_of::<PyFloat>()
+            || value.is_instance(&py.import("numpy")?.getattr("floating")?)?
+        {
+            return Err(wrong());
+        } else {
+            let integer = input::integer_value(value).ok_or_else(wrong)?;
+            (integer, 1i64.into_pyobject(py)?.into_any())
+        };
+        let scaled = numerator.mul(10i64.pow(u32::from(scale)))?;
+        let floor = scaled.floor_div(&denominator)?;
+        let exact = scaled.rem(&denominator)?.eq(0)?;
+        let at = |unscaled: i64| Scalar::Decimal { unscaled, scale };
+        Ok(match floor.extract::<i64>() {
+            Ok(low) if exact => Fit::Exact(at(low)),
+            Ok(i64::MAX) => Fit::Above,
+            Ok(low) => Fit::Gap(at(low), at(low + 1)),
+            Err(_) if floor.lt(0)? => Fit::Below,
+            Err(_) => Fit::Above,
+        })
+    }
+
     /// The smallest and largest value of the column's type (`None` where no bound is needed).
     fn type_bounds(&self) -> Option<(Scalar, Scalar)> {
         let logical = self.logical;
+        if let Logical::Decimal(scale) = logical {
+            let at = |unscaled: i64| Scalar::Decimal { unscaled, scale };
+            return Some((at(i64::MIN), at(i64::MAX)));
+        }
         if logical.signed() || logical.unsigned() || logical == Logical::Date {
             let (low, high) = logical.integer_range();
             Some((logical.integer_scalar(low), logical.integer_scalar(high)))
@@ -1024,10 +1224,13 @@ impl PyColumn {
                 }
                 array
             }
-            Values::Decimal { .. } => {
-                return Err(PyTypeError::new_err(
-                    "decimal columns have no numpy form here",
-                ))
+            Values::Decimal { unscaled, scale } => {
+                let class = py.import("decimal")?.getattr("Decimal")?;
+                let array = numpy.call_method1("empty", (len, "object"))?;
+                for (i, &v) in unscaled.iter().enumerate() {
+                    array.set_item(i, class.call1((decimal_text(v.into(), scale),))?)?;
+                }
+                array
             }
         };
         let base = if self.logical.numpy() == "object"
@@ -1074,7 +1277,8 @@ impl PyColumn {
         Ok(out)
     }
 
-    /// One value as a Python object: int, float, bool, str, numpy.datetime64 or None.
+    /// One value as a Python object: int, float, bool, str, numpy.datetime64, decimal.Decimal
+    /// or None.
     fn scalar_to_py<'py>(&self, py: Python<'py>, value: Scalar) -> PyResult<Bound<'py, PyAny>> {
         Ok(match value {
             Scalar::Null => py.None().into_bound(py),
@@ -1094,11 +1298,7 @@ impl PyColumn {
                 .getattr("datetime64")?
                 .call1((i64::from(days), "D"))?,
             Scalar::Utf8(s) => PyString::new(py, &s).into_any(),
-            Scalar::Decimal { .. } => {
-                return Err(PyTypeError::new_err(
-                    "decimal values have no Python form here",
-                ))
-            }
+            Scalar::Decimal { unscaled, scale } => decimal_object(py, unscaled.into(), scale)?,
         })
     }
 
@@ -1161,6 +1361,18 @@ impl PyColumn {
             (Logical::F64, Values::Float64(v)) => Arc::new(Float64Array::new(v.into(), nulls)),
             (Logical::Bool, Values::Bool(v)) => Arc::new(BooleanArray::new(v.into(), nulls)),
             (Logical::Date, Values::Date32(v)) => Arc::new(Date32Array::new(v.into(), nulls)),
+            (Logical::Decimal(scale), Values::Decimal { unscaled, .. }) => Arc::new(
+                Decimal128Array::new(
+                    unscaled
+                        .into_iter()
+                        .map(i128::from)
+                        .collect::<Vec<_>>()
+                        .into(),
+                    nulls,
+                )
+                .with_precision_and_scale(38, scale as i8)
+                .map_err(|e| PyValueError::new_err(e.to_string()))?,
+            ),
             (Logical::Str, Values::Utf8(v)) => {
                 let bytes: usize = v.iter().map(String::len).sum();
                 let with_nulls = v.iter().enumerate().map(|(i, s)| {
@@ -1234,6 +1446,14 @@ impl PyColumn {
             })
             .collect()
     }
+}
+
+/// `unscaled / 10^scale` as an exact `decimal.Decimal` (built from its text, which no context
+/// rounds).
+fn decimal_object(py: Python<'_>, unscaled: i128, scale: u8) -> PyResult<Bound<'_, PyAny>> {
+    py.import("decimal")?
+        .getattr("Decimal")?
+        .call1((decimal_text(unscaled, scale),))
 }
 
 /// Days since 1970-01-01 of a `numpy.datetime64` (exactly a whole day) or `datetime.date`
@@ -1323,7 +1543,8 @@ impl PyColumn {
         ))
     }
 
-    /// `c[i]` is one value (int, float, bool, str, numpy.datetime64, or None for a null);
+    /// `c[i]` is one value (int, float, bool, str, numpy.datetime64, decimal.Decimal, or None
+    /// for a null);
     /// `c[start:stop:step]` and `c[index_array]` are numpy arrays of the column's dtype.
     fn __getitem__<'py>(
         &self,
@@ -1451,6 +1672,15 @@ impl PyColumn {
         self.out_dtype.bind(py).clone()
     }
 
+    /// Digits after the point of a decimal column (0..=18); None for other columns.
+    #[getter]
+    fn scale(&self) -> Option<u8> {
+        match self.logical {
+            Logical::Decimal(scale) => Some(scale),
+            _ => None,
+        }
+    }
+
     /// The encoding's name: bitpacked, frame, dictionary, run_end, constant, alp or fsst.
     #[getter]
     fn encoding(&self) -> &'static str {
@@ -1507,7 +1737,8 @@ impl PyColumn {
     }
 
     /// Exact sum of the valid values: a Python int for integer and bool columns (no overflow,
-    /// whatever the size), a float for float columns (summed in float64, in row order).
+    /// whatever the size), a float for float columns (summed in float64, in row order), an exact
+    /// `decimal.Decimal` for decimal columns (summed in 128 bits).
     /// TypeError for dates and strings.
     fn sum<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let column = Arc::clone(&self.column);
@@ -1516,11 +1747,7 @@ impl PyColumn {
             Sum::UInt(v) => v.into_pyobject(py)?.into_any(),
             Sum::Int(v) => v.into_pyobject(py)?.into_any(),
             Sum::Float(v) => PyFloat::new(py, v).into_any(),
-            Sum::Decimal { .. } => {
-                return Err(PyTypeError::new_err(
-                    "decimal sums have no Python form here",
-                ))
-            }
+            Sum::Decimal { unscaled, scale } => decimal_object(py, unscaled, scale)?,
         })
     }
 
@@ -1586,11 +1813,13 @@ impl PyColumn {
         let low = match self.fit(py, low)? {
             Fit::Exact(scalar) => Some(scalar),
             Fit::Below => bounds.as_ref().map(|(lo, _)| lo.clone()),
+            Fit::Gap(_, above) => Some(above),
             Fit::Above | Fit::Never => None,
         };
         let high = match self.fit(py, high)? {
             Fit::Exact(scalar) => Some(scalar),
             Fit::Above => bounds.as_ref().map(|(_, hi)| hi.clone()),
+            Fit::Gap(below, _) => Some(below),
             Fit::Below | Fit::Never => None,
         };
         let predicate = match (low, high) {
@@ -1662,7 +1891,8 @@ impl PyColumn {
     }
 
     /// Arrow PyCapsule interface: `(schema, array)` capsules of the decoded values and nulls,
-    /// typed as the column was built (int8..uint64, float32/64, bool, date32, utf8).
+    /// typed as the column was built (int8..uint64, float32/64, bool, date32, utf8,
+    /// decimal128(38, scale)).
     #[pyo3(signature = (requested_schema = None))]
     fn __arrow_c_array__<'py>(
         &self,

@@ -1,4 +1,5 @@
 # Type stubs of the native module smartarrays._native (implemented in Rust, src/*.rs).
+import decimal
 import os
 from collections.abc import Iterable, Iterator
 from typing import Any, Literal, NoReturn, SupportsIndex, TypedDict, final, overload
@@ -251,7 +252,7 @@ def table(columns: dict[str, SmartArray], chunk_values: int = 0) -> SmartTable:
 # Names of the encodings crate (a newer crate may add more; an unknown name is a ValueError).
 _Encoding = Literal["auto", "bitpacked", "frame", "dictionary", "run_end", "constant", "alp", "fsst"] | str
 _ColumnValues = npt.ArrayLike | Iterable[Any]
-_ColumnScalar = int | float | bool | str | np.datetime64 | None
+_ColumnScalar = int | float | bool | str | np.datetime64 | decimal.Decimal | None
 
 class _ColumnPlacementReport(_PlacementReport):
     role: str
@@ -310,6 +311,15 @@ class Column:
     @property
     def dtype(self) -> np.dtype[Any]: ...
     @property
+    def scale(self) -> int | None:
+        """Digits after the point of a decimal column (0..=18); None for other columns.
+
+        >>> from decimal import Decimal
+        >>> import smartarrays as sa
+        >>> sa.column([Decimal("1.5"), Decimal("-0.25"), None]).scale
+        2
+        """
+    @property
     def encoding(self) -> str:
         """bitpacked, frame, dictionary, run_end, constant, alp or fsst."""
     @property
@@ -333,9 +343,10 @@ class Column:
         """
     def memory_report(self) -> str: ...
     def placement_report(self) -> list[_ColumnPlacementReport]: ...
-    def sum(self) -> int | float:
+    def sum(self) -> int | float | decimal.Decimal:
         """Exact sum of the valid values: an int for integer and bool columns (never wraps), a
-        float for float columns; TypeError for dates and strings.
+        float for float columns, an exact decimal.Decimal for decimal columns; TypeError for
+        dates and strings.
 
         >>> import numpy as np, smartarrays as sa
         >>> sa.column(np.full(3, 2**63 - 1, dtype=np.int64)).sum()
@@ -399,7 +410,8 @@ def column(
 
     ``values``: a numpy array of int8..int64, uint8..uint64, float32/64, bool, datetime64[D] or
     str (``<U``), an object array or Python sequence of one kind of value (str, int, float,
-    bool) with None for nulls, a numpy masked array (masked rows are nulls), an Arrow array
+    bool, decimal.Decimal: exact decimals at the largest scale among them, at most 18 digits
+    after the point) with None for nulls, a numpy masked array (masked rows are nulls), an Arrow array
     (``__arrow_c_array__``) or an Arrow stream (``__arrow_c_stream__``: a pyarrow chunked array
     or one-column table, a polars series), nulls kept. Anything else is a TypeError naming it: nothing is cast silently.
     ``encoding``: ``"auto"`` (the sampling compressor chooses, see ``Column.explain``) or a name.
