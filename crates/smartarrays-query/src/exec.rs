@@ -1632,6 +1632,24 @@ fn plan_sink(query: &BoundQuery<'_>, root: &Pipeline<'_>) -> Result<SinkPlan> {
                     None => Some((0, 0)),
                 }
             }
+            // The year of a date column: its range is the years of the column's ends (Q9).
+            (_, BExpr::ExtractYear(inner)) => match inner.as_ref() {
+                BExpr::Column { table, column, .. } => {
+                    let col = &query.tables[*table].table.columns()[*column].column;
+                    let year = |d: i64| {
+                        i32::try_from(d)
+                            .ok()
+                            .map(|d| smartarrays_encodings::date::civil_from_days(d).0)
+                    };
+                    match col.min_max()? {
+                        Some((lo, hi)) => scalar_i64(&lo)
+                            .and_then(year)
+                            .zip(scalar_i64(&hi).and_then(year)),
+                        None => Some((0, 0)),
+                    }
+                }
+                _ => None,
+            },
             _ => None,
         };
         match range {
