@@ -324,7 +324,7 @@ fn q9_matches_the_reference() {
             continue;
         }
         let cost = supplycost[&(lpart[i], lsupp[i])];
-        let year = i64::from(date::civil_from_days(odate[orders[&lkey[i]]]).0);
+        let year = date::civil_from_days(odate[orders[&lkey[i]]]).0;
         let nation = nation_name[&supp_nation[&lsupp[i]]].clone();
         // Scale 4: price (2) times 1 - discount (2), minus cost (2) times whole units.
         let amount = i128::from(price[i]) * i128::from(100 - disc[i])
