@@ -155,3 +155,23 @@ fn key_ranges_whose_product_overflows_are_an_error() {
     let tables = catalog(&build, &probe);
     assert_eq!(run(&tables), reference(&build, &probe));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+
+    /// Random unique pairs from small ranges at random offsets, probed by pairs from slightly
+    /// wider ranges (misses in one column, the other, or both), against the plain reference.
+    #[test]
+    fn two_column_keys_match_the_reference(
+        pairs in proptest::collection::btree_set((0i64..40, 0i64..12), 0..300),
+        probes in proptest::collection::vec((-3i64..45, -2i64..15), 0..700),
+        base in (-1i64 << 50)..(1i64 << 50),
+    ) {
+        let build: Vec<(i64, i64)> = pairs.iter().map(|&(a, b)| (a + base, b - base)).collect();
+        let mut probe: Vec<(i64, i64)> = probes.iter().map(|&(a, b)| (a + base, b - base)).collect();
+        // The fact table must be the larger one (it drives the pipeline).
+        probe.extend(build.iter().copied());
+        let tables = catalog(&build, &probe);
+        proptest::prop_assert_eq!(run(&tables), reference(&build, &probe));
+    }
+}
