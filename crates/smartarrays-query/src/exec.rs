@@ -991,6 +991,17 @@ impl<'a> Plan<'a> {
                 )
             })?;
             used_edges[i] = true;
+            // Every other equality between the same two tables joins the key too: a column
+            // that only looked unique (a duplicate the estimate missed) is then no error as
+            // long as the columns together are unique.
+            for j in 0..edges.len() {
+                let (a, _, b, _) = edges[j];
+                if !used_edges[j] && ((a, b) == (p, ch) || (a, b) == (ch, p)) {
+                    let (_, pcj, _, ccj) = oriented(edges[j], p);
+                    extra_keys[ch].push((pcj, ccj));
+                    used_edges[j] = true;
+                }
+            }
             parent[ch] = Some((p, pc, cc));
             order.push(ch);
         }

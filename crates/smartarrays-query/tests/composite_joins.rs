@@ -157,7 +157,7 @@ fn key_ranges_whose_product_overflows_are_an_error() {
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 
     /// Random unique pairs from small ranges at random offsets, probed by pairs from slightly
     /// wider ranges (misses in one column, the other, or both), against the plain reference.
