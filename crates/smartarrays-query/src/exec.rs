@@ -382,6 +382,11 @@ struct ScanColumn<'a> {
 /// build's columns into this pipeline's slots.
 struct Probe<'a> {
     key_slot: usize,
+    /// The build's slot that `key_slot` meets.
+    build_key: usize,
+    /// Further key columns of a multi-column key, (this pipeline's slot, build slot): the key
+    /// is then the columns' offsets in their build ranges, combined into one integer.
+    extra: Vec<(usize, usize)>,
     label: String,
     build: Box<Pipeline<'a>>,
     /// (build slot, this pipeline's slot) for every column the build delivers.
@@ -421,6 +426,61 @@ struct Built {
     bits: Option<(i64, Vec<u64>)>,
     /// The build's columns, in the order of its rows (for `Rank`: in key order).
     ints: Vec<Vec<i64>>,
+    /// For a multi-column key: each key column's (minimum, width) over the build's rows.
+    composite: Vec<(i64, i64)>,
+}
+
+/// Combines multi-column keys into one integer: column `i`'s offset `v - min_i` in its range
+/// of `width_i` values, mixed radix. A value outside its column's build range can have no
+/// partner and becomes `i64::MIN`, a key no build row has.
+fn combine_keys(columns: &[&[i64]], ranges: &[(i64, i64)], out: &mut Vec<i64>) {
+    out.clear();
+    let rows = columns.first().map_or(0, |c| c.len());
+    out.resize(rows, 0);
+    for (column, &(min, width)) in columns.iter().zip(ranges) {
+        for (k, &v) in out.iter_mut().zip(column.iter()) {
+            let offset = i128::from(v) - i128::from(min);
+            *k = if *k == i64::MIN || offset < 0 || offset >= i128::from(width) {
+                i64::MIN
+            } else {
+                // In range: the product of the widths was checked to fit when the build ran.
+                *k * width + offset as i64
+            };
+        }
+    }
+}
+
+/// The (minimum, width) of every key column of a build, checking that the product of the
+/// widths fits in 63 bits (else the combined key cannot be formed: an error naming the join).
+fn composite_ranges(columns: &[&[i64]], label: &str) -> Result<Vec<(i64, i64)>> {
+    let mut ranges = Vec::with_capacity(columns.len());
+    let mut product: i64 = 1;
+    for column in columns {
+        let Some((min, max)) = column
+            .iter()
+            .fold(None, |acc: Option<(i64, i64)>, &v| match acc {
+                None => Some((v, v)),
+                Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
+            })
+        else {
+            // No build rows: an empty range, so nothing matches.
+            return Ok(vec![(0, 0); columns.len()]);
+        };
+        let width = i64::try_from(i128::from(max) - i128::from(min) + 1).ok();
+        product = match width.and_then(|w| product.checked_mul(w)) {
+            Some(p) => p,
+            None => {
+                return Err(QueryError::unsupported(
+                    format!(
+                        "a join on {label} whose key columns' value ranges multiply past 2^63 (they are combined into one 64-bit key)"
+                    ),
+                    Position::default(),
+                ))
+            }
+        };
+        ranges.push((min, width.unwrap_or(0)));
+    }
+    Ok(ranges)
 }
 
 /// Key to build row.
@@ -521,6 +581,7 @@ fn build_index(
             index: BuildIndex::Rank { before },
             bits: Some((min, words)),
             ints: columns,
+            composite: Vec::new(),
         });
     }
     // Built in parallel (thread-local pre-aggregation, radix partitions); a key seen twice
@@ -535,6 +596,7 @@ fn build_index(
         index: BuildIndex::Hash(map),
         bits: None,
         ints: columns,
+        composite: Vec::new(),
     })
 }
 
@@ -889,6 +951,8 @@ impl<'a> Plan<'a> {
         let mut parent: Vec<Option<(usize, usize, usize)>> = vec![None; tables]; // (parent, parent col, own col)
         let mut order = vec![root];
         let mut used_edges = vec![false; edges.len()];
+        // Further key columns of a multi-column join: per child, (parent col, own col).
+        let mut extra_keys: Vec<Vec<(usize, usize)>> = vec![Vec::new(); tables];
         while order.len() < tables {
             let mut chosen = None;
             for (i, &(t1, c1, t2, c2)) in edges.iter().enumerate() {
@@ -905,13 +969,39 @@ impl<'a> Plan<'a> {
                     break;
                 }
             }
+            if chosen.is_none() {
+                // A multi-column key: all equalities between a table not yet joined and one
+                // that is, when their columns together look unique (Q9's partsupp).
+                if let Some((first, p, ch, more)) =
+                    composite_edge(&query, &edges, &used_edges, &order)
+                {
+                    let (_, pc, _, cc) = oriented(edges[first], p);
+                    for &j in &more {
+                        let (_, pcj, _, ccj) = oriented(edges[j], p);
+                        extra_keys[ch].push((pcj, ccj));
+                        used_edges[j] = true;
+                    }
+                    chosen = Some((first, p, pc, ch, cc));
+                }
+            }
             let (i, p, pc, ch, cc) = chosen.ok_or_else(|| {
                 QueryError::unsupported(
-                    "this join shape (every table but the largest needs an equality with a unique key of it)",
+                    "this join shape (every table but the largest needs an equality with a unique key of it, or equalities whose columns together are unique)",
                     Position::default(),
                 )
             })?;
             used_edges[i] = true;
+            // Every other equality between the same two tables joins the key too: a column
+            // that only looked unique (a duplicate the estimate missed) is then no error as
+            // long as the columns together are unique.
+            for j in 0..edges.len() {
+                let (a, _, b, _) = edges[j];
+                if !used_edges[j] && ((a, b) == (p, ch) || (a, b) == (ch, p)) {
+                    let (_, pcj, _, ccj) = oriented(edges[j], p);
+                    extra_keys[ch].push((pcj, ccj));
+                    used_edges[j] = true;
+                }
+            }
             parent[ch] = Some((p, pc, cc));
             order.push(ch);
         }
@@ -944,6 +1034,17 @@ impl<'a> Plan<'a> {
                 arg.columns(&mut above);
             }
         }
+        for (t, keys) in extra_keys.iter().enumerate() {
+            if let Some((pt, _, _)) = parent[t] {
+                for &(pc, cc) in keys {
+                    for col in [(pt, pc), (t, cc)] {
+                        if !above.contains(&col) {
+                            above.push(col);
+                        }
+                    }
+                }
+            }
+        }
         for (t, p) in parent.iter().enumerate() {
             if let Some((pt, pc, cc)) = p {
                 if !above.contains(&(*pt, *pc)) {
@@ -968,6 +1069,7 @@ impl<'a> Plan<'a> {
             &local,
             &children,
             &parent,
+            &extra_keys,
             &above,
             &mut residual_left,
         )?;
@@ -1037,6 +1139,55 @@ fn column_type(query: &BoundQuery<'_>, table: usize, column: usize) -> Type {
             .data_type(),
     )
     .unwrap_or(Type::Int)
+}
+
+/// An edge `(t1, c1, t2, c2)` seen from `parent`'s side: (parent, parent col, child, child col).
+fn oriented(edge: (usize, usize, usize, usize), parent: usize) -> (usize, usize, usize, usize) {
+    let (t1, c1, t2, c2) = edge;
+    if t1 == parent {
+        (t1, c1, t2, c2)
+    } else {
+        (t2, c2, t1, c1)
+    }
+}
+
+/// Two or more unused equalities between one table already in the join tree (`order`) and one
+/// not yet in it, whose child columns together look unique: (first edge, parent, child, the
+/// other edges).
+fn composite_edge(
+    query: &BoundQuery<'_>,
+    edges: &[(usize, usize, usize, usize)],
+    used: &[bool],
+    order: &[usize],
+) -> Option<(usize, usize, usize, Vec<usize>)> {
+    for (i, &(t1, _, t2, _)) in edges.iter().enumerate() {
+        if used[i] {
+            continue;
+        }
+        for (p, ch) in [(t1, t2), (t2, t1)] {
+            if !order.contains(&p) || order.contains(&ch) {
+                continue;
+            }
+            let same: Vec<usize> = (0..edges.len())
+                .filter(|&j| {
+                    let (a, _, b, _) = edges[j];
+                    !used[j] && ((a, b) == (p, ch) || (a, b) == (ch, p))
+                })
+                .collect();
+            if same.len() < 2 {
+                continue;
+            }
+            let t = query.tables[ch].table;
+            let distinct = same.iter().fold(1f64, |acc, &j| {
+                let (_, _, _, cc) = oriented(edges[j], p);
+                acc * t.columns()[cc].distinct_estimate() as f64
+            });
+            if distinct >= 0.9 * t.rows() as f64 {
+                return Some((same[0], p, ch, same[1..].to_vec()));
+            }
+        }
+    }
+    None
 }
 
 fn looks_unique(query: &BoundQuery<'_>, table: usize, column: usize) -> bool {
@@ -1200,6 +1351,7 @@ fn build_pipeline<'a>(
     local: &[Vec<BExpr>],
     children: &[Vec<usize>],
     parent: &[Option<(usize, usize, usize)>],
+    extra_keys: &[Vec<(usize, usize)>],
     above: &[(usize, usize)],
     residual: &mut Vec<BExpr>,
 ) -> Result<Pipeline<'a>> {
@@ -1301,7 +1453,9 @@ fn build_pipeline<'a>(
     let mut available: Vec<usize> = vec![table];
     for &child in &children[table] {
         let (_, parent_col, child_col) = parent[child].expect("a child has a parent");
-        let build = build_pipeline(query, child, local, children, parent, above, residual)?;
+        let build = build_pipeline(
+            query, child, local, children, parent, extra_keys, above, residual,
+        )?;
         let key_slot = pipeline.slot_of[&(table, parent_col)];
         let mut gather = Vec::new();
         for (&(tt, c), &build_slot) in &build.slot_of {
@@ -1313,19 +1467,35 @@ fn build_pipeline<'a>(
                 gather.push((build_slot, slot));
             }
         }
-        let label = format!(
-            "{}.{} = {}.{}",
-            query.tables[table].alias,
-            t.columns()[parent_col].name,
-            query.tables[child].alias,
-            query.tables[child].table.columns()[child_col].name
-        );
-        let _ = build.slot_of.get(&(child, child_col)).ok_or_else(|| {
-            QueryError::unsupported("a build key that is not delivered", Position::default())
-        })?;
+        let pair = |pc: usize, cc: usize| {
+            format!(
+                "{}.{} = {}.{}",
+                query.tables[table].alias,
+                t.columns()[pc].name,
+                query.tables[child].alias,
+                query.tables[child].table.columns()[cc].name
+            )
+        };
+        let label = std::iter::once((parent_col, child_col))
+            .chain(extra_keys[child].iter().copied())
+            .map(|(pc, cc)| pair(pc, cc))
+            .collect::<Vec<_>>()
+            .join(" and ");
+        let delivered = |cc: usize| {
+            build.slot_of.get(&(child, cc)).copied().ok_or_else(|| {
+                QueryError::unsupported("a build key that is not delivered", Position::default())
+            })
+        };
+        let build_key = delivered(child_col)?;
+        let mut extra = Vec::new();
+        for &(pc, cc) in &extra_keys[child] {
+            extra.push((pipeline.slot_of[&(table, pc)], delivered(cc)?));
+        }
         available.extend(subtree(child, children));
         pipeline.stages.push(Stage::Probe(Probe {
             key_slot,
+            build_key,
+            extra,
             label,
             build: Box::new(build),
             gather,
@@ -1372,6 +1542,7 @@ fn build_pipeline<'a>(
         if let Stage::Probe(probe) = stage {
             if let Some(i) = pipeline.scans.iter().position(|s| {
                 s.slot == probe.key_slot
+                    && probe.extra.is_empty()
                     && matches!(s.decode, Decode::Packed { .. } | Decode::Dict { .. })
             }) {
                 pipeline.semi.push((i, ordinal));
@@ -1472,6 +1643,24 @@ fn plan_sink(query: &BoundQuery<'_>, root: &Pipeline<'_>) -> Result<SinkPlan> {
                     None => Some((0, 0)),
                 }
             }
+            // The year of a date column: its range is the years of the column's ends (Q9).
+            (_, BExpr::ExtractYear(inner)) => match inner.as_ref() {
+                BExpr::Column { table, column, .. } => {
+                    let col = &query.tables[*table].table.columns()[*column].column;
+                    let year = |d: i64| {
+                        i32::try_from(d)
+                            .ok()
+                            .map(|d| smartarrays_encodings::date::civil_from_days(d).0)
+                    };
+                    match col.min_max()? {
+                        Some((lo, hi)) => scalar_i64(&lo)
+                            .and_then(year)
+                            .zip(scalar_i64(&hi).and_then(year)),
+                        None => Some((0, 0)),
+                    }
+                }
+                _ => None,
+            },
             _ => None,
         };
         match range {
@@ -1807,7 +1996,8 @@ fn run_stages(
             Stage::Probe(probe) => {
                 let built = builds[probe_index].as_ref().expect("builds run first");
                 probe_index += 1;
-                if let Some((min, words)) = &built.bits {
+                // (A multi-column key's bitmap is over combined keys: tested in `lookup`.)
+                if let (Some((min, words)), true) = (&built.bits, probe.extra.is_empty()) {
                     flags.clear();
                     flags.extend(batch.ints[probe.key_slot][..batch.len].iter().map(|&k| {
                         let bit = (k as u64).wrapping_sub(*min as u64);
@@ -1820,7 +2010,17 @@ fn run_stages(
                         return Ok(false);
                     }
                 }
-                let keys = &batch.ints[probe.key_slot][..batch.len];
+                let mut combined = Vec::new();
+                let keys = if probe.extra.is_empty() {
+                    &batch.ints[probe.key_slot][..batch.len]
+                } else {
+                    let columns: Vec<&[i64]> = std::iter::once(probe.key_slot)
+                        .chain(probe.extra.iter().map(|&(slot, _)| slot))
+                        .map(|s| &batch.ints[s][..batch.len])
+                        .collect();
+                    combine_keys(&columns, &built.composite, &mut combined);
+                    &combined[..]
+                };
                 let mut found = Vec::with_capacity(keys.len());
                 built.lookup(keys, &mut found)?;
                 flags.clear();
@@ -1850,7 +2050,7 @@ fn run_builds(p: &Pipeline<'_>, runtime: &Arc<Runtime>) -> Result<Vec<Option<Arc
             let build = &probe.build;
             let inner = run_builds(build, runtime)?;
             // The build key is the slot the parent's key column meets: the child's join column.
-            let key_slot = build_key_slot(p, probe)?;
+            let key_slot = probe.build_key;
             let slots = build.slots.len();
             let collected = run_pipeline(
                 build,
@@ -1872,7 +2072,23 @@ fn run_builds(p: &Pipeline<'_>, runtime: &Arc<Runtime>) -> Result<Vec<Option<Arc
                     Ok(a)
                 },
             )?;
-            let built = build_index(collected, key_slot, runtime, &probe.label)?;
+            let built = if probe.extra.is_empty() {
+                build_index(collected, key_slot, runtime, &probe.label)?
+            } else {
+                let mut collected = collected;
+                let columns: Vec<&[i64]> = std::iter::once(key_slot)
+                    .chain(probe.extra.iter().map(|&(_, slot)| slot))
+                    .map(|s| &collected[s][..])
+                    .collect();
+                let ranges = composite_ranges(&columns, &probe.label)?;
+                let mut combined = Vec::new();
+                combine_keys(&columns, &ranges, &mut combined);
+                let key = collected.len();
+                collected.push(combined);
+                let mut built = build_index(collected, key, runtime, &probe.label)?;
+                built.composite = ranges;
+                built
+            };
             out.push(Some(Arc::new(built)));
         }
     }
@@ -1939,20 +2155,6 @@ fn key_refs(e: &BExpr, out: &mut Vec<usize>) {
 fn same_text(column: Option<&Column>, a: i64, b: i64) -> Result<bool> {
     let texts = texts_of(column, &[a, b])?;
     Ok(texts[0] == texts[1])
-}
-
-fn build_key_slot(_parent: &Pipeline<'_>, probe: &Probe<'_>) -> Result<usize> {
-    // The label is "parent.col = child.col"; the child's key column is found by name.
-    let child_col = probe.label.rsplit('.').next().unwrap_or_default();
-    probe
-        .build
-        .scans
-        .iter()
-        .find(|s| s.name == child_col)
-        .map(|s| s.slot)
-        .ok_or_else(|| {
-            QueryError::unsupported("a build key that is not scanned", Position::default())
-        })
 }
 
 /// The accumulators of every group: per aggregate a 128-bit sum (or min, max), then the

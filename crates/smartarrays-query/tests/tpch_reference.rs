@@ -284,6 +284,62 @@ fn q5_matches_the_reference() {
 }
 
 #[test]
+fn q9_matches_the_reference() {
+    let green: std::collections::HashSet<i64> = ints("p_partkey")
+        .iter()
+        .zip(strs("p_name"))
+        .filter(|(_, n)| n.contains("green"))
+        .map(|(&k, _)| k)
+        .collect();
+    let nation_name: HashMap<i64, &String> = ints("n_nationkey")
+        .iter()
+        .copied()
+        .zip(strs("n_name"))
+        .collect();
+    let supp_nation: HashMap<i64, i64> = ints("s_suppkey")
+        .iter()
+        .copied()
+        .zip(ints("s_nationkey").iter().copied())
+        .collect();
+    // The two-column key of partsupp.
+    let supplycost: HashMap<(i64, i64), i64> = ints("ps_partkey")
+        .iter()
+        .zip(ints("ps_suppkey"))
+        .zip(ints("ps_supplycost"))
+        .map(|((&p, &s), &c)| ((p, s), c))
+        .collect();
+    let orders = order_index();
+    let odate = days("o_orderdate");
+    let (lkey, lpart, lsupp, qty, price, disc) = (
+        ints("l_orderkey"),
+        ints("l_partkey"),
+        ints("l_suppkey"),
+        ints("l_quantity"),
+        ints("l_extendedprice"),
+        ints("l_discount"),
+    );
+    let mut profit: BTreeMap<(String, std::cmp::Reverse<i64>), i128> = BTreeMap::new();
+    for i in 0..lkey.len() {
+        if !green.contains(&lpart[i]) {
+            continue;
+        }
+        let cost = supplycost[&(lpart[i], lsupp[i])];
+        let year = date::civil_from_days(odate[orders[&lkey[i]]]).0;
+        let nation = nation_name[&supp_nation[&lsupp[i]]].clone();
+        // Scale 4: price (2) times 1 - discount (2), minus cost (2) times whole units.
+        let amount = i128::from(price[i]) * i128::from(100 - disc[i])
+            - i128::from(cost) * i128::from(qty[i]) * 100;
+        *profit.entry((nation, std::cmp::Reverse(year))).or_default() += amount;
+    }
+    let want: Vec<Vec<Value>> = profit
+        .into_iter()
+        .map(|((n, y), p)| vec![Value::Str(n), Value::Int(y.0.into()), dec(p, 4)])
+        .collect();
+    assert!(want.len() > 100, "Q9 has a group per nation and year");
+    assert_rows_equal(&run(9).rows, &want, "Q9");
+}
+
+#[test]
 fn q10_matches_the_reference() {
     let (lo, hi) = (day("1993-10-01"), day("1994-01-01"));
     let orders = order_index();
