@@ -24,6 +24,7 @@ use smartarrays::SmartArray;
 use smartarrays_arrow::arrow_array::ffi::{from_ffi, to_ffi, FFI_ArrowArray};
 use smartarrays_arrow::arrow_array::ffi_stream::{ArrayStreamReader, FFI_ArrowArrayStream};
 use smartarrays_arrow::arrow_array::{make_array, Array, ArrayRef, StructArray};
+use smartarrays_arrow::arrow_array::{new_empty_array, ArrayReader};
 use smartarrays_arrow::arrow_schema::ffi::FFI_ArrowSchema;
 use smartarrays_arrow::arrow_schema::{ArrowError, DataType};
 use smartarrays_arrow::{export_array, export_stream, DEFAULT_STREAM_CHUNK};
@@ -107,7 +108,8 @@ pub fn import_array(values: &Bound<'_, PyAny>) -> PyResult<ArrayRef> {
 /// (`__arrow_c_stream__`: pyarrow chunked arrays and tables, polars series and data frames),
 /// each imported without a copy and checked in full before anything reads it. A stream of
 /// one-field records (a one-column table or data frame) gives that field's chunks; a stream of
-/// several fields is refused, naming them, since a column holds one.
+/// several fields is refused, naming them, since a column holds one. A stream without chunks
+/// gives one empty chunk of the stream's type.
 pub fn import_stream(values: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayRef>> {
     let capsule = values.call_method0("__arrow_c_stream__")?;
     let capsule = capsule.cast::<PyCapsule>().map_err(|_| {
@@ -122,6 +124,8 @@ pub fn import_stream(values: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayRef>> {
     // destructor then does nothing). `capsule` keeps the capsule alive meanwhile.
     let reader = unsafe { ArrayStreamReader::from_raw(pointer.as_ptr()) }
         .map_err(|e| PyValueError::new_err(format!("Arrow stream import failed: {e}")))?;
+    // The stream's type, for a stream without chunks: it still makes a column of that type.
+    let data_type = reader.field().data_type().clone();
     let mut chunks = Vec::new();
     for chunk in reader {
         let chunk =
@@ -131,6 +135,9 @@ pub fn import_stream(values: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayRef>> {
             .validate_full()
             .map_err(|e| PyValueError::new_err(format!("the Arrow stream is malformed: {e}")))?;
         chunks.push(chunk);
+    }
+    if chunks.is_empty() {
+        chunks.push(new_empty_array(&data_type));
     }
     chunks.into_iter().map(one_field).collect()
 }

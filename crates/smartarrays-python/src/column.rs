@@ -295,7 +295,7 @@ fn read_input(py: Python<'_>, values: &Bound<'_, PyAny>) -> PyResult<Input> {
         return read_arrow(py, &arrow::import_array(values)?);
     }
     if values.hasattr("__arrow_c_stream__")? {
-        return read_arrow_chunks(py, values, &arrow::import_stream(values)?);
+        return read_arrow_chunks(py, &arrow::import_stream(values)?);
     }
     let ndarray = numpy.getattr("ndarray")?;
     if values.is_instance(&ndarray)? {
@@ -890,17 +890,13 @@ fn read_arrow(py: Python<'_>, array: &ArrayRef) -> PyResult<Input> {
     })
 }
 
-/// Reads the chunks of an Arrow stream as one input, in order; an empty stream gives an empty
-/// column of the stream's type when it has one (else of int64, numpy's default).
-fn read_arrow_chunks(
-    py: Python<'_>,
-    values: &Bound<'_, PyAny>,
-    chunks: &[ArrayRef],
-) -> PyResult<Input> {
+/// Reads the chunks of an Arrow stream as one input, in order (`import_stream` gives at least
+/// one, empty for an empty stream, so the column keeps the stream's type).
+fn read_arrow_chunks(py: Python<'_>, chunks: &[ArrayRef]) -> PyResult<Input> {
     let Some((first, rest)) = chunks.split_first() else {
-        // No chunk to read a type from: ask the object for its (empty) numpy form.
-        let numpy = py.import("numpy")?;
-        return read_numpy(py, &numpy.call_method1("asarray", (values,))?);
+        return Err(PyValueError::new_err(
+            "the Arrow stream gave no array, not even an empty one",
+        ));
     };
     let mut input = read_arrow(py, first)?;
     for chunk in rest {

@@ -524,7 +524,12 @@ def test_arrow_stream_edge_lengths() -> None:
         assert len(column) == n
         assert column.tolist() == values.tolist()
     empty = sa.column(pa.chunked_array([], type=pa.uint16()))
-    assert len(empty) == 0
+    assert len(empty) == 0 and empty.dtype == np.uint16
+    for arrow_type, dtype in [(pa.string(), object), (pa.int8(), np.int8), (pa.float32(), np.float32)]:
+        none = sa.column(StreamOnly(pa.chunked_array([], type=arrow_type)))
+        assert len(none) == 0 and none.dtype == dtype and none.tolist() == []
+    decimals = sa.column(pa.chunked_array([], type=pa.decimal128(10, 2)))
+    assert len(decimals) == 0 and decimals.scale == 2
 
 
 def test_arrow_stream_of_tables_and_polars() -> None:
