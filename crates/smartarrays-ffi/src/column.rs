@@ -212,6 +212,37 @@ fn build<T: Copy>(
     })
 }
 
+/// The body of every typed builder: reads `len` values (`name` in messages) and the validity
+/// bitmap, builds with [`build`] and hands the column out.
+///
+/// # Safety
+/// As for `sa_column_from_u64`, with `len` readable values of `T`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn build_from<T: Copy>(
+    values: *const T,
+    len: usize,
+    name: &str,
+    valid: *const u8,
+    encoding: *const c_char,
+    placement: *const c_char,
+    out: *mut *mut SaColumn,
+    data_type: DataType,
+    scalar: impl Fn(T) -> Scalar,
+    plain: impl FnOnce(&[T], &ColumnOptions) -> smartarrays_encodings::Result<Column>,
+) -> SaStatus {
+    guard(|| {
+        ptr::check_out(out, "out")?;
+        // SAFETY: forwarded from the caller.
+        let values = unsafe { ptr::slice(values, len, name) }?;
+        // SAFETY: forwarded from the caller.
+        let valid = unsafe { validity_in(valid, len) }?;
+        let options = column_options(encoding, placement)?;
+        let column = build(values, valid, data_type, scalar, plain, &options)?;
+        // SAFETY: forwarded from the caller.
+        unsafe { hand_out(out, column) }
+    })
+}
+
 /// Stores a newly built column in `*out`.
 ///
 /// # Safety
@@ -270,24 +301,21 @@ pub unsafe extern "C" fn sa_column_from_u64(
     placement: *const c_char,
     out: *mut *mut SaColumn,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let values = unsafe { ptr::slice(values, len, "values") }?;
-        // SAFETY: forwarded from the caller.
-        let valid = unsafe { validity_in(valid, len) }?;
-        let options = column_options(encoding, placement)?;
-        let column = build(
+    // SAFETY: forwarded from the caller (the same contract).
+    unsafe {
+        build_from(
             values,
+            len,
+            "values",
             valid,
+            encoding,
+            placement,
+            out,
             DataType::UInt64,
             Scalar::UInt64,
             Column::from_u64,
-            &options,
-        )?;
-        // SAFETY: forwarded from the caller.
-        unsafe { hand_out(out, column) }
-    })
+        )
+    }
 }
 
 /// Creates a column of signed 64-bit integers; arguments as for `sa_column_from_u64`.
@@ -303,24 +331,21 @@ pub unsafe extern "C" fn sa_column_from_i64(
     placement: *const c_char,
     out: *mut *mut SaColumn,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let values = unsafe { ptr::slice(values, len, "values") }?;
-        // SAFETY: forwarded from the caller.
-        let valid = unsafe { validity_in(valid, len) }?;
-        let options = column_options(encoding, placement)?;
-        let column = build(
+    // SAFETY: forwarded from the caller (the same contract).
+    unsafe {
+        build_from(
             values,
+            len,
+            "values",
             valid,
+            encoding,
+            placement,
+            out,
             DataType::Int64,
             Scalar::Int64,
             Column::from_i64,
-            &options,
-        )?;
-        // SAFETY: forwarded from the caller.
-        unsafe { hand_out(out, column) }
-    })
+        )
+    }
 }
 
 /// Creates a column of doubles (every bit pattern kept: NaN payloads, -0.0, infinities);
@@ -338,24 +363,21 @@ pub unsafe extern "C" fn sa_column_from_f64(
     placement: *const c_char,
     out: *mut *mut SaColumn,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let values = unsafe { ptr::slice(values, len, "values") }?;
-        // SAFETY: forwarded from the caller.
-        let valid = unsafe { validity_in(valid, len) }?;
-        let options = column_options(encoding, placement)?;
-        let column = build(
+    // SAFETY: forwarded from the caller (the same contract).
+    unsafe {
+        build_from(
             values,
+            len,
+            "values",
             valid,
+            encoding,
+            placement,
+            out,
             DataType::Float64,
             Scalar::Float64,
             Column::from_f64,
-            &options,
-        )?;
-        // SAFETY: forwarded from the caller.
-        unsafe { hand_out(out, column) }
-    })
+        )
+    }
 }
 
 /// Creates a column of `len` UTF-8 strings: row `i` is `bytes[offsets[i] .. offsets[i + 1]]`
@@ -469,24 +491,21 @@ pub unsafe extern "C" fn sa_column_from_date32(
     placement: *const c_char,
     out: *mut *mut SaColumn,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let days = unsafe { ptr::slice(days, len, "days") }?;
-        // SAFETY: forwarded from the caller.
-        let valid = unsafe { validity_in(valid, len) }?;
-        let options = column_options(encoding, placement)?;
-        let column = build(
+    // SAFETY: forwarded from the caller (the same contract).
+    unsafe {
+        build_from(
             days,
+            len,
+            "days",
             valid,
+            encoding,
+            placement,
+            out,
             DataType::Date32,
             Scalar::Date32,
             Column::from_dates,
-            &options,
-        )?;
-        // SAFETY: forwarded from the caller.
-        unsafe { hand_out(out, column) }
-    })
+        )
+    }
 }
 
 /// Creates a column of exact decimals: row `i` is `unscaled[i] / 10^scale` (`1234` at scale 2 is
@@ -509,24 +528,21 @@ pub unsafe extern "C" fn sa_column_from_decimal(
     placement: *const c_char,
     out: *mut *mut SaColumn,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let unscaled = unsafe { ptr::slice(unscaled, len, "unscaled") }?;
-        // SAFETY: forwarded from the caller.
-        let valid = unsafe { validity_in(valid, len) }?;
-        let options = column_options(encoding, placement)?;
-        let column = build(
+    // SAFETY: forwarded from the caller (the same contract).
+    unsafe {
+        build_from(
             unscaled,
+            len,
+            "unscaled",
             valid,
+            encoding,
+            placement,
+            out,
             DataType::Decimal { scale },
             |unscaled| Scalar::Decimal { unscaled, scale },
             |values, options| Column::from_decimal(values, scale, options),
-            &options,
-        )?;
-        // SAFETY: forwarded from the caller.
-        unsafe { hand_out(out, column) }
-    })
+        )
+    }
 }
 
 /// Frees a column. NULL is ignored.
