@@ -19,7 +19,7 @@ use std::io::Write;
 
 use crate::error::{JobError, Result};
 use crate::input::{lines, words, Fault, Input};
-use crate::options::{fold_per_worker, map_indexed, JobOptions};
+use crate::options::{fold_chunks, map_indexed, ChunkState, JobOptions};
 use crate::words::{LocalWords, WordIndex};
 use smartarrays::memory::prefetch::{prefetch, CacheLevel};
 
@@ -142,6 +142,12 @@ struct Local<'a> {
     codes: Vec<u32>,
 }
 
+impl<'a> ChunkState<'a> for Local<'a> {
+    fn fault(&mut self) -> &mut Option<Fault> {
+        &mut self.fault
+    }
+}
+
 impl<'a> Local<'a> {
     fn learn(&mut self, chunk: &'a [u8], start: usize) {
         for (offset, line) in lines(chunk) {
@@ -195,25 +201,7 @@ pub fn bayes_train(input: &Input, alpha: f64, options: &JobOptions) -> Result<Ba
         )));
     }
     let runtime = options.runtime()?;
-    let chunks = input.chunks(options.chunk_bytes);
-    let stage = options.stage("train", input.len() as u64);
-    let mut locals = fold_per_worker(&runtime, chunks.len(), |state: &mut Option<Local>, i| {
-        let local = state.get_or_insert_with(Local::default);
-        let range = chunks[i].clone();
-        if local.fault.as_ref().is_some_and(|f| f.offset < range.start) {
-            return;
-        }
-        local.learn(&input.bytes()[range.clone()], range.start);
-        stage.advance(range.len() as u64);
-    });
-    drop(stage);
-    let mut fault = None;
-    for local in &mut locals {
-        fault = Fault::earliest(fault, local.fault.take());
-    }
-    if let Some(fault) = fault {
-        return Err(input.fault(fault));
-    }
+    let locals = fold_chunks(input, options, &runtime, "train", Local::learn)?;
     let mut labels: Vec<&[u8]> = locals
         .iter()
         .flat_map(|l| l.labels.iter().copied())

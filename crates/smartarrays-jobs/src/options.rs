@@ -7,7 +7,7 @@ use std::sync::Arc;
 use smartarrays::Runtime;
 
 use crate::error::Result;
-use crate::input::DEFAULT_CHUNK_BYTES;
+use crate::input::{Fault, Input, DEFAULT_CHUNK_BYTES};
 
 /// Receives progress: `(stage, done, total)` in the stage's units (bytes for passes over the
 /// input). Called from worker threads, after every chunk; `done == total` ends a stage.
@@ -145,6 +145,49 @@ pub(crate) fn map_indexed<R: Send>(
     );
     pairs.sort_unstable_by_key(|(i, _)| *i);
     pairs.into_iter().map(|(_, r)| r).collect()
+}
+
+/// A worker's state over an input's line chunks that keeps the earliest malformed line it met.
+pub(crate) trait ChunkState<'a>: Default + Send {
+    /// The earliest fault this worker found.
+    fn fault(&mut self) -> &mut Option<Fault>;
+}
+
+/// Runs `work(state, chunk, start)` on every line chunk of `input` (bytes and their offset),
+/// one state per worker, and reports the stage `name` as progress. A worker skips chunks after
+/// its first fault; the earliest fault of all is the error, so it does not depend on the
+/// threads.
+pub(crate) fn fold_chunks<'a, S: ChunkState<'a>>(
+    input: &'a Input,
+    options: &JobOptions,
+    runtime: &Runtime,
+    name: &'static str,
+    work: impl Fn(&mut S, &'a [u8], usize) + Sync,
+) -> Result<Vec<S>> {
+    let chunks = input.chunks(options.chunk_bytes);
+    let stage = options.stage(name, input.len() as u64);
+    let mut states = fold_per_worker(runtime, chunks.len(), |state: &mut Option<S>, i| {
+        let state = state.get_or_insert_with(S::default);
+        let range = chunks[i].clone();
+        if state
+            .fault()
+            .as_ref()
+            .is_some_and(|f| f.offset < range.start)
+        {
+            return;
+        }
+        work(state, &input.bytes()[range.clone()], range.start);
+        stage.advance(range.len() as u64);
+    });
+    drop(stage);
+    let mut fault = None;
+    for state in &mut states {
+        fault = Fault::earliest(fault, state.fault().take());
+    }
+    match fault {
+        Some(fault) => Err(input.fault(fault)),
+        None => Ok(states),
+    }
 }
 
 /// Folds indices `0..n` into one state per worker (`fold(state, i)`), claimed one at a time;

@@ -14,7 +14,7 @@ use smartarrays_collections::{Bag, Dictionary};
 
 use crate::error::Result;
 use crate::input::{Fault, Input};
-use crate::options::{fold_per_worker, JobOptions};
+use crate::options::{fold_chunks, ChunkState, JobOptions};
 use crate::words::{LocalWords, BATCH};
 
 /// The counts of a word count: the words' dictionary and a bag of their codes.
@@ -102,6 +102,12 @@ struct Local<'a> {
     codes: Vec<u32>,
 }
 
+impl<'a> ChunkState<'a> for Local<'a> {
+    fn fault(&mut self) -> &mut Option<Fault> {
+        &mut self.fault
+    }
+}
+
 impl<'a> Local<'a> {
     /// Counts the words of `bytes` (a chunk starting at byte `start` of the input).
     fn count(&mut self, bytes: &'a [u8], start: usize) {
@@ -154,25 +160,7 @@ impl<'a> Local<'a> {
 /// ```
 pub fn wordcount(input: &Input, options: &JobOptions) -> Result<WordCounts> {
     let runtime = options.runtime()?;
-    let chunks = input.chunks(options.chunk_bytes);
-    let stage = options.stage("wordcount", input.len() as u64);
-    let mut locals = fold_per_worker(&runtime, chunks.len(), |state: &mut Option<Local>, i| {
-        let local = state.get_or_insert_with(Local::default);
-        let range = chunks[i].clone();
-        if local.fault.as_ref().is_some_and(|f| f.offset < range.start) {
-            return;
-        }
-        local.count(&input.bytes()[range.clone()], range.start);
-        stage.advance(range.len() as u64);
-    });
-    drop(stage);
-    let mut fault = None;
-    for local in &mut locals {
-        fault = Fault::earliest(fault, local.fault.take());
-    }
-    if let Some(fault) = fault {
-        return Err(input.fault(fault));
-    }
+    let locals = fold_chunks(input, options, &runtime, "wordcount", Local::count)?;
     let options = ArrayOptions::new().runtime(Arc::clone(&runtime));
     let mut words = Dictionary::with_options(&options)?;
     let mut counts = Bag::with_options(&options)?;
