@@ -69,6 +69,23 @@ impl F64Array {
         &bytemuck::cast_slice(view.packed_words())[..self.len()]
     }
 
+    /// The values of the replica a runtime worker should read (its node's copy of a replicated
+    /// array), in place.
+    ///
+    /// # Example
+    /// ```
+    /// use smartarrays::{ArrayOptions, F64Array, Placement, Runtime};
+    /// let runtime = std::sync::Arc::new(Runtime::with_threads(2).unwrap());
+    /// let options = ArrayOptions::new().placement(Placement::Replicated).runtime(runtime.clone());
+    /// let model = F64Array::from_slice(&[0.5, -1.0], &options).unwrap();
+    /// let sums = runtime.on_each_worker(|worker| model.for_worker(worker).iter().sum::<f64>());
+    /// assert_eq!(sums, [-0.5, -0.5]);
+    /// ```
+    pub fn for_worker(&self, worker: &crate::runtime::Worker) -> &[f64] {
+        let view = self.bits.for_worker(worker);
+        &bytemuck::cast_slice(view.packed_words())[..self.len()]
+    }
+
     /// The values of replica `index`, in place.
     pub fn replica_slice(&self, index: usize) -> &[f64] {
         &bytemuck::cast_slice(self.bits.replica(index).packed_words())[..self.len()]
