@@ -15,7 +15,7 @@ use smartarrays_collections::{Bag, Dictionary};
 use crate::error::Result;
 use crate::input::{Fault, Input};
 use crate::options::{fold_chunks, ChunkState, JobOptions};
-use crate::words::{LocalWords, BATCH};
+use crate::words::{short_key_at, Keyed, LocalWords, BATCH};
 
 /// The counts of a word count: the words' dictionary and a bag of their codes.
 pub struct WordCounts {
@@ -97,8 +97,9 @@ struct Local<'a> {
     counts: Vec<u64>,
     tokens: u64,
     fault: Option<Fault>,
-    /// Words read but not yet counted, and their codes (batches, so lookups overlap).
-    pending: Vec<&'a [u8]>,
+    /// Words read but not yet counted with their keys, and their codes (batches, so lookups
+    /// overlap).
+    pending: Vec<Keyed<'a>>,
     codes: Vec<u32>,
 }
 
@@ -119,26 +120,28 @@ impl<'a> Local<'a> {
         let mut begin = 0;
         for i in memchr::memchr2_iter(b' ', b'\n', bytes) {
             if i > begin {
-                self.add(&bytes[begin..i]);
+                self.add(bytes, begin, i);
             }
             begin = i + 1;
         }
         if bytes.len() > begin {
-            self.add(&bytes[begin..]);
+            self.add(bytes, begin, bytes.len());
         }
         self.flush();
     }
 
+    /// Queues the word `bytes[begin..end]`.
     #[inline]
-    fn add(&mut self, word: &'a [u8]) {
-        self.pending.push(word);
+    fn add(&mut self, bytes: &'a [u8], begin: usize, end: usize) {
+        let key = short_key_at(bytes, begin, end - begin);
+        self.pending.push((&bytes[begin..end], key));
         if self.pending.len() == 8 * BATCH {
             self.flush();
         }
     }
 
     fn flush(&mut self) {
-        self.words.intern_many(&self.pending, &mut self.codes);
+        self.words.intern_keyed(&self.pending, &mut self.codes);
         self.counts.resize(self.words.words().len(), 0);
         for &code in &self.codes {
             self.counts[code as usize] += 1;

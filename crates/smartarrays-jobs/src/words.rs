@@ -80,6 +80,25 @@ fn short_key(word: &[u8]) -> Option<[u64; 2]> {
     ])
 }
 
+/// The [`short_key`] of the word `text[begin..begin + len]`, read from `text` with one 16-byte
+/// load and a mask when 16 bytes from `begin` lie inside `text` (most words of a chunk), so a
+/// hot loop that cuts words from a chunk builds keys without a variable-length copy.
+#[inline(always)]
+pub(crate) fn short_key_at(text: &[u8], begin: usize, len: usize) -> Option<[u64; 2]> {
+    if len > SHORT {
+        return None;
+    }
+    let Some(window) = text.get(begin..begin + 16) else {
+        return short_key(&text[begin..begin + len]);
+    };
+    let bytes = u128::from_le_bytes(window.try_into().unwrap_or_default());
+    let key = (bytes & ((1u128 << (8 * len)) - 1)) | ((len as u128 + 1) << 120);
+    Some([key as u64, (key >> 64) as u64])
+}
+
+/// A word and its [`short_key`] (`None` for a long word).
+pub(crate) type Keyed<'a> = (&'a [u8], Option<[u64; 2]>);
+
 /// One slot of the short words' table (`hi == 0`: empty).
 #[derive(Clone, Copy, Default)]
 struct Slot {
@@ -176,7 +195,13 @@ impl WordIndex {
     /// The id of `word`, which is `id` when the word is new.
     #[inline]
     pub(crate) fn get_or_insert(&mut self, word: &[u8], id: u32) -> u32 {
-        match short_key(word) {
+        self.get_or_insert_keyed(word, short_key(word), id)
+    }
+
+    /// [`WordIndex::get_or_insert`] with the word's [`short_key`] already made.
+    #[inline(always)]
+    fn get_or_insert_keyed(&mut self, word: &[u8], key: Option<[u64; 2]>, id: u32) -> u32 {
+        match key {
             Some(key) => {
                 let i = self.find(key);
                 if self.slots[i].hi != 0 {
@@ -236,6 +261,27 @@ impl<'a> LocalWords<'a> {
         code
     }
 
+    /// The codes of a batch of words with their keys (see [`LocalWords::intern`]), into
+    /// `codes`; the slots of each [`BATCH`] of words are prefetched before any is looked up.
+    pub(crate) fn intern_keyed(&mut self, words: &[Keyed<'a>], codes: &mut Vec<u32>) {
+        codes.clear();
+        for batch in words.chunks(BATCH) {
+            for (_, key) in batch {
+                if let Some(key) = key {
+                    self.index.prefetch(*key);
+                }
+            }
+            for &(word, key) in batch {
+                let next = self.words.len() as u32;
+                let code = self.index.get_or_insert_keyed(word, key, next);
+                if code == next {
+                    self.words.push(word);
+                }
+                codes.push(code);
+            }
+        }
+    }
+
     /// The codes of a batch of words (see [`LocalWords::intern`]), into `codes`; the slots of
     /// the batch are prefetched first.
     pub(crate) fn intern_many(&mut self, words: &[&'a [u8]], codes: &mut Vec<u32>) {
@@ -291,6 +337,29 @@ mod tests {
             .index
             .get_many(&[b"a", b"zz", b"a longer word of 29 bytes...."], &mut ids);
         assert_eq!(ids, [Some(1), None, Some(7)]);
+    }
+
+    #[test]
+    fn keys_read_in_place_equal_copied_keys() {
+        let text = b"a bb ccccccc dddddddd eeeeeeeee fifteen bytes.. sixteen bytes... x";
+        for begin in 0..text.len() {
+            for len in 0..=(text.len() - begin).min(20) {
+                assert_eq!(
+                    short_key_at(text, begin, len),
+                    short_key(&text[begin..begin + len]),
+                    "{begin} {len}"
+                );
+            }
+        }
+        let mut keyed = LocalWords::default();
+        let mut plain = LocalWords::default();
+        let words: Vec<&[u8]> = text.split(|&b| b == b' ').collect();
+        let with_keys: Vec<Keyed> = words.iter().map(|w| (*w, short_key(w))).collect();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        keyed.intern_keyed(&with_keys, &mut a);
+        plain.intern_many(&words, &mut b);
+        assert_eq!(a, b);
+        assert_eq!(keyed.words(), plain.words());
     }
 
     #[test]
