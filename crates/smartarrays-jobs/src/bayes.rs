@@ -4,7 +4,9 @@
 //! A review line is `LABEL<TAB>TEXT`; words are the pieces of the text between spaces (bytes:
 //! any encoding works). The model maps each word to an id (a hash table read by every worker
 //! at once) and keeps the smoothed log-probabilities in one dense array indexed by word id,
-//! word-major (the classes' values of a word share a cache line):
+//! word-major (the classes' values of a word share a cache line), an [`F64Array`] with
+//! [`Placement::Replicated`]: one copy per NUMA node, each classifying worker reading its
+//! node's copy ([`BayesModel::replicas`]; one on a one-node machine):
 //! `log P(w|c) = ln(N_cw + alpha) - ln(N_c + alpha * V)` with `V` the vocabulary size, and
 //! `log P(c) = ln(docs_c / docs)`, as scikit-learn's `MultinomialNB` (`fit_prior=True`). A line
 //! scores `log P(c) + sum over its words of log P(w|c)`, every occurrence counted, words outside
@@ -17,9 +19,11 @@
 
 use std::io::Write;
 
+use smartarrays::{ArrayOptions, F64Array, Placement};
+
 use crate::error::{JobError, Result};
 use crate::input::{lines, words, Fault, Input};
-use crate::options::{fold_chunks, map_indexed, ChunkState, JobOptions};
+use crate::options::{fold_chunks, map_indexed_on, ChunkState, JobOptions};
 use crate::words::{LocalWords, WordIndex};
 use smartarrays::memory::prefetch::{prefetch, CacheLevel};
 
@@ -31,7 +35,7 @@ pub struct BayesModel {
     labels: Vec<String>,
     words: WordIndex,
     log_prior: Vec<f64>,
-    log_prob: Vec<f64>,
+    log_prob: F64Array,
     alpha: f64,
 }
 
@@ -41,6 +45,7 @@ impl std::fmt::Debug for BayesModel {
             .field("labels", &self.labels)
             .field("vocabulary", &self.words.len())
             .field("alpha", &self.alpha)
+            .field("replicas", &self.replicas())
             .finish()
     }
 }
@@ -70,29 +75,41 @@ impl BayesModel {
     pub fn log_prob(&self, word: &str) -> Option<&[f64]> {
         let classes = self.labels.len();
         let code = self.words.get(word.as_bytes())? as usize;
-        Some(&self.log_prob[code * classes..(code + 1) * classes])
+        Some(&self.log_prob.as_slice()[code * classes..(code + 1) * classes])
+    }
+
+    /// Copies of the log-probabilities (one per NUMA node: a [`Placement::Replicated`] array).
+    pub fn replicas(&self) -> usize {
+        self.log_prob.raw().replica_count()
     }
 
     /// The class of a text (its words between spaces).
     pub fn predict(&self, text: &str) -> u32 {
         let mut scores = self.log_prior.clone();
-        self.score(text.as_bytes(), &mut scores, &mut Scratch::default());
+        let table = self.log_prob.as_slice();
+        self.score(table, text.as_bytes(), &mut scores, &mut Scratch::default());
         argmax(&scores)
     }
 
     /// Adds the log-probabilities of the words of `text` to `scores`: the words' ids are looked
-    /// up as a batch, then their rows are prefetched, then summed, so the cache misses of a
-    /// line overlap.
-    fn score<'a>(&self, text: &'a [u8], scores: &mut [f64], scratch: &mut Scratch<'a>) {
+    /// up as a batch, then their rows (of `table`, a replica of the log-probabilities) are
+    /// prefetched, then summed, so the cache misses of a line overlap.
+    fn score<'a>(
+        &self,
+        table: &[f64],
+        text: &'a [u8],
+        scores: &mut [f64],
+        scratch: &mut Scratch<'a>,
+    ) {
         let classes = scores.len();
         scratch.words.clear();
         scratch.words.extend(words(text));
         self.words.get_many(&scratch.words, &mut scratch.ids);
         for &code in scratch.ids.iter().flatten() {
-            prefetch(&self.log_prob, code as usize * classes, CacheLevel::L1);
+            prefetch(table, code as usize * classes, CacheLevel::L1);
         }
         for &code in scratch.ids.iter().flatten() {
-            let row = &self.log_prob[code as usize * classes..][..classes];
+            let row = &table[code as usize * classes..][..classes];
             for (s, p) in scores.iter_mut().zip(row) {
                 *s += p;
             }
@@ -257,11 +274,12 @@ pub fn bayes_train(input: &Input, alpha: f64, options: &JobOptions) -> Result<Ba
         .iter()
         .map(|&n| (n as f64 + alpha * vocabulary as f64).ln())
         .collect();
-    let log_prob = counts
-        .iter()
-        .enumerate()
-        .map(|(i, &n)| (n as f64 + alpha).ln() - denominators[i % classes])
-        .collect();
+    let replicated = ArrayOptions::new()
+        .placement(Placement::Replicated)
+        .runtime(std::sync::Arc::clone(&runtime));
+    let log_prob = F64Array::from_fn(counts.len(), &replicated, |i| {
+        (counts[i] as f64 + alpha).ln() - denominators[i % classes]
+    })?;
     Ok(BayesModel {
         labels: labels
             .into_iter()
@@ -322,15 +340,16 @@ pub fn bayes_classify(
     let runtime = options.runtime()?;
     let chunks = input.chunks(options.chunk_bytes);
     let stage = options.stage("classify", input.len() as u64);
-    let parts = map_indexed(&runtime, chunks.len(), |i| {
+    let parts = map_indexed_on(&runtime, chunks.len(), |worker, i| {
         let range = chunks[i].clone();
+        let table = model.log_prob.for_worker(worker);
         let mut part = Predictions::default();
         let mut scores = vec![0.0; model.labels.len()];
         let mut scratch = Scratch::default();
         for (_, line) in lines(&input.bytes()[range.clone()]) {
             let (label, text) = split_review(line).map_or((None, line), |(l, t)| (Some(l), t));
             scores.copy_from_slice(&model.log_prior);
-            model.score(text, &mut scores, &mut scratch);
+            model.score(table, text, &mut scores, &mut scratch);
             let class = argmax(&scores);
             part.classes.push(class);
             if let Some(label) =

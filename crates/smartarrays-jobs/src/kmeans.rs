@@ -5,8 +5,9 @@
 //! study's `split(' ').map(_.toDouble)`), into one block of `f64` rows per chunk of the file;
 //! blocks are the units of every parallel pass. Each pass sums per block and adds the blocks'
 //! sums in block order, so the centroids do not depend on the number of threads. The k x d
-//! centroids are small: every worker reads them from its own cache (replicated per node in
-//! effect, with no shared writes).
+//! centroids of each Lloyd pass (and of the final cost pass) are an [`F64Array`] with
+//! [`Placement::Replicated`]: one copy per NUMA node, each worker reading its node's copy (one
+//! copy on a one-node machine; [`KMeansResult::centroid_replicas`] says how many).
 //!
 //! k-means|| (Bahmani et al.), as MLlib: a first centre drawn at random; then `init_steps`
 //! rounds, each updating every point's cost (squared distance to its nearest centre so far: one
@@ -21,9 +22,11 @@ use std::io::Write;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
 
+use smartarrays::{ArrayOptions, F64Array, Placement};
+
 use crate::error::{JobError, Result};
 use crate::input::{lines, words, Fault, Input};
-use crate::options::{map_indexed, JobOptions};
+use crate::options::{map_indexed, map_indexed_on, JobOptions};
 
 /// Points in rows of `dims` values, in blocks (one per chunk of the file they came from).
 #[derive(Clone, Debug, PartialEq)]
@@ -194,6 +197,9 @@ pub struct KMeansResult {
     pub candidates: usize,
     /// Lloyd iterations run.
     pub iterations: usize,
+    /// Copies of the centroids the Lloyd passes read (one per NUMA node: they are a
+    /// [`Placement::Replicated`] smart array).
+    pub centroid_replicas: usize,
 }
 
 impl KMeansResult {
@@ -278,13 +284,18 @@ pub fn kmeans(
     };
     let runtime = options.runtime()?;
     let k = centroids.len() / dims.max(1);
+    let replicated = ArrayOptions::new()
+        .placement(Placement::Replicated)
+        .runtime(std::sync::Arc::clone(&runtime));
     let stage = options.stage("k-means", settings.iterations as u64);
     for _ in 0..settings.iterations {
-        let per_block = map_indexed(&runtime, points.blocks.len(), |b| {
+        let shared = F64Array::from_slice(&centroids, &replicated)?;
+        let per_block = map_indexed_on(&runtime, points.blocks.len(), |worker, b| {
+            let centroids = shared.for_worker(worker);
             let mut sums = vec![0.0; k * dims];
             let mut counts = vec![0u64; k];
             for point in points.rows(b) {
-                let (c, _) = nearest(point, &centroids);
+                let (c, _) = nearest(point, centroids);
                 counts[c] += 1;
                 for (s, x) in sums[c * dims..(c + 1) * dims].iter_mut().zip(point) {
                     *s += x;
@@ -312,11 +323,11 @@ pub fn kmeans(
         stage.advance(1);
     }
     drop(stage);
-    let cost = map_indexed(&runtime, points.blocks.len(), |b| {
-        points
-            .rows(b)
-            .map(|p| nearest(p, &centroids).1)
-            .sum::<f64>()
+    let shared = F64Array::from_slice(&centroids, &replicated)?;
+    let centroid_replicas = shared.raw().replica_count();
+    let cost = map_indexed_on(&runtime, points.blocks.len(), |worker, b| {
+        let centroids = shared.for_worker(worker);
+        points.rows(b).map(|p| nearest(p, centroids).1).sum::<f64>()
     })
     .into_iter()
     .sum();
@@ -327,6 +338,7 @@ pub fn kmeans(
         init_passes,
         candidates,
         iterations: settings.iterations,
+        centroid_replicas,
     })
 }
 

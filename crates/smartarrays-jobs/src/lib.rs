@@ -8,7 +8,7 @@
 //! | --- | --- | --- |
 //! | word count | [`wordcount`]: words dictionary-encoded per worker, counts merged into a [`Bag`](smartarrays_collections::Bag) | `split(" ")`, `reduceByKey(_ + _)` |
 //! | grep | [`grep`]: `memmem` over whole chunks | `filter(_.contains("The"))` |
-//! | sort | [`sort_lines`] (whole lines by bytes, parallel sample sort), [`sort_keys`] (numbers, radix passes per byte of the widest key) | `sortByKey` of whole lines |
+//! | sort | [`sort_lines`] (whole lines by bytes, parallel sample sort), [`sort_keys`] (numbers, radix passes per byte of the widest key, kept bit-packed in a smart array) | `sortByKey` of whole lines |
 //! | naive Bayes | [`bayes_train`], [`bayes_classify`]: dense per-class log-probabilities by word id | raw products of `P(w|c)` from a hash map |
 //! | k-means | [`read_points`], [`kmeans`]: k-means\|\| then Lloyd, fused assign-and-sum passes | MLlib `KMeans.train(k = 8, 4 iterations)` |
 //!
@@ -45,7 +45,9 @@ pub use grep::{grep, GrepMatches, STUDY_PATTERN};
 pub use input::{Input, DEFAULT_CHUNK_BYTES};
 pub use kmeans::{kmeans, read_points, KMeansOptions, KMeansResult, Points};
 pub use options::{JobOptions, ProgressFn};
-pub use sort::{radix_sort, sort_keys, sort_lines, SortedKeys, SortedLines};
+pub use sort::{
+    radix_passes, radix_sort, sort_keys, sort_lines, SortedKeys, SortedLines, RADIX_BITS,
+};
 pub use wordcount::{wordcount, WordCounts};
 
 /// The README's examples, compiled and run as doctests so they stay true.

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use smartarrays::Runtime;
+use smartarrays::{Runtime, Worker};
 
 use crate::error::Result;
 use crate::input::{Fault, Input, DEFAULT_CHUNK_BYTES};
@@ -130,12 +130,21 @@ pub(crate) fn map_indexed<R: Send>(
     n: usize,
     f: impl Fn(usize) -> R + Sync,
 ) -> Vec<R> {
+    map_indexed_on(runtime, n, |_, i| f(i))
+}
+
+/// [`map_indexed`] where `f` also gets the worker that runs it (to read its node's replica).
+pub(crate) fn map_indexed_on<R: Send>(
+    runtime: &Runtime,
+    n: usize,
+    f: impl Fn(&Worker, usize) -> R + Sync,
+) -> Vec<R> {
     let mut pairs = runtime.map_reduce(
         0..n,
         1,
         Vec::new,
-        |mut done, _, range| {
-            done.extend(range.map(|i| (i, f(i))));
+        |mut done, worker, range| {
+            done.extend(range.map(|i| (i, f(worker, i))));
             done
         },
         |mut a, b| {

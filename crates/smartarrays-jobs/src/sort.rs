@@ -2,13 +2,14 @@
 //! (`map(line => (line, 1)).sortByKey()`): a parallel sample sort of (8-byte prefix, offset,
 //! length) keys into the mapped file, so most comparisons read the prefix only and no line is
 //! copied until it is written. [`sort_keys`] sorts the numbers of a file of unsigned integers
-//! (one per line) with a parallel LSD radix sort whose passes follow the keys' bit width: one
-//! pass per byte the largest key needs, on 32-bit words when the keys fit them.
+//! (one per line) with a parallel LSD radix sort whose passes follow the keys' bit width (one
+//! pass per [`RADIX_BITS`] bits the largest key needs, on 32-bit words when the keys fit them)
+//! and keeps the sorted keys bit-packed in a [`SmartArray`] of that width.
 
 use std::cmp::Ordering;
 use std::io::Write;
 
-use smartarrays::Runtime;
+use smartarrays::{ArrayOptions, Runtime, SmartArray};
 
 use crate::error::Result;
 use crate::input::{lines, Fault, Input};
@@ -147,56 +148,93 @@ fn sample_sort(runtime: &Runtime, mut keys: Vec<LineKey>, all: &[u8]) -> Vec<Lin
     grouped
 }
 
-/// The numbers of a numeric sort, in ascending order, with the width that set its passes.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Most bits a radix pass sorts by: a pass scatters into `2^RADIX_BITS` buckets per worker.
+/// Keys of `b` bits take `ceil(b / RADIX_BITS)` passes of equal digits.
+pub const RADIX_BITS: u32 = 8;
+
+/// Radix passes for keys of `bits` bits.
+///
+/// # Example
+/// ```
+/// assert_eq!(smartarrays_jobs::radix_passes(20), 3);
+/// assert_eq!(smartarrays_jobs::radix_passes(64), 8);
+/// assert_eq!(smartarrays_jobs::radix_passes(0), 0);
+/// ```
+pub const fn radix_passes(bits: u32) -> u32 {
+    bits.div_ceil(RADIX_BITS)
+}
+
+/// The numbers of a numeric sort, in ascending order, bit-packed at the width that set the
+/// radix passes.
+#[derive(Debug)]
 pub struct SortedKeys {
-    /// The keys, ascending.
-    pub keys: Vec<u64>,
+    /// The keys, ascending, in a smart array of `max(bits, 1)` bits per key (20-bit keys take
+    /// 2.5 bytes each, not 8).
+    pub keys: SmartArray,
     /// Bits of the largest key (0 when every key is 0 or there are none).
     pub bits: u32,
-    /// Radix passes made: one per byte of `bits`.
+    /// Radix passes made ([`radix_passes`] of `bits`).
     pub passes: u32,
 }
 
 impl SortedKeys {
+    /// Number of keys.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether there were no keys.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// The keys, unpacked.
+    pub fn to_vec(&self) -> Vec<u64> {
+        self.keys.to_vec()
+    }
+
     /// Writes the keys in decimal, one per line. Blocks of keys are formatted in parallel on
     /// the runtime of `options` (a few blocks per worker at a time), then written in order.
     pub fn write_to(&self, mut out: impl Write, options: &JobOptions) -> Result<()> {
         const BLOCK: usize = 1 << 16;
         let runtime = options.runtime()?;
-        let blocks = self.keys.len().div_ceil(BLOCK);
+        let len = self.keys.len();
+        let blocks = len.div_ceil(BLOCK);
         let wave = runtime.threads() * 2;
         let io = |e| crate::error::JobError::io("sorted keys", e);
         for first in (0..blocks).step_by(wave.max(1)) {
             let texts = map_indexed(&runtime, wave.min(blocks - first), |i| {
                 let start = (first + i) * BLOCK;
-                let keys = &self.keys[start..(start + BLOCK).min(self.keys.len())];
+                let mut keys = vec![0u64; BLOCK.min(len - start)];
+                self.keys.unpack(start, &mut keys)?;
                 let mut text = Vec::with_capacity(keys.len() * 11);
                 let mut number = itoa::Buffer::new();
-                for &key in keys {
+                for &key in &keys {
                     text.extend_from_slice(number.format(key).as_bytes());
                     text.push(b'\n');
                 }
-                text
+                Ok::<_, smartarrays::Error>(text)
             });
             for text in texts {
-                out.write_all(&text).map_err(io)?;
+                out.write_all(&text?).map_err(io)?;
             }
         }
         Ok(())
     }
 }
 
-/// Reads one unsigned decimal integer per line and sorts the numbers ([`radix_sort`]). An empty
-/// line, a sign, a space or a number past `u64::MAX` is an error naming the line.
+/// Reads one unsigned decimal integer per line and sorts the numbers ([`radix_sort`]) into a
+/// smart array of the fewest bits that hold the largest. An empty line, a sign, a space or a
+/// number past `u64::MAX` is an error naming the line.
 ///
 /// # Example
 /// ```
 /// use smartarrays_jobs::{sort_keys, Input, JobOptions};
 /// let input = Input::from_bytes("k.txt", b"300\n7\n65536\n7\n".to_vec());
 /// let sorted = sort_keys(&input, &JobOptions::new()).unwrap();
-/// assert_eq!(sorted.keys, [7, 7, 300, 65536]);
+/// assert_eq!(sorted.to_vec(), [7, 7, 300, 65536]);
 /// assert_eq!((sorted.bits, sorted.passes), (17, 3)); // 65536 needs 17 bits: 3 byte passes, not 8
+/// assert_eq!(sorted.keys.bits(), 17); // and 17 bits a key
 /// ```
 pub fn sort_keys(input: &Input, options: &JobOptions) -> Result<SortedKeys> {
     let runtime = options.runtime()?;
@@ -205,12 +243,8 @@ pub fn sort_keys(input: &Input, options: &JobOptions) -> Result<SortedKeys> {
     let parsed = map_indexed(&runtime, chunks.len(), |i| {
         let range = chunks[i].clone();
         let mut keys = Vec::with_capacity(range.len() / 8);
-        for (offset, line) in lines(&input.bytes()[range.clone()]) {
-            match parse_u64(line) {
-                Ok(key) => keys.push(key),
-                Err(problem) => return Err(Fault::new(range.start + offset, problem)),
-            }
-        }
+        parse_keys(&input.bytes()[range.clone()], &mut keys)
+            .map_err(|fault| Fault::new(range.start + fault.offset, fault.problem))?;
         stage.advance(range.len() as u64);
         Ok(keys)
     });
@@ -220,8 +254,88 @@ pub fn sort_keys(input: &Input, options: &JobOptions) -> Result<SortedKeys> {
         keys.extend(part.map_err(|fault| input.fault(fault))?);
     }
     let _stage = options.stage("radix sort", 1);
-    let (bits, passes) = radix_sort(&runtime, &mut keys);
+    let (bits, passes, sorted) = radix_sort_keys(&runtime, keys);
+    let packing = ArrayOptions::new()
+        .bits(bits.max(1))
+        .runtime(std::sync::Arc::clone(&runtime));
+    let keys = match sorted {
+        Keys::Narrow(keys) => SmartArray::from_batches(keys.len(), &packing, |range, out| {
+            for (slot, &k) in out.iter_mut().zip(&keys[range]) {
+                *slot = u64::from(k);
+            }
+        })?,
+        Keys::Wide(keys) => SmartArray::from_slice(&keys, &packing)?,
+    };
     Ok(SortedKeys { keys, bits, passes })
+}
+
+/// Sorted keys as the radix sort left them: 32-bit words when every key fit them.
+enum Keys {
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
+}
+
+/// [`radix_sort`], leaving the keys in the words it sorted them in.
+fn radix_sort_keys(runtime: &Runtime, mut keys: Vec<u64>) -> (u32, u32, Keys) {
+    let largest = runtime.map_reduce(
+        0..keys.len(),
+        1 << 16,
+        || 0u64,
+        |max, _, range| keys[range].iter().fold(max, |m, &k| m.max(k)),
+        u64::max,
+    );
+    let bits = u64::BITS - largest.leading_zeros();
+    let passes = radix_passes(bits);
+    if passes == 0 || keys.len() < 2 {
+        return (bits, passes, Keys::Wide(keys));
+    }
+    if bits <= 32 {
+        let mut narrow: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
+        drop(keys);
+        lsd(runtime, &mut narrow, bits, passes);
+        (bits, passes, Keys::Narrow(narrow))
+    } else {
+        lsd(runtime, &mut keys, bits, passes);
+        (bits, passes, Keys::Wide(keys))
+    }
+}
+
+/// The numbers of the lines of `text` (a chunk: see [`lines`]) appended to `keys` in one pass
+/// over the bytes: digits accumulate until a `\n`, and only a line that is empty, longer than 19
+/// digits (it could overflow) or holds something else goes through [`parse_u64`], which names
+/// the problem. The fault's offset is that of its line in `text`.
+fn parse_keys(text: &[u8], keys: &mut Vec<u64>) -> std::result::Result<(), Fault> {
+    let slow = |begin: usize, end: usize, keys: &mut Vec<u64>| {
+        parse_u64(&text[begin..end])
+            .map(|key| keys.push(key))
+            .map_err(|problem| Fault::new(begin, problem))
+    };
+    let (mut value, mut digits, mut begin) = (0u64, 0usize, 0usize);
+    for (i, &b) in text.iter().enumerate() {
+        let digit = b.wrapping_sub(b'0');
+        if digit <= 9 {
+            value = value.wrapping_mul(10).wrapping_add(u64::from(digit));
+            digits += 1;
+        } else if b == b'\n' {
+            if digits == 0 || digits > 19 {
+                slow(begin, i, keys)?;
+            } else {
+                keys.push(value);
+            }
+            (value, digits, begin) = (0, 0, i + 1);
+        } else {
+            let end = memchr::memchr(b'\n', &text[i..]).map_or(text.len(), |n| i + n);
+            return slow(begin, end, keys);
+        }
+    }
+    if begin < text.len() {
+        if digits == 0 || digits > 19 {
+            slow(begin, text.len(), keys)?;
+        } else {
+            keys.push(value);
+        }
+    }
+    Ok(())
 }
 
 /// A decimal `u64`, or what is wrong with the text.
@@ -229,13 +343,28 @@ fn parse_u64(text: &[u8]) -> std::result::Result<u64, String> {
     if text.is_empty() {
         return Err("empty line where a number was expected".into());
     }
+    let not_a_number = || {
+        format!(
+            "{:?} is not an unsigned decimal number",
+            String::from_utf8_lossy(text)
+        )
+    };
+    if text.len() <= 19 {
+        // 19 digits stay below u64::MAX (about 1.8e19): no overflow check per digit.
+        let mut value: u64 = 0;
+        for &b in text {
+            let digit = b.wrapping_sub(b'0');
+            if digit > 9 {
+                return Err(not_a_number());
+            }
+            value = value * 10 + u64::from(digit);
+        }
+        return Ok(value);
+    }
     let mut value: u64 = 0;
     for &b in text {
         if !b.is_ascii_digit() {
-            return Err(format!(
-                "{:?} is not an unsigned decimal number",
-                String::from_utf8_lossy(text)
-            ));
+            return Err(not_a_number());
         }
         value = value
             .checked_mul(10)
@@ -245,28 +374,29 @@ fn parse_u64(text: &[u8]) -> std::result::Result<u64, String> {
     Ok(value)
 }
 
-/// A key the radix sort can order by bytes.
+/// A key the radix sort can order by digits of a few bits.
 trait RadixKey: Copy + Send + Sync + Default {
-    fn digit(self, shift: u32) -> usize;
+    fn digit(self, shift: u32, mask: usize) -> usize;
 }
 
 impl RadixKey for u64 {
     #[inline(always)]
-    fn digit(self, shift: u32) -> usize {
-        (self >> shift) as usize & 0xff
+    fn digit(self, shift: u32, mask: usize) -> usize {
+        (self >> shift) as usize & mask
     }
 }
 
 impl RadixKey for u32 {
     #[inline(always)]
-    fn digit(self, shift: u32) -> usize {
-        (self >> shift) as usize & 0xff
+    fn digit(self, shift: u32, mask: usize) -> usize {
+        (self >> shift) as usize & mask
     }
 }
 
-/// Sorts `keys` ascending with a parallel LSD radix sort of one pass per byte the largest key
-/// needs (so 20-bit keys take 3 passes, not 8), moving 32-bit words instead of 64-bit ones when
-/// every key fits them. Returns (bits of the largest key, passes).
+/// Sorts `keys` ascending with a parallel LSD radix sort of one pass per [`RADIX_BITS`] bits
+/// the largest key needs ([`radix_passes`]: 20-bit keys take 3 passes, not 8), moving 32-bit
+/// words instead of 64-bit ones when every key fits them. Returns (bits of the largest key,
+/// passes).
 ///
 /// # Example
 /// ```
@@ -278,35 +408,70 @@ impl RadixKey for u32 {
 /// assert_eq!((bits, passes), (41, 6));
 /// ```
 pub fn radix_sort(runtime: &Runtime, keys: &mut Vec<u64>) -> (u32, u32) {
-    let largest = runtime.map_reduce(
-        0..keys.len(),
-        1 << 16,
-        || 0u64,
-        |max, _, range| keys[range].iter().fold(max, |m, &k| m.max(k)),
-        u64::max,
-    );
-    let bits = u64::BITS - largest.leading_zeros();
-    let passes = bits.div_ceil(8);
-    if passes == 0 || keys.len() < 2 {
-        return (bits, passes);
-    }
-    if bits <= 32 {
-        let mut narrow: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
-        lsd(runtime, &mut narrow, passes);
-        for (wide, &k) in keys.iter_mut().zip(&narrow) {
-            *wide = u64::from(k);
-        }
-    } else {
-        lsd(runtime, keys, passes);
-    }
+    let (bits, passes, sorted) = radix_sort_keys(runtime, std::mem::take(keys));
+    *keys = match sorted {
+        Keys::Narrow(narrow) => narrow.into_iter().map(u64::from).collect(),
+        Keys::Wide(wide) => wide,
+    };
     (bits, passes)
 }
 
-fn lsd<T: RadixKey>(runtime: &Runtime, keys: &mut Vec<T>, passes: u32) {
+/// `passes` LSD passes over the low `bits` bits of `keys`, in digits of equal width.
+fn lsd<T: RadixKey>(runtime: &Runtime, keys: &mut Vec<T>, bits: u32, passes: u32) {
+    let width = bits.div_ceil(passes);
+    let buckets = 1usize << width;
     let mut other = vec![T::default(); keys.len()];
     for pass in 0..passes {
-        let shift = 8 * pass;
-        scatter(runtime, keys, &mut other, 256, |&k| k.digit(shift));
+        let shift = width * pass;
+        scatter(runtime, keys, &mut other, buckets, |&k| {
+            k.digit(shift, buckets - 1)
+        });
         std::mem::swap(keys, &mut other);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The numbers of `text` line by line with [`parse_u64`], or the offset of the first bad line.
+    fn reference(text: &[u8]) -> std::result::Result<Vec<u64>, usize> {
+        lines(text)
+            .map(|(offset, line)| parse_u64(line).map_err(|_| offset))
+            .collect()
+    }
+
+    #[test]
+    fn one_pass_parsing_equals_line_by_line_parsing() {
+        let cases: [&[u8]; 16] = [
+            b"",
+            b"0",
+            b"0\n",
+            b"7\n300\n65536",
+            b"18446744073709551615\n1\n",
+            b"00000000000000000001\n",
+            b"9999999999999999999\n",
+            b"18446744073709551616\n",
+            b"1\n\n3\n",
+            b"\n",
+            b"12a\n4\n",
+            b"1\r\n2\r\n",
+            b"5\n-6\n",
+            b" 1\n",
+            b"1 \n",
+            b"123456789012345678901234567890\n",
+        ];
+        for text in cases {
+            let mut keys = Vec::new();
+            let found = parse_keys(text, &mut keys)
+                .map(|()| keys)
+                .map_err(|f| f.offset);
+            assert_eq!(
+                found,
+                reference(text),
+                "{:?}",
+                String::from_utf8_lossy(text)
+            );
+        }
     }
 }

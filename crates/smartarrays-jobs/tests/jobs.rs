@@ -102,9 +102,14 @@ fn check_sort_keys(keys: &[u64]) {
     let input = Input::from_bytes("k", text.into_bytes());
     for options in settings() {
         let sorted = sort_keys(&input, &options).unwrap();
-        assert_eq!(sorted.keys, expected, "{options:?}");
+        assert_eq!(sorted.to_vec(), expected, "{options:?}");
         let bits = 64 - expected.last().copied().unwrap_or(0).leading_zeros();
         assert_eq!((sorted.bits, sorted.passes), (bits, bits.div_ceil(8)));
+        assert_eq!(
+            sorted.keys.bits(),
+            bits.max(1),
+            "keys packed at the largest key's width"
+        );
     }
 }
 
@@ -417,6 +422,20 @@ fn bayes_edge_inputs() {
     )
     .unwrap();
     assert_eq!(model.labels(), ["a", "b"]);
+    let nodes = JobOptions::new()
+        .runtime()
+        .unwrap()
+        .topology()
+        .nodes()
+        .len();
+    assert_eq!(model.replicas(), nodes, "one copy of the model per node");
+    let wordless = bayes_train(
+        &Input::from_bytes("w", b"a\t\nb\t \n".to_vec()),
+        LAPLACE,
+        &JobOptions::threads(3).unwrap(),
+    )
+    .unwrap();
+    assert_eq!((wordless.vocabulary(), wordless.predict("x y")), (0, 0));
     let empty = bayes_classify(
         &model,
         &Input::from_bytes("e", Vec::new()),
@@ -536,6 +555,9 @@ fn kmeans_from_given_centroids_equals_plain_lloyd() {
             (result.k(), result.init_passes, result.iterations),
             (8, 0, 4)
         );
+        // the centroids are a replicated smart array: one copy per node of this machine
+        let nodes = options.runtime().unwrap().topology().nodes().len();
+        assert_eq!(result.centroid_replicas, nodes);
         for (a, b) in result.centroids.iter().zip(expected.concat()) {
             assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "{a} {b}");
         }
@@ -712,6 +734,8 @@ fn files_are_mapped_and_an_empty_file_has_no_lines() {
     .unwrap();
     let input = Input::open(&path).unwrap();
     assert_eq!(input.len() as u64, written);
+    let populated = Input::open_populated(&path).unwrap();
+    assert_eq!(populated.bytes(), input.bytes());
     let text = std::str::from_utf8(input.bytes()).unwrap().to_string();
     check_wordcount(&text);
     let empty = folder.path().join("empty.txt");

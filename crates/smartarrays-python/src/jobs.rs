@@ -124,19 +124,24 @@ pub fn sort_keys<'py>(
     threads: Option<i64>,
 ) -> PyResult<(Bound<'py, PyAny>, u32)> {
     let options = options(threads)?;
-    let sorted = if let Ok(path) = source.extract::<String>() {
+    if let Ok(path) = source.extract::<String>() {
         let input = open(py, &path)?;
-        py.detach(|| smartarrays_jobs::sort_keys(&input, &options))
-            .map_err(to_py)?
+        let sorted = py
+            .detach(|| smartarrays_jobs::sort_keys(&input, &options))
+            .map_err(to_py)?;
+        let mut unpacked = Ok(());
+        let array = new_numpy_u64(py, sorted.len(), |out| {
+            unpacked = sorted.keys.unpack(0, out);
+        })?;
+        unpacked.map_err(crate::errors::to_py)?;
+        Ok((array, sorted.passes))
     } else {
         let mut keys = PyBuffer::<u64>::get(source)?.to_vec(py)?;
         let runtime = options.runtime().map_err(to_py)?;
-        let (bits, passes) = py.detach(|| smartarrays_jobs::radix_sort(&runtime, &mut keys));
-        smartarrays_jobs::SortedKeys { keys, bits, passes }
-    };
-    let keys = sorted.keys;
-    let array = new_numpy_u64(py, keys.len(), |out| out.copy_from_slice(&keys))?;
-    Ok((array, sorted.passes))
+        let (_, passes) = py.detach(|| smartarrays_jobs::radix_sort(&runtime, &mut keys));
+        let array = new_numpy_u64(py, keys.len(), |out| out.copy_from_slice(&keys))?;
+        Ok((array, passes))
+    }
 }
 
 /// Trains on `train`, classifies `path`: (sorted labels, class index of every line as uint64).
