@@ -9,6 +9,12 @@
 #                     own under target/ (never part of `make test`). JOBS_BENCH_SIZE (default
 #                     64MB), JOBS_BENCH_THREADS (2), JOBS_BENCH_REPETITIONS (3), JOBS_BENCH_PEERS
 #                     (all) choose the run. Results and commands: docs/benchmarks.md, "Spark jobs".
+#   make bench-jobs-study  the study's protocol on our jobs alone: MB/s at JOBS_STUDY_SIZES
+#                     (0.5GB,1GB,2GB) on JOBS_STUDY_THREADS (1,2) with the efficiency probe,
+#                     modelled memory traffic against the bandwidth measured in the same run,
+#                     peak RSS, the I/O share, and one plot per job (PNG and SVG) in
+#                     $(DEMO_DIR)/jobs-study. Inputs go to JOBS_STUDY_DIR and are deleted as it
+#                     goes; JOBS_STUDY_REPETITIONS (2), JOBS_STUDY_JOBS (all). Not in `make test`.
 
 JOBS_TARGET_DIR = $(if $(CARGO_TARGET_DIR),$(CARGO_TARGET_DIR),$(CURDIR)/target)
 JOBS_BIN = $(JOBS_TARGET_DIR)/release/smartarrays
@@ -23,11 +29,16 @@ JOBS_BENCH_PY := $(JOBS_BENCH_VENV)/bin/python
 JOBS_BENCH_STAMP := $(JOBS_BENCH_VENV)/.requirements
 JOBS_SCRIPTS := crates/smartarrays-jobs/scripts
 DEMO_DIR ?= demo-output
+JOBS_STUDY_SIZES ?= 0.5GB,1GB,2GB
+JOBS_STUDY_THREADS ?= 1,2
+JOBS_STUDY_REPETITIONS ?= 2
+JOBS_STUDY_JOBS ?= wordcount,grep,sort,sort-numeric,bayes,kmeans
+JOBS_STUDY_DIR ?= $(JOBS_TARGET_DIR)/jobs-study
 
 TEST_TARGETS += test-jobs
 DEMO_TARGETS += demo-jobs
 
-.PHONY: jobs-cli test-jobs demo-jobs bench-jobs setup-jobs-bench
+.PHONY: jobs-cli test-jobs demo-jobs bench-jobs bench-jobs-study setup-jobs-bench
 
 jobs-cli: setup-rust
 	@$(CARGO) build --quiet --release -p smartarrays-cli
@@ -67,3 +78,9 @@ bench-jobs: jobs-cli setup-jobs-bench
 	$(JOBS_BENCH_PY) $(JOBS_SCRIPTS)/compare.py $(JOBS_BIN) --dir $(JOBS_BENCH_DIR) --size $(JOBS_BENCH_SIZE) \
 		--threads $(JOBS_BENCH_THREADS) --repetitions $(JOBS_BENCH_REPETITIONS) --peers $(JOBS_BENCH_PEERS) \
 		--json $(DEMO_DIR)/jobs-bench.json
+
+bench-jobs-study: jobs-cli setup-jobs-bench
+	@mkdir -p $(DEMO_DIR)/jobs-study
+	$(JOBS_BENCH_PY) $(JOBS_SCRIPTS)/study.py $(JOBS_BIN) --dir $(JOBS_STUDY_DIR) --sizes $(JOBS_STUDY_SIZES) \
+		--threads $(JOBS_STUDY_THREADS) --repetitions $(JOBS_STUDY_REPETITIONS) --jobs $(JOBS_STUDY_JOBS) \
+		--out $(DEMO_DIR)/jobs-study
