@@ -161,3 +161,19 @@ def test_module_docstring_examples_run() -> None:
 
     result = doctest.testmod(jobs, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_arrow_in_and_out(tmp_path: pathlib.Path) -> None:
+    import pyarrow as pa
+
+    path = write(tmp_path, b"b a b\nc b\n")
+    table = jobs.wordcount(path, arrow=True)
+    assert table.column_names == ["word", "count"]
+    assert table.schema.field("count").type == pa.uint64()
+    assert list(zip(table["word"].to_pylist(), table["count"].to_pylist())) == jobs.wordcount(path)
+    chunked = pa.chunked_array([pa.array([5, 2**63], pa.uint64()), pa.array([0, 7], pa.uint64())])
+    keys, passes = jobs.sort_keys(chunked, arrow=True)
+    assert isinstance(keys, pa.UInt64Array)
+    assert keys.to_pylist() == [0, 5, 7, 2**63] and passes == 8
+    from_file, _ = jobs.sort_keys(write(tmp_path, b"9\n1\n", "k.txt"), arrow=True)
+    assert from_file.to_pylist() == [1, 9]

@@ -33,10 +33,17 @@ __all__ = ["wordcount", "grep", "sort_lines", "sort_keys", "bayes", "kmeans"]
 _Path = str | os.PathLike[str]
 
 
-def wordcount(path: _Path, threads: int | None = None) -> list[tuple[str, int]]:
+def wordcount(path: _Path, threads: int | None = None, arrow: bool = False) -> Any:
     """(word, count) for every word of a text file (pieces of lines between spaces), most
-    frequent first, ties in byte order. The file must be UTF-8."""
-    return _native._jobs_wordcount(os.fspath(path), threads)
+    frequent first, ties in byte order. The file must be UTF-8. With ``arrow=True``: a
+    ``pyarrow.Table`` of the columns ``word`` (string) and ``count`` (uint64), in that order."""
+    pairs = _native._jobs_wordcount(os.fspath(path), threads)
+    if not arrow:
+        return pairs
+    import pyarrow as pa
+
+    return pa.table({"word": pa.array([w for w, _ in pairs], pa.string()),
+                     "count": pa.array([c for _, c in pairs], pa.uint64())})
 
 
 def grep(path: _Path, pattern: str = "The", threads: int | None = None) -> list[bytes]:
@@ -50,13 +57,21 @@ def sort_lines(path: _Path, threads: int | None = None) -> list[bytes]:
     return _native._jobs_sort_lines(os.fspath(path), threads)
 
 
-def sort_keys(source: _Path | npt.ArrayLike, threads: int | None = None) -> tuple[npt.NDArray[np.uint64], int]:
+def sort_keys(source: _Path | npt.ArrayLike, threads: int | None = None, arrow: bool = False) -> tuple[Any, int]:
     """Sorts unsigned 64-bit keys with a parallel radix sort of one pass per byte the largest key
-    needs: from a file of one integer per line, or from an array (converted to uint64). Returns
-    the sorted keys and the number of passes."""
+    needs: from a file of one integer per line, or from an array (numpy, a pyarrow array or
+    chunked array, anything numpy converts; as uint64). Returns the sorted keys (a numpy uint64
+    array, or with ``arrow=True`` a ``pyarrow.UInt64Array``) and the number
+    of passes."""
     if isinstance(source, (str, os.PathLike)):
-        return _native._jobs_sort_keys(os.fspath(source), threads)
-    return _native._jobs_sort_keys(np.ascontiguousarray(source, dtype=np.uint64), threads)
+        keys, passes = _native._jobs_sort_keys(os.fspath(source), threads)
+    else:
+        keys, passes = _native._jobs_sort_keys(np.ascontiguousarray(source, dtype=np.uint64), threads)
+    if arrow:
+        import pyarrow as pa
+
+        return pa.array(keys, pa.uint64()), passes
+    return keys, passes
 
 
 def bayes(train: _Path, path: _Path, alpha: float = 1.0, threads: int | None = None) -> npt.NDArray[np.object_]:
