@@ -16,6 +16,8 @@ pub(crate) enum TextTest {
     Compare(Cmp, String),
     Like(Arc<LikePattern>),
     In(Vec<String>),
+    /// The test on `substring(text from start for len)`.
+    Substring(i64, Option<i64>, Box<TextTest>),
 }
 
 impl TextTest {
@@ -24,6 +26,9 @@ impl TextTest {
             TextTest::Compare(op, value) => op.holds(text.cmp(value.as_str())),
             TextTest::Like(pattern) => pattern.matches(text),
             TextTest::In(list) => list.iter().any(|v| v == text),
+            TextTest::Substring(start, len, test) => {
+                test.matches(crate::bind::substring(text, *start, *len))
+            }
         }
     }
 }
