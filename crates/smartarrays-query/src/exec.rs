@@ -224,7 +224,11 @@ impl Decode<'_> {
                 Decode::StrCodes { array: d.codes() }
             }
             Encoding::Strings(_) => Decode::Text { column },
-            Encoding::Alp(_) => return unsupported("Float64 columns in queries"),
+            // Doubles as their order-preserving keys (compared, not computed with).
+            Encoding::Alp(a) => Decode::Keys {
+                encoding: a,
+                signed: true,
+            },
         })
     }
 
@@ -661,6 +665,9 @@ impl Compiler<'_> {
                 _ => return unsupported("this constant in a row expression"),
             }),
             BExpr::Arith(op, a, b, ty) => {
+                if [a.ty(), b.ty(), *ty].contains(&Type::Float) {
+                    return unsupported("computing with doubles before aggregation");
+                }
                 let (x, y) = (self.compile(a)?, self.compile(b)?);
                 match op {
                     Arith::Mul => VExpr::Mul(Box::new(x), Box::new(y)),
@@ -683,7 +690,22 @@ impl Compiler<'_> {
                     return self.text_test(a, b, *op);
                 }
                 if a.ty() == Type::Float || b.ty() == Type::Float {
-                    return unsupported("comparisons with doubles before aggregation");
+                    // Doubles compare as their order-preserving keys; an exact side is turned
+                    // into its double's key first (as SQL engines cast decimals to doubles).
+                    let key = |e: &BExpr| -> Result<VExpr> {
+                        Ok(match (e, e.ty()) {
+                            (BExpr::Literal(Value::Float(f), _), _) => {
+                                VExpr::Const(crate::vector::double_key(*f))
+                            }
+                            (BExpr::Column { .. }, Type::Float) => self.compile(e)?,
+                            (_, t) if t.is_exact() => VExpr::DoubleKey(
+                                Box::new(self.compile(e)?),
+                                pow10_i64(t.scale()) as f64,
+                            ),
+                            _ => return unsupported("computing with doubles before aggregation"),
+                        })
+                    };
+                    return Ok(VExpr::Compare(*op, Box::new(key(a)?), Box::new(key(b)?)));
                 }
                 let s = a.ty().scale().max(b.ty().scale());
                 let x = scaled(self.compile(a)?, s - a.ty().scale());
@@ -724,6 +746,9 @@ impl Compiler<'_> {
                         .collect::<Result<Vec<_>>>()?;
                     self.string_predicate(expr, TextTest::In(strings), *negated)?
                 } else {
+                    if expr.ty() == Type::Float {
+                        return unsupported("IN lists of doubles");
+                    }
                     let s = expr.ty().scale();
                     let mut set = Vec::new();
                     for v in list {
@@ -2392,6 +2417,7 @@ fn key_value(kind: &SlotKind, v: i64) -> Value {
         },
         SlotKind::Int(Type::Date) => Value::Date(v as i32),
         SlotKind::Int(Type::Bool) => Value::Bool(v != 0),
+        SlotKind::Int(Type::Float) => Value::Float(crate::vector::double_of_key(v)),
         SlotKind::Int(_) => Value::Int(i128::from(v)),
         SlotKind::Dict(d) => Value::Str(d.get(v as usize).cloned().unwrap_or_default()),
         SlotKind::Text => Value::Null,

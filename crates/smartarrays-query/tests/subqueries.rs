@@ -197,6 +197,49 @@ fn correlated_scalar_subqueries_at_edge_sizes() {
     }
 }
 
+/// A correlated average: a derived table of doubles, compared with decimals row by row (as
+/// doubles, the way SQL engines cast decimals).
+#[test]
+fn correlated_averages_compare_as_doubles() {
+    for &n in &SIZES {
+        for &m in &[1usize, 64, 1025] {
+            let outer = rows(n, 30, 11);
+            let inner = rows(m, 30, 12);
+            let catalog = catalog(&outer, &inner);
+            let got = both(
+                &catalog,
+                "select count(*) as c from o where v >= (select avg(w) * 0.5 from i where i.k = o.k)",
+            );
+            let mut sums: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
+            for &(k, w) in &inner {
+                let e = sums.entry(k).or_default();
+                e.0 += w;
+                e.1 += 1;
+            }
+            let want = outer
+                .iter()
+                .filter(|&&(k, v)| {
+                    sums.get(&k)
+                        .is_some_and(|&(s, c)| v as f64 / 100.0 >= s as f64 / c as f64 * 0.5)
+                })
+                .count() as i64;
+            assert_eq!(got, vec![vec![int(want)]], "{n} outer rows, {m} inner rows");
+        }
+    }
+    // A double column is compared, never computed with, before aggregation.
+    let catalog = catalog(&rows(10, 3, 1), &rows(10, 3, 2));
+    let e = sql(
+        &catalog,
+        "select count(*) as c from o, (select k, avg(w) as a from i group by k) as t where o.k = t.k and v > t.a * 2",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("computing with doubles before aggregation"),
+        "{e}"
+    );
+}
+
 /// count(DISTINCT w) per k (and over the whole table), against sets.
 #[test]
 fn count_distinct_matches_the_reference() {
@@ -247,10 +290,7 @@ fn select_distinct_matches_sets() {
             "select distinct k, k + 1 as next from i where w > 0 order by k",
         );
         let keys: BTreeSet<i64> = inner.iter().filter(|r| r.1 > 0).map(|r| r.0).collect();
-        let want: Vec<Vec<Value>> = keys
-            .iter()
-            .map(|k| vec![int(*k), int(k + 1)])
-            .collect();
+        let want: Vec<Vec<Value>> = keys.iter().map(|k| vec![int(*k), int(k + 1)]).collect();
         assert_eq!(got, want, "{m} rows");
     }
 }
