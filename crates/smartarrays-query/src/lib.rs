@@ -32,6 +32,7 @@
 mod bind;
 pub mod error;
 mod exec;
+pub mod placement;
 pub mod queries;
 mod rewrite;
 mod scope;
