@@ -69,6 +69,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "smartarrays-adapt",
             "smartarrays-encodings",
             "smartarrays-collections",
+            "smartarrays-query",
         ],
     ),
     (
