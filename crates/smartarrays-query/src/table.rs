@@ -113,6 +113,11 @@ impl Table {
         Table::new(name, built)
     }
 
+    /// Gives the table another name (lower-cased).
+    pub fn rename(&mut self, name: &str) {
+        self.name = name.to_lowercase();
+    }
+
     /// The table's name (lower case).
     pub fn name(&self) -> &str {
         &self.name
