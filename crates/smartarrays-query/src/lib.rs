@@ -34,6 +34,7 @@ mod bind;
 pub mod error;
 mod exec;
 pub mod load;
+pub mod placement;
 pub mod queries;
 pub mod store;
 pub mod table;
