@@ -29,13 +29,16 @@
 //! assert_eq!(error.to_string(), "unknown column l_nothing (line 1, column 8)");
 //! ```
 
+pub mod arrow;
 mod bind;
 pub mod error;
 mod exec;
+pub mod load;
 pub mod placement;
 pub mod queries;
 mod rewrite;
 mod scope;
+pub mod store;
 pub mod table;
 pub mod tpch;
 pub mod value;
