@@ -33,6 +33,7 @@ __all__ = [
     "_from_packed",
     "_unpickle",
     "_packed_header",
+    "_partial_stats",
     "PackedWords",
     "_jobs_wordcount",
     "_jobs_grep",
@@ -628,6 +629,8 @@ def _from_packed(words: Any, length: int, bits: int, placement: str) -> SmartArr
     """Rebuilds a pickled smart array from its packed words (used by pickle)."""
 def _unpickle(header: bytes, words: Any, placement: str) -> SmartArray:
     """Rebuilds a pickled smart array from its checked header and packed words (used by pickle)."""
+def _partial_stats(array: SmartArray) -> tuple[int, int, int | None, int | None]:
+    """(count, exact sum, min, max) of one partition (smartarrays.distributed's pre-aggregation)."""
 def _packed_header(length: int, bits: int) -> bytes:
     """The 32-byte header pickle sends with ``length`` values of ``bits`` bits."""
 
