@@ -113,7 +113,8 @@ fn parse_header(raw: &[u8]) -> PyResult<(usize, u32, usize)> {
 }
 
 /// The placement a pickled array gets on the receiving machine: the sender's policy (`os`,
-/// `interleaved`, `replicated`, `auto`) is resolved again against this machine's topology; a
+/// `interleaved`, `replicated`, and `auto` for an array whose placement the advisor chose) is
+/// resolved again against this machine's topology; a
 /// single node (`node:N`) is kept when this machine has node N, else the receiving process's
 /// first touch places it (`os`: the node it runs on, when it is pinned).
 fn receiving_placement(py: Python<'_>, sent: &str) -> PyResult<Placement> {
@@ -227,7 +228,13 @@ pub fn reduce<'py>(
     protocol: i64,
 ) -> PyResult<Reduced<'py>> {
     let head = PyBytes::new(py, &header(array.len(), array.bits())).into_any();
-    let placement = array.placement().to_string();
+    // An array whose placement the advisor chose travels as "auto": the receiving machine's
+    // advisor chooses again for its own topology.
+    let placement = if array.advice().is_some() {
+        Placement::Auto.to_string()
+    } else {
+        array.placement().to_string()
+    };
     let words = if protocol >= 5 {
         let words = Bound::new(py, PackedWords { array })?;
         py.import("pickle")?

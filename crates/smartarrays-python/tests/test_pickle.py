@@ -126,6 +126,18 @@ def test_the_placement_is_resolved_again_on_the_receiving_machine() -> None:
     assert sa._native._unpickle(header, words, "replicated").placement == "replicated"
 
 
+def test_an_array_the_advisor_placed_is_placed_again_by_the_receivers_advisor() -> None:
+    values = np.arange(100_000, dtype=np.uint64) % 5000
+    a = sa.array(values, placement="auto")
+    assert a.advice is not None
+    buffers: list[pickle.PickleBuffer] = []
+    data = pickle.dumps(a, protocol=5, buffer_callback=buffers.append)
+    assert b"auto" in data  # the policy travels, not the sender's choice
+    b = pickle.loads(data, buffers=buffers)
+    assert b.advice is not None and b.bits == a.bits
+    np.testing.assert_array_equal(b.to_numpy(), values)
+
+
 def test_dask_accounts_native_memory_and_sends_one_packed_frame() -> None:
     from dask.sizeof import sizeof
     from distributed.protocol import serialize
