@@ -123,6 +123,30 @@ def test_count_needs_no_values_and_a_sum_too_wide_is_an_overflow(client: Client)
         sd.groupby(sd.from_numpy(keys, client), how="median")
 
 
+def test_a_table_keeps_its_partitions_together_and_groups_by_column(client: Client) -> None:
+    rng = np.random.default_rng(4)
+    rows = 1025
+    orderkey = rng.integers(0, 50, size=rows).astype(np.uint64)
+    quantity = rng.integers(1, 51, size=rows).astype(np.uint64)
+    price = rng.integers(0, 2**40, size=rows).astype(np.uint64)
+    t = sd.from_columns({"orderkey": orderkey, "quantity": quantity, "price": price}, client, partitions=3)
+    assert t.columns == ["orderkey", "quantity", "price"] and len(t) == rows
+    assert (t["quantity"].bits, t["orderkey"].bits) == (6, max(1, int(orderkey.max()).bit_length()))
+    for i in range(3):  # partition i of every column on one worker
+        holders = {tuple(client.who_has(t[c].partitions[i])[t[c].partitions[i].key]) for c in t.columns}
+        assert len(holders) == 1
+    keys, sums = t.groupby("orderkey", "price", "sum")
+    assert keys.tolist() == np.unique(orderkey).tolist()
+    assert sums.tolist() == [sum(int(p) for p in price[orderkey == k]) for k in keys]
+    keys, counts = t.groupby("orderkey", how="count")
+    assert counts.tolist() == [int((orderkey == k).sum()) for k in keys]
+    assert t["quantity"].exact_sum() == int(quantity.sum())
+    with pytest.raises(KeyError, match="no column 'tax'"):
+        t["tax"]
+    with pytest.raises(ValueError, match="differ in length"):
+        sd.from_columns({"a": np.zeros(3, dtype=np.uint64), "b": np.zeros(4, dtype=np.uint64)}, client)
+
+
 def test_bad_input_is_refused(client: Client) -> None:
     with pytest.raises(ValueError, match="negative"):
         sd.from_numpy(np.array([1, -1]), client)

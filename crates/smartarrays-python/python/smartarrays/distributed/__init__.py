@@ -30,8 +30,10 @@ True
 
 from ._dask import (
     DistributedArray,
+    DistributedTable,
     NumaPinning,
     from_arrays,
+    from_columns,
     from_numpy,
     groupby,
     local_cluster,
@@ -57,9 +59,11 @@ _register_with_dask()
 __all__ = [
     "DistributedArray",
     "DistributedError",
+    "DistributedTable",
     "NumaPinning",
     "PageRankShard",
     "from_arrays",
+    "from_columns",
     "from_numpy",
     "groupby",
     "local_cluster",

@@ -26,6 +26,8 @@ except ImportError:  # the PageRank shards and Ray need no Dask
 
 __all__ = [
     "DistributedArray",
+    "DistributedTable",
+    "from_columns",
     "NumaPinning",
     "from_numpy",
     "from_arrays",
@@ -290,6 +292,19 @@ def _bits_of(values: np.ndarray, bits: int | str) -> int:
     raise ValueError(f"bits={bits!r}: give 'minimal' or an integer 1..64")
 
 
+def _unsigned(values: Any) -> np.ndarray:
+    """``values`` as a one-dimensional uint64 array, or the error saying why it cannot be."""
+    array = np.ascontiguousarray(values)
+    if array.ndim != 1:
+        raise ValueError(f"values must be one-dimensional, not {array.ndim}-dimensional")
+    if array.dtype.kind == "i":
+        if len(array) and int(array.min()) < 0:
+            raise ValueError("smart arrays hold unsigned integers: values has negative entries")
+    elif array.dtype.kind != "u":
+        raise TypeError(f"values must be integers, not {array.dtype}")
+    return array.astype(np.uint64, copy=False)
+
+
 def from_arrays(arrays: Sequence[sa.SmartArray], client: Any = None, *, replicas: int = 1) -> DistributedArray:
     """A distributed array of the given smart arrays as its partitions (scattered to the workers,
     round robin, as packed words). They must share one bit width and placement."""
@@ -328,16 +343,7 @@ def from_numpy(
     sends the packed words to the workers, which place them by ``placement`` on their own nodes.
     ``replicas=2`` keeps a second copy of each partition on another worker."""
     client = _client(client)
-    array = np.ascontiguousarray(values)
-    if array.ndim != 1:
-        raise ValueError(f"values must be one-dimensional, not {array.ndim}-dimensional")
-    if array.dtype.kind == "i":
-        if len(array) and int(array.min()) < 0:
-            raise ValueError("smart arrays hold unsigned integers: values has negative entries")
-        array = array.astype(np.uint64)
-    elif array.dtype.kind != "u":
-        raise TypeError(f"values must be integers, not {array.dtype}")
-    array = array.astype(np.uint64, copy=False)
+    array = _unsigned(values)
     if partitions is None:
         partitions = max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
     if partitions < 1:
@@ -461,3 +467,73 @@ def groupby(
         return group_keys[order], means
     aggregates = np.concatenate([r[how].to_numpy() for r in results])
     return group_keys[order], aggregates[order]
+
+
+# ---------------------------------------------------------------- partitioned tables
+
+
+class DistributedTable:
+    """Named columns of unsigned integers, partitioned alike over a Dask cluster: partition ``i``
+    of every column is a ``SmartArray`` on the same worker, so a group-by of one column by
+    another reads both where they live and moves only partial groups."""
+
+    def __init__(self, columns: dict[str, DistributedArray]) -> None:
+        lengths = {tuple(c.lengths) for c in columns.values()}
+        if len(lengths) > 1:
+            raise ValueError("the columns of a table must be partitioned alike")
+        self._columns = dict(columns)
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self._columns)
+
+    def __getitem__(self, name: str) -> DistributedArray:
+        try:
+            return self._columns[name]
+        except KeyError:
+            raise KeyError(f"no column {name!r}; the table has {self.columns}") from None
+
+    def __len__(self) -> int:
+        return len(next(iter(self._columns.values()))) if self._columns else 0
+
+    def __repr__(self) -> str:
+        widths = ", ".join(f"{name}: {c.bits} bits" for name, c in self._columns.items())
+        parts = next(iter(self._columns.values())).npartitions if self._columns else 0
+        return f"DistributedTable({len(self)} rows, {parts} partitions; {widths})"
+
+    def groupby(self, by: str, column: str | None = None, how: str = "sum", *, merges: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``groupby(self[by], self[column], how)``: see :func:`groupby`."""
+        return groupby(self[by], self[column] if column is not None else None, how, merges=merges)
+
+
+def from_columns(
+    columns: Mapping[str, Any],
+    client: Any = None,
+    *,
+    partitions: int | None = None,
+    placement: str = "interleaved",
+) -> DistributedTable:
+    """A :class:`DistributedTable` of equally long one-dimensional integer arrays, each column
+    packed at its own minimal width, partition ``i`` of every column sent to the same worker."""
+    client = _client(client)
+    if not columns:
+        raise ValueError("a table needs at least one column")
+    arrays = {name: _unsigned(values) for name, values in columns.items()}
+    lengths = {name: len(a) for name, a in arrays.items()}
+    if len(set(lengths.values())) > 1:
+        raise ValueError(f"columns differ in length: {lengths}")
+    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    if partitions is None:
+        partitions = max(1, len(workers))
+    if partitions < 1:
+        raise ValueError(f"partitions={partitions}: give at least 1")
+    out: dict[str, DistributedArray] = {}
+    for name, array in arrays.items():
+        width = _bits_of(array, "minimal")
+        pieces = [sa.array(piece, bits=width, placement=placement) for piece in np.array_split(array, partitions)]
+        futures = [
+            client.scatter(piece, workers=[workers[i % len(workers)]] if workers else None, hash=False)
+            for i, piece in enumerate(pieces)
+        ]
+        out[name] = DistributedArray(client, futures, [len(p) for p in pieces], width, placement)
+    return DistributedTable(out)
