@@ -147,6 +147,16 @@ def test_a_table_keeps_its_partitions_together_and_groups_by_column(client: Clie
         sd.from_columns({"a": np.zeros(3, dtype=np.uint64), "b": np.zeros(4, dtype=np.uint64)}, client)
 
 
+def _lost_in_translation(part: sa.SmartArray) -> int:
+    raise ValueError("value lost in translation")
+
+
+def test_errors_of_the_computation_pass_through_unchanged(client: Client) -> None:
+    d = sd.from_numpy(np.arange(10, dtype=np.uint64), client)
+    with pytest.raises(ValueError, match="lost in translation"):
+        sd._errors.gather(client, d.map_partitions(_lost_in_translation))
+
+
 def test_bad_input_is_refused(client: Client) -> None:
     with pytest.raises(ValueError, match="negative"):
         sd.from_numpy(np.array([1, -1]), client)

@@ -32,7 +32,7 @@ def gather(client: Any, futures: list[Any]) -> list[Any]:
         # A future whose data was lost with its worker, and with nothing to recompute it from
         # (scattered partitions), is cancelled: distributed raises CancelledError or
         # FutureCancelledError, depending on its version.
-        if type(error).__name__ in ("CancelledError", "FutureCancelledError") or "lost" in str(error):
+        if type(error).__name__ in ("CancelledError", "FutureCancelledError"):
             raise DistributedError(
                 f"a partition or partial result was lost with its worker ({type(error).__name__}: {error}); "
                 "keep replicas (replicas=2 / persist_replicas) to survive a worker loss, or "
