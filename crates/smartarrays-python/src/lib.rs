@@ -34,6 +34,8 @@ pub mod graph;
 pub mod info;
 pub mod input;
 pub mod jobs;
+pub mod partials;
+pub mod pickle;
 pub mod query;
 pub mod runtime;
 pub mod smart_array;
@@ -213,6 +215,8 @@ fn native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<collections::PyDictionary>()?;
     graph::register(module)?;
     query::register(module)?;
+    pickle::register(module)?;
+    partials::register(module)?;
     module.add_function(wrap_pyfunction!(build_column, module)?)?;
     module.add_function(wrap_pyfunction!(table::table, module)?)?;
     module.add_function(wrap_pyfunction!(array, module)?)?;

@@ -37,6 +37,10 @@ __all__ = [
     "graph_kronecker",
     "graph_load",
     "_from_packed",
+    "_unpickle",
+    "_packed_header",
+    "_partial_stats",
+    "PackedWords",
     "_jobs_wordcount",
     "_jobs_grep",
     "_jobs_sort_lines",
@@ -629,6 +633,19 @@ def zeros(length: int, bits: int, placement: str = "interleaved", threads: int |
 def topology() -> _TopologyInfo: ...
 def _from_packed(words: Any, length: int, bits: int, placement: str) -> SmartArray:
     """Rebuilds a pickled smart array from its packed words (used by pickle)."""
+def _unpickle(header: bytes, words: Any, placement: str) -> SmartArray:
+    """Rebuilds a pickled smart array from its checked header and packed words (used by pickle)."""
+def _partial_stats(array: SmartArray) -> tuple[int, int, int | None, int | None]:
+    """(count, exact sum, min, max) of one partition (smartarrays.distributed's pre-aggregation)."""
+def _packed_header(length: int, bits: int) -> bytes:
+    """The 32-byte header pickle sends with ``length`` values of ``bits`` bits."""
+
+@final
+class PackedWords:
+    """The packed words of a smart array as a read-only buffer over its memory (no copy); what
+    pickle protocol 5 sends out of band."""
+
+    def __len__(self) -> int: ...
 def set_threads(threads: int | None) -> None:
     """Worker count for arrays built from now on (None: one per CPU, or SMARTARRAYS_THREADS)."""
 def get_threads() -> int: ...
