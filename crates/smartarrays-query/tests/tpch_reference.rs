@@ -778,20 +778,20 @@ fn q22_matches_the_reference() {
     let (custkey, phone, bal) = (ints("c_custkey"), strs("c_phone"), ints("c_acctbal"));
     let in_codes = |i: usize| codes.contains(&&phone[i][..2]);
     let (mut s, mut n) = (0i128, 0i128);
-    for i in 0..custkey.len() {
-        if bal[i] > 0 && in_codes(i) {
-            s += i128::from(bal[i]);
+    for (i, &b) in bal.iter().enumerate() {
+        if b > 0 && in_codes(i) {
+            s += i128::from(b);
             n += 1;
         }
     }
     let mean = s as f64 / n as f64 / 100.0;
     let ordering: std::collections::HashSet<i64> = ints("o_custkey").iter().copied().collect();
     let mut groups: BTreeMap<String, (i128, i128)> = BTreeMap::new();
-    for i in 0..custkey.len() {
-        if in_codes(i) && bal[i] as f64 / 100.0 > mean && !ordering.contains(&custkey[i]) {
+    for (i, (&b, key)) in bal.iter().zip(custkey.iter()).enumerate() {
+        if in_codes(i) && b as f64 / 100.0 > mean && !ordering.contains(key) {
             let g = groups.entry(phone[i][..2].to_string()).or_default();
             g.0 += 1;
-            g.1 += i128::from(bal[i]);
+            g.1 += i128::from(b);
         }
     }
     let want: Vec<Vec<Value>> = groups
