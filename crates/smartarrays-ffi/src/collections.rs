@@ -160,6 +160,117 @@ unsafe fn export<V: Value>(
 }
 
 // ---------------------------------------------------------------------------------------------
+// What the three handles share
+
+/// A collection handle: each keeps a map underneath (a set's values are `()`, a bag's are its
+/// counts), which answers for its size, memory and placement. The shared entry points
+/// (`sa_*_new`, `_free`, `_len`, `_memory_bytes`, the reports) are one generic body each.
+trait Handle: Sized {
+    /// The map's value type.
+    type Value: Value;
+    /// "map", "set" or "bag", for messages.
+    const NAME: &'static str;
+    /// An empty collection with these options.
+    fn create(options: &ArrayOptions) -> smartarrays_collections::Result<Self>;
+    /// The map underneath.
+    fn map(&self) -> &Map<i64, Self::Value>;
+}
+
+impl Handle for SaMap {
+    type Value = i64;
+    const NAME: &'static str = "map";
+    fn create(options: &ArrayOptions) -> smartarrays_collections::Result<Self> {
+        Ok(SaMap {
+            map: Map::with_options(options)?,
+        })
+    }
+    fn map(&self) -> &Map<i64, i64> {
+        &self.map
+    }
+}
+
+impl Handle for SaSet {
+    type Value = ();
+    const NAME: &'static str = "set";
+    fn create(options: &ArrayOptions) -> smartarrays_collections::Result<Self> {
+        Ok(SaSet {
+            set: Set::with_options(options)?,
+        })
+    }
+    fn map(&self) -> &Map<i64, ()> {
+        self.set.as_map()
+    }
+}
+
+impl Handle for SaBag {
+    type Value = u64;
+    const NAME: &'static str = "bag";
+    fn create(options: &ArrayOptions) -> smartarrays_collections::Result<Self> {
+        Ok(SaBag {
+            bag: Bag::with_options(options)?,
+        })
+    }
+    fn map(&self) -> &Map<i64, u64> {
+        self.bag.as_map()
+    }
+}
+
+/// Creates an empty collection with `placement` and hands it out through `out`.
+///
+/// # Safety
+/// `placement` must be NULL or NUL-terminated text; `out` must be valid for writing a pointer.
+unsafe fn handle_new<H: Handle>(placement: *const c_char, out: *mut *mut H) -> SaStatus {
+    guard(|| {
+        ptr::check_out(out, "out")?;
+        let handle = H::create(&collection_options(placement)?)?;
+        // SAFETY: forwarded from the caller; `out` is not NULL (checked first).
+        unsafe { ptr::write(out, "out", Box::into_raw(Box::new(handle))) }
+    })
+}
+
+/// Frees a collection; NULL is ignored, and a panic in a destructor stays on this side.
+///
+/// # Safety
+/// `handle` must be NULL or a live handle from `handle_new`, not freed before; no other call on
+/// it may be running.
+unsafe fn handle_free<H: Handle>(handle: *mut H) {
+    if handle.is_null() {
+        return;
+    }
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // SAFETY: the caller passes a pointer from `handle_new`, exactly once.
+        drop(unsafe { Box::from_raw(handle) });
+    }));
+}
+
+/// The map underneath a live handle.
+///
+/// # Safety
+/// `handle` must be NULL or a live handle.
+unsafe fn handle_map<'a, H: Handle + 'a>(handle: *const H) -> FfiResult<&'a Map<i64, H::Value>> {
+    // SAFETY: forwarded from the caller.
+    unsafe { ptr::borrow(handle, H::NAME) }.map(H::map)
+}
+
+/// Writes `text(map)` of a handle's map to `*out` as a string the caller frees.
+///
+/// # Safety
+/// `handle` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+unsafe fn write_text<H: Handle>(
+    handle: *const H,
+    out: *mut *mut c_char,
+    text: impl FnOnce(&Map<i64, H::Value>) -> FfiResult<String>,
+) -> SaStatus {
+    guard(|| {
+        ptr::check_out(out, "out")?;
+        // SAFETY: forwarded from the caller.
+        let text = text(unsafe { handle_map(handle) }?)?;
+        // SAFETY: forwarded from the caller.
+        unsafe { ptr::write_string(out, "out", text) }
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
 // SaMap
 
 /// # Safety
@@ -187,12 +298,8 @@ unsafe fn map_mut<'a>(map: *mut SaMap) -> FfiResult<&'a mut Map<i64, i64>> {
 /// `placement` must be NULL or NUL-terminated text; `out` must be valid for writing a pointer.
 #[no_mangle]
 pub unsafe extern "C" fn sa_map_new(placement: *const c_char, out: *mut *mut SaMap) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        let map = Map::with_options(&collection_options(placement)?)?;
-        // SAFETY: forwarded from the caller; `out` is not NULL (checked first).
-        unsafe { ptr::write(out, "out", Box::into_raw(Box::new(SaMap { map }))) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { handle_new::<SaMap>(placement, out) }
 }
 
 /// Frees a map. NULL is ignored.
@@ -202,13 +309,8 @@ pub unsafe extern "C" fn sa_map_new(placement: *const c_char, out: *mut *mut SaM
 /// the handle is invalid afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn sa_map_free(map: *mut SaMap) {
-    if map.is_null() {
-        return;
-    }
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        // SAFETY: the caller passes a pointer from sa_map_new, exactly once.
-        drop(unsafe { Box::from_raw(map) });
-    }));
+    // SAFETY: forwarded from the caller.
+    unsafe { handle_free(map) }
 }
 
 /// Writes the number of keys to `*out`.
@@ -218,7 +320,7 @@ pub unsafe extern "C" fn sa_map_free(map: *mut SaMap) {
 #[no_mangle]
 pub unsafe extern "C" fn sa_map_len(map: *const SaMap, out: *mut usize) -> SaStatus {
     // SAFETY: forwarded from the caller.
-    guard(|| unsafe { ptr::write(out, "out", map_ref(map)?.len()) })
+    guard(|| unsafe { ptr::write(out, "out", handle_map(map)?.len()) })
 }
 
 /// Writes the bytes of memory the map occupies (all partitions and replicas, whole pages).
@@ -228,7 +330,7 @@ pub unsafe extern "C" fn sa_map_len(map: *const SaMap, out: *mut usize) -> SaSta
 #[no_mangle]
 pub unsafe extern "C" fn sa_map_memory_bytes(map: *const SaMap, out: *mut usize) -> SaStatus {
     // SAFETY: forwarded from the caller.
-    guard(|| unsafe { ptr::write(out, "out", map_ref(map)?.memory_bytes()) })
+    guard(|| unsafe { ptr::write(out, "out", handle_map(map)?.memory_bytes()) })
 }
 
 /// Writes what the map's memory holds (entries, buckets, widths, bytes per entry) as text to
@@ -241,12 +343,8 @@ pub unsafe extern "C" fn sa_map_memory_report_text(
     map: *const SaMap,
     out: *mut *mut c_char,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let text = unsafe { map_ref(map) }?.memory_report().to_string();
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_string(out, "out", text) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { write_text(map, out, |map| Ok(map.memory_report().to_string())) }
 }
 
 /// Writes the map's placement as text ("os", "node:0", "replicated", ...) to `*out`; free it
@@ -256,12 +354,8 @@ pub unsafe extern "C" fn sa_map_memory_report_text(
 /// `map` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
 #[no_mangle]
 pub unsafe extern "C" fn sa_map_placement(map: *const SaMap, out: *mut *mut c_char) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let text = unsafe { map_ref(map) }?.placement().to_string();
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_string(out, "out", text) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { write_text(map, out, |map| Ok(map.placement().to_string())) }
 }
 
 /// Writes where the map's pages are, read back from the kernel, as text to `*out` (one
@@ -275,13 +369,12 @@ pub unsafe extern "C" fn sa_map_placement_report_text(
     map: *const SaMap,
     out: *mut *mut c_char,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let reports = unsafe { map_ref(map) }?.placement_report()?;
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_string(out, "out", placement_report_text(&reports)) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        write_text(map, out, |map| {
+            Ok(placement_report_text(&map.placement_report()?))
+        })
+    }
 }
 
 /// Like `sa_map_placement_report_text`, as JSON: an array with one object per partition, each
@@ -294,13 +387,12 @@ pub unsafe extern "C" fn sa_map_placement_report_json(
     map: *const SaMap,
     out: *mut *mut c_char,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let reports = unsafe { map_ref(map) }?.placement_report()?;
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_string(out, "out", placement_report_json(&reports)?) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        write_text(map, out, |map| {
+            placement_report_json(&map.placement_report()?)
+        })
+    }
 }
 
 /// Sets `key` to `value`. Writes to `*replaced` whether the key was present and to `*old` its
@@ -653,12 +745,8 @@ unsafe fn set_mut<'a>(set: *mut SaSet) -> FfiResult<&'a mut Set<i64>> {
 /// `placement` must be NULL or NUL-terminated text; `out` must be valid for writing a pointer.
 #[no_mangle]
 pub unsafe extern "C" fn sa_set_new(placement: *const c_char, out: *mut *mut SaSet) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        let set = Set::with_options(&collection_options(placement)?)?;
-        // SAFETY: forwarded from the caller; `out` is not NULL (checked first).
-        unsafe { ptr::write(out, "out", Box::into_raw(Box::new(SaSet { set }))) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { handle_new::<SaSet>(placement, out) }
 }
 
 /// Frees a set. NULL is ignored.
@@ -667,13 +755,8 @@ pub unsafe extern "C" fn sa_set_new(placement: *const c_char, out: *mut *mut SaS
 /// `set` must be NULL or a live handle not freed before; no other call on it may be running.
 #[no_mangle]
 pub unsafe extern "C" fn sa_set_free(set: *mut SaSet) {
-    if set.is_null() {
-        return;
-    }
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        // SAFETY: the caller passes a pointer from sa_set_new, exactly once.
-        drop(unsafe { Box::from_raw(set) });
-    }));
+    // SAFETY: forwarded from the caller.
+    unsafe { handle_free(set) }
 }
 
 /// Writes the number of keys to `*out`.
@@ -683,7 +766,7 @@ pub unsafe extern "C" fn sa_set_free(set: *mut SaSet) {
 #[no_mangle]
 pub unsafe extern "C" fn sa_set_len(set: *const SaSet, out: *mut usize) -> SaStatus {
     // SAFETY: forwarded from the caller.
-    guard(|| unsafe { ptr::write(out, "out", set_ref(set)?.len()) })
+    guard(|| unsafe { ptr::write(out, "out", handle_map(set)?.len()) })
 }
 
 /// Writes the bytes of memory the set occupies to `*out`.
@@ -693,7 +776,7 @@ pub unsafe extern "C" fn sa_set_len(set: *const SaSet, out: *mut usize) -> SaSta
 #[no_mangle]
 pub unsafe extern "C" fn sa_set_memory_bytes(set: *const SaSet, out: *mut usize) -> SaStatus {
     // SAFETY: forwarded from the caller.
-    guard(|| unsafe { ptr::write(out, "out", set_ref(set)?.memory_bytes()) })
+    guard(|| unsafe { ptr::write(out, "out", handle_map(set)?.memory_bytes()) })
 }
 
 /// Writes what the set's memory holds as text to `*out` (free with `sa_string_free`).
@@ -705,12 +788,8 @@ pub unsafe extern "C" fn sa_set_memory_report_text(
     set: *const SaSet,
     out: *mut *mut c_char,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let text = unsafe { set_ref(set) }?.memory_report().to_string();
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_string(out, "out", text) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { write_text(set, out, |map| Ok(map.memory_report().to_string())) }
 }
 
 /// Writes the set's placement as text to `*out` (free with `sa_string_free`).
@@ -719,12 +798,8 @@ pub unsafe extern "C" fn sa_set_memory_report_text(
 /// `set` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
 #[no_mangle]
 pub unsafe extern "C" fn sa_set_placement(set: *const SaSet, out: *mut *mut c_char) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let text = unsafe { set_ref(set) }?.as_map().placement().to_string();
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_string(out, "out", text) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { write_text(set, out, |map| Ok(map.placement().to_string())) }
 }
 
 /// Writes where the set's pages are as text to `*out`, as `sa_map_placement_report_text` does.
@@ -736,13 +811,12 @@ pub unsafe extern "C" fn sa_set_placement_report_text(
     set: *const SaSet,
     out: *mut *mut c_char,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let reports = unsafe { set_ref(set) }?.as_map().placement_report()?;
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_string(out, "out", placement_report_text(&reports)) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        write_text(set, out, |map| {
+            Ok(placement_report_text(&map.placement_report()?))
+        })
+    }
 }
 
 /// Adds `key`; writes to `*inserted` (may be NULL) whether it was new.
@@ -914,12 +988,8 @@ unsafe fn bag_mut<'a>(bag: *mut SaBag) -> FfiResult<&'a mut Bag<i64>> {
 /// `placement` must be NULL or NUL-terminated text; `out` must be valid for writing a pointer.
 #[no_mangle]
 pub unsafe extern "C" fn sa_bag_new(placement: *const c_char, out: *mut *mut SaBag) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        let bag = Bag::with_options(&collection_options(placement)?)?;
-        // SAFETY: forwarded from the caller; `out` is not NULL (checked first).
-        unsafe { ptr::write(out, "out", Box::into_raw(Box::new(SaBag { bag }))) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { handle_new::<SaBag>(placement, out) }
 }
 
 /// Frees a bag. NULL is ignored.
@@ -928,13 +998,8 @@ pub unsafe extern "C" fn sa_bag_new(placement: *const c_char, out: *mut *mut SaB
 /// `bag` must be NULL or a live handle not freed before; no other call on it may be running.
 #[no_mangle]
 pub unsafe extern "C" fn sa_bag_free(bag: *mut SaBag) {
-    if bag.is_null() {
-        return;
-    }
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        // SAFETY: the caller passes a pointer from sa_bag_new, exactly once.
-        drop(unsafe { Box::from_raw(bag) });
-    }));
+    // SAFETY: forwarded from the caller.
+    unsafe { handle_free(bag) }
 }
 
 /// Writes the number of distinct keys to `*out`.
@@ -944,7 +1009,7 @@ pub unsafe extern "C" fn sa_bag_free(bag: *mut SaBag) {
 #[no_mangle]
 pub unsafe extern "C" fn sa_bag_len(bag: *const SaBag, out: *mut usize) -> SaStatus {
     // SAFETY: forwarded from the caller.
-    guard(|| unsafe { ptr::write(out, "out", bag_ref(bag)?.len()) })
+    guard(|| unsafe { ptr::write(out, "out", handle_map(bag)?.len()) })
 }
 
 /// Writes the bytes of memory the bag occupies to `*out`.
@@ -954,7 +1019,7 @@ pub unsafe extern "C" fn sa_bag_len(bag: *const SaBag, out: *mut usize) -> SaSta
 #[no_mangle]
 pub unsafe extern "C" fn sa_bag_memory_bytes(bag: *const SaBag, out: *mut usize) -> SaStatus {
     // SAFETY: forwarded from the caller.
-    guard(|| unsafe { ptr::write(out, "out", bag_ref(bag)?.memory_bytes()) })
+    guard(|| unsafe { ptr::write(out, "out", handle_map(bag)?.memory_bytes()) })
 }
 
 /// Writes what the bag's memory holds as text to `*out` (free with `sa_string_free`).
@@ -966,12 +1031,8 @@ pub unsafe extern "C" fn sa_bag_memory_report_text(
     bag: *const SaBag,
     out: *mut *mut c_char,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let text = unsafe { bag_ref(bag) }?.memory_report().to_string();
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_string(out, "out", text) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { write_text(bag, out, |map| Ok(map.memory_report().to_string())) }
 }
 
 /// Writes the bag's placement as text to `*out` (free with `sa_string_free`).
@@ -980,12 +1041,8 @@ pub unsafe extern "C" fn sa_bag_memory_report_text(
 /// `bag` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
 #[no_mangle]
 pub unsafe extern "C" fn sa_bag_placement(bag: *const SaBag, out: *mut *mut c_char) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let text = unsafe { bag_ref(bag) }?.as_map().placement().to_string();
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_string(out, "out", text) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { write_text(bag, out, |map| Ok(map.placement().to_string())) }
 }
 
 /// Writes where the bag's pages are as text to `*out`, as `sa_map_placement_report_text` does.
@@ -997,13 +1054,12 @@ pub unsafe extern "C" fn sa_bag_placement_report_text(
     bag: *const SaBag,
     out: *mut *mut c_char,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let reports = unsafe { bag_ref(bag) }?.as_map().placement_report()?;
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_string(out, "out", placement_report_text(&reports)) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        write_text(bag, out, |map| {
+            Ok(placement_report_text(&map.placement_report()?))
+        })
+    }
 }
 
 /// Adds `n` to the count of `key`; writes the new count to `*count` (may be NULL). A count past

@@ -276,6 +276,45 @@ fn expect_type(column: &Column, expected: DataType, function: &str) -> FfiResult
     Ok(())
 }
 
+/// A C value type that a typed entry point reads from a column: the column type it matches and
+/// how it comes out of the encodings crate's scalars and decoded vectors. One implementation per
+/// type keeps the per-type entry points (`sa_column_get_*`, `_unpack_*`, `_take_*`,
+/// `_min_max_*`) one-line calls of a shared body.
+trait CValue: Copy + Default {
+    /// The column type this C type reads.
+    const DATA_TYPE: DataType;
+    /// The value of a scalar of that type (`None` for a null or another type).
+    fn from_scalar(scalar: Scalar) -> Option<Self>;
+    /// The values of a decoded vector of that type (`None` for another type).
+    fn from_values(values: Values) -> Option<Vec<Self>>;
+}
+
+macro_rules! c_value {
+    ($t:ty, $variant:ident) => {
+        impl CValue for $t {
+            const DATA_TYPE: DataType = DataType::$variant;
+            fn from_scalar(scalar: Scalar) -> Option<Self> {
+                match scalar {
+                    Scalar::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn from_values(values: Values) -> Option<Vec<Self>> {
+                match values {
+                    Values::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+c_value!(u64, UInt64);
+c_value!(i64, Int64);
+c_value!(f64, Float64);
+c_value!(bool, Bool);
+c_value!(i32, Date32);
+
 /// Creates a column of unsigned 64-bit integers from `values[0..len]`.
 ///
 /// `valid` is NULL (no nulls) or a validity bitmap of `ceil(len / 8)` bytes (bit `i % 8` of byte
@@ -731,6 +770,26 @@ unsafe fn get_scalar(
     Ok(scalar)
 }
 
+/// The body of every `sa_column_get_*` of a plain type: reads row `index` as `T`.
+///
+/// # Safety
+/// As for `sa_column_get_u64`.
+unsafe fn get_value<T: CValue>(
+    column: *const SaColumn,
+    index: usize,
+    out: *mut T,
+    valid: *mut bool,
+    function: &str,
+) -> SaStatus {
+    guard(|| {
+        ptr::check_out(out, "out")?;
+        // SAFETY: forwarded from the caller.
+        let scalar = unsafe { get_scalar(column, index, T::DATA_TYPE, function, valid) }?;
+        // SAFETY: forwarded from the caller.
+        unsafe { ptr::write(out, "out", T::from_scalar(scalar).unwrap_or_default()) }
+    })
+}
+
 /// Writes row `index` of a UInt64 column to `*out`, and to `*valid` whether the row is valid
 /// (not null). A null row writes 0 to `*out`. `valid` may be NULL for a column without nulls;
 /// reading a null row with `valid` NULL is `SA_STATUS_INVALID_ARGUMENT` (never a made-up value).
@@ -745,18 +804,8 @@ pub unsafe extern "C" fn sa_column_get_u64(
     out: *mut u64,
     valid: *mut bool,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let value = match unsafe {
-            get_scalar(column, index, DataType::UInt64, "sa_column_get_u64", valid)
-        }? {
-            Scalar::UInt64(v) => v,
-            _ => 0,
-        };
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write(out, "out", value) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { get_value(column, index, out, valid, "sa_column_get_u64") }
 }
 
 /// Like `sa_column_get_u64`, for an Int64 column.
@@ -770,18 +819,8 @@ pub unsafe extern "C" fn sa_column_get_i64(
     out: *mut i64,
     valid: *mut bool,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let value = match unsafe {
-            get_scalar(column, index, DataType::Int64, "sa_column_get_i64", valid)
-        }? {
-            Scalar::Int64(v) => v,
-            _ => 0,
-        };
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write(out, "out", value) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { get_value(column, index, out, valid, "sa_column_get_i64") }
 }
 
 /// Like `sa_column_get_u64`, for a Float64 column (the exact bit pattern stored).
@@ -795,18 +834,8 @@ pub unsafe extern "C" fn sa_column_get_f64(
     out: *mut f64,
     valid: *mut bool,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let value = match unsafe {
-            get_scalar(column, index, DataType::Float64, "sa_column_get_f64", valid)
-        }? {
-            Scalar::Float64(v) => v,
-            _ => 0.0,
-        };
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write(out, "out", value) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { get_value(column, index, out, valid, "sa_column_get_f64") }
 }
 
 /// Like `sa_column_get_u64`, for a Bool column.
@@ -820,18 +849,8 @@ pub unsafe extern "C" fn sa_column_get_bool(
     out: *mut bool,
     valid: *mut bool,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let value = match unsafe {
-            get_scalar(column, index, DataType::Bool, "sa_column_get_bool", valid)
-        }? {
-            Scalar::Bool(v) => v,
-            _ => false,
-        };
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write(out, "out", value) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { get_value(column, index, out, valid, "sa_column_get_bool") }
 }
 
 /// Like `sa_column_get_u64`, for a Date32 column: days since 1970-01-01.
@@ -845,24 +864,8 @@ pub unsafe extern "C" fn sa_column_get_date32(
     out: *mut i32,
     valid: *mut bool,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let value = match unsafe {
-            get_scalar(
-                column,
-                index,
-                DataType::Date32,
-                "sa_column_get_date32",
-                valid,
-            )
-        }? {
-            Scalar::Date32(v) => v,
-            _ => 0,
-        };
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write(out, "out", value) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { get_value(column, index, out, valid, "sa_column_get_date32") }
 }
 
 /// Like `sa_column_get_u64`, for a Decimal column: the row's unscaled value (the row is
@@ -1035,33 +1038,67 @@ unsafe fn validity_out(validity: &Option<Vec<bool>>, count: usize, valid: *mut u
     Ok(())
 }
 
-/// Decodes `rows` of a column of type `expected` into `out[0..count]` and the validity bitmap.
+/// Decodes `rows` of a column of type `T` into `out[0..count]` and the validity bitmap.
 ///
 /// # Safety
 /// `column` must be NULL or a live handle; `out` valid for writing `rows.count()` values; `valid`
 /// NULL or valid for writing `ceil(count / 8)` bytes.
-unsafe fn decode_into<T: Copy>(
+unsafe fn decode_into<T: CValue>(
     column: *const SaColumn,
     rows: Rows<'_>,
-    expected: DataType,
     function: &str,
     out: *mut T,
     valid: *mut u8,
-    pick: impl FnOnce(Values) -> Option<Vec<T>>,
 ) -> FfiResult {
     // SAFETY: forwarded from the caller.
     let column = unsafe { borrow(column) }?;
-    expect_type(column, expected, function)?;
+    expect_type(column, T::DATA_TYPE, function)?;
     let count = rows.count();
     // SAFETY: forwarded from the caller.
     let out = unsafe { ptr::slice_mut(out, count, "out") }?;
     let decoded = rows.decode(column)?;
     // SAFETY: forwarded from the caller.
     unsafe { validity_out(&decoded.validity, count, valid) }?;
-    let values = pick(decoded.values)
+    let values = T::from_values(decoded.values)
         .ok_or_else(|| FfiError::new(SaStatus::Other, "decoded values of an unexpected type"))?;
     out.copy_from_slice(&values);
     Ok(())
+}
+
+/// The body of every `sa_column_unpack_*` of a plain type.
+///
+/// # Safety
+/// As for `sa_column_unpack_u64`.
+unsafe fn unpack_values<T: CValue>(
+    column: *const SaColumn,
+    start: usize,
+    out: *mut T,
+    count: usize,
+    valid: *mut u8,
+    function: &str,
+) -> SaStatus {
+    // SAFETY: forwarded from the caller.
+    guard(|| unsafe { decode_into(column, Rows::Range(start, count), function, out, valid) })
+}
+
+/// The body of every `sa_column_take_*` of a plain type.
+///
+/// # Safety
+/// As for `sa_column_take_u64`.
+unsafe fn take_values<T: CValue>(
+    column: *const SaColumn,
+    indices: *const usize,
+    count: usize,
+    out: *mut T,
+    valid: *mut u8,
+    function: &str,
+) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let indices = unsafe { ptr::slice(indices, count, "indices") }?;
+        // SAFETY: forwarded from the caller.
+        unsafe { decode_into(column, Rows::Take(indices), function, out, valid) }
+    })
 }
 
 /// Decodes rows `start .. start + count` of a UInt64 column into `out[0..count]`, and their
@@ -1082,23 +1119,8 @@ pub unsafe extern "C" fn sa_column_unpack_u64(
     count: usize,
     valid: *mut u8,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            decode_into(
-                column,
-                Rows::Range(start, count),
-                DataType::UInt64,
-                "sa_column_unpack_u64",
-                out,
-                valid,
-                |v| match v {
-                    Values::UInt64(v) => Some(v),
-                    _ => None,
-                },
-            )
-        }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { unpack_values(column, start, out, count, valid, "sa_column_unpack_u64") }
 }
 
 /// Like `sa_column_unpack_u64`, for an Int64 column.
@@ -1113,23 +1135,8 @@ pub unsafe extern "C" fn sa_column_unpack_i64(
     count: usize,
     valid: *mut u8,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            decode_into(
-                column,
-                Rows::Range(start, count),
-                DataType::Int64,
-                "sa_column_unpack_i64",
-                out,
-                valid,
-                |v| match v {
-                    Values::Int64(v) => Some(v),
-                    _ => None,
-                },
-            )
-        }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { unpack_values(column, start, out, count, valid, "sa_column_unpack_i64") }
 }
 
 /// Like `sa_column_unpack_u64`, for a Float64 column.
@@ -1144,23 +1151,8 @@ pub unsafe extern "C" fn sa_column_unpack_f64(
     count: usize,
     valid: *mut u8,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            decode_into(
-                column,
-                Rows::Range(start, count),
-                DataType::Float64,
-                "sa_column_unpack_f64",
-                out,
-                valid,
-                |v| match v {
-                    Values::Float64(v) => Some(v),
-                    _ => None,
-                },
-            )
-        }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { unpack_values(column, start, out, count, valid, "sa_column_unpack_f64") }
 }
 
 /// Decodes rows `indices[0..count]` (any order, repeats allowed; all checked first:
@@ -1179,25 +1171,8 @@ pub unsafe extern "C" fn sa_column_take_u64(
     out: *mut u64,
     valid: *mut u8,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let indices = unsafe { ptr::slice(indices, count, "indices") }?;
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            decode_into(
-                column,
-                Rows::Take(indices),
-                DataType::UInt64,
-                "sa_column_take_u64",
-                out,
-                valid,
-                |v| match v {
-                    Values::UInt64(v) => Some(v),
-                    _ => None,
-                },
-            )
-        }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { take_values(column, indices, count, out, valid, "sa_column_take_u64") }
 }
 
 /// Like `sa_column_take_u64`, for an Int64 column.
@@ -1212,25 +1187,8 @@ pub unsafe extern "C" fn sa_column_take_i64(
     out: *mut i64,
     valid: *mut u8,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let indices = unsafe { ptr::slice(indices, count, "indices") }?;
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            decode_into(
-                column,
-                Rows::Take(indices),
-                DataType::Int64,
-                "sa_column_take_i64",
-                out,
-                valid,
-                |v| match v {
-                    Values::Int64(v) => Some(v),
-                    _ => None,
-                },
-            )
-        }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { take_values(column, indices, count, out, valid, "sa_column_take_i64") }
 }
 
 /// Like `sa_column_take_u64`, for a Float64 column.
@@ -1245,25 +1203,8 @@ pub unsafe extern "C" fn sa_column_take_f64(
     out: *mut f64,
     valid: *mut u8,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let indices = unsafe { ptr::slice(indices, count, "indices") }?;
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            decode_into(
-                column,
-                Rows::Take(indices),
-                DataType::Float64,
-                "sa_column_take_f64",
-                out,
-                valid,
-                |v| match v {
-                    Values::Float64(v) => Some(v),
-                    _ => None,
-                },
-            )
-        }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { take_values(column, indices, count, out, valid, "sa_column_take_f64") }
 }
 
 /// Decodes strings into offsets + bytes (see `sa_column_unpack_utf8`).
@@ -1929,24 +1870,22 @@ unsafe fn min_max(
     })
 }
 
-/// Writes the smallest and largest valid value of a UInt64 column to `*min` and `*max`;
-/// `SA_STATUS_EMPTY_ARRAY` when the column is empty or all null.
+/// The body of every `sa_column_min_max_*`.
 ///
 /// # Safety
-/// `column` must be NULL or a live handle; `min` and `max` must be NULL or valid for writing.
-#[no_mangle]
-pub unsafe extern "C" fn sa_column_min_max_u64(
+/// As for `sa_column_min_max_u64`.
+unsafe fn write_min_max<T: CValue>(
     column: *const SaColumn,
-    min: *mut u64,
-    max: *mut u64,
+    min: *mut T,
+    max: *mut T,
+    function: &str,
 ) -> SaStatus {
     guard(|| {
         ptr::check_out(min, "min")?;
         ptr::check_out(max, "max")?;
         // SAFETY: forwarded from the caller.
-        let (Scalar::UInt64(lo), Scalar::UInt64(hi)) =
-            unsafe { min_max(column, DataType::UInt64, "sa_column_min_max_u64") }?
-        else {
+        let (lo, hi) = unsafe { min_max(column, T::DATA_TYPE, function) }?;
+        let (Some(lo), Some(hi)) = (T::from_scalar(lo), T::from_scalar(hi)) else {
             return Err(FfiError::new(
                 SaStatus::Other,
                 "min/max of an unexpected type",
@@ -1959,6 +1898,21 @@ pub unsafe extern "C" fn sa_column_min_max_u64(
     })
 }
 
+/// Writes the smallest and largest valid value of a UInt64 column to `*min` and `*max`;
+/// `SA_STATUS_EMPTY_ARRAY` when the column is empty or all null.
+///
+/// # Safety
+/// `column` must be NULL or a live handle; `min` and `max` must be NULL or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn sa_column_min_max_u64(
+    column: *const SaColumn,
+    min: *mut u64,
+    max: *mut u64,
+) -> SaStatus {
+    // SAFETY: forwarded from the caller.
+    unsafe { write_min_max(column, min, max, "sa_column_min_max_u64") }
+}
+
 /// Like `sa_column_min_max_u64`, for an Int64 column.
 ///
 /// # Safety
@@ -1969,23 +1923,8 @@ pub unsafe extern "C" fn sa_column_min_max_i64(
     min: *mut i64,
     max: *mut i64,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(min, "min")?;
-        ptr::check_out(max, "max")?;
-        // SAFETY: forwarded from the caller.
-        let (Scalar::Int64(lo), Scalar::Int64(hi)) =
-            unsafe { min_max(column, DataType::Int64, "sa_column_min_max_i64") }?
-        else {
-            return Err(FfiError::new(
-                SaStatus::Other,
-                "min/max of an unexpected type",
-            ));
-        };
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write(min, "min", lo) }?;
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write(max, "max", hi) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { write_min_max(column, min, max, "sa_column_min_max_i64") }
 }
 
 /// Like `sa_column_min_max_u64`, for a Float64 column, in IEEE total order (so a NaN with the
@@ -1999,21 +1938,6 @@ pub unsafe extern "C" fn sa_column_min_max_f64(
     min: *mut f64,
     max: *mut f64,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(min, "min")?;
-        ptr::check_out(max, "max")?;
-        // SAFETY: forwarded from the caller.
-        let (Scalar::Float64(lo), Scalar::Float64(hi)) =
-            unsafe { min_max(column, DataType::Float64, "sa_column_min_max_f64") }?
-        else {
-            return Err(FfiError::new(
-                SaStatus::Other,
-                "min/max of an unexpected type",
-            ));
-        };
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write(min, "min", lo) }?;
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write(max, "max", hi) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { write_min_max(column, min, max, "sa_column_min_max_f64") }
 }
