@@ -51,9 +51,10 @@ impl TablePlacement {
         if nodes.len() <= 1 {
             return TablePlacement {
                 placement: Placement::OsDefault,
-                reason: "one NUMA node: every placement puts the pages on node 0, so the table \
-                         stays where the operating system puts it"
-                    .to_string(),
+                reason:
+                    "os: one NUMA node, where every placement puts the pages on node 0, so the \
+                         table stays where the operating system puts it"
+                        .to_string(),
             };
         }
         let smallest_node = nodes.iter().map(|n| n.memory_total).min().unwrap_or(0);
