@@ -778,9 +778,9 @@ fn q22_matches_the_reference() {
     let (custkey, phone, bal) = (ints("c_custkey"), strs("c_phone"), ints("c_acctbal"));
     let in_codes = |i: usize| codes.contains(&&phone[i][..2]);
     let (mut s, mut n) = (0i128, 0i128);
-    for i in 0..custkey.len() {
-        if bal[i] > 0 && in_codes(i) {
-            s += i128::from(bal[i]);
+    for (i, &b) in bal.iter().enumerate() {
+        if b > 0 && in_codes(i) {
+            s += i128::from(b);
             n += 1;
         }
     }
