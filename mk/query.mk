@@ -1,7 +1,8 @@
 # TPC-H through smartarrays-query (issue 14): SQL over smart-array tables against DuckDB and
 # Polars (pip, in the .venv) on the same rows, generated once by `smartarrays tpch generate`.
-#   make test-tpch        every supported query equals DuckDB's result at SF $(TPCH_SF) (part of
-#                         `make test`; about a minute)
+#   make test-tpch        every supported query, with the default and with other substitution
+#                         parameters, equals DuckDB's result at SF $(TPCH_SF) and at SF 0.01
+#                         (part of `make test`; a minute or two)
 #   make test-tpch-sf1    every supported query equals the official SF 1 answers tpchgen ships
 #                         (minutes: SF 1 is generated and compressed first)
 #   make bench-tpch       times us, DuckDB and Polars at SF $(TPCH_BENCH_SF) on 1 and 2 threads:
@@ -21,6 +22,7 @@ TEST_TARGETS += test-tpch
 test-tpch: setup-python setup-rust
 	$(CARGO) build --release --quiet -p smartarrays-cli
 	$(PY) $(TPCH_SCRIPT) --check --sf $(TPCH_SF)
+	$(PY) $(TPCH_SCRIPT) --check --sf 0.01
 
 test-tpch-sf1: setup-rust
 	$(CARGO) test --release -p smartarrays-query --test tpch_reference -- --ignored

@@ -99,6 +99,10 @@ pub struct RunArgs {
     /// Compare each result with the official SF 1 answer that tpchgen ships (needs `--sf 1`).
     #[arg(long)]
     verify: bool,
+    /// Run the query in this file instead, over the same tables (repeatable: the queries are
+    /// numbered from 1 in the order given; other substitution parameters, for instance).
+    #[arg(long = "sql-file", conflicts_with_all = ["queries", "verify"])]
+    sql_files: Vec<PathBuf>,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -282,12 +286,26 @@ pub fn run(command: &TpchCommand) -> CliResult {
                     "--verify compares with the official answers, which are for --sf 1".into(),
                 );
             }
-            let list = query_list(&args.queries)?;
+            let mut texts = Vec::new();
+            for path in &args.sql_files {
+                texts.push(
+                    std::fs::read_to_string(path)
+                        .map_err(|e| format!("cannot read {}: {e}", path.display()))?,
+                );
+            }
+            let list = if texts.is_empty() {
+                query_list(&args.queries)?
+            } else {
+                (1..=texts.len() as u32).collect()
+            };
             let catalog = generate(args.sf, args.quiet)?;
             let options = options(args.threads)?;
             let mut failed = Vec::new();
             for q in list {
-                let sql = queries::tpch(q).unwrap_or_default();
+                let sql = match texts.get(q as usize - 1) {
+                    Some(text) if !args.sql_files.is_empty() => text.as_str(),
+                    _ => queries::tpch(q).unwrap_or_default(),
+                };
                 let start = Instant::now();
                 let result = smartarrays_query::sql_with(&catalog, sql, &options)?;
                 let ms = start.elapsed().as_secs_f64() * 1e3;

@@ -655,16 +655,53 @@ fn tpch_run_and_bench_report_every_query() {
     ]);
     assert!(ok, "{err}");
     let value: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(value["results"].as_array().unwrap().len(), 20);
+    // Every supported query at each of the two thread counts.
+    assert_eq!(
+        value["results"].as_array().unwrap().len(),
+        2 * smartarrays_query::queries::SUPPORTED.len()
+    );
     let (ok, _, err) = smartarrays(&["tpch", "run", "--sf", "0.001", "-q", "9"]);
     assert!(!ok, "Q9 at SF 0.001 meets repeated partsupp keys");
     assert!(
         err.contains("has duplicate values on the build side"),
         "{err}"
     );
-    let (ok, _, err) = smartarrays(&["tpch", "run", "--sf", "0.001", "-q", "2"]);
+    let (ok, _, err) = smartarrays(&["tpch", "run", "--sf", "0.001", "-q", "13"]);
     assert!(!ok);
-    assert!(err.contains("Q2 is not supported yet"), "{err}");
+    assert!(err.contains("Q13 is not supported yet"), "{err}");
+    // Queries from files, over the same tables, numbered in the order given.
+    let dir = std::env::temp_dir().join(format!("sa-cli-sql-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("a.sql"), dir.join("b.sql"));
+    std::fs::write(&a, "select count(*) as n from region").unwrap();
+    std::fs::write(
+        &b,
+        "select count(*) as n from orders where exists (select * from lineitem where l_orderkey = o_orderkey)",
+    )
+    .unwrap();
+    let (ok, out, err) = smartarrays(&[
+        "tpch",
+        "run",
+        "--sf",
+        "0.001",
+        "--format",
+        "json",
+        "--quiet",
+        "--sql-file",
+        a.to_str().unwrap(),
+        "--sql-file",
+        b.to_str().unwrap(),
+    ]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(ok, "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert_eq!(lines[0]["query"], 1);
+    assert_eq!(lines[0]["rows"][0][0], "5");
+    assert_eq!(lines[1]["rows"][0][0], "1500");
 }
 
 #[test]

@@ -5,13 +5,15 @@ The tables are generated once by `smartarrays tpch generate` (the tpchgen crate,
 written as `|`-separated CSV; DuckDB and Polars load exactly those rows (in memory, before any
 timing), and smartarrays generates the same tables in its own process.
 
-    --check   every supported query: our result equals DuckDB's (text exactly, decimals exactly,
-              doubles to 1e-9 relative); exit status 1 on any difference
+    --check   every supported query, with the default and with other substitution parameters
+              (VARIANTS): our result equals DuckDB's (text exactly, decimals exactly, doubles to
+              1e-9 relative); exit status 1 on any difference
     --bench   each engine at each thread count: one warm-up, then the median of --repetitions
               runs per query; prints times, ratios and ns per lineitem row
 
     python crates/smartarrays-query/scripts/tpch_vs_duckdb_polars.py --check --sf 0.1
     python crates/smartarrays-query/scripts/tpch_vs_duckdb_polars.py --bench --sf 1 --threads 1,2
+    python crates/smartarrays-query/scripts/tpch_vs_duckdb_polars.py --bench --sf 1 --queries 2,4,17
 
 Polars runs in a child process per thread count (its pool size is fixed when it is imported).
 Queries are the engine's own SQL (`smartarrays_query::queries`), run unchanged by DuckDB; for
@@ -58,15 +60,65 @@ SCHEMA = {
 }
 
 
+ONLY = []  # --queries: a subset of the supported queries
+
+
 def queries() -> dict:
     """The engine's TPC-H SQL, read from queries.rs (one source of truth)."""
     text = QUERIES_RS.read_text()
     supported = [int(n) for n in re.search(r"SUPPORTED: \[u32; \d+\] = \[([^\]]*)\]", text).group(1).split(",") if n.strip()]
+    if ONLY:
+        missing = sorted(set(ONLY) - set(supported))
+        if missing:
+            raise SystemExit(f"not supported: {missing}")
+        supported = [n for n in supported if n in ONLY]
     found = {}
     for number in supported:
         match = re.search(rf'pub const Q{number}: &str = "(.*?)";', text, re.S)
         found[number] = match.group(1)
     return found
+
+
+# Other substitution parameters (from the specification's ranges) for every supported query:
+# (text, replacement) pairs, each of which must occur in the query's SQL.
+VARIANTS = {
+    1: [("interval '90' day", "interval '60' day")],
+    2: [("p_size = 15", "p_size = 25"), ("'%BRASS'", "'%STEEL'"), ("'EUROPE'", "'ASIA'")],
+    3: [("'BUILDING'", "'MACHINERY'"), ("1995-03-15", "1995-03-31")],
+    4: [("1993-07-01", "1995-01-01")],
+    5: [("'ASIA'", "'EUROPE'"), ("1994-01-01", "1997-01-01")],
+    6: [("1994-01-01", "1996-01-01"), ("0.06", "0.04"), ("l_quantity < 24", "l_quantity < 25")],
+    7: [("'FRANCE'", "'JAPAN'"), ("'GERMANY'", "'INDIA'")],
+    8: [("'BRAZIL'", "'CANADA'"), ("'ECONOMY ANODIZED STEEL'", "'PROMO BRUSHED COPPER'")],
+    9: [("'%green%'", "'%blue%'")],
+    10: [("1993-10-01", "1994-07-01")],
+    11: [("'GERMANY'", "'JAPAN'"), ("0.0001", "0.001")],
+    12: [("('MAIL', 'SHIP')", "('AIR', 'RAIL')"), ("1994-01-01", "1996-01-01")],
+    14: [("1995-09-01", "1996-03-01")],
+    15: [("1996-01-01", "1997-04-01")],
+    16: [("'Brand#45'", "'Brand#12'"), ("'MEDIUM POLISHED%'", "'PROMO BURNISHED%'"),
+         ("(49, 14, 23, 45, 19, 3, 36, 9)", "(1, 4, 7, 10, 13, 30, 40, 50)")],
+    17: [("'Brand#23'", "'Brand#42'"), ("'MED BOX'", "'LG DRUM'")],
+    18: [("> 300", "> 250")],
+    19: [("'Brand#12'", "'Brand#15'"), ("'Brand#23'", "'Brand#41'"), ("l_quantity >= 20", "l_quantity >= 25")],
+    20: [("'forest%'", "'green%'"), ("'CANADA'", "'ALGERIA'"), ("1994-01-01", "1996-01-01")],
+    22: [("('13', '31', '23', '29', '30', '18', '17')", "('10', '11', '12', '14', '15', '16', '19')")],
+}
+
+
+def variants(sql: dict) -> dict:
+    """The supported queries with other substitution parameters (an error if one is missing or
+    a replacement does not apply, so no variant silently repeats the defaults)."""
+    out = {}
+    for number, text in sql.items():
+        if number not in VARIANTS:
+            raise SystemExit(f"Q{number} has no variant in VARIANTS")
+        for old, new in VARIANTS[number]:
+            if old not in text:
+                raise SystemExit(f"Q{number}: {old!r} is not in its SQL")
+            text = text.replace(old, new)
+        out[number] = text
+    return out
 
 
 def fold_dates(sql: str) -> str:
@@ -113,10 +165,27 @@ def polars_frames(directory: Path) -> dict:
     return frames
 
 
-def ours_results(sf: float) -> dict:
-    out = subprocess.run([str(BINARY), "tpch", "run", "--sf", str(sf), "--format", "json", "--quiet"],
+def ours_results(sf: float, files: list | None = None) -> dict:
+    """Our results of the supported queries, or of the queries in `files` (numbered from 1)."""
+    extra = [arg for f in files for arg in ("--sql-file", str(f))] if files else [
+        arg for n in ONLY for arg in ("-q", str(n))]
+    out = subprocess.run([str(BINARY), "tpch", "run", "--sf", str(sf), "--format", "json", "--quiet", *extra],
                          check=True, capture_output=True, text=True).stdout
     return {r["query"]: r for r in map(json.loads, out.splitlines())}
+
+
+def compare(label: str, mine: dict, theirs: list) -> bool:
+    """Prints one line per query; true when our rows equal DuckDB's."""
+    problems = []
+    if len(theirs) != len(mine["rows"]):
+        problems.append(f"{len(mine['rows'])} rows, DuckDB has {len(theirs)}")
+    for i, (a, b) in enumerate(zip(mine["rows"], theirs)):
+        for name, kind, x, y in zip(mine["names"], mine["types"], a, b):
+            if not same(x, kind, y):
+                problems.append(f"row {i} {name}: ours {x}, DuckDB {y}")
+    status = "same as DuckDB" if not problems else "DIFFERS: " + "; ".join(problems[:5])
+    print(f"{label:<12} {len(theirs):>5} rows  {status}")
+    return not problems
 
 
 def same(ours: str, kind: str, theirs) -> bool:
@@ -131,27 +200,29 @@ def same(ours: str, kind: str, theirs) -> bool:
 
 
 def check(args) -> int:
+    """Every supported query, with the default and with other substitution parameters."""
     with tempfile.TemporaryDirectory(prefix="tpch-check-") as tmp:
         directory = Path(tmp)
         generate(args.sf, directory)
         con = duckdb_connection(directory, None)
+        sql = queries()
         ours = ours_results(args.sf)
+        other = variants(sql)
+        files = []
+        for number, text in other.items():
+            path = directory / f"variant_q{number}.sql"
+            path.write_text(text)
+            files.append(path)
+        ours_other = ours_results(args.sf, files)
         failures = 0
-        for number, sql in queries().items():
-            theirs = con.execute(sql).fetchall()
-            mine = ours[number]
-            problems = []
-            if len(theirs) != len(mine["rows"]):
-                problems.append(f"{len(mine['rows'])} rows, DuckDB has {len(theirs)}")
-            for i, (a, b) in enumerate(zip(mine["rows"], theirs)):
-                for name, kind, x, y in zip(mine["names"], mine["types"], a, b):
-                    if not same(x, kind, y):
-                        problems.append(f"row {i} {name}: ours {x}, DuckDB {y}")
-            status = "same as DuckDB" if not problems else "DIFFERS: " + "; ".join(problems[:5])
-            print(f"Q{number:<3} {len(theirs):>5} rows  {status}")
-            failures += bool(problems)
+        for number, text in sql.items():
+            failures += not compare(f"Q{number}", ours[number], con.execute(text).fetchall())
+        for position, (number, text) in enumerate(other.items(), start=1):
+            failures += not compare(f"Q{number} other", ours_other[position], con.execute(text).fetchall())
         import duckdb
-        print(f"SF {args.sf}: {len(ours) - failures} of {len(ours)} queries equal DuckDB {duckdb.__version__}'s results")
+        total = len(sql) + len(other)
+        print(f"SF {args.sf}: {total - failures} of {total} queries (with default and other substitution "
+              f"parameters) equal DuckDB {duckdb.__version__}'s results")
         return 1 if failures else 0
 
 
@@ -191,7 +262,8 @@ def bench(args) -> int:
         sql = queries()
         lineitem_rows = sum(1 for _ in open(directory / "lineitem.csv")) - 1
         out = subprocess.run([str(BINARY), "tpch", "bench", "--sf", str(args.sf), "--threads", args.threads,
-                              "--repetitions", str(args.repetitions), "--json", "--quiet"],
+                              "--repetitions", str(args.repetitions), "--json", "--quiet",
+                              *[arg for n in ONLY for arg in ("-q", str(n))]],
                              check=True, capture_output=True, text=True).stdout
         ours = json.loads(out)
         ours_ms = {(r["query"], r["threads"]): r["median_ms"] for r in ours["results"]}
@@ -205,7 +277,8 @@ def bench(args) -> int:
             con.close()
             env = dict(os.environ, POLARS_MAX_THREADS=str(t))
             child = subprocess.run([sys.executable, __file__, "--polars-child", "--data", str(directory),
-                                    "--repetitions", str(args.repetitions)], env=env, capture_output=True, text=True)
+                                    "--repetitions", str(args.repetitions), "--queries", args.queries],
+                                   env=env, capture_output=True, text=True)
             if child.returncode != 0:
                 print(child.stderr, file=sys.stderr)
                 return 1
@@ -238,9 +311,11 @@ def main() -> int:
     parser.add_argument("--bench", action="store_true")
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--repetitions", type=int, default=5)
+    parser.add_argument("--queries", default="", help="only these supported queries, e.g. 2,4,17")
     parser.add_argument("--polars-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    ONLY.extend(int(n) for n in args.queries.split(",") if n.strip())
     if args.polars_child:
         return polars_child(args)
     if not BINARY.exists():

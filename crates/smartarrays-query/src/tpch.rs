@@ -355,6 +355,11 @@ pub fn write_csv(
 /// trim their cells), numbers equal after rounding to the answer's two decimals (a difference of
 /// at most 0.01), column names equal (or cut short in the answer, as `o_orderdat`). `Err` says
 /// what differs.
+///
+/// Two cells of the shipped files differ from the specification's answer set, and are read as
+/// the specification has them: Q11's `ps_partkey` column is cut to its first four digits
+/// (`1297` for part 129760: a key is then matched by those digits), and Q17's `avg_yearly` is
+/// 348406.02 where the specification (and DuckDB) has 348406.05.
 pub fn check_official_answer(
     number: u32,
     result: &crate::ResultSet,
@@ -395,9 +400,16 @@ pub fn check_official_answer(
     }
     for (i, (want, got)) in rows.iter().zip(&result.rows).enumerate() {
         for (c, (w, g)) in want.iter().zip(got).enumerate() {
+            let w = match (number, header[c].as_str(), *w) {
+                (17, "avg_yearly", "348406.02") => "348406.05",
+                (11, "ps_partkey", cut) if g.to_string().starts_with(cut) => {
+                    continue;
+                }
+                (_, _, w) => w,
+            };
             let ok = match (w.parse::<f64>(), g.as_f64()) {
                 (Ok(w), Some(g)) => (w - g).abs() <= 0.01 + 1e-9 * w.abs(),
-                _ => *w == g.to_string().trim(),
+                _ => w == g.to_string().trim(),
             };
             if !ok {
                 return Err(format!(
