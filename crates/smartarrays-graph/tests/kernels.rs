@@ -604,7 +604,7 @@ proptest! {
 
 /// Frontiers of thousands of vertices (expanded by the workers, not inline), buckets refilled
 /// while they are settled (delta above the lightest weights: bucket fusion), on every layout
-/// and thread count, against Dijkstra.
+/// and thread count, against Dijkstra; betweenness on the same graph against Brandes.
 #[test]
 fn sssp_with_large_frontiers_and_fused_buckets_matches_dijkstra() {
     let pairs: Vec<[u32; 2]> = generate::kronecker(11, 16, 9, false)
@@ -643,6 +643,22 @@ fn sssp_with_large_frontiers_and_fused_buckets_matches_dijkstra() {
                 let got: Vec<Option<u64>> = (0..n as u64).map(|v| result.distance(v)).collect();
                 assert_eq!(got, expected, "{label}");
                 verify_sssp(&graph, &weights, &result).unwrap();
+            }
+            // Betweenness levels of hundreds of vertices (claimed by the workers) and small
+            // ones (inline) against the plain Brandes.
+            let sources = [0usize, 1, 700, 2047];
+            let want = brandes(&out_lists(&graph), &sources);
+            let chosen = BcSources::List(sources.iter().map(|&s| s as u64).collect());
+            let got = bc(&graph, &BcOptions { sources: chosen }, |_, _| {})
+                .unwrap()
+                .scores
+                .to_vec();
+            for (v, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!(
+                    (g - w).abs() <= 1e-9 * w.abs().max(1.0),
+                    "{} threads {variant}: betweenness of {v} is {g}, expected {w}",
+                    runtime.threads()
+                );
             }
         }
     }
