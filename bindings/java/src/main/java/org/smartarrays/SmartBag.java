@@ -7,7 +7,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * A multiset of {@code long} keys: a count per key, in native memory placed by a
@@ -24,7 +23,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *
  * <p>Thread safety and lifetime as for {@link SmartMap}.
  */
-public final class SmartBag implements AutoCloseable {
+public final class SmartBag extends SmartCollection {
     /**
      * Every key with its count, in no particular order: {@code counts[i]} belongs to {@code keys[i]}.
      *
@@ -33,8 +32,14 @@ public final class SmartBag implements AutoCloseable {
      */
     public record Counts(long[] keys, long[] counts) {}
 
-    private final NativeHandle handle;
-    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    private static final Functions FUNCTIONS = new Functions(
+            Native.BAG_NEW,
+            Native.BAG_FREE,
+            Native.BAG_LEN,
+            Native.BAG_MEMORY_BYTES,
+            Native.BAG_MEMORY_REPORT_TEXT,
+            Native.BAG_PLACEMENT,
+            Native.BAG_PLACEMENT_REPORT_TEXT);
 
     /** An empty bag in OS default memory. */
     public SmartBag() {
@@ -48,32 +53,7 @@ public final class SmartBag implements AutoCloseable {
      * @throws SmartArrayException {@code INVALID_PLACEMENT} or {@code UNKNOWN_NODE} for a bad placement
      */
     public SmartBag(Placement placement) {
-        this.handle = new NativeHandle(this, CollectionCalls.create(Native.BAG_NEW, placement), Native.BAG_FREE);
-    }
-
-    /** @return the number of distinct keys */
-    public long size() {
-        return CollectionCalls.read(lock, () -> handle.size(Native.BAG_LEN));
-    }
-
-    /** @return bytes of memory the bag occupies */
-    public long memoryBytes() {
-        return CollectionCalls.read(lock, () -> handle.size(Native.BAG_MEMORY_BYTES));
-    }
-
-    /** @return what the bag's memory holds, as text */
-    public String memoryReport() {
-        return CollectionCalls.read(lock, () -> handle.text(Native.BAG_MEMORY_REPORT_TEXT));
-    }
-
-    /** @return the bag's placement */
-    public Placement placement() {
-        return Placement.parse(CollectionCalls.read(lock, () -> handle.text(Native.BAG_PLACEMENT)));
-    }
-
-    /** @return where the bag's pages are, read back from the kernel, as readable lines */
-    public String placementReport() {
-        return CollectionCalls.read(lock, () -> handle.text(Native.BAG_PLACEMENT_REPORT_TEXT));
+        super(placement, FUNCTIONS);
     }
 
     /**
@@ -95,7 +75,7 @@ public final class SmartBag implements AutoCloseable {
      * @throws SmartArrayException {@code OVERFLOW} when the count would pass 2^64 - 1 (the bag is unchanged)
      */
     public long add(long key, long n) {
-        return CollectionCalls.write(lock, () -> {
+        return write(() -> {
             MemorySegment slot = NativeHandle.scratch();
             Native.check((int) Native.BAG_ADD.invokeExact(handle.get(), key, n, slot));
             return slot.get(JAVA_LONG, 0);
@@ -107,7 +87,7 @@ public final class SmartBag implements AutoCloseable {
      * @return its count, 0 when absent
      */
     public long count(long key) {
-        return CollectionCalls.read(lock, () -> {
+        return read(() -> {
             MemorySegment slot = NativeHandle.scratch();
             Native.check((int) Native.BAG_COUNT.invokeExact(handle.get(), key, slot));
             return slot.get(JAVA_LONG, 0);
@@ -121,7 +101,7 @@ public final class SmartBag implements AutoCloseable {
      * @return its count, 0 when it was absent
      */
     public long remove(long key) {
-        return CollectionCalls.write(lock, () -> {
+        return write(() -> {
             MemorySegment slot = NativeHandle.scratch();
             Native.check((int) Native.BAG_REMOVE.invokeExact(handle.get(), key, slot));
             return slot.get(JAVA_LONG, 0);
@@ -136,7 +116,7 @@ public final class SmartBag implements AutoCloseable {
      */
     public void addMany(long[] keys) {
         Objects.requireNonNull(keys, "keys");
-        CollectionCalls.write(lock, () -> {
+        write(() -> {
             try (Arena arena = Arena.ofConfined()) {
                 Native.check((int) Native.BAG_ADD_MANY.invokeExact(handle.get(), CollectionCalls.copy(arena, keys), (long) keys.length));
             }
@@ -150,7 +130,7 @@ public final class SmartBag implements AutoCloseable {
      */
     public long[] countMany(long[] keys) {
         Objects.requireNonNull(keys, "keys");
-        return CollectionCalls.read(lock, () -> {
+        return read(() -> {
             try (Arena arena = Arena.ofConfined()) {
                 int n = keys.length;
                 MemorySegment counts = arena.allocate(JAVA_LONG, Math.max(1, n));
@@ -163,7 +143,7 @@ public final class SmartBag implements AutoCloseable {
 
     /** @return every key with its count, in no particular order */
     public Counts counts() {
-        return CollectionCalls.read(lock, () -> {
+        return read(() -> {
             int n = Math.toIntExact(handle.size(Native.BAG_LEN));
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment keys = arena.allocate(JAVA_LONG, Math.max(1, n));
@@ -184,26 +164,6 @@ public final class SmartBag implements AutoCloseable {
      */
     public long removeMany(long[] keys) {
         Objects.requireNonNull(keys, "keys");
-        return CollectionCalls.write(lock, () -> CollectionCalls.removeMany(Native.BAG_REMOVE_MANY, handle.get(), keys));
-    }
-
-    /** @return whether {@link #close()} has run (or the cleaner has freed the bag) */
-    public boolean isClosed() {
-        return handle.isClosed();
-    }
-
-    /**
-     * Frees the native bag; repeated calls do nothing.
-     *
-     * @throws IllegalStateException when another thread is inside a call on this bag (it stays open)
-     */
-    @Override
-    public void close() {
-        handle.close();
-    }
-
-    @Override
-    public String toString() {
-        return isClosed() ? "SmartBag[closed]" : "SmartBag[size=" + size() + ", placement=" + placement() + "]";
+        return write(() -> CollectionCalls.removeMany(Native.BAG_REMOVE_MANY, handle.get(), keys));
     }
 }

@@ -11,7 +11,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 import java.util.OptionalLong;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * A hash map from {@code long} keys to {@code long} values in native memory placed by a
@@ -33,7 +32,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * alone. {@link #close()} fails with {@link IllegalStateException} while a call is running; every
  * use after close is an {@link IllegalStateException}. Maps never closed are freed by a Cleaner.
  */
-public final class SmartMap implements AutoCloseable {
+public final class SmartMap extends SmartCollection {
     /** How {@link #upsert} and {@link #upsertMany} combine a key's value with a new one ({@code SaCombine} in C). */
     public enum Combine {
         /** {@code old + new}; a sum outside {@code long} is an {@code OVERFLOW} error (the key keeps {@code old}). */
@@ -54,8 +53,14 @@ public final class SmartMap implements AutoCloseable {
      */
     public record Entries(long[] keys, long[] values) {}
 
-    private final NativeHandle handle;
-    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    private static final Functions FUNCTIONS = new Functions(
+            Native.MAP_NEW,
+            Native.MAP_FREE,
+            Native.MAP_LEN,
+            Native.MAP_MEMORY_BYTES,
+            Native.MAP_MEMORY_REPORT_TEXT,
+            Native.MAP_PLACEMENT,
+            Native.MAP_PLACEMENT_REPORT_TEXT);
 
     /** An empty map in OS default memory. */
     public SmartMap() {
@@ -69,37 +74,12 @@ public final class SmartMap implements AutoCloseable {
      * @throws SmartArrayException {@code INVALID_PLACEMENT} or {@code UNKNOWN_NODE} for a bad placement
      */
     public SmartMap(Placement placement) {
-        this.handle = new NativeHandle(this, CollectionCalls.create(Native.MAP_NEW, placement), Native.MAP_FREE);
-    }
-
-    /** @return the number of keys */
-    public long size() {
-        return CollectionCalls.read(lock, () -> handle.size(Native.MAP_LEN));
-    }
-
-    /** @return bytes of memory the map occupies (all partitions and replicas, whole pages) */
-    public long memoryBytes() {
-        return CollectionCalls.read(lock, () -> handle.size(Native.MAP_MEMORY_BYTES));
-    }
-
-    /** @return what the map's memory holds (entries, buckets, widths, bytes per entry) */
-    public String memoryReport() {
-        return CollectionCalls.read(lock, () -> handle.text(Native.MAP_MEMORY_REPORT_TEXT));
-    }
-
-    /** @return the map's placement */
-    public Placement placement() {
-        return Placement.parse(CollectionCalls.read(lock, () -> handle.text(Native.MAP_PLACEMENT)));
-    }
-
-    /** @return where the map's pages are, read back from the kernel, as readable lines (one block per partition) */
-    public String placementReport() {
-        return CollectionCalls.read(lock, () -> handle.text(Native.MAP_PLACEMENT_REPORT_TEXT));
+        super(placement, FUNCTIONS);
     }
 
     /** @return the placement report as JSON (an array with one object per partition) */
     public String placementReportJson() {
-        return CollectionCalls.read(lock, () -> handle.text(Native.MAP_PLACEMENT_REPORT_JSON));
+        return read(() -> handle.text(Native.MAP_PLACEMENT_REPORT_JSON));
     }
 
     /**
@@ -107,7 +87,7 @@ public final class SmartMap implements AutoCloseable {
      * @return its value, empty when absent
      */
     public OptionalLong get(long key) {
-        return CollectionCalls.read(lock, () -> {
+        return read(() -> {
             MemorySegment slot = NativeHandle.scratch();
             Native.check((int) Native.MAP_GET.invokeExact(handle.get(), key, slot, slot.asSlice(8)));
             return slot.get(JAVA_BOOLEAN, 8) ? OptionalLong.of(slot.get(JAVA_LONG, 0)) : OptionalLong.empty();
@@ -119,7 +99,7 @@ public final class SmartMap implements AutoCloseable {
      * @return whether it is present
      */
     public boolean containsKey(long key) {
-        return CollectionCalls.read(lock, () -> {
+        return read(() -> {
             MemorySegment slot = NativeHandle.scratch();
             Native.check((int) Native.MAP_CONTAINS.invokeExact(handle.get(), key, slot));
             return slot.get(JAVA_BOOLEAN, 0);
@@ -134,7 +114,7 @@ public final class SmartMap implements AutoCloseable {
      * @return the previous value, empty when the key was absent
      */
     public OptionalLong insert(long key, long value) {
-        return CollectionCalls.write(lock, () -> {
+        return write(() -> {
             MemorySegment slot = NativeHandle.scratch();
             Native.check((int) Native.MAP_INSERT.invokeExact(handle.get(), key, value, slot.asSlice(8), slot));
             return slot.get(JAVA_BOOLEAN, 8) ? OptionalLong.of(slot.get(JAVA_LONG, 0)) : OptionalLong.empty();
@@ -148,7 +128,7 @@ public final class SmartMap implements AutoCloseable {
      * @return its value, empty when it was absent
      */
     public OptionalLong remove(long key) {
-        return CollectionCalls.write(lock, () -> {
+        return write(() -> {
             MemorySegment slot = NativeHandle.scratch();
             Native.check((int) Native.MAP_REMOVE.invokeExact(handle.get(), key, slot.asSlice(8), slot));
             return slot.get(JAVA_BOOLEAN, 8) ? OptionalLong.of(slot.get(JAVA_LONG, 0)) : OptionalLong.empty();
@@ -166,7 +146,7 @@ public final class SmartMap implements AutoCloseable {
      */
     public long upsert(long key, long value, Combine combine) {
         int op = Objects.requireNonNull(combine, "combine").ordinal();
-        return CollectionCalls.write(lock, () -> {
+        return write(() -> {
             MemorySegment slot = NativeHandle.scratch();
             Native.check((int) Native.MAP_UPSERT.invokeExact(handle.get(), key, value, op, slot));
             return slot.get(JAVA_LONG, 0);
@@ -181,7 +161,7 @@ public final class SmartMap implements AutoCloseable {
      */
     public void insertMany(long[] keys, long[] values) {
         CollectionCalls.sameLength(keys, values);
-        CollectionCalls.write(lock, () -> {
+        write(() -> {
             try (Arena arena = Arena.ofConfined()) {
                 Native.check((int) Native.MAP_INSERT_MANY.invokeExact(handle.get(), CollectionCalls.copy(arena, keys),
                         CollectionCalls.copy(arena, values), (long) keys.length));
@@ -203,7 +183,7 @@ public final class SmartMap implements AutoCloseable {
     public void upsertMany(long[] keys, long[] values, Combine combine) {
         CollectionCalls.sameLength(keys, values);
         int op = Objects.requireNonNull(combine, "combine").ordinal();
-        CollectionCalls.write(lock, () -> {
+        write(() -> {
             try (Arena arena = Arena.ofConfined()) {
                 Native.check((int) Native.MAP_UPSERT_MANY.invokeExact(handle.get(), CollectionCalls.copy(arena, keys),
                         CollectionCalls.copy(arena, values), (long) keys.length, op));
@@ -236,7 +216,7 @@ public final class SmartMap implements AutoCloseable {
         if (found != null && found.length != keys.length) {
             throw new IllegalArgumentException("found holds " + found.length + " flags for " + keys.length + " keys");
         }
-        return CollectionCalls.read(lock, () -> {
+        return read(() -> {
             try (Arena arena = Arena.ofConfined()) {
                 int n = keys.length;
                 MemorySegment values = arena.allocate(JAVA_LONG, Math.max(1, n));
@@ -259,12 +239,12 @@ public final class SmartMap implements AutoCloseable {
      */
     public boolean[] containsMany(long[] keys) {
         Objects.requireNonNull(keys, "keys");
-        return CollectionCalls.read(lock, () -> CollectionCalls.containsMany(Native.MAP_CONTAINS_MANY, handle.get(), keys));
+        return read(() -> CollectionCalls.containsMany(Native.MAP_CONTAINS_MANY, handle.get(), keys));
     }
 
     /** @return every (key, value), in no particular order */
     public Entries entries() {
-        return CollectionCalls.read(lock, () -> {
+        return read(() -> {
             int n = Math.toIntExact(handle.size(Native.MAP_LEN));
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment keys = arena.allocate(JAVA_LONG, Math.max(1, n));
@@ -285,26 +265,6 @@ public final class SmartMap implements AutoCloseable {
      */
     public long removeMany(long[] keys) {
         Objects.requireNonNull(keys, "keys");
-        return CollectionCalls.write(lock, () -> CollectionCalls.removeMany(Native.MAP_REMOVE_MANY, handle.get(), keys));
-    }
-
-    /** @return whether {@link #close()} has run (or the cleaner has freed the map) */
-    public boolean isClosed() {
-        return handle.isClosed();
-    }
-
-    /**
-     * Frees the native map; repeated calls do nothing.
-     *
-     * @throws IllegalStateException when another thread is inside a call on this map (it stays open)
-     */
-    @Override
-    public void close() {
-        handle.close();
-    }
-
-    @Override
-    public String toString() {
-        return isClosed() ? "SmartMap[closed]" : "SmartMap[size=" + size() + ", placement=" + placement() + "]";
+        return write(() -> CollectionCalls.removeMany(Native.MAP_REMOVE_MANY, handle.get(), keys));
     }
 }

@@ -8,7 +8,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * A set of {@code long} keys in native memory placed by a {@link Placement}.
@@ -23,9 +22,15 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *
  * <p>Thread safety and lifetime as for {@link SmartMap}.
  */
-public final class SmartSet implements AutoCloseable {
-    private final NativeHandle handle;
-    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+public final class SmartSet extends SmartCollection {
+    private static final Functions FUNCTIONS = new Functions(
+            Native.SET_NEW,
+            Native.SET_FREE,
+            Native.SET_LEN,
+            Native.SET_MEMORY_BYTES,
+            Native.SET_MEMORY_REPORT_TEXT,
+            Native.SET_PLACEMENT,
+            Native.SET_PLACEMENT_REPORT_TEXT);
 
     /** An empty set in OS default memory. */
     public SmartSet() {
@@ -39,32 +44,7 @@ public final class SmartSet implements AutoCloseable {
      * @throws SmartArrayException {@code INVALID_PLACEMENT} or {@code UNKNOWN_NODE} for a bad placement
      */
     public SmartSet(Placement placement) {
-        this.handle = new NativeHandle(this, CollectionCalls.create(Native.SET_NEW, placement), Native.SET_FREE);
-    }
-
-    /** @return the number of keys */
-    public long size() {
-        return CollectionCalls.read(lock, () -> handle.size(Native.SET_LEN));
-    }
-
-    /** @return bytes of memory the set occupies */
-    public long memoryBytes() {
-        return CollectionCalls.read(lock, () -> handle.size(Native.SET_MEMORY_BYTES));
-    }
-
-    /** @return what the set's memory holds, as text */
-    public String memoryReport() {
-        return CollectionCalls.read(lock, () -> handle.text(Native.SET_MEMORY_REPORT_TEXT));
-    }
-
-    /** @return the set's placement */
-    public Placement placement() {
-        return Placement.parse(CollectionCalls.read(lock, () -> handle.text(Native.SET_PLACEMENT)));
-    }
-
-    /** @return where the set's pages are, read back from the kernel, as readable lines */
-    public String placementReport() {
-        return CollectionCalls.read(lock, () -> handle.text(Native.SET_PLACEMENT_REPORT_TEXT));
+        super(placement, FUNCTIONS);
     }
 
     /**
@@ -72,7 +52,7 @@ public final class SmartSet implements AutoCloseable {
      * @return whether it was new
      */
     public boolean insert(long key) {
-        return CollectionCalls.write(lock, () -> {
+        return write(() -> {
             MemorySegment slot = NativeHandle.scratch();
             Native.check((int) Native.SET_INSERT.invokeExact(handle.get(), key, slot));
             return slot.get(JAVA_BOOLEAN, 0);
@@ -84,7 +64,7 @@ public final class SmartSet implements AutoCloseable {
      * @return whether it is present
      */
     public boolean contains(long key) {
-        return CollectionCalls.read(lock, () -> {
+        return read(() -> {
             MemorySegment slot = NativeHandle.scratch();
             Native.check((int) Native.SET_CONTAINS.invokeExact(handle.get(), key, slot));
             return slot.get(JAVA_BOOLEAN, 0);
@@ -96,7 +76,7 @@ public final class SmartSet implements AutoCloseable {
      * @return whether it was present
      */
     public boolean remove(long key) {
-        return CollectionCalls.write(lock, () -> {
+        return write(() -> {
             MemorySegment slot = NativeHandle.scratch();
             Native.check((int) Native.SET_REMOVE.invokeExact(handle.get(), key, slot));
             return slot.get(JAVA_BOOLEAN, 0);
@@ -110,7 +90,7 @@ public final class SmartSet implements AutoCloseable {
      */
     public void insertMany(long[] keys) {
         Objects.requireNonNull(keys, "keys");
-        CollectionCalls.write(lock, () -> {
+        write(() -> {
             try (Arena arena = Arena.ofConfined()) {
                 Native.check((int) Native.SET_INSERT_MANY.invokeExact(handle.get(), CollectionCalls.copy(arena, keys), (long) keys.length));
             }
@@ -124,12 +104,12 @@ public final class SmartSet implements AutoCloseable {
      */
     public boolean[] containsMany(long[] keys) {
         Objects.requireNonNull(keys, "keys");
-        return CollectionCalls.read(lock, () -> CollectionCalls.containsMany(Native.SET_CONTAINS_MANY, handle.get(), keys));
+        return read(() -> CollectionCalls.containsMany(Native.SET_CONTAINS_MANY, handle.get(), keys));
     }
 
     /** @return every key, in no particular order */
     public long[] toArray() {
-        return CollectionCalls.read(lock, () -> {
+        return read(() -> {
             int n = Math.toIntExact(handle.size(Native.SET_LEN));
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment keys = arena.allocate(JAVA_LONG, Math.max(1, n));
@@ -148,26 +128,6 @@ public final class SmartSet implements AutoCloseable {
      */
     public long removeMany(long[] keys) {
         Objects.requireNonNull(keys, "keys");
-        return CollectionCalls.write(lock, () -> CollectionCalls.removeMany(Native.SET_REMOVE_MANY, handle.get(), keys));
-    }
-
-    /** @return whether {@link #close()} has run (or the cleaner has freed the set) */
-    public boolean isClosed() {
-        return handle.isClosed();
-    }
-
-    /**
-     * Frees the native set; repeated calls do nothing.
-     *
-     * @throws IllegalStateException when another thread is inside a call on this set (it stays open)
-     */
-    @Override
-    public void close() {
-        handle.close();
-    }
-
-    @Override
-    public String toString() {
-        return isClosed() ? "SmartSet[closed]" : "SmartSet[size=" + size() + ", placement=" + placement() + "]";
+        return write(() -> CollectionCalls.removeMany(Native.SET_REMOVE_MANY, handle.get(), keys));
     }
 }
