@@ -2,7 +2,8 @@
  * labels, PageRank ranks and triangle counts are compared with plain C references computed here
  * (a queue, union-find, power iteration over the edge list, a triple loop) on random graphs of
  * edge sizes, directed and undirected, with repeated edges and self-loops; betweenness against
- * hand-computed values; progress callbacks, files and every error path. Exits 0 when
+ * hand-computed values; progress callbacks, files, saving and converting, results handed out as
+ * smart arrays, and every error path. Exits 0 when
  * all checks pass. */
 #include "check.h"
 
@@ -291,10 +292,128 @@ static void test_errors(void) {
     sa_graph_free(NULL);
 }
 
+static void test_save_and_convert(void) {
+    /* A directed multigraph with a self-loop and an isolated last vertex. */
+    uint64_t src[] = {0, 0, 1, 2, 3, 3, 4}, dst[] = {1, 1, 2, 0, 3, 4, 0};
+    SaGraph *graph = NULL;
+    CHECK_OK(sa_graph_from_edges(src, dst, 7, 6, true, NULL, &graph));
+    const char *binary = "test_graph_save.sag", *text = "test_graph_save.el",
+               *market = "test_graph_save.mtx", *converted = "test_graph_converted.sag";
+    CHECK_OK(sa_graph_save(graph, binary));
+    CHECK_OK(sa_graph_save(graph, market));
+    CHECK_OK(sa_graph_save(graph, text));
+    /* Every saved file reloads to the same shape and the same BFS levels. */
+    int64_t want_levels[6], want_parents[6];
+    CHECK_OK(sa_graph_bfs(graph, 0, want_levels, want_parents, 6));
+    const char *files[] = {binary, market, converted};
+    CHECK_OK(sa_graph_convert(text, converted, false));
+    for (size_t f = 0; f < 3; f++) {
+        SaGraph *loaded = NULL;
+        CHECK_OK(sa_graph_load(files[f], false, NULL, &loaded));
+        size_t vertices = 0;
+        uint64_t edges = 0;
+        bool directed = false;
+        CHECK_OK(sa_graph_shape(loaded, &vertices, &edges, &directed));
+        /* The isolated last vertex survives every format (edge lists declare `# Nodes: 6`). */
+        size_t want_vertices = 6;
+        CHECK(vertices == want_vertices && edges == 7 && directed, "%s: %zu vertices, %" PRIu64 " edges, directed %d",
+              files[f], vertices, edges, (int)directed);
+        int64_t levels[6], parents[6];
+        CHECK_OK(sa_graph_bfs(loaded, 0, levels, parents, 6));
+        for (size_t v = 0; v < want_vertices; v++) {
+            CHECK(levels[v] == want_levels[v], "%s: level of %zu is %" PRId64, files[f], v, levels[v]);
+        }
+        sa_graph_free(loaded);
+    }
+    /* Undirected conversion of the same list. */
+    CHECK_OK(sa_graph_convert(text, converted, true));
+    SaGraph *undirected = NULL;
+    CHECK_OK(sa_graph_load(converted, false, NULL, &undirected));
+    bool directed = true;
+    CHECK_OK(sa_graph_shape(undirected, NULL, NULL, &directed));
+    CHECK(!directed, "converted with undirected=true");
+    sa_graph_free(undirected);
+    /* Errors: NULL arguments, a missing input (nothing written), an unwritable output. */
+    CHECK_STATUS(sa_graph_save(NULL, binary), SA_STATUS_NULL_POINTER);
+    CHECK_STATUS(sa_graph_save(graph, NULL), SA_STATUS_NULL_POINTER);
+    CHECK_MESSAGE("path");
+    CHECK_STATUS(sa_graph_convert(NULL, converted, false), SA_STATUS_NULL_POINTER);
+    CHECK_MESSAGE("input");
+    CHECK_STATUS(sa_graph_convert(text, NULL, false), SA_STATUS_NULL_POINTER);
+    CHECK_MESSAGE("output");
+    remove(converted);
+    CHECK_STATUS(sa_graph_convert("no/such/file.el", converted, false), SA_STATUS_SYSTEM);
+    FILE *written = fopen(converted, "r");
+    CHECK(written == NULL, "nothing written when the input is missing");
+    if (written) fclose(written);
+    CHECK_STATUS(sa_graph_save(graph, "no/such/folder/g.sag"), SA_STATUS_SYSTEM);
+    CHECK_MESSAGE("no/such/folder/g.sag");
+    sa_graph_free(graph);
+    remove(binary);
+    remove(text);
+    remove(market);
+}
+
+static void test_results_as_arrays(void) {
+    /* Two components (0-1-2 and 3-4) and an isolated vertex 5; vertex 5 and 3, 4 unreached from 0. */
+    uint64_t src[] = {0, 1, 3}, dst[] = {1, 2, 4};
+    SaGraph *graph = NULL;
+    CHECK_OK(sa_graph_from_edges(src, dst, 3, 6, false, NULL, &graph));
+    SaArray *levels = NULL, *parents = NULL;
+    CHECK_OK(sa_graph_bfs_arrays(graph, 1, &levels, &parents));
+    size_t len = 0;
+    uint32_t bits = 0;
+    CHECK_OK(sa_array_len(levels, &len));
+    CHECK_OK(sa_array_bits(levels, &bits));
+    CHECK(len == 6 && bits >= 1 && bits <= 64, "levels: %zu values of %u bits", len, bits);
+    uint64_t unreached = bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+    uint64_t want[] = {1, 0, 1, unreached, unreached, unreached};
+    for (size_t v = 0; v < 6; v++) {
+        uint64_t level = 0;
+        CHECK_OK(sa_array_get(levels, v, &level));
+        CHECK(level == want[v], "level of %zu: %" PRIu64, v, level);
+    }
+    uint64_t parent = 0;
+    CHECK_OK(sa_array_get(parents, 1, &parent));
+    CHECK(parent == 1, "the source is its own parent");
+    CHECK_OK(sa_array_get(parents, 2, &parent));
+    CHECK(parent == 1, "parent of 2: %" PRIu64, parent);
+    sa_array_free(levels);
+    sa_array_free(parents);
+    /* One output is enough; none is allowed. */
+    parents = NULL;
+    CHECK_OK(sa_graph_bfs_arrays(graph, 0, NULL, &parents));
+    CHECK(parents != NULL, "parents alone");
+    sa_array_free(parents);
+    CHECK_OK(sa_graph_bfs_arrays(graph, 0, NULL, NULL));
+    SaArray *labels = NULL;
+    uint64_t count = 0;
+    CHECK_OK(sa_graph_connected_components_array(graph, &labels, &count));
+    uint64_t want_labels[] = {0, 0, 0, 3, 3, 5};
+    for (size_t v = 0; v < 6; v++) {
+        uint64_t label = 9;
+        CHECK_OK(sa_array_get(labels, v, &label));
+        CHECK(label == want_labels[v], "label of %zu: %" PRIu64, v, label);
+    }
+    CHECK(count == 3, "components: %" PRIu64, count);
+    sa_array_free(labels);
+    /* Errors: nothing handed out. */
+    levels = NULL;
+    CHECK_STATUS(sa_graph_bfs_arrays(graph, 6, &levels, NULL), SA_STATUS_INVALID_ARGUMENT);
+    CHECK_MESSAGE("source vertex 6");
+    CHECK(levels == NULL, "no array on failure");
+    CHECK_STATUS(sa_graph_bfs_arrays(NULL, 0, &levels, NULL), SA_STATUS_NULL_POINTER);
+    CHECK_STATUS(sa_graph_connected_components_array(graph, NULL, &count), SA_STATUS_NULL_POINTER);
+    CHECK_MESSAGE("labels");
+    sa_graph_free(graph);
+}
+
 int main(void) {
     test_random_graphs();
     test_triangles();
     test_betweenness_progress_and_files();
     test_errors();
+    test_save_and_convert();
+    test_results_as_arrays();
     return finish("C ABI graph tests");
 }

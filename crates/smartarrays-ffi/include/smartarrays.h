@@ -1966,6 +1966,31 @@ SaStatus sa_graph_from_edges(const uint64_t *sources,
 SaStatus sa_graph_load(const char *path, bool undirected, const char *placement, SaGraph **out);
 
 /**
+ * Saves a graph to `path` in the format its extension names: `.sag` the binary format (which
+ * reloads without parsing), `.mtx` Matrix Market, anything else an edge list (`source target`
+ * per line; an undirected edge once). A file that cannot be written is `SA_STATUS_SYSTEM`.
+ *
+ * Thread-safe; the graph is only read.
+ *
+ * # Safety
+ * `graph` must be NULL or a live handle; `path` NULL or NUL-terminated text.
+ */
+SaStatus sa_graph_save(const SaGraph *graph, const char *path);
+
+/**
+ * Converts a graph file into another format, as `smartarrays graph convert` does: `input` is
+ * read as `sa_graph_load` reads it (`undirected` for edge lists), `output` written as
+ * `sa_graph_save` writes it (the format from its extension). Nothing is written when the input
+ * cannot be read; errors are those of the two functions.
+ *
+ * Thread-safe.
+ *
+ * # Safety
+ * `input` and `output` must be NULL or NUL-terminated text.
+ */
+SaStatus sa_graph_convert(const char *input, const char *output, bool undirected);
+
+/**
  * Creates a seeded Kronecker (R-MAT) graph of `2^scale` vertices and `edge_factor * 2^scale`
  * generated edges, with the Graph500 parameters GAPBS uses.
  *
@@ -2015,6 +2040,42 @@ SaStatus sa_graph_bfs(const SaGraph *graph,
                       int64_t *levels,
                       int64_t *parents,
                       size_t len);
+
+/**
+ * Breadth-first search from `source`, its results handed out as smart arrays without a copy:
+ * `*levels` gets every vertex's level and `*parents` its parent in one BFS tree (the source is
+ * its own parent), each packed at the fewest bits the graph's property class allows. A vertex
+ * not reached holds all ones at its array's width (`(1 << bits) - 1`, or `UINT64_MAX` at 64
+ * bits; `sa_array_bits` gives the width). Either output may be NULL when not wanted.
+ *
+ * Ownership: on success each non-NULL output is a new array the caller owns (free it with
+ * `sa_array_free`); on failure nothing is written. Thread-safe.
+ *
+ * # Safety
+ * `graph` must be NULL or a live handle; `levels` and `parents` NULL or valid for writing a
+ * pointer.
+ */
+SaStatus sa_graph_bfs_arrays(const SaGraph *graph,
+                             uint64_t source,
+                             SaArray **levels,
+                             SaArray **parents);
+
+/**
+ * Connected components (weak ones for a directed graph) handed out as a smart array without
+ * a copy: `*labels` gets every vertex's label, the smallest vertex id of its component,
+ * packed at the fewest bits the graph's property class allows; the number of components goes
+ * to `*count` (NULL when not wanted).
+ *
+ * Ownership: on success `*labels` is a new array the caller owns (free it with
+ * `sa_array_free`); on failure nothing is written. Thread-safe.
+ *
+ * # Safety
+ * `graph` must be NULL or a live handle; `labels` valid for writing a pointer; `count` NULL or
+ * valid for writing.
+ */
+SaStatus sa_graph_connected_components_array(const SaGraph *graph,
+                                             SaArray **labels,
+                                             uint64_t *count);
 
 /**
  * Connected components (weak ones for a directed graph): writes every vertex's label, the

@@ -1,19 +1,21 @@
 //! The graphs of `smartarrays-graph` in the C ABI: `SaGraph` (CSR offsets and neighbour ids in
 //! smart arrays) made from edge arrays, files or the Kronecker generator, and the algorithms
 //! (BFS, connected components, PageRank, betweenness, triangle counting) writing their results
-//! into caller buffers of one value per vertex. Long runs report progress through an optional
-//! callback.
+//! into caller buffers of one value per vertex; graphs saved or converted between the file
+//! formats. Long runs report progress through an optional callback.
 
 use std::ffi::{c_char, c_void};
 use std::path::Path;
+use std::sync::Arc;
 
 use smartarrays_graph::algo::pagerank::{pagerank, pagerank_gauss_seidel, Precision};
-use smartarrays_graph::io::{load_graph, Format, TextOptions};
+use smartarrays_graph::io::{load_graph, save_graph, Format, TextOptions};
 use smartarrays_graph::{
     bc, bfs, build, connected_components, generate, tc, BcOptions, BcSources, EdgeList, Graph,
     GraphError, GraphOptions, PageRankOptions, TcOrder,
 };
 
+use crate::array::SaArray;
 use crate::ptr;
 use crate::status::{guard, FfiError, FfiResult, SaStatus};
 
@@ -185,6 +187,69 @@ pub unsafe extern "C" fn sa_graph_load(
     })
 }
 
+/// The text behind a required path argument.
+///
+/// # Safety
+/// `path` must be NULL or NUL-terminated text.
+unsafe fn required_path<'a>(path: *const c_char, name: &str) -> FfiResult<&'a Path> {
+    // SAFETY: forwarded from the caller.
+    let text = unsafe { ptr::text(path, name) }?.ok_or_else(|| {
+        FfiError::new(SaStatus::NullPointer, format!("argument `{name}` is NULL"))
+    })?;
+    Ok(Path::new(text))
+}
+
+/// Saves a graph to `path` in the format its extension names: `.sag` the binary format (which
+/// reloads without parsing), `.mtx` Matrix Market, anything else an edge list (`source target`
+/// per line; an undirected edge once). A file that cannot be written is `SA_STATUS_SYSTEM`.
+///
+/// Thread-safe; the graph is only read.
+///
+/// # Safety
+/// `graph` must be NULL or a live handle; `path` NULL or NUL-terminated text.
+#[no_mangle]
+pub unsafe extern "C" fn sa_graph_save(graph: *const SaGraph, path: *const c_char) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let graph = unsafe { borrow(graph) }?;
+        // SAFETY: forwarded from the caller.
+        let path = unsafe { required_path(path, "path") }?;
+        save_graph(graph, path, Format::Auto)?;
+        Ok(())
+    })
+}
+
+/// Converts a graph file into another format, as `smartarrays graph convert` does: `input` is
+/// read as `sa_graph_load` reads it (`undirected` for edge lists), `output` written as
+/// `sa_graph_save` writes it (the format from its extension). Nothing is written when the input
+/// cannot be read; errors are those of the two functions.
+///
+/// Thread-safe.
+///
+/// # Safety
+/// `input` and `output` must be NULL or NUL-terminated text.
+#[no_mangle]
+pub unsafe extern "C" fn sa_graph_convert(
+    input: *const c_char,
+    output: *const c_char,
+    undirected: bool,
+) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let input = unsafe { required_path(input, "input") }?;
+        // SAFETY: forwarded from the caller.
+        let output = unsafe { required_path(output, "output") }?;
+        let options = graph_options(std::ptr::null())?;
+        let text = TextOptions {
+            undirected,
+            vertices: None,
+        };
+        let graph = load_graph(input, Format::Auto, &text, &options)?;
+        save_graph(&graph, output, Format::Auto)?;
+        Ok(())
+    })
+}
+
 /// Creates a seeded Kronecker (R-MAT) graph of `2^scale` vertices and `edge_factor * 2^scale`
 /// generated edges, with the Graph500 parameters GAPBS uses.
 ///
@@ -292,6 +357,68 @@ pub unsafe extern "C" fn sa_graph_bfs(
             }
         }
         Ok(())
+    })
+}
+
+/// Breadth-first search from `source`, its results handed out as smart arrays without a copy:
+/// `*levels` gets every vertex's level and `*parents` its parent in one BFS tree (the source is
+/// its own parent), each packed at the fewest bits the graph's property class allows. A vertex
+/// not reached holds all ones at its array's width (`(1 << bits) - 1`, or `UINT64_MAX` at 64
+/// bits; `sa_array_bits` gives the width). Either output may be NULL when not wanted.
+///
+/// Ownership: on success each non-NULL output is a new array the caller owns (free it with
+/// `sa_array_free`); on failure nothing is written. Thread-safe.
+///
+/// # Safety
+/// `graph` must be NULL or a live handle; `levels` and `parents` NULL or valid for writing a
+/// pointer.
+#[no_mangle]
+pub unsafe extern "C" fn sa_graph_bfs_arrays(
+    graph: *const SaGraph,
+    source: u64,
+    levels: *mut *mut SaArray,
+    parents: *mut *mut SaArray,
+) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let graph = unsafe { borrow(graph) }?;
+        let result = bfs(graph, source)?;
+        for (out, array) in [(levels, result.levels), (parents, result.parents)] {
+            if !out.is_null() {
+                // SAFETY: not NULL; valid for writing a pointer (the caller's contract).
+                unsafe { ptr::write_optional(out, SaArray::into_raw(Arc::new(array))) };
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Connected components (weak ones for a directed graph) handed out as a smart array without
+/// a copy: `*labels` gets every vertex's label, the smallest vertex id of its component,
+/// packed at the fewest bits the graph's property class allows; the number of components goes
+/// to `*count` (NULL when not wanted).
+///
+/// Ownership: on success `*labels` is a new array the caller owns (free it with
+/// `sa_array_free`); on failure nothing is written. Thread-safe.
+///
+/// # Safety
+/// `graph` must be NULL or a live handle; `labels` valid for writing a pointer; `count` NULL or
+/// valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn sa_graph_connected_components_array(
+    graph: *const SaGraph,
+    labels: *mut *mut SaArray,
+    count: *mut u64,
+) -> SaStatus {
+    guard(|| {
+        ptr::check_out(labels, "labels")?;
+        // SAFETY: forwarded from the caller.
+        let graph = unsafe { borrow(graph) }?;
+        let result = connected_components(graph)?;
+        // SAFETY: NULL or valid for writing (the caller's contract).
+        unsafe { ptr::write_optional(count, result.count) };
+        // SAFETY: not NULL (checked first); valid for writing a pointer (the caller's contract).
+        unsafe { ptr::write(labels, "labels", SaArray::into_raw(Arc::new(result.labels))) }
     })
 }
 

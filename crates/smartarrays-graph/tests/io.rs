@@ -8,11 +8,13 @@ use std::sync::Arc;
 
 use smartarrays::{Placement, Runtime};
 use smartarrays_graph::io::{
-    self, detect_format, load_binary, load_graph, parse_binary, parse_edge_list,
-    parse_matrix_market, save_binary, save_graph, Format, TextOptions,
+    self, detect_format, load_binary, load_binary_weighted, load_graph, parse_binary,
+    parse_edge_list, parse_matrix_market, save_binary, save_binary_weighted, save_graph, Format,
+    TextOptions,
 };
 use smartarrays_graph::{
-    build, generate, EdgeList, Graph, GraphError, GraphOptions, Keep, Variant,
+    build, build_weighted, generate, sssp, EdgeList, EdgeWeights, Graph, GraphError, GraphOptions,
+    Keep, SsspOptions, Variant, WeightedEdges,
 };
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -249,8 +251,12 @@ fn damaged_truncated_and_inconsistent_binary_files_are_refused() {
         format_problem(parse_binary(&good[..good.len() - 100], name, &options)).contains("outside")
     );
     let mut version = good.clone();
-    version[8] = 2;
-    assert!(format_problem(parse_binary(&version, name, &options)).contains("version 2"));
+    version[8] = 3;
+    let problem = format_problem(parse_binary(&version, name, &options));
+    assert!(
+        problem.contains("version 3") && problem.contains("versions 1 to 2"),
+        "{problem}"
+    );
     let mut damaged = good.clone();
     let last = damaged.len() - 80;
     damaged[last] ^= 0x10;
@@ -428,4 +434,166 @@ fn generator_requests_beyond_memory_are_refused_before_allocating() {
         error.contains("4294967296 vertices and 1099511627776 edges need at least"),
         "{error}"
     );
+}
+
+fn weighted_problem<T: std::fmt::Debug>(result: Result<T, GraphError>) -> String {
+    match result {
+        Err(GraphError::Format { problem, .. }) => problem,
+        other => panic!("expected a format error, got {other:?}"),
+    }
+}
+
+/// A weighted graph whose weights span `largest` (so widths differ by variant).
+fn weighted_graph(directed: bool, variant: Variant, largest: u32) -> (Graph, EdgeWeights) {
+    let pairs = generate::kronecker(7, 8, 5, directed).unwrap();
+    let mut edges = WeightedEdges::new(directed);
+    for (i, (u, v)) in pairs.iter().enumerate() {
+        edges.push(
+            u,
+            v,
+            (i as u32).wrapping_mul(2_654_435_761) % largest.max(1) + 1,
+        );
+    }
+    edges.push(0, 0, largest);
+    build_weighted(edges, &GraphOptions::variant(variant)).unwrap()
+}
+
+#[test]
+fn binary_files_keep_weights_at_every_variant_and_width() {
+    let folder = tempfile::tempdir().unwrap();
+    for directed in [true, false] {
+        for largest in [1, 63, 64, 65, 1023, 1025, u32::MAX] {
+            let (graph, weights) = weighted_graph(directed, Variant::U, largest);
+            assert_eq!(weights.max(), u64::from(largest));
+            let path = folder.path().join(format!("w-{directed}-{largest}.sag"));
+            save_binary_weighted(&graph, &weights, &path).unwrap();
+            for reload in Variant::ALL {
+                let options = GraphOptions::variant(reload);
+                let (loaded, loaded_weights) = load_binary_weighted(&path, &options).unwrap();
+                same_graph(&graph, &loaded);
+                let loaded_weights = loaded_weights.expect("weights were saved");
+                assert_eq!(loaded_weights.array().to_vec(), weights.array().to_vec());
+                assert_eq!(loaded_weights.max(), u64::from(largest));
+                // Weights take the edge class's width: 32 bits uncompressed, the fewest that
+                // hold the largest weight compressed.
+                let expected = options.edges.width.resolve(u64::from(largest), 32);
+                assert_eq!(loaded_weights.array().bits(), expected);
+                // The plain loader reads the same graph and leaves the weights out.
+                same_graph(&graph, &load_binary(&path, &options).unwrap());
+                let (auto, auto_weights) =
+                    io::load_graph_weighted(&path, Format::Auto, &TextOptions::default(), &options)
+                        .unwrap();
+                same_graph(&graph, &auto);
+                assert!(auto_weights.is_some());
+            }
+            let source = 0;
+            let expected =
+                sssp(&graph, &weights, source, &SsspOptions::default(), |_, _| {}).unwrap();
+            let (loaded, loaded_weights) =
+                load_binary_weighted(&path, &GraphOptions::variant(Variant::VE)).unwrap();
+            let found = sssp(
+                &loaded,
+                &loaded_weights.unwrap(),
+                source,
+                &SsspOptions::default(),
+                |_, _| {},
+            )
+            .unwrap();
+            let distances = |r: &smartarrays_graph::SsspResult| {
+                (0..graph.vertices() as u64)
+                    .map(|v| r.distance(v))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(distances(&expected), distances(&found));
+        }
+    }
+    // No edges: an empty weights section.
+    let (graph, weights) =
+        build_weighted(WeightedEdges::new(true), &GraphOptions::default()).unwrap();
+    let path = folder.path().join("empty-weighted.sag");
+    save_binary_weighted(&graph, &weights, &path).unwrap();
+    let (loaded, loaded_weights) = load_binary_weighted(&path, &GraphOptions::default()).unwrap();
+    same_graph(&graph, &loaded);
+    assert_eq!(loaded_weights.unwrap().len(), 0);
+    // A file without weights loads with none.
+    let plain = folder.path().join("plain.sag");
+    save_binary(&graph, &plain).unwrap();
+    assert!(load_binary_weighted(&plain, &GraphOptions::default())
+        .unwrap()
+        .1
+        .is_none());
+    // Weights of another graph are refused before anything is written.
+    let (other, other_weights) = weighted_graph(true, Variant::U, 9);
+    let refused = folder.path().join("refused.sag");
+    assert!(matches!(
+        save_binary_weighted(&graph, &other_weights, &refused),
+        Err(GraphError::InvalidArgument(_))
+    ));
+    assert!(!refused.exists());
+    drop(other);
+}
+
+#[test]
+fn version_1_files_load_and_damaged_weights_are_refused() {
+    let folder = tempfile::tempdir().unwrap();
+    let graph = build(
+        generate::kronecker(8, 8, 1, true).unwrap(),
+        &GraphOptions::default(),
+    )
+    .unwrap();
+    let path = folder.path().join("plain.sag");
+    save_binary(&graph, &path).unwrap();
+    let name = Path::new("w.sag");
+    let options = GraphOptions::default();
+    // A version-1 file (no weights section: the same bytes but the version) still loads.
+    let mut old = std::fs::read(&path).unwrap();
+    assert_eq!(old[8], 2);
+    old[8] = 1;
+    rechecksum(&mut old);
+    same_graph(&graph, &parse_binary(&old, name, &options).unwrap());
+    let (_, none) = io::parse_binary_weighted(&old, name, &options).unwrap();
+    assert!(none.is_none());
+
+    let (graph, weights) = weighted_graph(true, Variant::U, 1000);
+    let path = folder.path().join("weighted.sag");
+    save_binary_weighted(&graph, &weights, &path).unwrap();
+    let good = std::fs::read(&path).unwrap();
+    assert!(io::parse_binary_weighted(&good, name, &options).is_ok());
+    // Version 1 knew no weights flag.
+    let mut old = good.clone();
+    old[8] = 1;
+    rechecksum(&mut old);
+    let problem = weighted_problem(io::parse_binary_weighted(&old, name, &options));
+    assert!(problem.contains("unknown flags"), "{problem}");
+    // A weights flag without the weights array (and the converse).
+    let mut flag = good.clone();
+    flag[12] &= !2;
+    rechecksum(&mut flag);
+    let problem = weighted_problem(io::parse_binary_weighted(&flag, name, &options));
+    assert!(problem.contains("5 arrays"), "{problem}");
+    // Damaged weight data.
+    let entry = 40 + 48 * 4;
+    let data = u64::from_le_bytes(good[entry + 16..entry + 24].try_into().unwrap()) as usize;
+    let mut damaged = good.clone();
+    damaged[data] ^= 1;
+    let problem = weighted_problem(io::parse_binary_weighted(&damaged, name, &options));
+    assert!(problem.contains("weight: checksum"), "{problem}");
+    // A header that understates the largest weight (checksums made consistent).
+    let mut understated = good.clone();
+    understated[entry + 40..entry + 48].copy_from_slice(&999u64.to_le_bytes());
+    rechecksum(&mut understated);
+    let compressed = GraphOptions::variant(Variant::VE);
+    let problem = weighted_problem(io::parse_binary_weighted(&understated, name, &compressed));
+    assert!(problem.contains("largest weight"), "{problem}");
+    let problem = weighted_problem(io::parse_binary_weighted(&understated, name, &options));
+    assert!(problem.contains("largest weight is 1000"), "{problem}");
+    // Weights of the wrong length.
+    let mut short = good.clone();
+    let len = u64::from_le_bytes(short[entry + 8..entry + 16].try_into().unwrap());
+    short[entry + 8..entry + 16].copy_from_slice(&(len - 1).to_le_bytes());
+    let words = smartarrays::codec::storage_words(len as usize - 1, 32).unwrap() as u64;
+    short[entry + 24..entry + 32].copy_from_slice(&(words * 8).to_le_bytes());
+    rechecksum(&mut short);
+    let problem = weighted_problem(io::parse_binary_weighted(&short, name, &options));
+    assert!(problem.contains("weights for"), "{problem}");
 }

@@ -601,3 +601,88 @@ proptest! {
         }
     }
 }
+
+/// Frontiers of thousands of vertices (expanded by the workers, not inline), buckets refilled
+/// while they are settled (delta above the lightest weights: bucket fusion), on every layout
+/// and thread count, against Dijkstra; betweenness on the same graph against Brandes.
+#[test]
+fn sssp_with_large_frontiers_and_fused_buckets_matches_dijkstra() {
+    let pairs: Vec<[u32; 2]> = generate::kronecker(11, 16, 9, false)
+        .unwrap()
+        .iter()
+        .map(|(s, t)| [s as u32, t as u32])
+        .collect();
+    let n = 2048;
+    let triples: Vec<(u32, u32, u32)> = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p[0], p[1], 1 + (i as u32 * 7) % 3))
+        .collect();
+    let reference = reference_weighted(n, &triples, false, Keep::Keep, Keep::Keep);
+    let expected = dijkstra(&reference, 0);
+    for runtime in runtimes() {
+        for variant in layouts() {
+            let mut weighted = WeightedEdges::new(false);
+            for &(s, t, w) in &triples {
+                weighted.push(s as u64, t as u64, w);
+            }
+            weighted.edges_mut().set_vertices(n as u64).unwrap();
+            let options = options(variant, &runtime, Keep::Keep, Keep::Keep);
+            let (graph, weights) = build_weighted(weighted, &options).unwrap();
+            for delta in [1, 2, 5, 1000] {
+                let mut largest_round = 0;
+                let result = sssp(&graph, &weights, 0, &SsspOptions { delta }, |_, size| {
+                    largest_round = largest_round.max(size)
+                })
+                .unwrap();
+                let label = format!("{} threads {variant} delta {delta}", runtime.threads());
+                assert!(
+                    largest_round > 256,
+                    "{label}: a large frontier ({largest_round})"
+                );
+                let got: Vec<Option<u64>> = (0..n as u64).map(|v| result.distance(v)).collect();
+                assert_eq!(got, expected, "{label}");
+                verify_sssp(&graph, &weights, &result).unwrap();
+            }
+            // Betweenness levels of hundreds of vertices (claimed by the workers) and small
+            // ones (inline) against the plain Brandes.
+            let sources = [0usize, 1, 700, 2047];
+            let want = brandes(&out_lists(&graph), &sources);
+            let chosen = BcSources::List(sources.iter().map(|&s| s as u64).collect());
+            let got = bc(&graph, &BcOptions { sources: chosen }, |_, _| {})
+                .unwrap()
+                .scores
+                .to_vec();
+            for (v, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!(
+                    (g - w).abs() <= 1e-9 * w.abs().max(1.0),
+                    "{} threads {variant}: betweenness of {v} is {g}, expected {w}",
+                    runtime.threads()
+                );
+            }
+        }
+    }
+}
+
+/// Distances near the top of 32-bit cells (vertices * largest weight just below 2^32 - 1) and
+/// just past it (64-bit cells): exact either way.
+#[test]
+fn sssp_distances_at_the_cell_width_boundary_are_exact() {
+    let n = 5u64;
+    for largest in [(u32::MAX - 1) / 5, u32::MAX / 5 + 1, u32::MAX] {
+        let mut edges = WeightedEdges::new(true);
+        for v in 0..n - 1 {
+            edges.push(v, v + 1, largest);
+        }
+        edges.push(0, 4, 1);
+        let (graph, weights) = build_weighted(edges, &GraphOptions::default()).unwrap();
+        let result = sssp(&graph, &weights, 0, &SsspOptions::default(), |_, _| {}).unwrap();
+        let w = u64::from(largest);
+        assert_eq!(
+            (0..n).map(|v| result.distance(v)).collect::<Vec<_>>(),
+            vec![Some(0), Some(w), Some(2 * w), Some(3 * w), Some(1)],
+            "largest weight {largest}"
+        );
+        assert_eq!(result.max_distance, 3 * w);
+    }
+}

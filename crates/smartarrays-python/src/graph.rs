@@ -7,10 +7,10 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use smartarrays::{F64Array, SmartArray};
-use smartarrays_graph::algo::pagerank::{pagerank, pagerank_gauss_seidel, Precision};
+use smartarrays_graph::algo::pagerank::{pagerank, pagerank_gauss_seidel, Iteration, Precision};
 use smartarrays_graph::io::{load_graph, Format, TextOptions};
 use smartarrays_graph::{
     bc, bfs, build, build_weighted, connected_components, generate, sssp, tc, BcOptions, BcSources,
@@ -30,6 +30,57 @@ fn to_py(error: GraphError) -> PyErr {
         GraphError::Io { .. } => PyOSError::new_err(message),
         GraphError::Array(inner) => crate::errors::to_py(inner),
         _ => PyValueError::new_err(message),
+    }
+}
+
+/// The unwinding payload that stops a run whose Python progress callback raised.
+struct Stopped;
+
+/// A Python progress callback around a graph run. The run goes on without the GIL; the library
+/// calls its progress closure on the calling thread between steps, where the GIL is taken
+/// again for the call. When the callable raises, the exception is kept and the run is stopped
+/// by unwinding with a private payload (`resume_unwind`, which runs no panic hook) out of the
+/// library's step loop to [`Callback::run`], which raises the kept exception. The kernels hold
+/// no locks and hand out nothing while a step is between calls, so stopping there leaves
+/// nothing half-built behind (their partial results are dropped).
+struct Callback {
+    callable: Option<Py<PyAny>>,
+}
+
+impl Callback {
+    fn new(callable: Option<Py<PyAny>>) -> Callback {
+        Callback { callable }
+    }
+
+    /// Runs `task` without the GIL, giving it a `report(arguments)` closure that calls the
+    /// callable (if any) with `arguments`; the task's error, or the callable's exception, is
+    /// raised.
+    fn run<T: Send, A: for<'py> pyo3::call::PyCallArgs<'py> + Send>(
+        self,
+        py: Python<'_>,
+        task: impl FnOnce(&mut dyn FnMut(A)) -> Result<T, GraphError> + Send,
+    ) -> PyResult<T> {
+        let mut raised: Option<PyErr> = None;
+        let outcome = py.detach(|| {
+            let raised = &mut raised;
+            let callable = &self.callable;
+            let mut report = |arguments: A| {
+                let Some(callable) = callable else { return };
+                let failed = Python::attach(|py| callable.call1(py, arguments).err());
+                if let Some(error) = failed {
+                    *raised = Some(error);
+                    std::panic::resume_unwind(Box::new(Stopped));
+                }
+            };
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| task(&mut report)))
+        });
+        match outcome {
+            Ok(result) => result.map_err(to_py),
+            Err(payload) if payload.is::<Stopped>() => Err(raised.unwrap_or_else(|| {
+                PyRuntimeError::new_err("the progress callback stopped the run")
+            })),
+            Err(payload) => std::panic::resume_unwind(payload),
+        }
     }
 }
 
@@ -224,7 +275,10 @@ impl PyGraph {
     /// PageRank as float64 ranks summing to 1, dangling vertices' rank spread over all.
     /// Iterates until the sum of absolute changes is below `tolerance` or `max_iterations`;
     /// `gauss_seidel=True` updates in place (fewer iterations to the same tolerance).
-    #[pyo3(signature = (damping=0.85, tolerance=1e-6, max_iterations=1000, gauss_seidel=false))]
+    /// `progress`, when given, is called as `progress(iteration, change)` after every iteration
+    /// (1-based, and the sum of absolute rank changes), with the GIL held; an exception it
+    /// raises stops the run and is raised here.
+    #[pyo3(signature = (damping=0.85, tolerance=1e-6, max_iterations=1000, gauss_seidel=false, progress=None))]
     fn pagerank<'py>(
         &self,
         py: Python<'py>,
@@ -232,6 +286,7 @@ impl PyGraph {
         tolerance: f64,
         max_iterations: usize,
         gauss_seidel: bool,
+        progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let options = PageRankOptions {
             damping,
@@ -241,25 +296,28 @@ impl PyGraph {
             ..PageRankOptions::default()
         };
         let graph = Arc::clone(&self.graph);
-        let result = py
-            .detach(|| {
-                if gauss_seidel {
-                    pagerank_gauss_seidel(&graph, &options, |_| {})
-                } else {
-                    pagerank(&graph, &options, |_| {})
-                }
-            })
-            .map_err(to_py)?;
+        let callback = Callback::new(progress);
+        let result = callback.run(py, |report| {
+            let mut on_iteration = |step: &Iteration| report((step.iteration, step.change));
+            if gauss_seidel {
+                pagerank_gauss_seidel(&graph, &options, &mut on_iteration)
+            } else {
+                pagerank(&graph, &options, &mut on_iteration)
+            }
+        })?;
         numpy_f64(py, &result.ranks)
     }
 
     /// Betweenness centrality (Brandes), unnormalised, as float64: from every vertex when
     /// `sources` is None (exact), else from the given vertices.
-    #[pyo3(signature = (sources=None))]
+    /// `progress`, when given, is called as `progress(done, total)` after every source, with
+    /// the GIL held; an exception it raises stops the run and is raised here.
+    #[pyo3(signature = (sources=None, progress=None))]
     fn betweenness<'py>(
         &self,
         py: Python<'py>,
         sources: Option<&Bound<'py, PyAny>>,
+        progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let sources = match sources {
             None => BcSources::All,
@@ -267,9 +325,10 @@ impl PyGraph {
         };
         let options = BcOptions { sources };
         let graph = Arc::clone(&self.graph);
-        let result = py
-            .detach(|| bc(&graph, &options, |_, _| {}))
-            .map_err(to_py)?;
+        let callback = Callback::new(progress);
+        let result = callback.run(py, |report| {
+            bc(&graph, &options, |done, total| report((done, total)))
+        })?;
         numpy_f64(py, &result.scores)
     }
 

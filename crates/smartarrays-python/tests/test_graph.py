@@ -175,3 +175,90 @@ def test_sssp_errors() -> None:
         sg.from_edges([0], [1], weights=[-1])
     with pytest.raises(ValueError, match="source vertex 3"):
         sg.from_edges([0], [1], weights=[5]).sssp(3)
+
+
+@pytest.mark.parametrize("gauss_seidel", [False, True])
+def test_pagerank_progress_sees_every_iteration(gauss_seidel: bool) -> None:
+    graph = sg.kronecker(8, edge_factor=8, seed=3)
+    seen: list[tuple[int, float]] = []
+    ranks = graph.pagerank(tolerance=1e-9, gauss_seidel=gauss_seidel, progress=lambda i, change: seen.append((i, change)))
+    np.testing.assert_allclose(ranks, graph.pagerank(tolerance=1e-9, gauss_seidel=gauss_seidel), atol=1e-8)
+    assert [i for i, _ in seen] == list(range(1, len(seen) + 1))
+    assert len(seen) >= 2
+    # Every change but the last is above the tolerance, the last below it.
+    assert all(change >= 1e-9 for _, change in seen[:-1]) and seen[-1][1] < 1e-9
+    # The limit bounds the calls.
+    calls: list[int] = []
+    graph.pagerank(tolerance=0.0, max_iterations=3, progress=lambda i, _: calls.append(i))
+    assert calls == [1, 2, 3]
+
+
+def test_betweenness_progress_counts_sources() -> None:
+    graph = sg.kronecker(7, edge_factor=4, seed=1)
+    seen: list[tuple[int, int]] = []
+    scores = graph.betweenness(sources=[0, 5, 9], progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+    np.testing.assert_allclose(scores, graph.betweenness(sources=[0, 5, 9]))
+    seen.clear()
+    graph.betweenness(progress=lambda done, total: seen.append((done, total)))
+    n = graph.num_vertices
+    assert seen == [(k, n) for k in range(1, n + 1)]
+
+
+class Stop(Exception):
+    pass
+
+
+def test_an_exception_in_progress_stops_the_run_and_propagates() -> None:
+    graph = sg.kronecker(9, edge_factor=8, seed=2)
+    calls: list[int] = []
+
+    def stop_at_second(i: int, _change: float) -> None:
+        calls.append(i)
+        if i == 2:
+            raise Stop("enough")
+
+    with pytest.raises(Stop, match="enough"):
+        graph.pagerank(tolerance=1e-12, progress=stop_at_second)
+    assert calls == [1, 2]  # stopped at once: no third iteration ran
+    with pytest.raises(Stop):
+        graph.pagerank(tolerance=1e-12, gauss_seidel=True, progress=stop_at_second)
+
+    sources_seen: list[int] = []
+
+    def stop_after_one(done: int, _total: int) -> None:
+        sources_seen.append(done)
+        raise Stop("one source")
+
+    with pytest.raises(Stop, match="one source"):
+        graph.betweenness(sources=list(range(10)), progress=stop_after_one)
+    assert sources_seen == [1]
+    # A callable with the wrong signature is a TypeError, raised the same way.
+    with pytest.raises(TypeError):
+        graph.pagerank(progress=lambda: None)
+    # The graph is still usable after a stopped run.
+    assert graph.pagerank().sum() == pytest.approx(1.0)
+
+
+def test_progress_callbacks_run_with_the_gil_and_other_threads_proceed() -> None:
+    import threading
+
+    graph = sg.kronecker(10, edge_factor=8, seed=4)
+    owners: list[int] = []
+    ticks = 0
+    done = threading.Event()
+
+    def count() -> None:
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+
+    worker = threading.Thread(target=count)
+    worker.start()
+    try:
+        graph.pagerank(tolerance=1e-10, progress=lambda i, _: owners.append(threading.get_ident()))
+    finally:
+        done.set()
+        worker.join()
+    assert owners and set(owners) == {threading.get_ident()}
+    assert ticks > 0

@@ -74,9 +74,19 @@ pub(super) fn run_convert(args: &ConvertArgs) -> CliResult {
     if args.write_weights {
         let (graph, weights, seconds) = args.storage.load_weighted(&args.input, &args.weights)?;
         let started = Instant::now();
-        io::write_weighted_edge_list(&graph, &weights, &args.output)?;
+        let binary = match args.output_format.parse::<Format>()? {
+            Format::Auto => io::detect_format(&args.output, &[]) == Format::Binary,
+            format => format == Format::Binary,
+        };
+        let written = if binary {
+            io::save_binary_weighted(&graph, &weights, &args.output)?;
+            "binary graph with weights"
+        } else {
+            io::write_weighted_edge_list(&graph, &weights, &args.output)?;
+            "weighted edge list"
+        };
         eprintln!(
-            "loaded {} vertices, {} edges in {seconds:.2} s; wrote {} (weighted edge list, weights up to {}) in {:.2} s",
+            "loaded {} vertices, {} edges in {seconds:.2} s; wrote {} ({written}, weights up to {}) in {:.2} s",
             graph.vertices(),
             graph.edges(),
             args.output.display(),

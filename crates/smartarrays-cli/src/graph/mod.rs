@@ -180,8 +180,9 @@ pub struct ConvertArgs {
     /// Output format (auto: from the extension).
     #[arg(long, default_value = "auto")]
     output_format: String,
-    /// Write a weighted edge list (`source target weight` lines, the layout GAPBS's converter
-    /// reads as `.wel`), with the input's weights or generated ones (see --weight-seed).
+    /// Write the weights too, the input's or generated ones (see --weight-seed): a `.sag`
+    /// output gets its weights section, any other a weighted edge list (`source target weight`
+    /// lines, the layout GAPBS's converter reads as `.wel`).
     #[arg(long)]
     write_weights: bool,
     #[command(flatten)]

@@ -77,7 +77,8 @@ impl StorageArgs {
     }
 
     /// A graph and its edge weights: read from a weighted edge list (with --weighted, or a
-    /// `.wel` file), else the graph loaded as usual and weights generated from the seed.
+    /// `.wel` file), else the graph loaded as usual with the weights a `.sag` file holds, or
+    /// weights generated from the seed when it holds none.
     pub(super) fn load_weighted(
         &self,
         input: &Path,
@@ -94,13 +95,16 @@ impl StorageArgs {
             let (graph, weights) = build_weighted(edges, &options)?;
             return Ok((graph, weights, started.elapsed().as_secs_f64()));
         }
-        let graph = io::load_graph(
+        let (graph, stored) = io::load_graph_weighted(
             input,
             self.input_format.parse::<Format>()?,
             &self.text(),
             &options,
         )?;
-        let weights = EdgeWeights::generate(&graph, weights.weight_seed, &options.edges)?;
+        let weights = match stored {
+            Some(stored) => stored,
+            None => EdgeWeights::generate(&graph, weights.weight_seed, &options.edges)?,
+        };
         Ok((graph, weights, started.elapsed().as_secs_f64()))
     }
 }

@@ -21,6 +21,7 @@ use smartarrays::{ArrayOptions, F64Array};
 
 use crate::access::{with_window, AsIndex, EdgeWindow, Targets};
 use crate::algo::cells::{self, narrow, Cell};
+use crate::algo::fold_steps;
 use crate::error::{GraphError, Result};
 use crate::Graph;
 
@@ -201,47 +202,48 @@ fn brandes<C: Cell>(
             let frontier = &levels[levels.len() - 1];
             // Claims the next level and adds each frontier vertex's path count to its
             // successors (final: the frontier's counts were completed one step earlier).
-            let next: Vec<u64> = runtime
-                .map_reduce(
-                    0..frontier.len(),
-                    LEVEL_BATCH,
-                    || (Vec::new(), Vec::new()),
-                    |(mut next, mut buffer), _, range| {
-                        with_window!(forward, &mut buffer, 0, |window| {
-                            for &u in &frontier[range] {
-                                let (mut e, b) =
-                                    (begin[u as usize] as usize, begin[u as usize + 1] as usize);
-                                let mine = load(&paths[u as usize]);
-                                while e < b {
-                                    let piece = window.piece(e, b);
-                                    for &v in piece {
-                                        let v = v.at();
-                                        let slot = &depth[v];
-                                        let mut found = slot.get();
-                                        if found == C::NONE {
-                                            if slot.replace(C::NONE, level) {
-                                                next.push(v as u64);
-                                            }
-                                            found = slot.get();
+            let next: Vec<u64> = fold_steps(
+                &runtime,
+                0..frontier.len(),
+                LEVEL_BATCH,
+                LEVEL_BATCH,
+                || (Vec::new(), Vec::new()),
+                |(mut next, mut buffer), range| {
+                    with_window!(forward, &mut buffer, 0, |window| {
+                        for &u in &frontier[range] {
+                            let (mut e, b) =
+                                (begin[u as usize] as usize, begin[u as usize + 1] as usize);
+                            let mine = load(&paths[u as usize]);
+                            while e < b {
+                                let piece = window.piece(e, b);
+                                for &v in piece {
+                                    let v = v.at();
+                                    let slot = &depth[v];
+                                    let mut found = slot.get();
+                                    if found == C::NONE {
+                                        if slot.replace(C::NONE, level) {
+                                            next.push(v as u64);
                                         }
-                                        if found == level {
-                                            add(&paths[v], mine);
-                                            successors[e / 64]
-                                                .fetch_or(1 << (e % 64), Ordering::Relaxed);
-                                        }
-                                        e += 1;
+                                        found = slot.get();
                                     }
+                                    if found == level {
+                                        add(&paths[v], mine);
+                                        successors[e / 64]
+                                            .fetch_or(1 << (e % 64), Ordering::Relaxed);
+                                    }
+                                    e += 1;
                                 }
                             }
-                        });
-                        (next, buffer)
-                    },
-                    |mut a, mut b| {
-                        a.0.append(&mut b.0);
-                        a
-                    },
-                )
-                .0;
+                        }
+                    });
+                    (next, buffer)
+                },
+                |mut a, mut b| {
+                    a.0.append(&mut b.0);
+                    a
+                },
+            )
+            .0;
             if next.is_empty() {
                 break;
             }
@@ -249,11 +251,13 @@ fn brandes<C: Cell>(
         }
         // Dependencies, deepest level first, each vertex pulling from its successors.
         for vertices in levels.iter().rev() {
-            runtime.map_reduce(
+            fold_steps(
+                &runtime,
                 0..vertices.len(),
                 LEVEL_BATCH,
+                LEVEL_BATCH,
                 Vec::new,
-                |mut buffer, _, range| {
+                |mut buffer, range| {
                     with_window!(forward, &mut buffer, 0, |window| {
                         for &v in &vertices[range] {
                             let v = v as usize;

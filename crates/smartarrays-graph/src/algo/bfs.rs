@@ -12,6 +12,7 @@ use smartarrays::{ArrayOptions, Runtime, SmartArray};
 
 use crate::access::{with_window, AsIndex, EdgeWindow, Targets};
 use crate::algo::cells::{self, narrow, Cell};
+use crate::algo::fold_steps;
 use crate::error::{GraphError, Result};
 use crate::graph::property_bits;
 use crate::Graph;
@@ -21,6 +22,8 @@ const ALPHA: u64 = 15;
 /// Switch back to top-down when the frontier is smaller than vertices / BETA.
 const BETA: u64 = 18;
 const FRONTIER_BATCH: usize = 64;
+/// Top-down steps over at most this many frontier vertices run on the calling thread.
+const INLINE: usize = 64;
 const VERTEX_BATCH: usize = 4096;
 
 /// Levels and parents of a BFS.
@@ -109,11 +112,13 @@ impl<C: Cell> Search<'_, C> {
     /// One top-down step: claims the unvisited out-neighbours of `queue`; returns the next
     /// queue and the out-edges of its vertices.
     fn top_down(&self, runtime: &Runtime, queue: &[u64], level: u64) -> (Vec<u64>, u64) {
-        let (next, scout, _) = runtime.map_reduce(
+        let (next, scout, _) = fold_steps(
+            runtime,
             0..queue.len(),
             FRONTIER_BATCH,
+            INLINE,
             || (Vec::new(), 0u64, Vec::new()),
-            |(mut next, mut scout, mut buffer), _, range| {
+            |(mut next, mut scout, mut buffer), range| {
                 with_window!(self.targets, &mut buffer, 0, |window| {
                     for &u in &queue[range] {
                         let u = u as usize;

@@ -5,10 +5,11 @@
 //! filing each improved vertex into the bucket of its new distance) until it stays empty, then
 //! the next bucket is taken. With `delta = 1` this is a parallel Dijkstra by distance levels;
 //! larger deltas settle fewer, larger buckets at the price of some repeated relaxations.
-//! Distances are exact whatever the delta and the thread count.
+//! Distances are exact whatever the delta and the thread count. A worker that finds few
+//! vertices for the current bucket settles them at once ("bucket fusion"), saving rounds.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64};
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -16,6 +17,8 @@ use smartarrays::codec::max_value;
 use smartarrays::{ArrayOptions, SmartArray};
 
 use crate::access::{run, Run, Targets};
+use crate::algo::cells::Cell;
+use crate::algo::fold_steps;
 use crate::error::{GraphError, Result};
 use crate::graph::property_bits;
 use crate::{EdgeWeights, Graph};
@@ -23,6 +26,8 @@ use crate::{EdgeWeights, Graph};
 const UNREACHED: u64 = u64::MAX;
 /// Frontier vertices per parallel batch.
 const FRONTIER_BATCH: usize = 64;
+/// Frontiers of at most this many vertices are expanded on the calling thread.
+const INLINE: usize = 256;
 /// Buckets after the current one that workers file into lists of their own.
 const NEAR: usize = 1024;
 
@@ -74,35 +79,40 @@ impl SsspResult {
 }
 
 /// Relaxes the edges to `ids` weighted by `weights` from a vertex at distance `du`: lowers
-/// each target's distance with an atomic minimum and files every target it improved.
+/// each target's distance with an atomic minimum and files every target it improved. Every
+/// tentative distance is the length of a simple path (a relaxation that revisits a vertex
+/// cannot lower it), so it stays below the cells' marker (see [`sssp`]'s choice of cells).
 #[inline(always)]
-fn relax<I: Copy + Into<u64>, W: Copy + Into<u64>>(
+fn relax<I: Copy + Into<u64>, W: Copy + Into<u64>, C: Cell>(
     ids: &[I],
     weights: &[W],
     du: u64,
-    distances: &[AtomicU64],
+    distances: &[C],
     file: &mut impl FnMut(u64, u64),
 ) {
     for (&v, &w) in ids.iter().zip(weights) {
         let v: u64 = v.into();
-        let candidate = du.saturating_add(w.into());
+        let candidate = du + w.into();
         let slot = &distances[v as usize];
-        let mut old = slot.load(Ordering::Relaxed);
+        let mut old = slot.get();
         while candidate < old {
-            match slot.compare_exchange_weak(old, candidate, Ordering::Relaxed, Ordering::Relaxed) {
-                Ok(_) => {
-                    file(v, candidate);
-                    break;
-                }
-                Err(current) => old = current,
+            if slot.replace(old, candidate) {
+                file(v, candidate);
+                break;
             }
+            old = slot.get();
         }
     }
 }
 
 /// Shortest path distances from `source` over out-edges weighted by `weights` (which must
-/// belong to `graph`, see [`EdgeWeights`]); `on_round` sees the bucket and the frontier size of
-/// every round (for progress).
+/// belong to `graph`, see [`EdgeWeights`]); `on_round` sees, after every round, the bucket and
+/// the vertices the round expanded (for progress).
+///
+/// Distances are kept in 32-bit cells while `vertices * largest weight` stays below 2^32 - 1
+/// (no simple path can be longer), else 64-bit ones. A worker whose share of the current bucket
+/// stays below 1000 vertices settles it itself, without a round of its own (bucket fusion, as
+/// GAPBS's `sssp` does).
 ///
 /// # Example
 /// ```
@@ -137,10 +147,32 @@ pub fn sssp(
         ));
     }
     weights.check(graph)?;
+    // A shortest (or tentative) distance is the length of a simple path: at most
+    // (n - 1) * the largest weight. 32-bit cells while that stays below their marker.
+    let bound = (n as u64).saturating_mul(weights.max());
+    if bound < u64::from(u32::MAX) {
+        search::<AtomicU32>(graph, weights, source, options, &mut on_round)
+    } else {
+        search::<AtomicU64>(graph, weights, source, options, &mut on_round)
+    }
+}
+
+/// Improved vertices of a bucket a worker goes on settling itself, without a round of its
+/// own, while there are fewer than this (Beamer et al.'s bucket fusion in GAPBS's `sssp`).
+const FUSE: usize = 1000;
+
+fn search<C: Cell>(
+    graph: &Graph,
+    weights: &EdgeWeights,
+    source: u64,
+    options: &SsspOptions,
+    on_round: &mut impl FnMut(u64, usize),
+) -> Result<SsspResult> {
+    let n = graph.vertices();
     let delta = options.delta;
     let runtime = Arc::clone(graph.runtime());
-    let distances: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(UNREACHED)).collect();
-    distances[source as usize].store(0, Ordering::Relaxed);
+    let distances: Vec<C> = (0..n).map(|_| C::new(C::NONE)).collect();
+    distances[source as usize].set(0);
     let offsets = graph.begin().local();
     let targets = Targets::of(graph.edge().local());
     let weight_values = Targets::of(weights.array().local());
@@ -148,53 +180,73 @@ pub fn sssp(
     buckets.insert(0, vec![source]);
     let mut rounds = 0;
     while let Some((bucket, frontier)) = buckets.pop_first() {
-        on_round(bucket, frontier.len());
         rounds += 1;
         let floor = bucket.saturating_mul(delta);
         let frontier = &frontier;
         let distances = &distances;
-        // Improved vertices by bucket: near buckets (relative to this one) in a vector of
-        // lists, far ones (only with weights far above delta) as (bucket, vertex) pairs.
-        let (near, far, ..) = runtime.map_reduce(
+        // Relaxes the out-edges of `u` (unless it was settled in an earlier bucket since it was
+        // filed here), filing the improved vertices by bucket: near buckets (relative to this
+        // one) in a vector of lists, far ones (only with weights far above delta) as
+        // (bucket, vertex) pairs.
+        let expand = |u: u64, filed: &mut Filed| {
+            let (near, far, ids, ws) = filed;
+            let du = distances[u as usize].get();
+            if du < floor {
+                return;
+            }
+            let (s, t) = (
+                offsets.value(u as usize) as usize,
+                offsets.value(u as usize + 1) as usize,
+            );
+            if s == t {
+                return;
+            }
+            let neighbours = run(targets, s, t, ids);
+            let edge_weights = run(weight_values, s, t, ws);
+            let mut file = |v: u64, candidate: u64| {
+                let offset = candidate / delta - bucket;
+                if offset < NEAR as u64 {
+                    let offset = offset as usize;
+                    if near.len() <= offset {
+                        near.resize_with(offset + 1, Vec::new);
+                    }
+                    near[offset].push(v);
+                } else {
+                    far.push((candidate / delta, v));
+                }
+            };
+            match (neighbours, edge_weights) {
+                (Run::N32(a), Run::N32(b)) => relax(a, b, du, distances, &mut file),
+                (Run::N32(a), Run::N64(b)) => relax(a, b, du, distances, &mut file),
+                (Run::N64(a), Run::N32(b)) => relax(a, b, du, distances, &mut file),
+                (Run::N64(a), Run::N64(b)) => relax(a, b, du, distances, &mut file),
+            }
+        };
+        let (near, far, .., fused) = fold_steps(
+            &runtime,
             0..frontier.len(),
             FRONTIER_BATCH,
-            || (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
-            |(mut near, mut far, mut ids, mut ws): Filed, _, range| {
+            INLINE,
+            || (Vec::new(), Vec::new(), Vec::new(), Vec::new(), 0usize),
+            |(near, far, ids, ws, mut fused), range| {
+                let mut filed: Filed = (near, far, ids, ws);
                 for &u in &frontier[range] {
-                    let du = distances[u as usize].load(Ordering::Relaxed);
-                    if du < floor {
-                        // Settled in an earlier bucket since it was filed here.
-                        continue;
+                    expand(u, &mut filed);
+                }
+                // Fusion: while this worker's share of the current bucket is small, settle it
+                // here rather than in another round.
+                while let Some(current) = filed.0.first_mut() {
+                    if current.is_empty() || current.len() >= FUSE {
+                        break;
                     }
-                    let (s, t) = (
-                        offsets.value(u as usize) as usize,
-                        offsets.value(u as usize + 1) as usize,
-                    );
-                    if s == t {
-                        continue;
-                    }
-                    let neighbours = run(targets, s, t, &mut ids);
-                    let edge_weights = run(weight_values, s, t, &mut ws);
-                    let mut file = |v: u64, candidate: u64| {
-                        let offset = candidate / delta - bucket;
-                        if offset < NEAR as u64 {
-                            let offset = offset as usize;
-                            if near.len() <= offset {
-                                near.resize_with(offset + 1, Vec::new);
-                            }
-                            near[offset].push(v);
-                        } else {
-                            far.push((candidate / delta, v));
-                        }
-                    };
-                    match (neighbours, edge_weights) {
-                        (Run::N32(a), Run::N32(b)) => relax(a, b, du, distances, &mut file),
-                        (Run::N32(a), Run::N64(b)) => relax(a, b, du, distances, &mut file),
-                        (Run::N64(a), Run::N32(b)) => relax(a, b, du, distances, &mut file),
-                        (Run::N64(a), Run::N64(b)) => relax(a, b, du, distances, &mut file),
+                    let batch = std::mem::take(current);
+                    fused += batch.len();
+                    for &u in &batch {
+                        expand(u, &mut filed);
                     }
                 }
-                (near, far, ids, ws)
+                let (near, far, ids, ws) = filed;
+                (near, far, ids, ws, fused)
             },
             |mut a, mut b| {
                 if a.0.len() < b.0.len() {
@@ -204,9 +256,11 @@ pub fn sssp(
                     mine.append(theirs);
                 }
                 a.1.append(&mut b.1);
+                a.4 += b.4;
                 a
             },
         );
+        on_round(bucket, frontier.len() + fused);
         for (offset, vertices) in near.into_iter().enumerate() {
             if !vertices.is_empty() {
                 let list = buckets.entry(bucket + offset as u64).or_default();
@@ -221,7 +275,13 @@ pub fn sssp(
             buckets.entry(index).or_default().push(v);
         }
     }
-    let distances: Vec<u64> = distances.into_iter().map(AtomicU64::into_inner).collect();
+    let distances: Vec<u64> = distances
+        .iter()
+        .map(|d| match d.get() {
+            d if d == C::NONE => UNREACHED,
+            d => d,
+        })
+        .collect();
     let reached = distances.iter().filter(|&&d| d != UNREACHED).count() as u64;
     let max_distance = distances
         .iter()

@@ -1,5 +1,5 @@
-//! The binary graph format (`.sag`, version 1): a built graph saved as its packed arrays, so it
-//! reloads without parsing or sorting. Files are memory-mapped on load where possible, every
+//! The binary graph format (`.sag`, version 2): a built graph saved as its packed arrays (and,
+//! optionally, its edge weights), so it reloads without parsing or sorting. Files are memory-mapped on load where possible, every
 //! array is checked against its checksum, and the CSR invariants are verified before the graph
 //! is handed out; any failure is an error naming the file and the problem.
 //!
@@ -8,20 +8,23 @@
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `SAGRAPH\0` |
-//! | 8 | 4 | version, 1 |
-//! | 12 | 4 | flags: bit 0 set = directed; other bits 0 |
+//! | 8 | 4 | version, 2 (version 1 files, which have no weights, still load) |
+//! | 12 | 4 | flags: bit 0 set = directed; bit 1 set = weights present (version 2 only); other bits 0 |
 //! | 16 | 8 | vertices `n` |
 //! | 24 | 8 | stored self-loops |
-//! | 32 | 4 | array count `A`: 2 (`begin`, `edge`) or 4 (plus `rbegin`, `redge`), in that order |
+//! | 32 | 4 | array count `A`: 2 (`begin`, `edge`) or 4 (plus `rbegin`, `redge`), in that order, plus 1 (`weight`, last) when flag bit 1 is set |
 //! | 36 | 4 | reserved, 0 |
-//! | 40 | 48 × A | array table: kind (u32: 0 begin, 1 edge, 2 rbegin, 3 redge), bits (u32, 1..=64), length (u64), data offset (u64, a multiple of 64), data bytes (u64), XXH3-64 of the data (u64), reserved (u64, 0) |
+//! | 40 | 48 × A | array table: kind (u32: 0 begin, 1 edge, 2 rbegin, 3 redge, 4 weight), bits (u32, 1..=64), length (u64), data offset (u64, a multiple of 64), data bytes (u64), XXH3-64 of the data (u64), reserved (u64: 0, except for `weight`, where it is the largest weight) |
 //! | 40 + 48A | 8 | XXH3-64 of bytes `0 .. 40 + 48A` |
 //!
 //! Each array's data is its packed words as the core codec lays them out (value `i` in bits
 //! `i*b .. (i+1)*b` of a little-endian stream of 64-bit words) followed by the codec's padding
 //! words, i.e. exactly `smartarrays::codec::storage_words(length, bits) * 8` bytes. `begin`
-//! and `rbegin` have `n + 1` values; `edge` and `redge` hold neighbour ids below `n`. On load the
-//! arrays are re-packed at the widths and placements the caller asks for.
+//! and `rbegin` have `n + 1` values; `edge` and `redge` hold neighbour ids below `n`; `weight`
+//! (the optional section) holds one weight per `edge` entry, in `edge` order, as
+//! [`EdgeWeights`] does. On load the arrays are re-packed at the widths and placements the caller
+//! asks for (weights in the edge class). A file of a version this reader does not know is
+//! refused with an error naming both versions.
 
 use std::io::Write;
 use std::path::Path;
@@ -34,40 +37,87 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::error::{GraphError, Result};
 use crate::graph::{Csr, Graph};
 use crate::options::{array_options, GraphOptions};
+use crate::EdgeWeights;
 
 /// The magic bytes at the start of every file.
 pub const MAGIC: &[u8; 8] = b"SAGRAPH\0";
-/// The version this code writes and reads.
-pub const VERSION: u32 = 1;
+/// The version this code writes (it reads this one and every earlier one).
+pub const VERSION: u32 = 2;
 const FIXED_HEADER: usize = 40;
 const ENTRY: usize = 48;
-const NAMES: [&str; 4] = ["begin", "edge", "rbegin", "redge"];
+const NAMES: [&str; 5] = ["begin", "edge", "rbegin", "redge", "weight"];
+/// Table kind of the optional weights array.
+const WEIGHT: usize = 4;
+/// Flag bit: the graph is directed.
+const DIRECTED: u32 = 1;
+/// Flag bit: a `weight` array follows the graph's arrays (version 2).
+const WEIGHTED: u32 = 2;
 
 fn align64(value: u64) -> u64 {
     value.div_ceil(64) * 64
 }
 
-/// Saves a graph in the binary format.
+/// Saves a graph in the binary format (without weights).
 pub fn save_binary(graph: &Graph, path: &Path) -> Result<()> {
+    save(graph, None, path)
+}
+
+/// Saves a graph and its edge weights in the binary format; [`load_binary_weighted`] reads
+/// both back.
+///
+/// # Example
+/// ```
+/// use smartarrays_graph::io::{load_binary_weighted, save_binary_weighted};
+/// use smartarrays_graph::{build_weighted, GraphOptions, WeightedEdges};
+/// let mut edges = WeightedEdges::new(true);
+/// edges.push(0, 1, 5);
+/// edges.push(1, 2, 300);
+/// let (graph, weights) = build_weighted(edges, &GraphOptions::default())?;
+/// let path = std::env::temp_dir().join(format!("weighted-doc-{}.sag", std::process::id()));
+/// save_binary_weighted(&graph, &weights, &path)?;
+/// let (loaded, loaded_weights) = load_binary_weighted(&path, &GraphOptions::default())?;
+/// std::fs::remove_file(&path).ok();
+/// assert_eq!(loaded.edges(), 2);
+/// let loaded_weights = loaded_weights.expect("the file holds weights");
+/// assert_eq!(loaded_weights.array().to_vec(), vec![5, 300]);
+/// assert_eq!(loaded_weights.max(), 300);
+/// # Ok::<(), smartarrays_graph::GraphError>(())
+/// ```
+pub fn save_binary_weighted(graph: &Graph, weights: &EdgeWeights, path: &Path) -> Result<()> {
+    weights.check(graph)?;
+    save(graph, Some(weights), path)
+}
+
+fn save(graph: &Graph, weights: Option<&EdgeWeights>, path: &Path) -> Result<()> {
     if cfg!(target_endian = "big") {
         return Err(GraphError::format(
             path,
             "the binary graph format is little-endian; this host is big-endian",
         ));
     }
-    let arrays = graph.arrays();
+    let mut arrays: Vec<(usize, &SmartArray, u64)> = graph
+        .arrays()
+        .into_iter()
+        .enumerate()
+        .map(|(kind, (_, array))| (kind, array, 0))
+        .collect();
+    let mut flags = if graph.is_directed() { DIRECTED } else { 0 };
+    if let Some(weights) = weights {
+        arrays.push((WEIGHT, weights.array(), weights.max()));
+        flags |= WEIGHTED;
+    }
     let header_bytes = (FIXED_HEADER + ENTRY * arrays.len() + 8) as u64;
     let mut header = Vec::with_capacity(header_bytes as usize);
     header.extend_from_slice(MAGIC);
     header.extend_from_slice(&VERSION.to_le_bytes());
-    header.extend_from_slice(&(graph.is_directed() as u32).to_le_bytes());
+    header.extend_from_slice(&flags.to_le_bytes());
     header.extend_from_slice(&(graph.vertices() as u64).to_le_bytes());
     header.extend_from_slice(&graph.self_loops().to_le_bytes());
     header.extend_from_slice(&(arrays.len() as u32).to_le_bytes());
     header.extend_from_slice(&0u32.to_le_bytes());
     let mut offset = align64(header_bytes);
     let mut data: Vec<(u64, &[u8])> = Vec::new();
-    for (kind, (_, array)) in arrays.iter().enumerate() {
+    for &(kind, array, extra) in &arrays {
         let bytes: &[u8] = array.local().storage_bytes();
         header.extend_from_slice(&(kind as u32).to_le_bytes());
         header.extend_from_slice(&array.bits().to_le_bytes());
@@ -75,7 +125,7 @@ pub fn save_binary(graph: &Graph, path: &Path) -> Result<()> {
         header.extend_from_slice(&offset.to_le_bytes());
         header.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
         header.extend_from_slice(&xxh3_64(bytes).to_le_bytes());
-        header.extend_from_slice(&0u64.to_le_bytes());
+        header.extend_from_slice(&extra.to_le_bytes());
         data.push((offset, bytes));
         offset = align64(offset + bytes.len() as u64);
     }
@@ -97,18 +147,28 @@ pub fn save_binary(graph: &Graph, path: &Path) -> Result<()> {
     write(&mut out).map_err(|e| GraphError::io(path, e))
 }
 
-/// Loads a graph saved by [`save_binary`], memory-mapping the file where possible.
+/// Loads a graph saved by [`save_binary`] (or [`save_binary_weighted`], whose weights it
+/// checks and leaves out), memory-mapping the file where possible.
 pub fn load_binary(path: &Path, options: &GraphOptions) -> Result<Graph> {
+    Ok(load_binary_weighted(path, options)?.0)
+}
+
+/// Loads a graph and, when the file holds them, its edge weights (stored in the edge class:
+/// 32 bits uncompressed, the fewest bits that hold the largest weight compressed).
+pub fn load_binary_weighted(
+    path: &Path,
+    options: &GraphOptions,
+) -> Result<(Graph, Option<EdgeWeights>)> {
     let file = std::fs::File::open(path).map_err(|e| GraphError::io(path, e))?;
     // SAFETY: the mapping is read-only and private to this call; the file is only read through
     // it while it is alive. (Another process truncating the file at the same time could make
     // reads fault, which no file API can rule out for mappings; copies are made before return.)
     let mapped = unsafe { memmap2::Mmap::map(&file) };
     match mapped {
-        Ok(map) => parse_binary(&map, path, options),
+        Ok(map) => parse_binary_weighted(&map, path, options),
         Err(_) => {
             let bytes = std::fs::read(path).map_err(|e| GraphError::io(path, e))?;
-            parse_binary(&bytes, path, options)
+            parse_binary_weighted(&bytes, path, options)
         }
     }
 }
@@ -121,8 +181,18 @@ fn read_u64(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or([0; 8]))
 }
 
-/// Parses a binary graph held in memory (`file` names it in errors).
+/// Parses a binary graph held in memory (`file` names it in errors); weights, if any, are
+/// checked and left out.
 pub fn parse_binary(bytes: &[u8], file: &Path, options: &GraphOptions) -> Result<Graph> {
+    Ok(parse_binary_weighted(bytes, file, options)?.0)
+}
+
+/// Parses a binary graph held in memory and its weights, when it has them.
+pub fn parse_binary_weighted(
+    bytes: &[u8],
+    file: &Path,
+    options: &GraphOptions,
+) -> Result<(Graph, Option<EdgeWeights>)> {
     let bad = |problem: String| GraphError::format(file, problem);
     if cfg!(target_endian = "big") {
         return Err(bad(
@@ -132,7 +202,7 @@ pub fn parse_binary(bytes: &[u8], file: &Path, options: &GraphOptions) -> Result
     if bytes.as_ptr().align_offset(8) != 0 {
         let mut aligned = vec![0u64; bytes.len().div_ceil(8)];
         bytemuck::cast_slice_mut::<u64, u8>(&mut aligned)[..bytes.len()].copy_from_slice(bytes);
-        return parse_binary(
+        return parse_binary_weighted(
             &bytemuck::cast_slice::<u64, u8>(&aligned)[..bytes.len()],
             file,
             options,
@@ -144,23 +214,34 @@ pub fn parse_binary(bytes: &[u8], file: &Path, options: &GraphOptions) -> Result
         ));
     }
     let version = read_u32(bytes, 8);
-    if version != VERSION {
+    if !(1..=VERSION).contains(&version) {
         return Err(bad(format!(
-            "format version {version} is not supported (this reader knows version {VERSION})"
+            "format version {version} is not supported (this reader knows versions 1 to {VERSION}; \
+             a newer smartarrays wrote it)"
         )));
     }
     let flags = read_u32(bytes, 12);
-    if flags & !1 != 0 {
-        return Err(bad(format!("unknown flags {flags:#x}")));
+    let known = if version >= 2 {
+        DIRECTED | WEIGHTED
+    } else {
+        DIRECTED
+    };
+    if flags & !known != 0 {
+        return Err(bad(format!(
+            "unknown flags {flags:#x} for format version {version}"
+        )));
     }
-    let directed = flags & 1 == 1;
+    let directed = flags & DIRECTED != 0;
+    let weighted = flags & WEIGHTED != 0;
     let vertices = read_u64(bytes, 16);
     let self_loops = read_u64(bytes, 24);
     let count = read_u32(bytes, 32) as usize;
-    let expected = if directed { 4 } else { 2 };
+    let structure = if directed { 4 } else { 2 };
+    let expected = structure + usize::from(weighted);
     if count != expected {
         return Err(bad(format!(
-            "{count} arrays; a {} graph has {expected}",
+            "{count} arrays; a {}{} graph has {expected}",
+            if weighted { "weighted " } else { "" },
             if directed { "directed" } else { "undirected" }
         )));
     }
@@ -177,8 +258,11 @@ pub fn parse_binary(bytes: &[u8], file: &Path, options: &GraphOptions) -> Result
         .ok_or_else(|| bad(format!("{vertices} vertices is too many")))?;
     let runtime = options.resolve_runtime()?;
     let mut arrays: Vec<SmartArray> = Vec::with_capacity(count);
-    for (kind, name) in NAMES.iter().enumerate().take(count) {
-        let at = FIXED_HEADER + ENTRY * kind;
+    let mut largest_weight = 0;
+    let kinds = (0..structure).chain(weighted.then_some(WEIGHT));
+    for (index, kind) in kinds.enumerate() {
+        let name = NAMES[kind];
+        let at = FIXED_HEADER + ENTRY * index;
         let (stored_kind, bits, len) = (
             read_u32(bytes, at),
             read_u32(bytes, at + 4),
@@ -199,7 +283,7 @@ pub fn parse_binary(bytes: &[u8], file: &Path, options: &GraphOptions) -> Result
         }
         let len =
             usize::try_from(len).map_err(|_| bad(format!("{name}: length {len} is too large")))?;
-        if kind % 2 == 0 && len != n + 1 {
+        if kind != WEIGHT && kind % 2 == 0 && len != n + 1 {
             return Err(bad(format!(
                 "{name}: {len} offsets for {n} vertices (expected {})",
                 n + 1
@@ -231,22 +315,29 @@ pub fn parse_binary(bytes: &[u8], file: &Path, options: &GraphOptions) -> Result
             )));
         }
         let words: &[u64] = bytemuck::cast_slice(data);
-        let class = if kind % 2 == 0 {
+        let offsets = kind != WEIGHT && kind % 2 == 0;
+        let class = if offsets {
             &options.offsets
         } else {
             &options.edges
         };
-        let largest = if kind % 2 == 0 {
+        let largest = if kind == WEIGHT {
+            largest_weight = read_u64(bytes, at + 40);
+            largest_weight
+        } else if offsets {
             read_u64(bytes, FIXED_HEADER + ENTRY * (kind + 1) + 8)
         } else {
             (n as u64).saturating_sub(1)
         };
-        let natural = if kind % 2 == 0 { 64 } else { 32 };
+        let natural = if offsets { 64 } else { 32 };
         let target_bits = class.width.resolve(largest, natural);
         let array = SmartArray::from_batches(len, &array_options(class, target_bits, &runtime), |range, out| {
             unpack_range(words, bits, range.start, out);
         })
         .map_err(|e| match e {
+            smartarrays::Error::ValueTooWide { index, value, .. } if kind == WEIGHT => {
+                bad(format!("weight: value {value} at index {index} exceeds the largest weight {largest} the header gives"))
+            }
             smartarrays::Error::ValueTooWide { index, value, .. } => {
                 bad(format!("{name}: value {value} at index {index} does not fit the graph (needs more than {target_bits} bits)"))
             }
@@ -254,6 +345,7 @@ pub fn parse_binary(bytes: &[u8], file: &Path, options: &GraphOptions) -> Result
         })?;
         arrays.push(array);
     }
+    let weight_array = if weighted { arrays.pop() } else { None };
     let mut arrays = arrays.into_iter();
     let (Some(begin), Some(edge)) = (arrays.next(), arrays.next()) else {
         return Err(bad("missing arrays".into()));
@@ -279,5 +371,25 @@ pub fn parse_binary(bytes: &[u8], file: &Path, options: &GraphOptions) -> Result
             graph.stored_entries()
         )));
     }
-    Ok(graph)
+    let weights = match weight_array {
+        Some(array) => {
+            if array.len() as u64 != graph.stored_entries() {
+                return Err(bad(format!(
+                    "weight: {} weights for {} stored edges",
+                    array.len(),
+                    graph.stored_entries()
+                )));
+            }
+            let weights = EdgeWeights::from_array(&graph, array)?;
+            if weights.max() != largest_weight {
+                return Err(bad(format!(
+                    "weight: the largest weight is {}, the header says {largest_weight}",
+                    weights.max()
+                )));
+            }
+            Some(weights)
+        }
+        None => None,
+    };
+    Ok((graph, weights))
 }

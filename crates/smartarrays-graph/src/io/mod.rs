@@ -14,13 +14,16 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-pub use binary::{load_binary, parse_binary, save_binary};
+pub use binary::{
+    load_binary, load_binary_weighted, parse_binary, parse_binary_weighted, save_binary,
+    save_binary_weighted,
+};
 pub use mtx::{parse_matrix_market, write_matrix_market};
 pub use text::{parse_edge_list, write_edge_list, write_edges};
 pub use weighted::{parse_weighted_edge_list, read_weighted_edges, write_weighted_edge_list};
 
 use crate::error::{GraphError, Result};
-use crate::{build, EdgeList, Graph, GraphOptions};
+use crate::{build, EdgeList, EdgeWeights, Graph, GraphOptions};
 
 /// File formats.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -155,7 +158,32 @@ pub fn load_graph(
     text: &TextOptions,
     options: &GraphOptions,
 ) -> Result<Graph> {
-    let format = if format == Format::Auto {
+    match resolve_format(path, format)? {
+        Format::Binary => load_binary(path, options),
+        format => build(read_edges(path, format, text, options)?, options),
+    }
+}
+
+/// Loads a graph as [`load_graph`] does, with its edge weights when the file holds them (a
+/// binary file saved by [`save_binary_weighted`]); other files give `None`.
+pub fn load_graph_weighted(
+    path: &Path,
+    format: Format,
+    text: &TextOptions,
+    options: &GraphOptions,
+) -> Result<(Graph, Option<EdgeWeights>)> {
+    match resolve_format(path, format)? {
+        Format::Binary => load_binary_weighted(path, options),
+        format => Ok((
+            build(read_edges(path, format, text, options)?, options)?,
+            None,
+        )),
+    }
+}
+
+/// `format`, or with [`Format::Auto`] the format detected from the file's first bytes.
+fn resolve_format(path: &Path, format: Format) -> Result<Format> {
+    Ok(if format == Format::Auto {
         let mut first = [0u8; 64];
         let read = {
             use std::io::Read;
@@ -165,11 +193,7 @@ pub fn load_graph(
         detect_format(path, &first[..read])
     } else {
         format
-    };
-    match format {
-        Format::Binary => load_binary(path, options),
-        _ => build(read_edges(path, format, text, options)?, options),
-    }
+    })
 }
 
 /// Saves a graph in the format chosen by `format` (or by the extension with

@@ -1,7 +1,7 @@
 # Type stubs of the native module smartarrays._native (implemented in Rust, src/*.rs).
 import decimal
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal, NoReturn, SupportsIndex, TypedDict, final, overload
 
 import numpy as np
@@ -684,11 +684,26 @@ class Graph:
     def connected_components(self) -> npt.NDArray[np.uint64]:
         """The smallest vertex id of each vertex's (weakly) connected component."""
     def pagerank(
-        self, damping: float = 0.85, tolerance: float = 1e-6, max_iterations: int = 1000, gauss_seidel: bool = False
+        self,
+        damping: float = 0.85,
+        tolerance: float = 1e-6,
+        max_iterations: int = 1000,
+        gauss_seidel: bool = False,
+        progress: Callable[[int, float], object] | None = None,
     ) -> npt.NDArray[np.float64]:
-        """Ranks summing to 1; dangling rank spread over every vertex."""
-    def betweenness(self, sources: npt.ArrayLike | None = None) -> npt.NDArray[np.float64]:
-        """Unnormalised Brandes betweenness, exact when ``sources`` is None."""
+        """Ranks summing to 1; dangling rank spread over every vertex.
+
+        ``progress(iteration, change)`` runs after every iteration; an exception it raises
+        stops the run and propagates."""
+    def betweenness(
+        self,
+        sources: npt.ArrayLike | None = None,
+        progress: Callable[[int, int], object] | None = None,
+    ) -> npt.NDArray[np.float64]:
+        """Unnormalised Brandes betweenness, exact when ``sources`` is None.
+
+        ``progress(done, total)`` runs after every source; an exception it raises stops the
+        run and propagates."""
     def triangle_count(self) -> int:
         """Triangles of an undirected graph."""
     def edges(self) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
