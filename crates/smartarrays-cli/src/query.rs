@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
+use smartarrays::Placement;
 use smartarrays_graph::ProgressReporter;
 use smartarrays_query::encodings::ColumnOptions;
 use smartarrays_query::{queries, tpch, Catalog, Output, QueryOptions, ResultSet};
@@ -111,13 +112,29 @@ fn generate(sf: f64, quiet: bool) -> CliResult<Catalog> {
     if let Some(b) = &bars {
         b.started(&stage, tpch::TABLES.len() as u64);
     }
-    let catalog = tpch::generate(sf, &ColumnOptions::new(), |_, done, _| {
+    // Each table is placed as a whole (small ones replicated, large ones interleaved on a
+    // NUMA machine); the reasons are printed once per distinct choice.
+    let options = ColumnOptions::new().placement(Placement::Auto);
+    let catalog = tpch::generate(sf, &options, |_, done, _| {
         if let Some(b) = &bars {
             b.advanced(&stage, done as u64);
         }
     })?;
     if let Some(b) = &bars {
         b.finished(&stage);
+    }
+    if !quiet {
+        let mut reasons: Vec<(String, Vec<&str>)> = Vec::new();
+        for table in catalog.tables() {
+            let reason = table.placement_reason().unwrap_or_default().to_string();
+            match reasons.iter_mut().find(|(r, _)| *r == reason) {
+                Some((_, names)) => names.push(table.name()),
+                None => reasons.push((reason, vec![table.name()])),
+            }
+        }
+        for (reason, names) in reasons {
+            eprintln!("placement of {}: {reason}", names.join(", "));
+        }
     }
     Ok(catalog)
 }

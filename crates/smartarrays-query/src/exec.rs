@@ -1096,9 +1096,19 @@ impl<'a> Plan<'a> {
         })
     }
 
-    /// The plan as text: pipelines, encodings, code-space filters, joins, sink.
+    /// The plan as text: the tables' placements, pipelines, encodings, code-space filters,
+    /// joins, sink.
     pub(crate) fn explain(&self) -> String {
         let mut out = String::new();
+        for t in &self.query.tables {
+            out.push_str(&format!(
+                "table {}: {}\n",
+                t.alias,
+                t.table
+                    .placement_reason()
+                    .map_or_else(|| t.table.placement().to_string(), str::to_string)
+            ));
+        }
         let mut counter = 0;
         explain_pipeline(&self.root, &mut out, &mut counter, 0);
         let sink = match &self.sink {

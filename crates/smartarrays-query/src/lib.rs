@@ -32,6 +32,7 @@
 mod bind;
 pub mod error;
 mod exec;
+pub mod placement;
 pub mod queries;
 pub mod table;
 pub mod tpch;

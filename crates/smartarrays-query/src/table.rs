@@ -4,9 +4,11 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+use smartarrays::{Placement, Topology};
 use smartarrays_encodings::{Column, ColumnOptions, Values};
 
 use crate::error::{QueryError, Result};
+use crate::placement::{decoded_bytes, TablePlacement};
 
 /// One named column of a table.
 #[derive(Debug)]
@@ -58,6 +60,8 @@ pub struct Table {
     name: String,
     rows: usize,
     columns: Vec<TableColumn>,
+    /// Why the columns are placed where they are, when the engine chose it.
+    placement_reason: Option<String>,
 }
 
 impl Table {
@@ -94,23 +98,55 @@ impl Table {
             name,
             rows,
             columns,
+            placement_reason: None,
         })
     }
 
-    /// A table from plain values, each column compressed by the sampling compressor.
+    /// A table from plain values, each column compressed by the sampling compressor. With
+    /// placement `auto` in `options`, the table's placement is chosen for the whole table by
+    /// [`TablePlacement::choose`] (replicated when small, interleaved when large, as the OS
+    /// places it on one node) and [`Table::placement_reason`] says why.
     pub fn from_values(
         name: &str,
         columns: Vec<(String, Values)>,
         options: &ColumnOptions,
     ) -> Result<Table> {
+        let mut options = options.clone();
+        let reason = if options.array.placement == Placement::Auto {
+            let topology = match &options.array.runtime {
+                Some(runtime) => std::sync::Arc::clone(runtime.topology()),
+                None => Topology::current()?,
+            };
+            let choice = TablePlacement::choose(decoded_bytes(&columns), &topology);
+            options.array.placement = choice.placement;
+            Some(choice.reason)
+        } else {
+            None
+        };
         let mut built = Vec::with_capacity(columns.len());
         for (column_name, values) in columns {
             built.push(TableColumn::new(
                 &column_name,
-                column_from_values(values, options)?,
+                column_from_values(values, &options)?,
             ));
         }
-        Table::new(name, built)
+        let mut table = Table::new(name, built)?;
+        table.placement_reason = reason;
+        Ok(table)
+    }
+
+    /// Where the table's columns are (that of its first column; `os` for a table without
+    /// columns).
+    pub fn placement(&self) -> Placement {
+        self.columns
+            .first()
+            .map_or(Placement::OsDefault, |c| c.column.placement().clone())
+    }
+
+    /// Why the engine placed the table where it is, when it chose (placement `auto`); `None`
+    /// when the caller gave the placement.
+    pub fn placement_reason(&self) -> Option<&str> {
+        self.placement_reason.as_deref()
     }
 
     /// The table's name (lower case).
