@@ -269,6 +269,34 @@ mod tests {
     }
 
     #[test]
+    fn edge_lengths_grow_the_arrays_and_widen_the_ends() {
+        let options = ArrayOptions::new().placement(Placement::Interleaved(vec![]));
+        let mut dictionary = Dictionary::with_options(&options).unwrap();
+        assert_eq!(dictionary.resolve(0), None);
+        assert_eq!(dictionary.get(""), None);
+        let words: Vec<String> = [0, 1, 63, 64, 65, 1023, 1025]
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| char::from(b'a' + i as u8).to_string().repeat(n))
+            .collect();
+        let mut widths = Vec::new();
+        for (code, word) in words.iter().enumerate() {
+            assert_eq!(dictionary.intern(word).unwrap(), code as u32);
+            widths.push(dictionary.ends_bits());
+        }
+        for (code, word) in words.iter().enumerate() {
+            assert_eq!(dictionary.intern(word).unwrap(), code as u32);
+            assert_eq!(dictionary.get(word), Some(code as u32));
+            assert_eq!(dictionary.resolve(code as u32), Some(word.as_str()));
+        }
+        // The ends widen with the byte capacity: 1 bit while it is 0 (the empty string), 7 at
+        // 64 bytes, then doubling or exact steps (128, 256, 1216) to 2432 bytes for the 2241
+        // held: 12 bits.
+        assert_eq!(widths, [1, 7, 7, 8, 9, 11, 12]);
+        assert!(dictionary.memory_bytes() > 2241);
+    }
+
+    #[test]
     fn long_and_unicode_strings_round_trip() {
         let mut dictionary = Dictionary::new().unwrap();
         let long = "x".repeat(10_000);
