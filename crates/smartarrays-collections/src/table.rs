@@ -390,37 +390,75 @@ impl Table {
         hashed: &Hashed,
         hit: impl FnOnce(&Bucket, Position, u64) -> T,
     ) -> Option<T> {
-        let mut index = hashed.home as usize;
+        let index = hashed.home as usize;
         if !self.filters.is_empty() && self.filter(replica).get(index)? & hashed.mark == 0 {
             return None;
         }
+        // The home bucket first, on its own: most keys are there, and its check needs no
+        // loop state.
+        let bucket = self.buckets(replica).get(index)?;
+        if let Some((slot, head)) = self.find_slot(bucket, hashed.tag, hashed.stored) {
+            return Some(hit(
+                bucket,
+                Position {
+                    bucket: index,
+                    slot,
+                },
+                head,
+            ));
+        }
+        if Layout::overflow(bucket) == 0 {
+            return None;
+        }
+        self.probe_displaced(replica, hashed, hit)
+    }
+
+    /// The slot of `bucket` whose tag is `tag` and key field `expected`, with its head.
+    #[inline(always)]
+    fn find_slot(&self, bucket: &Bucket, tag: u8, expected: u64) -> Option<(u32, u64)> {
+        let mut candidates = self.layout.matches(bucket, tag);
+        while candidates != 0 {
+            let slot = candidates.trailing_zeros();
+            let head = self.layout.head(bucket, slot);
+            if self.layout.head_key(head) == expected {
+                return Some((slot, head));
+            }
+            candidates &= candidates - 1;
+        }
+        None
+    }
+
+    /// The rest of [`Table::probe`]: the buckets after home, while the overflow counts say
+    /// some entry went past them.
+    #[inline(never)]
+    fn probe_displaced<T>(
+        &self,
+        replica: usize,
+        hashed: &Hashed,
+        hit: impl FnOnce(&Bucket, Position, u64) -> T,
+    ) -> Option<T> {
         let buckets = self.buckets(replica);
         let shift = self.layout.remainder_bits;
-        for displacement in 0..=MAX_DISPLACEMENT {
-            let bucket = buckets.get(index)?;
-            let expected = hashed.stored | displacement << shift;
-            let mut candidates = self.layout.matches(bucket, hashed.tag);
-            while candidates != 0 {
-                let slot = candidates.trailing_zeros();
-                let head = self.layout.head(bucket, slot);
-                if self.layout.head_key(head) == expected {
-                    return Some(hit(
-                        bucket,
-                        Position {
-                            bucket: index,
-                            slot,
-                        },
-                        head,
-                    ));
-                }
-                candidates &= candidates - 1;
-            }
-            if Layout::overflow(bucket) == 0 {
-                return None;
-            }
+        let mut index = hashed.home as usize;
+        for displacement in 1..=MAX_DISPLACEMENT {
             index += 1;
             if index as u64 == self.buckets {
                 index = 0;
+            }
+            let bucket = buckets.get(index)?;
+            let expected = hashed.stored | displacement << shift;
+            if let Some((slot, head)) = self.find_slot(bucket, hashed.tag, expected) {
+                return Some(hit(
+                    bucket,
+                    Position {
+                        bucket: index,
+                        slot,
+                    },
+                    head,
+                ));
+            }
+            if Layout::overflow(bucket) == 0 {
+                return None;
             }
         }
         None
