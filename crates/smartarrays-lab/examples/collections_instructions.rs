@@ -1,7 +1,8 @@
 //! A fixed workload for counting instructions per operation under callgrind (which does not
 //! depend on the machine's load): `collections_instructions WHAT KEYS OPS`, where WHAT is one of
 //! `ours-hit`, `ours-miss`, `ours-insert`, `ours-insert-many`, `brown-hit`, `brown-miss`,
-//! `brown-insert`. Run it at two `OPS` counts and divide the difference in instructions by the
+//! `brown-insert`, and for strings `dict-hit` (a `Dictionary` lookup of an interned word) and
+//! `brown-dict-hit` (the same words in a hashbrown `HashMap<String, u32>` with foldhash). Run it at two `OPS` counts and divide the difference in instructions by the
 //! difference in operations:
 //!
 //! ```text
@@ -12,7 +13,7 @@
 use std::hint::black_box;
 
 use foldhash::fast::FixedState;
-use smartarrays_collections::Map;
+use smartarrays_collections::{Dictionary, Map};
 
 type Brown = hashbrown::HashMap<u64, u64, FixedState>;
 
@@ -90,6 +91,32 @@ fn main() {
                 map.insert(k, v);
             }
             map.len() as u64
+        }
+        "dict-hit" | "brown-dict-hit" => {
+            let words: Vec<String> = keys.iter().map(|k| format!("word{k:x}")).collect();
+            let order: Vec<usize> = (0..ops)
+                .map(|i| (i as u64).wrapping_mul(0x9e37_79b9) as usize % n)
+                .collect();
+            if what == "dict-hit" {
+                let mut dictionary = Dictionary::new().expect("dictionary");
+                for word in &words {
+                    dictionary.intern(word).expect("intern");
+                }
+                order
+                    .iter()
+                    .map(|&i| u64::from(dictionary.get(&words[i]).unwrap_or(1)))
+                    .sum()
+            } else {
+                let map: hashbrown::HashMap<String, u32, FixedState> = words
+                    .iter()
+                    .enumerate()
+                    .map(|(i, w)| (w.clone(), i as u32))
+                    .collect();
+                order
+                    .iter()
+                    .map(|&i| u64::from(map.get(words[i].as_str()).copied().unwrap_or(1)))
+                    .sum()
+            }
         }
         other => panic!("unknown workload {other}"),
     };
