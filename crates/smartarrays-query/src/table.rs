@@ -2,7 +2,7 @@
 //! reads.
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use smartarrays::{Placement, Topology};
 use smartarrays_encodings::{Column, ColumnOptions, Values};
@@ -149,6 +149,11 @@ impl Table {
         self.placement_reason.as_deref()
     }
 
+    /// Gives the table another name (lower-cased).
+    pub fn rename(&mut self, name: &str) {
+        self.name = name.to_lowercase();
+    }
+
     /// The table's name (lower case).
     pub fn name(&self) -> &str {
         &self.name
@@ -231,7 +236,7 @@ pub fn column_from_values(values: Values, options: &ColumnOptions) -> Result<Col
 /// ```
 #[derive(Debug, Default)]
 pub struct Catalog {
-    tables: BTreeMap<String, Table>,
+    tables: BTreeMap<String, Arc<Table>>,
 }
 
 impl Catalog {
@@ -242,21 +247,43 @@ impl Catalog {
 
     /// Adds (or replaces) a table under its name.
     pub fn insert(&mut self, table: Table) {
-        self.tables.insert(table.name().to_string(), table);
+        self.tables
+            .insert(table.name().to_string(), Arc::new(table));
+    }
+
+    /// Adds (or replaces) a table shared with others (the Python, C and Java bindings keep
+    /// tables in several catalogs), under `name` (lower-cased), whatever the table's own name.
+    pub fn insert_shared(&mut self, name: &str, table: Arc<Table>) {
+        self.tables.insert(name.to_lowercase(), table);
     }
 
     /// The table called `name` (without case).
     pub fn get(&self, name: &str) -> Option<&Table> {
-        self.tables.get(&name.to_lowercase())
+        self.tables.get(&name.to_lowercase()).map(|t| &**t)
+    }
+
+    /// The table called `name` (without case), shared.
+    pub fn get_shared(&self, name: &str) -> Option<Arc<Table>> {
+        self.tables.get(&name.to_lowercase()).cloned()
+    }
+
+    /// Removes the table called `name` (without case) and returns it.
+    pub fn remove(&mut self, name: &str) -> Option<Arc<Table>> {
+        self.tables.remove(&name.to_lowercase())
     }
 
     /// The tables, by name.
     pub fn tables(&self) -> impl Iterator<Item = &Table> {
-        self.tables.values()
+        self.tables.values().map(|t| &**t)
+    }
+
+    /// The names the tables are known by, in order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tables.keys().map(String::as_str)
     }
 
     /// Bytes of memory all tables occupy.
     pub fn memory_bytes(&self) -> usize {
-        self.tables.values().map(Table::memory_bytes).sum()
+        self.tables.values().map(|t| t.memory_bytes()).sum()
     }
 }
