@@ -22,8 +22,10 @@ pub(crate) const TAG_BITS: u32 = 7;
 /// Bits available for tags and payload (the last byte is the overflow count).
 const BUCKET_BITS: u32 = 504;
 
+#[cfg(not(target_arch = "x86_64"))]
 const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
 const HIGH: u64 = 0x8080_8080_8080_8080;
+#[cfg(not(target_arch = "x86_64"))]
 const ONES: u64 = 0x0101_0101_0101_0101;
 
 /// Where the fields of a slot lie in a bucket, for one choice of widths.
@@ -38,11 +40,24 @@ pub(crate) struct Layout {
     /// Payload bits per slot.
     slot_bits: u32,
     /// Words holding tags.
+    #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
     tag_words: usize,
     /// The high bit of every tag byte in use, per tag word.
+    #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
     lanes: [u64; 6],
+    /// Low ones over the slots (bit `i` for slot `i`).
+    slot_mask: u64,
+    /// 16-byte vectors holding tags (`slots / 16`, rounded up).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    tag_vectors: usize,
     /// Low ones over the remainder and displacement fields.
     key_mask: u64,
+    /// Low ones over a slot's head: the whole slot when it fits a word, else its key field.
+    head_mask: u64,
+    /// Where the value starts in a slot (`remainder_bits + DISPLACEMENT_BITS`).
+    value_shift: u32,
+    /// Where the payloads start (after the tag lane).
+    payload_base: u32,
     /// Low ones over the value field.
     value_mask: u64,
 }
@@ -77,16 +92,69 @@ fn set_bits(bucket: &mut Bucket, offset: u32, width: u32, value: u64) {
     }
 }
 
+#[cfg(not(target_arch = "x86_64"))]
 /// High bit of every zero byte of `x`, exactly (no false positives).
 #[inline(always)]
 fn zero_bytes(x: u64) -> u64 {
     !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7)
 }
 
+#[cfg(not(target_arch = "x86_64"))]
 /// Eight high-bit lane flags (bits 7, 15, ...) squeezed into the low eight bits.
 #[inline(always)]
 fn squeeze(flags: u64) -> u64 {
     ((flags >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
+}
+
+/// The tag lane compared 16 bytes at a time with SSE2, which every x86-64 CPU has (part of the
+/// architecture's baseline, enabled for every x86-64 target), so no run-time dispatch.
+#[cfg(target_arch = "x86_64")]
+mod simd {
+    use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_movemask_epi8, _mm_set1_epi8, _mm_set_epi64x};
+
+    use super::Bucket;
+
+    /// The 16-bit byte mask of vector `index` of the bucket: bit `i` set for every byte `i`
+    /// equal to `byte` when `compare`, else for every byte whose high bit is set.
+    #[inline(always)]
+    fn lane(bucket: &Bucket, index: usize, compare: Option<u8>) -> u64 {
+        let (low, high) = (bucket[2 * index] as i64, bucket[2 * index + 1] as i64);
+        // SAFETY: SSE2 is part of the x86-64 baseline (every x86-64 CPU has it and every
+        // x86-64 target enables it), and these intrinsics compute on register values only:
+        // no memory is read or written.
+        let mask = unsafe {
+            let vector = _mm_set_epi64x(high, low);
+            match compare {
+                Some(byte) => _mm_movemask_epi8(_mm_cmpeq_epi8(vector, _mm_set1_epi8(byte as i8))),
+                None => _mm_movemask_epi8(vector),
+            }
+        };
+        u64::from(mask as u16)
+    }
+
+    #[inline(always)]
+    fn lanes(bucket: &Bucket, vectors: usize, compare: Option<u8>) -> u64 {
+        let mut found = lane(bucket, 0, compare);
+        if vectors > 1 {
+            found |= lane(bucket, 1, compare) << 16;
+            if vectors > 2 {
+                found |= lane(bucket, 2, compare) << 32;
+            }
+        }
+        found
+    }
+
+    /// Bit `i` set for every byte `i` of the first `vectors` 16-byte vectors equal to `byte`.
+    #[inline(always)]
+    pub(super) fn equal_bytes(bucket: &Bucket, vectors: usize, byte: u8) -> u64 {
+        lanes(bucket, vectors, Some(byte))
+    }
+
+    /// Bit `i` set for every byte `i` of the first `vectors` vectors whose high bit is set.
+    #[inline(always)]
+    pub(super) fn high_bits(bucket: &Bucket, vectors: usize) -> u64 {
+        lanes(bucket, vectors, None)
+    }
 }
 
 impl Layout {
@@ -106,7 +174,16 @@ impl Layout {
             slot_bits,
             tag_words: (slots as usize).div_ceil(8),
             lanes,
+            slot_mask: crate::hash::low_mask(slots),
+            tag_vectors: (slots as usize).div_ceil(16),
             key_mask: crate::hash::low_mask(remainder_bits + DISPLACEMENT_BITS),
+            head_mask: crate::hash::low_mask(if slot_bits <= 64 {
+                slot_bits
+            } else {
+                remainder_bits + DISPLACEMENT_BITS
+            }),
+            value_shift: remainder_bits + DISPLACEMENT_BITS,
+            payload_base: 8 * slots,
             value_mask: crate::hash::low_mask(value_bits),
         }
     }
@@ -120,28 +197,42 @@ impl Layout {
     /// Bit `i` set for every slot `i` whose tag is `tag`.
     #[inline(always)]
     pub(crate) fn matches(&self, bucket: &Bucket, tag: u8) -> u64 {
-        let pattern = ONES.wrapping_mul(u64::from(tag));
-        let mut found = 0;
-        for (word, (&tags, &lanes)) in bucket.iter().zip(&self.lanes).enumerate() {
-            if word == self.tag_words {
-                break;
-            }
-            found |= squeeze(zero_bytes(tags ^ pattern) & lanes) << (word * 8);
+        #[cfg(target_arch = "x86_64")]
+        {
+            simd::equal_bytes(bucket, self.tag_vectors, tag) & self.slot_mask
         }
-        found
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let pattern = ONES.wrapping_mul(u64::from(tag));
+            let mut found = 0;
+            for (word, (&tags, &lanes)) in bucket.iter().zip(&self.lanes).enumerate() {
+                if word == self.tag_words {
+                    break;
+                }
+                found |= squeeze(zero_bytes(tags ^ pattern) & lanes) << (word * 8);
+            }
+            found
+        }
     }
 
     /// Bit `i` set for every occupied slot `i`.
     #[inline(always)]
     pub(crate) fn occupied(&self, bucket: &Bucket) -> u64 {
-        let mut found = 0;
-        for (word, (&tags, &lanes)) in bucket.iter().zip(&self.lanes).enumerate() {
-            if word == self.tag_words {
-                break;
-            }
-            found |= squeeze(tags & lanes) << (word * 8);
+        #[cfg(target_arch = "x86_64")]
+        {
+            simd::high_bits(bucket, self.tag_vectors) & self.slot_mask
         }
-        found
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let mut found = 0;
+            for (word, (&tags, &lanes)) in bucket.iter().zip(&self.lanes).enumerate() {
+                if word == self.tag_words {
+                    break;
+                }
+                found |= squeeze(tags & lanes) << (word * 8);
+            }
+            found
+        }
     }
 
     /// The first empty slot, if any.
@@ -166,13 +257,36 @@ impl Layout {
 
     #[inline(always)]
     fn payload(&self, slot: u32) -> u32 {
-        8 * self.slots + slot * self.slot_bits
+        self.payload_base + slot * self.slot_bits
     }
 
     /// The remainder and displacement of `slot`: `remainder | displacement << remainder_bits`.
     #[inline(always)]
     pub(crate) fn key_field(&self, bucket: &Bucket, slot: u32) -> u64 {
         get_bits(bucket, self.payload(slot), self.key_mask)
+    }
+
+    /// The head of `slot`: its whole payload (key field, then value) when that fits a word,
+    /// else its key field; one read for both halves of a probe that finds its key.
+    #[inline(always)]
+    pub(crate) fn head(&self, bucket: &Bucket, slot: u32) -> u64 {
+        get_bits(bucket, self.payload(slot), self.head_mask)
+    }
+
+    /// The key field (as [`Layout::key_field`] gives it) of a slot's head.
+    #[inline(always)]
+    pub(crate) fn head_key(&self, head: u64) -> u64 {
+        head & self.key_mask
+    }
+
+    /// The value of `slot` whose head is `head` (from the head when it holds the value).
+    #[inline(always)]
+    pub(crate) fn head_value(&self, bucket: &Bucket, slot: u32, head: u64) -> u64 {
+        if self.slot_bits <= 64 {
+            head >> self.value_shift
+        } else {
+            self.value(bucket, slot)
+        }
     }
 
     /// The value of `slot`.

@@ -18,6 +18,16 @@
 //! most 16 slots per bucket keep one filter word per bucket beside the buckets (a bit per key
 //! homed there), read first, so most absent keys never read a bucket.
 //!
+//! A probe compares its tag with a bucket's tag lane 16 slots at a time (SSE2 on x86-64, a
+//! word-parallel compare elsewhere) and reads the home bucket and the remainder from one
+//! product of the top-aligned hash.
+//!
+//! ## Strings
+//! A [`Dictionary`] keeps its strings in smart arrays: their bytes one after another in an
+//! 8-bit array and each string's end in a bit-packed array as wide as the bytes held need,
+//! both placed like the index (replicas included). Text comes in as `&str`, valid UTF-8 once,
+//! so a hit compares bytes and never decodes them again.
+//!
 //! ## Batches and the parallel group-by
 //! `get_many`, `contains_many`, `insert_many` and `upsert_many` hash a window of keys and
 //! prefetch their buckets before probing. [`Bag::count_parallel`] and

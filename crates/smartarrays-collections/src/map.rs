@@ -217,6 +217,7 @@ impl<K: Key, V: Value> Map<K, V> {
     }
 
     /// The value of `key`, read from the replica of the calling thread's node.
+    #[inline]
     pub fn get(&self, key: K) -> Option<V> {
         let code = key.to_code();
         let table = self.table(code);
@@ -224,6 +225,7 @@ impl<K: Key, V: Value> Map<K, V> {
     }
 
     /// Whether `key` is present.
+    #[inline]
     pub fn contains_key(&self, key: K) -> bool {
         let code = key.to_code();
         let table = self.table(code);
@@ -308,13 +310,7 @@ impl<K: Key, V: Value> Map<K, V> {
             }
             for (offset, &(part, _, h)) in hashed.iter().take(chunk.len()).enumerate() {
                 let table = &self.parts[part];
-                let value = h.and_then(|h| {
-                    table.find_in(replica, &h).map(|p| {
-                        table
-                            .layout()
-                            .value(&table.buckets(replica)[p.bucket], p.slot)
-                    })
-                });
+                let value = h.and_then(|h| table.value_in(replica, &h));
                 found(chunk_index * WINDOW + offset, value);
             }
         }

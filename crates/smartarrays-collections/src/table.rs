@@ -75,6 +75,16 @@ pub(crate) struct Table {
     buckets: u64,
     /// `floor(log2 n)`.
     log: u32,
+    /// `64 - key_bits`: a hash shifted up by this is aligned to the top of a word, so one
+    /// 64x64-bit product gives the home bucket (high word) and the fraction (low word).
+    top_shift: u32,
+    /// `64 - key_bits + log`: the fraction's top-aligned word shifted down by this is the
+    /// remainder.
+    remainder_shift: u32,
+    /// Low ones over the remainder bits kept in the payload.
+    stored_mask: u64,
+    /// The bits no key code inside the hash domain has (`!(2^w - 1)`).
+    outside: u64,
     layout: Layout,
     mixer: Mixer,
     len: usize,
@@ -149,6 +159,10 @@ impl Table {
             key_bits: TAG_BITS,
             buckets: 0,
             log: 0,
+            top_shift: 64 - TAG_BITS,
+            remainder_shift: 64 - TAG_BITS,
+            stored_mask: 0,
+            outside: u64::MAX,
             layout: Layout::new(0, 0),
             mixer: Mixer::new(TAG_BITS),
             len: 0,
@@ -200,10 +214,15 @@ impl Table {
         } else {
             Vec::new()
         };
+        let log = 63 - buckets.leading_zeros();
         Ok(Table {
             key_bits,
             buckets,
-            log: 63 - buckets.leading_zeros(),
+            log,
+            top_shift: 64 - key_bits,
+            remainder_shift: 64 - key_bits + log,
+            stored_mask: low_mask(layout.remainder_bits),
+            outside: !low_mask(key_bits),
             layout,
             mixer: Mixer::new(key_bits),
             len: 0,
@@ -309,7 +328,7 @@ impl Table {
     /// Whether `code` is inside the hash domain.
     #[inline(always)]
     pub(crate) fn fits_key(&self, code: u64) -> bool {
-        self.buckets > 0 && code >> 1 >> (self.key_bits - 1) == 0
+        code & self.outside == 0 && self.buckets > 0
     }
 
     #[inline(always)]
@@ -320,16 +339,15 @@ impl Table {
     /// Hashes a code inside the domain.
     #[inline(always)]
     pub(crate) fn hash(&self, code: u64) -> Hashed {
-        let h = self.mixer.mix(code);
-        let product = u128::from(h) * u128::from(self.buckets);
-        let home = (product >> self.key_bits) as u64;
-        let fraction = (product as u64) & low_mask(self.key_bits);
-        let remainder = fraction >> self.log;
-        let stored_bits = self.layout.remainder_bits;
+        // `h * n` with `h` aligned to the top of a word: the high word is `h * n >> w` (the
+        // home) and the low word the fraction `h * n mod 2^w`, aligned to the top too.
+        let top = self.mixer.mix(code) << self.top_shift;
+        let product = u128::from(top) * u128::from(self.buckets);
+        let remainder = (product as u64) >> self.remainder_shift;
         Hashed {
-            home,
-            tag: 0x80 | (remainder >> stored_bits) as u8,
-            stored: remainder & low_mask(stored_bits),
+            home: (product >> 64) as u64,
+            tag: 0x80 | (remainder >> self.layout.remainder_bits) as u8,
+            stored: remainder & self.stored_mask,
             mark: mark(remainder),
         }
     }
@@ -351,32 +369,96 @@ impl Table {
     /// buckets from home on.
     #[inline(always)]
     pub(crate) fn find_in(&self, replica: usize, hashed: &Hashed) -> Option<Position> {
-        let mut index = hashed.home as usize;
+        self.probe(replica, hashed, |_, position, _| position)
+    }
+
+    /// The value of a hashed key in replica `replica`, read from the bucket the probe found
+    /// it in.
+    #[inline(always)]
+    pub(crate) fn value_in(&self, replica: usize, hashed: &Hashed) -> Option<u64> {
+        self.probe(replica, hashed, |bucket, position, head| {
+            self.layout.head_value(bucket, position.slot, head)
+        })
+    }
+
+    /// The probe behind [`Table::find_in`] and [`Table::value_in`]: `hit` gets the bucket,
+    /// position and head (see [`Layout::head`]) of the key.
+    #[inline(always)]
+    fn probe<T>(
+        &self,
+        replica: usize,
+        hashed: &Hashed,
+        hit: impl FnOnce(&Bucket, Position, u64) -> T,
+    ) -> Option<T> {
+        let index = hashed.home as usize;
         if !self.filters.is_empty() && self.filter(replica).get(index)? & hashed.mark == 0 {
             return None;
         }
+        // The home bucket first, on its own: most keys are there, and its check needs no
+        // loop state.
+        let bucket = self.buckets(replica).get(index)?;
+        if let Some((slot, head)) = self.find_slot(bucket, hashed.tag, hashed.stored) {
+            return Some(hit(
+                bucket,
+                Position {
+                    bucket: index,
+                    slot,
+                },
+                head,
+            ));
+        }
+        if Layout::overflow(bucket) == 0 {
+            return None;
+        }
+        self.probe_displaced(replica, hashed, hit)
+    }
+
+    /// The slot of `bucket` whose tag is `tag` and key field `expected`, with its head.
+    #[inline(always)]
+    fn find_slot(&self, bucket: &Bucket, tag: u8, expected: u64) -> Option<(u32, u64)> {
+        let mut candidates = self.layout.matches(bucket, tag);
+        while candidates != 0 {
+            let slot = candidates.trailing_zeros();
+            let head = self.layout.head(bucket, slot);
+            if self.layout.head_key(head) == expected {
+                return Some((slot, head));
+            }
+            candidates &= candidates - 1;
+        }
+        None
+    }
+
+    /// The rest of [`Table::probe`]: the buckets after home, while the overflow counts say
+    /// some entry went past them.
+    #[inline(never)]
+    fn probe_displaced<T>(
+        &self,
+        replica: usize,
+        hashed: &Hashed,
+        hit: impl FnOnce(&Bucket, Position, u64) -> T,
+    ) -> Option<T> {
         let buckets = self.buckets(replica);
         let shift = self.layout.remainder_bits;
-        for displacement in 0..=MAX_DISPLACEMENT {
-            let bucket = buckets.get(index)?;
-            let expected = hashed.stored | displacement << shift;
-            let mut candidates = self.layout.matches(bucket, hashed.tag);
-            while candidates != 0 {
-                let slot = candidates.trailing_zeros();
-                if self.layout.key_field(bucket, slot) == expected {
-                    return Some(Position {
-                        bucket: index,
-                        slot,
-                    });
-                }
-                candidates &= candidates - 1;
-            }
-            if Layout::overflow(bucket) == 0 {
-                return None;
-            }
+        let mut index = hashed.home as usize;
+        for displacement in 1..=MAX_DISPLACEMENT {
             index += 1;
             if index as u64 == self.buckets {
                 index = 0;
+            }
+            let bucket = buckets.get(index)?;
+            let expected = hashed.stored | displacement << shift;
+            if let Some((slot, head)) = self.find_slot(bucket, hashed.tag, expected) {
+                return Some(hit(
+                    bucket,
+                    Position {
+                        bucket: index,
+                        slot,
+                    },
+                    head,
+                ));
+            }
+            if Layout::overflow(bucket) == 0 {
+                return None;
             }
         }
         None
@@ -388,9 +470,7 @@ impl Table {
         if !self.fits_key(code) {
             return None;
         }
-        let hashed = self.hash(code);
-        self.find_in(replica, &hashed)
-            .map(|p| self.layout.value(&self.buckets(replica)[p.bucket], p.slot))
+        self.value_in(replica, &self.hash(code))
     }
 
     /// The value at a position (of replica 0, which equals every other).

@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use proptest::prelude::*;
 use smartarrays::{ArrayOptions, HugePages, Placement, Runtime, RuntimeOptions, Topology};
-use smartarrays_collections::{Bag, Error, Map, Set};
+use smartarrays_collections::{Bag, Dictionary, Error, Map, Set};
 
 /// A runtime on a described two-node machine, so replicated maps really have two replicas.
 fn two_node_runtime() -> Arc<Runtime> {
@@ -521,5 +521,87 @@ fn misses_stay_misses_through_filters_removals_and_growth() {
             .zip(&found)
             .enumerate()
             .all(|(i, (&k, &v))| { v == Some(if i % 3 == 0 { 7 } else { k | 1 << 63 }) }));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// Many keys over the whole `u32` range: tables of thousands of buckets, where the home and
+    /// remainder of every key come from one product of the top-aligned hash.
+    #[test]
+    fn large_u32_maps_match_a_hashmap(
+        keys in prop::collection::vec(any::<u32>(), 0..5000),
+        probes in prop::collection::vec(any::<u32>(), 0..500),
+    ) {
+        let mut map: Map<u32, u32> = Map::new().unwrap();
+        let mut reference = HashMap::new();
+        for (i, &k) in keys.iter().enumerate() {
+            let v = k.rotate_left(i as u32 % 32);
+            prop_assert_eq!(map.insert(k, v).unwrap(), reference.insert(k, v));
+        }
+        let mut batched: Map<u32, u32> = Map::new().unwrap();
+        let values: Vec<u32> = keys.iter().enumerate().map(|(i, k)| k.rotate_left(i as u32 % 32)).collect();
+        batched.insert_many(&keys, &values).unwrap();
+        prop_assert_eq!(map.len(), reference.len());
+        prop_assert_eq!(batched.len(), reference.len());
+        let mut out = vec![None; probes.len() + keys.len()];
+        let all: Vec<u32> = probes.iter().chain(&keys).copied().collect();
+        let hits = batched.get_many(&all, &mut out).unwrap();
+        prop_assert_eq!(hits, all.iter().filter(|k| reference.contains_key(k)).count());
+        for (k, found) in all.iter().zip(&out) {
+            prop_assert_eq!(map.get(*k), reference.get(k).copied());
+            prop_assert_eq!(*found, reference.get(k).copied());
+        }
+        let mut items: Vec<(u32, u32)> = map.iter().collect();
+        items.sort_unstable();
+        let mut expected: Vec<(u32, u32)> = reference.into_iter().collect();
+        expected.sort_unstable();
+        prop_assert_eq!(items, expected);
+    }
+
+    /// Interning and lookups agree with a `HashMap<String, u32>` that hands out codes in
+    /// first-seen order, for empty, unicode and long strings, across the arrays' growth and
+    /// widening.
+    #[test]
+    fn dictionary_matches_a_hashmap(
+        words in prop::collection::vec(
+            prop_oneof![
+                Just(String::new()),
+                "[a-c]{1,3}",
+                "\\PC{0,12}",
+                (0usize..300).prop_map(|n| "ü".repeat(n)),
+            ],
+            0..400,
+        ),
+        absent in prop::collection::vec("[x-z]{4,9}", 0..20),
+    ) {
+        let mut dictionary = Dictionary::new().unwrap();
+        let mut reference: HashMap<String, u32> = HashMap::new();
+        for word in &words {
+            let next = reference.len() as u32;
+            let expected = *reference.entry(word.clone()).or_insert(next);
+            prop_assert_eq!(dictionary.intern(word).unwrap(), expected);
+        }
+        prop_assert_eq!(dictionary.len(), reference.len());
+        for (word, &code) in &reference {
+            prop_assert_eq!(dictionary.get(word), Some(code));
+            prop_assert_eq!(dictionary.resolve(code), Some(word.as_str()));
+        }
+        for word in &absent {
+            prop_assert_eq!(dictionary.get(word), reference.get(word).copied());
+        }
+        prop_assert_eq!(dictionary.resolve(reference.len() as u32), None);
+        // The ends are as wide as the byte capacity needs: at most twice the bytes, or 64.
+        let bytes: usize = reference.keys().map(String::len).sum();
+        let widest = (64 - (bytes as u64).leading_zeros() + 1).max(7);
+        prop_assert!(dictionary.ends_bits() <= widest, "{} > {widest}", dictionary.ends_bits());
+        // A replicated dictionary on two nodes gives the same codes, from either replica.
+        let mut replicated = Dictionary::with_options(&two_node(Placement::Replicated)).unwrap();
+        let codes = replicated.intern_many(words.iter().map(String::as_str)).unwrap();
+        for (word, code) in words.iter().zip(codes) {
+            prop_assert_eq!(Some(code), reference.get(word).copied());
+            prop_assert_eq!(replicated.resolve(code), Some(word.as_str()));
+        }
     }
 }

@@ -1,9 +1,11 @@
 //! Runs the collections benchmark (see `smartarrays_lab::collections_bench`):
 //! `cargo run --release -p smartarrays-lab --example collections`. Sizes come from the
 //! environment: `IN_CACHE` (default 1e6 keys), `OUT_OF_CACHE` (1e7), `TOKENS` (2e7),
-//! `DISTINCT` (1e6).
+//! `DISTINCT` (1e6); a size of 0 skips its section. Lines print as each section finishes.
 
-use smartarrays_lab::collections_bench::{run, Sizes};
+use std::io::Write;
+
+use smartarrays_lab::collections_bench::{run_with, Sizes};
 
 fn size(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -20,7 +22,8 @@ fn main() {
         distinct: size("DISTINCT", 1_000_000),
     };
     println!("{sizes:?}");
-    for line in run(&sizes) {
+    run_with(&sizes, |line| {
         println!("{line}");
-    }
+        let _ = std::io::stdout().flush();
+    });
 }

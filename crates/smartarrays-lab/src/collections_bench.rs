@@ -73,31 +73,48 @@ fn line(what: &str, ours: f64, base: f64, unit: &str, target: f64) -> String {
 }
 
 /// Lookups and inserts at `n` keys (u32 keys scattered over the whole range, values below
-/// 2^20); `target` is the lookup ratio to reach.
+/// 2^20); `target` is the lookup ratio to reach. Each table is built, measured and dropped
+/// before the next, and the inputs stay `u32` (widened where a `u64` table reads them), so
+/// 1e8 keys need about 4 GiB at the peak (the inputs and hashbrown `<u64,u64>`). Ours is a
+/// `Map<u32, u32>`: the table stores the same codes whatever the key and value types.
 fn tables(n: usize, label: &str, target: f64, out: &mut Vec<String>) {
     let keys: Vec<u32> = (0..n as u32).map(scatter32).collect();
-    let misses: Vec<u32> = (n as u32..2 * n as u32).map(scatter32).collect();
     let mut rng = Rng(0x1234_5678 ^ n as u64);
     let values: Vec<u32> = (0..n).map(|_| (rng.next() >> 44) as u32).collect();
-    let mut order: Vec<usize> = (0..n).collect();
-    for i in (1..n).rev() {
-        order.swap(i, (rng.next() % (i as u64 + 1)) as usize);
-    }
-    let probe: Vec<u64> = order.iter().map(|&i| u64::from(keys[i])).collect();
-    let probe32: Vec<u32> = order.iter().map(|&i| keys[i]).collect();
-    let miss64: Vec<u64> = misses.iter().map(|&k| u64::from(k)).collect();
-    let keys64: Vec<u64> = keys.iter().map(|&k| u64::from(k)).collect();
-    let values64: Vec<u64> = values.iter().map(|&v| u64::from(v)).collect();
+    let probe: Vec<u32> = {
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        for i in (1..n).rev() {
+            order.swap(i, (rng.next() % (i as u64 + 1)) as usize);
+        }
+        order.iter().map(|&i| keys[i as usize]).collect()
+    };
+    let misses: Vec<u32> = (n as u32..2 * n as u32).map(scatter32).collect();
     let runs = if n <= 2_000_000 { 3 } else { 1 };
 
-    // Inserts from empty (every table grows as it goes).
+    // hashbrown <u64,u64>: inserts from empty (growing as it goes), then hits and misses.
     let mut brown64: Brown<u64, u64> = Brown::default();
     let t_brown64 = best(1, || {
         brown64 = Brown::default();
-        for (&k, &v) in keys64.iter().zip(&values64) {
-            brown64.insert(k, v);
+        for (&k, &v) in keys.iter().zip(&values) {
+            brown64.insert(u64::from(k), u64::from(v));
         }
     });
+    let b64 = brown64.allocation_size() as f64 / n as f64;
+    let hb64 = best(runs, || {
+        probe
+            .iter()
+            .map(|&k| brown64.get(&u64::from(k)).copied().unwrap_or(0))
+            .sum::<u64>()
+    });
+    let mb64 = best(runs, || {
+        misses
+            .iter()
+            .filter(|&&k| brown64.contains_key(&u64::from(k)))
+            .count()
+    });
+    drop(brown64);
+
+    // hashbrown <u32,u32>.
     let mut brown32: Brown<u32, u32> = Brown::default();
     let t_brown32 = best(1, || {
         brown32 = Brown::default();
@@ -105,22 +122,75 @@ fn tables(n: usize, label: &str, target: f64, out: &mut Vec<String>) {
             brown32.insert(k, v);
         }
     });
-    let mut ours: Map<u64, u64> = Map::new().expect("map");
+    let b32 = brown32.allocation_size() as f64 / n as f64;
+    let hb32 = best(runs, || {
+        probe
+            .iter()
+            .map(|k| u64::from(brown32.get(k).copied().unwrap_or(0)))
+            .sum::<u64>()
+    });
+    drop(brown32);
+
+    // Ours: single inserts from empty, then every lookup.
+    let mut ours: Map<u32, u32> = Map::new().expect("map");
     let t_ours = best(1, || {
         ours = Map::new().expect("map");
-        for (&k, &v) in keys64.iter().zip(&values64) {
+        for (&k, &v) in keys.iter().zip(&values) {
             ours.insert(k, v).expect("insert");
         }
     });
+    let ours_bytes = ours.memory_bytes() as f64 / n as f64;
+    let report = ours.memory_report();
+    let ho = best(runs, || {
+        probe
+            .iter()
+            .map(|&k| u64::from(ours.get(k).unwrap_or(0)))
+            .sum::<u64>()
+    });
+    let mut found = vec![None; 4096];
+    let hm = best(runs, || {
+        let mut sum = 0u64;
+        for chunk in probe.chunks(4096) {
+            ours.get_many(chunk, &mut found[..chunk.len()])
+                .expect("get_many");
+            sum += found[..chunk.len()]
+                .iter()
+                .map(|v| u64::from(v.unwrap_or(0)))
+                .sum::<u64>();
+        }
+        sum
+    });
+    let mo = best(runs, || {
+        misses.iter().filter(|&&k| ours.contains_key(k)).count()
+    });
+    let mut present = vec![false; 4096];
+    let mm = best(runs, || {
+        let mut count = 0;
+        for chunk in misses.chunks(4096) {
+            count += ours
+                .contains_many(chunk, &mut present[..chunk.len()])
+                .expect("contains_many");
+        }
+        count
+    });
+    drop(ours);
     let t_ours_many = best(1, || {
-        let mut map: Map<u64, u64> = Map::new().expect("map");
-        map.insert_many(&keys64, &values64).expect("insert");
+        let mut map: Map<u32, u32> = Map::new().expect("map");
+        map.insert_many(&keys, &values).expect("insert");
         map.len()
     });
+
     out.push(line(
         &format!("{label}: insert, single (vs <u64,u64>)"),
         ns(t_ours, n),
         ns(t_brown64, n),
+        "ns/op",
+        1.5,
+    ));
+    out.push(line(
+        &format!("{label}: insert, single (vs <u32,u32>)"),
+        ns(t_ours, n),
+        ns(t_brown32, n),
         "ns/op",
         1.5,
     ));
@@ -138,12 +208,7 @@ fn tables(n: usize, label: &str, target: f64, out: &mut Vec<String>) {
         "ns/op",
         1.5,
     ));
-
-    // Memory.
-    let ours_bytes = ours.memory_bytes() as f64 / n as f64;
-    let b64 = brown64.allocation_size() as f64 / n as f64;
-    let b32 = brown32.allocation_size() as f64 / n as f64;
-    out.push(format!("{label}: memory report: {}", ours.memory_report()));
+    out.push(format!("{label}: memory report: {report}"));
     out.push(line(
         &format!("{label}: bytes/entry (vs <u64,u64>)"),
         ours_bytes,
@@ -158,52 +223,6 @@ fn tables(n: usize, label: &str, target: f64, out: &mut Vec<String>) {
         "B",
         1.0 / 3.0,
     ));
-
-    // Hits and misses.
-    let hb64 = best(runs, || {
-        probe
-            .iter()
-            .map(|k| brown64.get(k).copied().unwrap_or(0))
-            .sum::<u64>()
-    });
-    let hb32 = best(runs, || {
-        probe32
-            .iter()
-            .map(|k| u64::from(brown32.get(k).copied().unwrap_or(0)))
-            .sum::<u64>()
-    });
-    let ho = best(runs, || {
-        probe.iter().map(|&k| ours.get(k).unwrap_or(0)).sum::<u64>()
-    });
-    let mut found = vec![None; 4096];
-    let hm = best(runs, || {
-        let mut sum = 0u64;
-        for chunk in probe.chunks(4096) {
-            ours.get_many(chunk, &mut found[..chunk.len()])
-                .expect("get_many");
-            sum += found[..chunk.len()]
-                .iter()
-                .map(|v| v.unwrap_or(0))
-                .sum::<u64>();
-        }
-        sum
-    });
-    let mb64 = best(runs, || {
-        miss64.iter().filter(|k| brown64.contains_key(*k)).count()
-    });
-    let mo = best(runs, || {
-        miss64.iter().filter(|&&k| ours.contains_key(k)).count()
-    });
-    let mut present = vec![false; 4096];
-    let mm = best(runs, || {
-        let mut count = 0;
-        for chunk in miss64.chunks(4096) {
-            count += ours
-                .contains_many(chunk, &mut present[..chunk.len()])
-                .expect("contains_many");
-        }
-        count
-    });
     out.push(line(
         &format!("{label}: hit, single get (vs <u64,u64>)"),
         ns(ho, n),
@@ -349,8 +368,9 @@ fn word_count_of(tokens: &[u32], sizes: &Sizes, label: &str, out: &mut Vec<Strin
         1.0,
     ));
     let efficiency = ours1 / (2.0 * ours2);
+    let probe = crate::measure::parallel_efficiency(&Runtime::with_threads(2).expect("runtime"));
     out.push(format!(
-        "word count{label}, parallel efficiency on 2 threads: {efficiency:.2} (speed-up {:.2}x; dashmap 2 threads vs hashbrown 1: {:.2}x)",
+        "word count{label}, parallel efficiency on 2 threads: {efficiency:.2} (speed-up {:.2}x; dashmap 2 threads vs hashbrown 1: {:.2}x); efficiency probe (compute-only, 1.00 = second core free): {probe:.2}",
         ours1 / ours2,
         base1 / dash2
     ));
@@ -358,19 +378,37 @@ fn word_count_of(tokens: &[u32], sizes: &Sizes, label: &str, out: &mut Vec<Strin
 
 /// Runs every comparison and returns the printed lines.
 pub fn run(sizes: &Sizes) -> Vec<String> {
+    let mut lines = Vec::new();
+    run_with(sizes, |line| lines.push(line.to_string()));
+    lines
+}
+
+/// Runs every comparison, handing each line to `emit` as soon as its section is done (a long
+/// run at 1e8 keys shows its first figures early). A size of 0 skips its section: `in_cache`,
+/// `out_of_cache`, or `tokens` (the word count).
+pub fn run_with(sizes: &Sizes, mut emit: impl FnMut(&str)) {
     let mut out = Vec::new();
-    tables(
-        sizes.in_cache,
-        &format!("in cache, {} keys", sizes.in_cache),
-        1.5,
-        &mut out,
-    );
-    tables(
-        sizes.out_of_cache,
-        &format!("out of cache, {} keys", sizes.out_of_cache),
-        1.0,
-        &mut out,
-    );
-    word_count(sizes, &mut out);
-    out
+    let mut flush = |out: &mut Vec<String>| out.drain(..).for_each(|line| emit(&line));
+    if sizes.in_cache > 0 {
+        tables(
+            sizes.in_cache,
+            &format!("in cache, {} keys", sizes.in_cache),
+            1.5,
+            &mut out,
+        );
+        flush(&mut out);
+    }
+    if sizes.out_of_cache > 0 {
+        tables(
+            sizes.out_of_cache,
+            &format!("out of cache, {} keys", sizes.out_of_cache),
+            1.0,
+            &mut out,
+        );
+        flush(&mut out);
+    }
+    if sizes.tokens > 0 && sizes.distinct > 0 {
+        word_count(sizes, &mut out);
+        flush(&mut out);
+    }
 }

@@ -346,6 +346,7 @@ impl SmartArray {
 
     /// The replica the calling thread should read: the one on its node (the runtime worker's
     /// node, or the node of the CPU it runs on), else the first.
+    #[inline]
     pub fn local_replica_index(&self) -> usize {
         if self.regions.len() == 1 {
             return 0;
@@ -364,11 +365,13 @@ impl SmartArray {
     ///
     /// # Panics
     /// If `index >= replica_count()`.
+    #[inline]
     pub fn replica(&self, index: usize) -> ArrayView<'_> {
         ArrayView::new(self.regions[index].words(), self.len, self.bits)
     }
 
     /// A view of the replica local to the calling thread.
+    #[inline]
     pub fn local(&self) -> ArrayView<'_> {
         self.replica(self.local_replica_index())
     }
