@@ -30,6 +30,7 @@
 //! ```
 
 mod bind;
+mod budget;
 pub mod error;
 mod exec;
 pub mod queries;
@@ -42,6 +43,7 @@ use std::sync::Arc;
 
 use smartarrays::Runtime;
 
+pub use budget::{default_memory_limit, MEMORY_LIMIT_ENV};
 pub use error::{Position, QueryError, Result};
 /// The encodings crate, re-exported: build a [`Table`]'s columns with its options and values.
 pub use smartarrays_encodings as encodings;
@@ -54,6 +56,10 @@ pub struct QueryOptions {
     /// The workers to run on (`None`: the process-wide runtime, see
     /// [`Runtime::global`](smartarrays::Runtime::global)).
     pub runtime: Option<Arc<Runtime>>,
+    /// Bytes the query's hash builds, aggregation tables and collected rows may hold together
+    /// (`None`: [`default_memory_limit`], the `SMARTARRAYS_QUERY_MEMORY` environment variable or
+    /// the memory available). Past it the query fails with [`QueryError::MemoryLimit`].
+    pub memory_limit: Option<usize>,
 }
 
 impl QueryOptions {
@@ -61,7 +67,22 @@ impl QueryOptions {
     pub fn threads(threads: usize) -> Result<QueryOptions> {
         Ok(QueryOptions {
             runtime: Some(Arc::new(Runtime::with_threads(threads)?)),
+            memory_limit: None,
         })
+    }
+
+    /// The same options with a memory budget of `bytes` for each query.
+    ///
+    /// ```
+    /// use smartarrays_query::{sql_with, tpch, QueryError, QueryOptions};
+    /// let catalog = tpch::generate(0.001, &Default::default(), |_, _, _| {}).unwrap();
+    /// let tight = QueryOptions::default().with_memory_limit(1024);
+    /// let error = sql_with(&catalog, "select l_orderkey, count(*) from lineitem group by l_orderkey", &tight);
+    /// assert!(matches!(error, Err(QueryError::MemoryLimit { limit: 1024, .. })));
+    /// ```
+    pub fn with_memory_limit(mut self, bytes: usize) -> QueryOptions {
+        self.memory_limit = Some(bytes);
+        self
     }
 
     fn runtime(&self) -> Result<Arc<Runtime>> {
@@ -88,12 +109,16 @@ pub enum Output {
 pub fn execute(catalog: &Catalog, sql: &str, options: &QueryOptions) -> Result<Output> {
     let (query, explain) = bind::parse(sql)?;
     let runtime = options.runtime()?;
-    let bound = bind_with_subqueries(&query, catalog, &runtime)?;
+    let budget = budget::Budget::new(match options.memory_limit {
+        Some(limit) => limit,
+        None => default_memory_limit()?,
+    });
+    let bound = bind_with_subqueries(&query, catalog, &runtime, &budget)?;
     let plan = exec::Plan::new(bound)?;
     if explain {
         return Ok(Output::Plan(plan.explain()));
     }
-    Ok(Output::Rows(plan.run(&runtime)?))
+    Ok(Output::Rows(plan.run(&runtime, &budget)?))
 }
 
 /// Binds `query`, running its subqueries on `runtime`.
@@ -101,10 +126,11 @@ fn bind_with_subqueries<'a>(
     query: &sqlparser::ast::Query,
     catalog: &'a Catalog,
     runtime: &Arc<Runtime>,
+    budget: &budget::Budget,
 ) -> Result<bind::BoundQuery<'a>> {
     bind::bind(query, catalog, &|sub| {
-        let bound = bind_with_subqueries(sub, catalog, runtime)?;
-        exec::Plan::new(bound)?.run(runtime)
+        let bound = bind_with_subqueries(sub, catalog, runtime, budget)?;
+        exec::Plan::new(bound)?.run(runtime, budget)
     })
 }
 
@@ -131,7 +157,8 @@ pub fn sql_with(catalog: &Catalog, sql: &str, options: &QueryOptions) -> Result<
 /// The plan of a query as text: pipelines, encodings, code-space filters, joins, sinks.
 pub fn explain(catalog: &Catalog, sql: &str) -> Result<String> {
     let (query, _) = bind::parse(sql)?;
-    let bound = bind_with_subqueries(&query, catalog, &Runtime::global()?)?;
+    let budget = budget::Budget::new(default_memory_limit()?);
+    let bound = bind_with_subqueries(&query, catalog, &Runtime::global()?, &budget)?;
     Ok(exec::Plan::new(bound)?.explain())
 }
 
