@@ -20,8 +20,9 @@ TEST_TARGETS += test-numa-vm
 setup-numa-vm:
 	@python3 "$(NUMA_VM_RUNNER)" setup
 
+# Without debug info: the binary travels in the VM's initramfs, which lives in the VM's memory.
 build-numa-vm: setup-rust
-	RUSTFLAGS="-C target-feature=+crt-static" CARGO_TARGET_DIR="$(NUMA_VM_TARGET_DIR)" \
+	RUSTFLAGS="-C target-feature=+crt-static -C debuginfo=0" CARGO_TARGET_DIR="$(NUMA_VM_TARGET_DIR)" \
 		$(CARGO) build --release --quiet -p smartarrays-numa-tests --target $(NUMA_VM_TRIPLE)
 
 test-numa-vm: setup-numa-vm build-numa-vm

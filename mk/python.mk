@@ -7,6 +7,11 @@
 #   make test-python    build-python, then run the pytest suite
 #   make bench-python   single-threaded sum: numpy vs smartarrays (64 and 33 bits), 100M values
 #                       (PY_BENCH_ELEMENTS=N for fewer)
+#   make test-distributed-ray   install Ray (requirements-ray.txt) into .venv, then run the Ray
+#                       tests of smartarrays.distributed (tests_ray/: PageRank on Ray actors).
+#                       Not part of `make test`: Ray is about 240 MB and starts in seconds.
+#   make bench-distributed   bytes on the wire against the packed size, and 1 against 2 Dask
+#                       workers on this machine (DIST_BENCH_ELEMENTS=N values, default 20M)
 
 PYTHON ?= python3
 PY_VENV := .venv
@@ -14,6 +19,8 @@ PY := $(PY_VENV)/bin/python
 PY_CRATE := crates/smartarrays-python
 PY_WHEELS := target/wheels-python
 PY_SETUP_STAMP := $(PY_VENV)/.smartarrays-python-requirements
+PY_RAY_STAMP := $(PY_VENV)/.smartarrays-python-ray
+DIST_BENCH_ELEMENTS ?= 20000000
 PY_BENCH_ELEMENTS ?= 100000000
 PY_DEMO_ELEMENTS ?= 20000000
 DEMO_DIR ?= demo-output
@@ -22,7 +29,7 @@ SETUP_TARGETS += setup-python
 TEST_TARGETS += test-python
 DEMO_TARGETS += demo-python
 
-.PHONY: setup-python build-python test-python bench-python demo-python
+.PHONY: setup-python build-python test-python bench-python demo-python setup-python-ray test-distributed-ray bench-distributed
 
 setup-python: $(PY_SETUP_STAMP)
 
@@ -51,3 +58,17 @@ bench-python: build-python
 demo-python: build-python
 	@mkdir -p $(DEMO_DIR)
 	$(PY) $(PY_CRATE)/bench/sum_bench.py --elements $(PY_DEMO_ELEMENTS) | tee $(DEMO_DIR)/python-sum.txt
+
+setup-python-ray: $(PY_RAY_STAMP)
+
+$(PY_RAY_STAMP): $(PY_CRATE)/requirements-ray.txt | $(PY_SETUP_STAMP)
+	@echo "setup-python-ray: installing $(PY_CRATE)/requirements-ray.txt into $(PY_VENV)"
+	@$(PY) -m pip install --quiet --disable-pip-version-check -r $(PY_CRATE)/requirements-ray.txt
+	@touch $@
+
+test-distributed-ray: setup-python-ray build-python
+	@echo "test-distributed-ray: pytest $(PY_CRATE)/tests_ray"
+	@cd $(PY_CRATE) && $(CURDIR)/$(PY) -m pytest -q -p no:cacheprovider tests_ray
+
+bench-distributed: build-python
+	$(PY) $(PY_CRATE)/bench/distributed_bench.py --elements $(DIST_BENCH_ELEMENTS)

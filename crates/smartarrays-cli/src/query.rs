@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
+use smartarrays::Placement;
 use smartarrays_graph::ProgressReporter;
 use smartarrays_query::encodings::ColumnOptions;
 use smartarrays_query::{queries, tpch, Catalog, Output, QueryOptions, ResultSet};
@@ -27,9 +28,15 @@ pub enum ResultFormat {
 pub struct SqlArgs {
     /// The query (or `EXPLAIN` of one).
     query: String,
-    /// Run over the TPC-H tables generated at this scale factor.
-    #[arg(long, default_value_t = 0.01)]
-    tpch: f64,
+    /// Run over the TPC-H tables generated at this scale factor (the default, at 0.01, when no
+    /// `--table` is given).
+    #[arg(long)]
+    tpch: Option<f64>,
+    /// A table from a file, as `NAME=PATH`: Parquet (`.parquet`), CSV (`.csv` with commas,
+    /// `.tbl` with `|`, `.tsv` with tabs; a header line, types inferred) or a saved table
+    /// (`.sat`). Repeat for several tables.
+    #[arg(long = "table", value_name = "NAME=PATH")]
+    tables: Vec<String>,
     /// Worker threads (default: one per CPU).
     #[arg(long)]
     threads: Option<usize>,
@@ -51,14 +58,28 @@ pub enum TpchCommand {
     Bench(BenchArgs),
 }
 
+/// File format of generated tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TableFormat {
+    /// `|`-separated text with a header line (`<table>.csv`).
+    Csv,
+    /// Parquet, Zstd-compressed (`<table>.parquet`).
+    Parquet,
+    /// The saved-table format (`<table>.sat`), reloaded through a memory map.
+    Sat,
+}
+
 #[derive(clap::Args)]
 pub struct GenerateArgs {
     /// Scale factor.
     #[arg(long, default_value_t = 1.0)]
     sf: f64,
-    /// Directory for `<table>.csv`.
+    /// Directory for the tables' files.
     #[arg(long)]
     out: PathBuf,
+    /// File format.
+    #[arg(long, value_enum, default_value_t = TableFormat::Csv)]
+    format: TableFormat,
 }
 
 #[derive(clap::Args)]
@@ -111,13 +132,29 @@ fn generate(sf: f64, quiet: bool) -> CliResult<Catalog> {
     if let Some(b) = &bars {
         b.started(&stage, tpch::TABLES.len() as u64);
     }
-    let catalog = tpch::generate(sf, &ColumnOptions::new(), |_, done, _| {
+    // Each table is placed as a whole (small ones replicated, large ones interleaved on a
+    // NUMA machine); the reasons are printed once per distinct choice.
+    let options = ColumnOptions::new().placement(Placement::Auto);
+    let catalog = tpch::generate(sf, &options, |_, done, _| {
         if let Some(b) = &bars {
             b.advanced(&stage, done as u64);
         }
     })?;
     if let Some(b) = &bars {
         b.finished(&stage);
+    }
+    if !quiet {
+        let mut reasons: Vec<(String, Vec<&str>)> = Vec::new();
+        for table in catalog.tables() {
+            let reason = table.placement_reason().unwrap_or_default().to_string();
+            match reasons.iter_mut().find(|(r, _)| *r == reason) {
+                Some((_, names)) => names.push(table.name()),
+                None => reasons.push((reason, vec![table.name()])),
+            }
+        }
+        for (reason, names) in reasons {
+            eprintln!("placement of {}: {reason}", names.join(", "));
+        }
     }
     Ok(catalog)
 }
@@ -156,8 +193,33 @@ fn print_result(result: &ResultSet, format: ResultFormat) {
     }
 }
 
+/// Loads `NAME=PATH` tables into `catalog`.
+fn load_tables(catalog: &mut Catalog, tables: &[String]) -> CliResult {
+    for spec in tables {
+        let Some((name, path)) = spec.split_once('=') else {
+            return Err(format!("--table {spec}: expected NAME=PATH").into());
+        };
+        let table = smartarrays_query::load::load_table(
+            name.trim(),
+            std::path::Path::new(path),
+            &ColumnOptions::new(),
+        )?;
+        catalog.insert(table);
+    }
+    Ok(())
+}
+
 pub fn run_sql(args: &SqlArgs) -> CliResult {
-    let catalog = generate(args.tpch, args.quiet)?;
+    let sf = match (args.tpch, args.tables.is_empty()) {
+        (Some(sf), _) => Some(sf),
+        (None, true) => Some(0.01),
+        (None, false) => None,
+    };
+    let mut catalog = match sf {
+        Some(sf) => generate(sf, args.quiet)?,
+        None => Catalog::new(),
+    };
+    load_tables(&mut catalog, &args.tables)?;
     match smartarrays_query::execute(&catalog, &args.query, &options(args.threads)?)? {
         Output::Rows(result) => print_result(&result, args.format),
         Output::Plan(plan) => print!("{plan}"),
@@ -186,10 +248,30 @@ pub fn run(command: &TpchCommand) -> CliResult {
         TpchCommand::Generate(args) => {
             std::fs::create_dir_all(&args.out)?;
             for table in tpch::TABLES {
-                let columns = tpch::table_values(table, args.sf)?;
-                let path = args.out.join(format!("{table}.csv"));
-                let mut file = std::io::BufWriter::new(std::fs::File::create(&path)?);
-                tpch::write_csv(&columns, &mut file)?;
+                let path = match args.format {
+                    TableFormat::Csv => {
+                        let columns = tpch::table_values(table, args.sf)?;
+                        let path = args.out.join(format!("{table}.csv"));
+                        let mut file = std::io::BufWriter::new(std::fs::File::create(&path)?);
+                        tpch::write_csv(&columns, &mut file)?;
+                        path
+                    }
+                    TableFormat::Parquet => {
+                        let built = Arc::new(tpch::table(table, args.sf, &ColumnOptions::new())?);
+                        let path = args.out.join(format!("{table}.parquet"));
+                        smartarrays_query::load::parquet::write_parquet(
+                            &path,
+                            smartarrays_query::arrow::table_to_reader(built),
+                        )?;
+                        path
+                    }
+                    TableFormat::Sat => {
+                        let built = tpch::table(table, args.sf, &ColumnOptions::new())?;
+                        let path = args.out.join(format!("{table}.sat"));
+                        smartarrays_query::store::save(&built, &path)?;
+                        path
+                    }
+                };
                 eprintln!("wrote {}", path.display());
             }
             Ok(())

@@ -666,3 +666,68 @@ fn tpch_run_and_bench_report_every_query() {
     assert!(!ok);
     assert!(err.contains("Q2 is not supported yet"), "{err}");
 }
+
+#[test]
+fn sql_reads_tables_from_parquet_csv_and_saved_files() {
+    let directory = std::env::temp_dir().join(format!("sa-cli-tables-{}", std::process::id()));
+    let query = "select l_returnflag, count(*) as n, sum(l_quantity) as q from lineitem group by l_returnflag order by l_returnflag";
+    let (ok, expected, err) = smartarrays(&[
+        "sql", "--tpch", "0.001", "--quiet", "--format", "csv", query,
+    ]);
+    assert!(ok, "{err}");
+    for (format, extension) in [("parquet", "parquet"), ("sat", "sat"), ("csv", "csv")] {
+        let dir = directory.join(format);
+        let (ok, _, err) = smartarrays(&[
+            "tpch",
+            "generate",
+            "--sf",
+            "0.001",
+            "--format",
+            format,
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert!(ok, "{err}");
+        assert!(err.contains(&format!("lineitem.{extension}")), "{err}");
+        let path = dir.join(format!("lineitem.{extension}"));
+        // The CSV the generator writes is `|`-separated: read it as a .tbl file.
+        let path = if extension == "csv" {
+            let tbl = dir.join("lineitem.tbl");
+            std::fs::rename(&path, &tbl).unwrap();
+            tbl
+        } else {
+            path
+        };
+        let table = format!("lineitem={}", path.display());
+        let (ok, out, err) = smartarrays(&["sql", "--table", &table, "--format", "csv", query]);
+        assert!(ok, "{format}: {err}");
+        assert_eq!(out, expected, "{format}");
+    }
+    // JSON output, one object per row.
+    let table = format!("lineitem={}", directory.join("sat/lineitem.sat").display());
+    let (ok, out, err) = smartarrays(&["sql", "--table", &table, "--format", "json", query]);
+    assert!(ok, "{err}");
+    let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(first["l_returnflag"], "A");
+    // Bad input: a malformed file, a missing '=', an unknown kind of file.
+    let bad = directory.join("bad.csv");
+    std::fs::write(&bad, "a,b\n1,2\n3\n").unwrap();
+    let (ok, _, err) = smartarrays(&[
+        "sql",
+        "--table",
+        &format!("t={}", bad.display()),
+        "select a from t",
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("bad.csv: line 3: 1 fields, expected 2"),
+        "{err}"
+    );
+    let (ok, _, err) = smartarrays(&["sql", "--table", "nothing", "select 1"]);
+    assert!(!ok);
+    assert!(err.contains("--table nothing: expected NAME=PATH"), "{err}");
+    let (ok, _, err) = smartarrays(&["sql", "--table", "t=/tmp/x.json", "select 1"]);
+    assert!(!ok);
+    assert!(err.contains("unknown file kind"), "{err}");
+    std::fs::remove_dir_all(&directory).ok();
+}

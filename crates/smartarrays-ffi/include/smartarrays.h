@@ -179,6 +179,16 @@ enum SaStatus
    * A result that does not fit its type (a sum outside `int64_t`, a count past `UINT64_MAX`).
    */
   SA_STATUS_OVERFLOW = 23,
+  /**
+   * A query that does not parse, names an unknown table or column, has a type error or uses
+   * what is not supported; the message gives its place (line and column of the SQL text).
+   */
+  SA_STATUS_SQL = 24,
+  /**
+   * A file or Arrow stream that cannot be loaded, or a table that cannot be saved; the
+   * message names the file and, for a value that does not fit, its line (or row) and column.
+   */
+  SA_STATUS_LOAD = 25,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -285,6 +295,15 @@ typedef struct SaArray SaArray;
  * for `SaMap`.
  */
 typedef struct SaBag SaBag;
+
+/**
+ * Named tables for queries. Opaque: create it with `sa_catalog_new`, free it with
+ * `sa_catalog_free`.
+ *
+ * Thread safety: calls taking a `const SaCatalog *` (queries, exports, saves) may run at the
+ * same time on one catalog; calls that add tables need it to themselves.
+ */
+typedef struct SaCatalog SaCatalog;
 
 /**
  * A typed, compressed column (values of one type, optionally with nulls) in smart arrays with a
@@ -2060,6 +2079,113 @@ SaStatus sa_graph_betweenness(const SaGraph *graph,
  * `graph` must be NULL or a live handle; `count` must be NULL or valid for writing.
  */
 SaStatus sa_graph_triangle_count(const SaGraph *graph, uint64_t *count);
+
+/**
+ * Creates an empty catalog.
+ *
+ * Ownership: on success `*out` is a new catalog the caller owns (free with
+ * `sa_catalog_free`). Thread-safe.
+ *
+ * # Safety
+ * `out` must be NULL or valid for writing a pointer.
+ */
+SaStatus sa_catalog_new(SaCatalog **out);
+
+/**
+ * Frees a catalog and its tables (an exported stream keeps what it reads alive). NULL is
+ * ignored.
+ *
+ * # Safety
+ * `catalog` must be NULL or a live handle not freed before; no other call on it may be running.
+ */
+void sa_catalog_free(SaCatalog *catalog);
+
+/**
+ * Adds the eight TPC-H tables generated in this process at scale factor `sf` (region,
+ * nation, supplier, customer, part, partsupp, orders, lineitem), replacing tables of those
+ * names.
+ *
+ * # Safety
+ * `catalog` must be NULL or a live handle that no other call uses meanwhile.
+ */
+SaStatus sa_catalog_add_tpch(SaCatalog *catalog, double sf);
+
+/**
+ * Loads the file at `path` as the table `name`, by its extension: Parquet (`.parquet`), CSV
+ * (`.csv` with commas, `.tbl` with `|`, `.tsv` with tabs; a header line, types inferred) or a
+ * saved table (`.sat`). A malformed file is `SA_STATUS_LOAD`, the message naming the file and,
+ * for a value that does not fit, its line and column.
+ *
+ * # Safety
+ * `catalog` must be NULL or a live handle that no other call uses meanwhile; `name` and `path`
+ * NULL or NUL-terminated text.
+ */
+SaStatus sa_catalog_load(SaCatalog *catalog, const char *name, const char *path);
+
+/**
+ * Imports every record batch of an Arrow C stream as the table `name` (integers, decimals of
+ * scale 0..18, dates, strings, booleans, floats; no nulls). The stream is consumed and released,
+ * also on failure.
+ *
+ * # Safety
+ * `catalog` must be NULL or a live handle that no other call uses meanwhile; `name` NULL or
+ * NUL-terminated text; `stream` NULL or a valid, unreleased `ArrowArrayStream` the library may
+ * take over.
+ */
+SaStatus sa_catalog_import_arrow_stream(SaCatalog *catalog,
+                                        const char *name,
+                                        struct ArrowArrayStream *stream);
+
+/**
+ * Writes the number of rows of table `name`.
+ *
+ * # Safety
+ * `catalog` must be NULL or a live handle; `name` NULL or NUL-terminated text; `rows` NULL or
+ * valid for writing.
+ */
+SaStatus sa_catalog_table_rows(const SaCatalog *catalog, const char *name, uint64_t *rows);
+
+/**
+ * Saves table `name` at `path` in the saved-table format (versioned, checksummed; reload it
+ * with `sa_catalog_load` and a `.sat` path). The file appears only when complete.
+ *
+ * # Safety
+ * `catalog` must be NULL or a live handle; `name` and `path` NULL or NUL-terminated text.
+ */
+SaStatus sa_catalog_save(const SaCatalog *catalog, const char *name, const char *path);
+
+/**
+ * Exports table `name` as an Arrow C stream of record batches of 65536 rows, decoded as the
+ * consumer calls `get_next`; the stream keeps the table alive until released.
+ *
+ * Ownership: on success `*out` belongs to the caller, who must call its `release` callback.
+ *
+ * # Safety
+ * `catalog` must be NULL or a live handle; `name` NULL or NUL-terminated text; `out` NULL or
+ * valid for writing one struct (its previous contents are overwritten, not released).
+ */
+SaStatus sa_catalog_export_arrow_stream(const SaCatalog *catalog,
+                                        const char *name,
+                                        struct ArrowArrayStream *out);
+
+/**
+ * Runs one SQL statement (a query, or `EXPLAIN` of one: a `plan` column of text lines) over the
+ * catalog's tables on `threads` workers (0: the process-wide runtime), and hands its result
+ * out as an Arrow C stream of one record batch: integers int64, decimals decimal128(38, scale),
+ * dates date32, text utf8, doubles float64. Nothing is written on failure: a bad query is
+ * `SA_STATUS_SQL` whose message gives its line and column, an overflow `SA_STATUS_OVERFLOW`.
+ *
+ * Ownership: on success `*out` belongs to the caller, who must call its `release` callback.
+ * Thread-safe: several queries may run on one catalog at once.
+ *
+ * # Safety
+ * `catalog` must be NULL or a live handle; `sql` NULL or NUL-terminated text; `out` NULL or
+ * valid for writing one struct.
+ */
+SaStatus sa_query(const SaCatalog *catalog,
+                  const char *sql,
+                  size_t threads,
+                  struct ArrowArrayStream *out);
 
 /**
  * The message of the most recent failed call on the calling thread, or "" if none failed yet.

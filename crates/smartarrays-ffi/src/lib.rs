@@ -19,7 +19,9 @@
 //! (`SaF64Array`), [`arrow`] (Arrow C Data and Stream interfaces, with a Rust API),
 //! [`column`](mod@column) (typed encoded columns of `smartarrays-encodings`: `SaColumn`, `SaSelection`),
 //! [`collections`] (smart collections of `smartarrays-collections`: `SaMap`, `SaSet`, `SaBag`),
-//! [`graph`](mod@graph) (graphs and algorithms of `smartarrays-graph`: `SaGraph`).
+//! [`graph`](mod@graph) (graphs and algorithms of `smartarrays-graph`: `SaGraph`),
+//! [`query`] (tables and SQL of `smartarrays-query`: `SaCatalog`, `sa_query` with an Arrow C
+//! stream result).
 //!
 //! # Example (C)
 //! ```c
@@ -41,6 +43,7 @@ pub mod column;
 pub mod float;
 pub mod graph;
 pub mod ptr;
+pub mod query;
 pub mod status;
 pub mod system;
 
@@ -50,6 +53,7 @@ pub use collections::*;
 pub use column::*;
 pub use float::*;
 pub use graph::*;
+pub use query::*;
 pub use status::SaStatus;
 pub use system::*;
 

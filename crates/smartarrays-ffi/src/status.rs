@@ -67,6 +67,12 @@ pub enum SaStatus {
     TypeMismatch = 22,
     /// A result that does not fit its type (a sum outside `int64_t`, a count past `UINT64_MAX`).
     Overflow = 23,
+    /// A query that does not parse, names an unknown table or column, has a type error or uses
+    /// what is not supported; the message gives its place (line and column of the SQL text).
+    Sql = 24,
+    /// A file or Arrow stream that cannot be loaded, or a table that cannot be saved; the
+    /// message names the file and, for a value that does not fit, its line (or row) and column.
+    Load = 25,
 }
 
 impl SaStatus {
@@ -102,13 +108,15 @@ impl SaStatus {
             SaStatus::Unsupported => c"SA_STATUS_UNSUPPORTED",
             SaStatus::TypeMismatch => c"SA_STATUS_TYPE_MISMATCH",
             SaStatus::Overflow => c"SA_STATUS_OVERFLOW",
+            SaStatus::Sql => c"SA_STATUS_SQL",
+            SaStatus::Load => c"SA_STATUS_LOAD",
         }
     }
 
     /// Every status, in numeric order.
     ///
     /// cbindgen:ignore
-    pub const ALL: [SaStatus; 24] = [
+    pub const ALL: [SaStatus; 26] = [
         SaStatus::Ok,
         SaStatus::NullPointer,
         SaStatus::InvalidArgument,
@@ -133,6 +141,8 @@ impl SaStatus {
         SaStatus::Unsupported,
         SaStatus::TypeMismatch,
         SaStatus::Overflow,
+        SaStatus::Sql,
+        SaStatus::Load,
     ];
 }
 

@@ -47,6 +47,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "smartarrays-arrow",
             "smartarrays-encodings",
             "smartarrays-collections",
+            "smartarrays-query",
         ],
     ),
     ("smartarrays-capi", &["smartarrays-ffi"]),
@@ -60,6 +61,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "smartarrays-encodings",
             "smartarrays-collections",
             "smartarrays-jobs",
+            "smartarrays-query",
         ],
     ),
     (
@@ -69,6 +71,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "smartarrays-adapt",
             "smartarrays-encodings",
             "smartarrays-collections",
+            "smartarrays-query",
         ],
     ),
     (

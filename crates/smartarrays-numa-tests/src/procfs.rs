@@ -177,6 +177,14 @@ pub fn node_mem_total(node: usize) -> io::Result<u64> {
         .ok_or_else(|| io::Error::other(format!("node{node}/meminfo has no MemTotal")))
 }
 
+/// `MemFree` of a node from `/sys/devices/system/node/node<N>/meminfo`, in bytes.
+pub fn node_mem_free(node: usize) -> io::Result<u64> {
+    let text = fs::read_to_string(format!("/sys/devices/system/node/node{node}/meminfo"))?;
+    kib_field(&text, "MemFree")
+        .map(|k| k * 1024)
+        .ok_or_else(|| io::Error::other(format!("node{node}/meminfo has no MemFree")))
+}
+
 /// `MemTotal` of the whole machine from `/proc/meminfo`, in bytes.
 pub fn machine_mem_total() -> io::Result<u64> {
     let text = fs::read_to_string("/proc/meminfo")?;

@@ -12,6 +12,8 @@
 //!   `Dictionary` (strings to dense codes);
 //! - [`column`]: the `Column` class (typed compressed columns of `smartarrays-encodings`);
 //! - [`table`]: several arrays exported together as an Arrow table (`smartarrays.table`);
+//! - [`query`]: `Table` (typed compressed tables from Arrow, pandas, polars, Parquet, CSV, saved
+//!   files, TPC-H) and `sql` (results as Arrow streams);
 //! - [`graph`]: the `Graph` class (CSR graphs of `smartarrays-graph`) and its constructors;
 //! - [`runtime`]: default and per-call worker counts;
 //! - [`info`]: topology and placement reports as dicts;
@@ -32,6 +34,9 @@ pub mod graph;
 pub mod info;
 pub mod input;
 pub mod jobs;
+pub mod partials;
+pub mod pickle;
+pub mod query;
 pub mod runtime;
 pub mod smart_array;
 pub mod table;
@@ -209,6 +214,9 @@ fn native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<collections::PyBag>()?;
     module.add_class::<collections::PyDictionary>()?;
     graph::register(module)?;
+    query::register(module)?;
+    pickle::register(module)?;
+    partials::register(module)?;
     module.add_function(wrap_pyfunction!(build_column, module)?)?;
     module.add_function(wrap_pyfunction!(table::table, module)?)?;
     module.add_function(wrap_pyfunction!(array, module)?)?;

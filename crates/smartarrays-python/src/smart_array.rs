@@ -13,6 +13,7 @@ use smartarrays::{ArrayOptions, SmartArray};
 
 use crate::buffer::new_numpy_u64;
 use crate::errors::IntoPy;
+use crate::pickle::Reduced;
 use crate::{arrow, info, input, runtime};
 
 /// Builds a SmartArray from Python arguments (shared by `smartarrays.array` and the class
@@ -47,9 +48,6 @@ pub fn build_array(
     }
     input::build(py, values, &options).map(PySmartArray::new)
 }
-
-/// What `__reduce_ex__` returns: `_from_packed` and its arguments (words, length, bits, placement).
-type Reduced<'py> = (Bound<'py, PyAny>, (Bound<'py, PyAny>, usize, u32, String));
 
 /// The core's choice of threads for a `threads=` argument: None = the array's runtime, 1 = the
 /// calling thread, n = a runtime of n workers.
@@ -473,37 +471,13 @@ impl PySmartArray {
         func.call(PyTuple::new(py, decoded)?, Some(&decoded_kwargs))
     }
 
-    /// Pickling ships the packed words, not decoded values: `(_from_packed, (words, len, bits,
-    /// placement))`. With protocol 5 the words travel as a `pickle.PickleBuffer`, so
-    /// `pickle.dumps(a, protocol=5, buffer_callback=...)` can send them out of band without a
-    /// copy into the pickle. The receiver builds the array with the same width and placement.
+    /// Pickling ships the packed words, not decoded values: `(_unpickle, (header, words,
+    /// placement))` (see `pickle.rs`). With protocol 5 the words travel as a
+    /// `pickle.PickleBuffer` over the array's own memory, so `pickle.dumps(a, protocol=5,
+    /// buffer_callback=...)` sends them out of band without a copy. The receiver builds the array
+    /// with the same width and values, placed by the same policy on its own machine.
     fn __reduce_ex__<'py>(&self, py: Python<'py>, protocol: i64) -> PyResult<Reduced<'py>> {
-        let array = self.shared();
-        let bytes = array.local().packed_bytes();
-        let words = new_numpy_u64(py, bytes.len() / 8, |out| {
-            for (slot, chunk) in out.iter_mut().zip(bytes.chunks_exact(8)) {
-                let mut word = [0u8; 8];
-                word.copy_from_slice(chunk);
-                *slot = u64::from_le_bytes(word);
-            }
-        })?;
-        let words = if protocol >= 5 {
-            py.import("pickle")?
-                .getattr("PickleBuffer")?
-                .call1((words,))?
-        } else {
-            words
-        };
-        let constructor = py.import("smartarrays._native")?.getattr("_from_packed")?;
-        Ok((
-            constructor,
-            (
-                words,
-                array.len(),
-                array.bits(),
-                array.placement().to_string(),
-            ),
-        ))
+        crate::pickle::reduce(py, self.shared(), protocol)
     }
 
     /// All values decoded into a new numpy uint64 array.

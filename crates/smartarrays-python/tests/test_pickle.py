@@ -46,3 +46,119 @@ def test_damaged_packed_words_are_refused() -> None:
         sa._native._from_packed(np.zeros(3, dtype=np.uint64), 100, 1, "os")
     with pytest.raises(ValueError, match="bit width 65"):
         sa._native._from_packed(np.zeros(3, dtype=np.uint64), 2, 65, "os")
+
+
+# ---- the packed format: a checked header in band, the packed words out of band, no copy
+
+
+def _words_bytes(length: int, bits: int) -> int:
+    return (length * bits + 63) // 64 * 8
+
+
+@given(st.integers(1, 64), st.one_of(st.sampled_from(LENGTHS), st.integers(0, 3000)), st.integers(0, 2**32))
+def test_protocol_5_round_trips_against_numpy_at_every_width(bits: int, length: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    top = (1 << bits) - 1
+    values = rng.integers(0, top, size=length, dtype=np.uint64, endpoint=True)
+    if length:
+        values[0] = np.uint64(top)
+    a = sa.array(values, bits=bits)
+    buffers: list[pickle.PickleBuffer] = []
+    data = pickle.dumps(a, protocol=5, buffer_callback=buffers.append)
+    assert len(buffers) == 1 and buffers[0].raw().nbytes == _words_bytes(length, bits)
+    assert len(data) < 200  # header, placement and the constructor's name only
+    b = pickle.loads(data, buffers=buffers)
+    assert (b.bits, len(b)) == (bits, length)
+    np.testing.assert_array_equal(b.to_numpy(), values)
+    if bits == 64:  # at 64 bits the packed words are the values themselves
+        np.testing.assert_array_equal(np.frombuffer(buffers[0].raw(), dtype=np.uint64), values)
+
+
+def test_the_out_of_band_buffer_is_the_arrays_own_read_only_memory() -> None:
+    a = sa.array(np.arange(1000, dtype=np.uint64), bits=64)
+    buffers: list[pickle.PickleBuffer] = []
+    pickle.dumps(a, protocol=5, buffer_callback=buffers.append)
+    view = buffers[0].raw()
+    assert view.readonly and view.nbytes == 8000
+    # The buffer shares the array's storage: while it is alive, the array refuses writes.
+    with pytest.raises(BufferError, match="shared"):
+        a[0] = 5
+    view.release()
+    buffers.clear()
+    a[0] = 5
+    assert a[0] == 5
+
+
+def test_a_damaged_header_is_refused_naming_what_is_wrong() -> None:
+    a = sa.array(np.arange(100, dtype=np.uint64), bits=7)
+    header = sa._native._packed_header(100, 7)
+    buffers: list[pickle.PickleBuffer] = []
+    pickle.dumps(a, protocol=5, buffer_callback=buffers.append)
+    packed = bytes(buffers[0].raw())
+    assert sa._native._unpickle(header, packed, "os").tolist() == list(range(100))
+    for at in range(len(header)):
+        damaged = bytearray(header)
+        damaged[at] ^= 0x10
+        with pytest.raises(ValueError, match="header is damaged|format version"):
+            sa._native._unpickle(bytes(damaged), packed, "os")
+    with pytest.raises(ValueError, match="has 31 bytes, not 32"):
+        sa._native._unpickle(header[:31], packed, "os")
+
+
+def test_packed_words_of_the_wrong_length_are_refused() -> None:
+    header = sa._native._packed_header(100, 7)  # 700 bits: 11 words, 88 bytes
+    with pytest.raises(ValueError, match="are 80 bytes, but its header says 100 values of 7 bits: 88 bytes"):
+        sa._native._unpickle(header, bytes(80), "os")
+    with pytest.raises(ValueError, match="are 96 bytes"):
+        sa._native._unpickle(header, bytes(96), "os")
+    with pytest.raises(ValueError, match="outside 1..64"):
+        sa._native._packed_header(1, 65)
+
+
+def test_the_placement_is_resolved_again_on_the_receiving_machine() -> None:
+    header = sa._native._packed_header(3, 2)
+    words = np.array([0b111001], dtype=np.uint64).tobytes()
+    # A node this machine does not have: first touch by the receiving process.
+    b = sa._native._unpickle(header, words, "node:4000")
+    assert b.placement == "os" and b.tolist() == [1, 2, 3]
+    c = sa._native._unpickle(header, words, "interleaved:0,4000")
+    assert c.placement == "interleaved" and c.tolist() == [1, 2, 3]
+    assert sa._native._unpickle(header, words, "replicated").placement == "replicated"
+
+
+def test_an_array_the_advisor_placed_is_placed_again_by_the_receivers_advisor() -> None:
+    values = np.arange(100_000, dtype=np.uint64) % 5000
+    a = sa.array(values, placement="auto")
+    assert a.advice is not None
+    buffers: list[pickle.PickleBuffer] = []
+    data = pickle.dumps(a, protocol=5, buffer_callback=buffers.append)
+    assert b"auto" in data  # the policy travels, not the sender's choice
+    b = pickle.loads(data, buffers=buffers)
+    assert b.advice is not None and b.bits == a.bits
+    np.testing.assert_array_equal(b.to_numpy(), values)
+
+
+def test_dask_accounts_native_memory_and_sends_one_packed_frame() -> None:
+    from dask.sizeof import sizeof
+    from distributed.protocol import serialize
+
+    a = sa.array(np.arange(100_000, dtype=np.uint64) % 1000, bits=10)
+    assert sizeof(a) == a.memory_bytes >= a.nbytes
+    assert sizeof(sa.Bag.count(np.arange(10, dtype=np.uint64))) > 0
+    header, frames = serialize(a)
+    packed = _words_bytes(100_000, 10)
+    assert sum(len(memoryview(f).cast("B")) for f in frames) <= 1.05 * packed
+    assert max(memoryview(f).nbytes for f in frames) == packed
+
+
+def test_the_dask_sizeof_entry_point_works_without_importing_the_package() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, smartarrays as sa; from dask.sizeof import sizeof; "
+        "a = sa.array(np.arange(10**6, dtype=np.uint64)); "
+        "print(sizeof(a) == a.memory_bytes)"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.stdout.strip() == "True", run.stderr

@@ -63,7 +63,7 @@ SCHEMA = {
 def queries() -> dict:
     """The engine's TPC-H SQL, read from queries.rs (one source of truth)."""
     text = QUERIES_RS.read_text()
-    supported = [int(n) for n in re.search(r"SUPPORTED: \[u32; \d+\] = \[([^\]]*)\]", text).group(1).split(",")]
+    supported = [int(n) for n in re.search(r"SUPPORTED: \[u32; \d+\] = \[([^\]]*)\]", text).group(1).split(",") if n.strip()]
     found = {}
     for number in supported:
         match = re.search(rf'pub const Q{number}: &str = "(.*?)";', text, re.S)

@@ -12,7 +12,8 @@ use sqlparser::ast::{
 use smartarrays_encodings::date;
 
 use crate::error::{Position, QueryError, Result};
-use crate::table::{Catalog, Table};
+use crate::scope::Scope;
+use crate::table::Table;
 use crate::value::{pow10, ResultSet, Type, Value};
 
 /// The place of a syntax node.
@@ -21,6 +22,14 @@ pub(crate) fn position_of(node: &impl Spanned) -> Position {
     Position {
         line: start.line,
         column: start.column,
+    }
+}
+
+/// The place of a name.
+pub(crate) fn ident_position(ident: &ast::Ident) -> Position {
+    Position {
+        line: ident.span.start.line,
+        column: ident.span.start.column,
     }
 }
 
@@ -135,6 +144,13 @@ pub(crate) enum BExpr {
         ty: Type,
     },
     ExtractYear(Box<BExpr>),
+    /// `substring(expr from start for len)` of text (characters, from 1; `len` `None`: to the
+    /// end).
+    Substring {
+        expr: Box<BExpr>,
+        start: i64,
+        len: Option<i64>,
+    },
 }
 
 impl BExpr {
@@ -148,6 +164,7 @@ impl BExpr {
             | BExpr::Neg(_, ty)
             | BExpr::Case { ty, .. } => *ty,
             BExpr::ExtractYear(_) => Type::Int,
+            BExpr::Substring { .. } => Type::Str,
             _ => Type::Bool,
         }
     }
@@ -166,6 +183,7 @@ impl BExpr {
                 b.columns(out);
             }
             BExpr::Neg(a, _) | BExpr::Not(a) | BExpr::ExtractYear(a) => a.columns(out),
+            BExpr::Substring { expr, .. } => expr.columns(out),
             BExpr::And(list) | BExpr::Or(list) => list.iter().for_each(|e| e.columns(out)),
             BExpr::Like { expr, .. } | BExpr::InList { expr, .. } => expr.columns(out),
             BExpr::Case {
@@ -276,15 +294,19 @@ fn unsupported<T>(what: impl Into<String>, node: &impl Spanned) -> Result<T> {
     Err(QueryError::unsupported(what, position_of(node)))
 }
 
-/// Binds a parsed query against `catalog`. An uncorrelated `x [NOT] IN (subquery)` runs its
-/// subquery through `subquery` first and becomes an IN list of the rows it returned.
+/// Binds a parsed query against the tables in `scope` (its common table expressions and
+/// subqueries in FROM already materialized there, under their names). An uncorrelated
+/// `x [NOT] IN (subquery)` runs its subquery through `subquery` first and becomes an IN list of
+/// the rows it returned; a scalar subquery runs first and becomes a constant.
 pub(crate) fn bind<'a>(
     query: &ast::Query,
-    catalog: &'a Catalog,
+    scope: &'a Scope<'_>,
     subquery: SubqueryRunner<'_>,
 ) -> Result<BoundQuery<'a>> {
-    if query.with.is_some() {
-        return unsupported("WITH", query);
+    if let Some(with) = &query.with {
+        if with.recursive {
+            return unsupported("WITH RECURSIVE", query);
+        }
     }
     if query.fetch.is_some() || !query.locks.is_empty() || query.for_clause.is_some() {
         return unsupported("FETCH, FOR and locking clauses", query);
@@ -332,7 +354,7 @@ pub(crate) fn bind<'a>(
                     return unsupported("table functions", &from.relation);
                 }
                 let table_name = name.to_string().to_lowercase();
-                let table = catalog
+                let table = scope
                     .get(&table_name)
                     .ok_or_else(|| QueryError::UnknownTable {
                         name: table_name.clone(),
@@ -353,7 +375,29 @@ pub(crate) fn bind<'a>(
                 }
                 tables.push(TableRef { alias, table });
             }
-            other => return unsupported("subqueries and other FROM items", other),
+            TableFactor::Derived {
+                lateral: false,
+                alias: Some(alias),
+                ..
+            } => {
+                // Materialized in `scope` under its alias before binding.
+                let name = alias.name.value.to_lowercase();
+                if tables.iter().any(|t: &TableRef| t.alias == name) {
+                    return Err(QueryError::unsupported(
+                        format!("table {name} appearing twice in FROM"),
+                        position_of(&from.relation),
+                    ));
+                }
+                let table = scope.get(&name).ok_or_else(|| QueryError::UnknownTable {
+                    name: name.clone(),
+                    position: ident_position(&alias.name),
+                })?;
+                tables.push(TableRef { alias: name, table });
+            }
+            TableFactor::Derived { alias: None, .. } => {
+                return unsupported("a subquery in FROM without an alias", &from.relation)
+            }
+            other => return unsupported("LATERAL, table functions and other FROM items", other),
         }
     }
     if tables.is_empty() {
@@ -467,6 +511,22 @@ pub(crate) fn bind<'a>(
         // Without aggregation every output (and sort key) is a collected expression.
         let mut collected: Vec<BExpr> = Vec::new();
         let mut collect = |bound: BExpr| -> BExpr {
+            // A text function of a column is applied to the collected text, per result row.
+            if let BExpr::Substring { expr, start, len } = bound {
+                let ty = expr.ty();
+                let index = collected
+                    .iter()
+                    .position(|c| *c == *expr)
+                    .unwrap_or_else(|| {
+                        collected.push(*expr);
+                        collected.len() - 1
+                    });
+                return BExpr::Substring {
+                    expr: Box::new(BExpr::Key(index, ty)),
+                    start,
+                    len,
+                };
+            }
             let ty = bound.ty();
             let index = collected
                 .iter()
@@ -550,7 +610,8 @@ fn literal_count(e: &Expr) -> Result<usize> {
     unsupported("a LIMIT that is not a constant integer", e)
 }
 
-fn output_name(e: &Expr) -> String {
+/// The name of an unnamed output: a column's name, else the expression's text.
+pub(crate) fn output_name(e: &Expr) -> String {
     match e {
         Expr::Identifier(i) => i.value.to_lowercase(),
         Expr::CompoundIdentifier(parts) => parts
@@ -867,13 +928,92 @@ impl Binder<'_, '_> {
                     negated: *negated,
                 })
             }
-            Expr::Subquery(_) | Expr::InSubquery { .. } | Expr::Exists { .. } => unsupported(
-                "this subquery (only uncorrelated IN subqueries in WHERE)",
+            Expr::Subquery(subquery) => {
+                // An uncorrelated scalar subquery runs first and becomes a constant.
+                let rows = (self.subquery)(subquery)?;
+                if rows.names.len() != 1 {
+                    return unsupported(
+                        format!(
+                            "a scalar subquery returning {} columns (it must return one)",
+                            rows.names.len()
+                        ),
+                        subquery.as_ref(),
+                    );
+                }
+                if rows.rows.len() > 1 {
+                    return Err(QueryError::type_error(
+                        format!(
+                            "a scalar subquery returned {} rows (at most one is allowed)",
+                            rows.rows.len()
+                        ),
+                        position_of(subquery.as_ref()),
+                    ));
+                }
+                let ty = rows.types[0];
+                match rows.rows.into_iter().next().map(|mut r| r.remove(0)) {
+                    None | Some(Value::Null) => unsupported(
+                        "a scalar subquery without a value (NULL)",
+                        subquery.as_ref(),
+                    ),
+                    Some(v) => Ok(BExpr::Literal(v, ty)),
+                }
+            }
+            Expr::Exists { subquery, negated } if mode == Mode::Rows => {
+                // Uncorrelated (a correlated one was rewritten to IN before binding): a
+                // constant.
+                let rows = (self.subquery)(subquery)?;
+                Ok(BExpr::Literal(
+                    Value::Bool(rows.rows.is_empty() == *negated),
+                    Type::Bool,
+                ))
+            }
+            Expr::InSubquery { .. } | Expr::Exists { .. } => unsupported(
+                "this subquery (IN and EXISTS subqueries only in WHERE, correlated only by equalities)",
                 e,
             ),
             Expr::IsNull(_) | Expr::IsNotNull(_) => unsupported("IS [NOT] NULL", e),
             Expr::Cast { .. } => unsupported("CAST", e),
-            Expr::Substring { .. } => unsupported("SUBSTRING", e),
+            Expr::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => {
+                let x = self.bind(expr, mode)?;
+                if x.ty() != Type::Str {
+                    return Err(QueryError::type_error(
+                        format!("SUBSTRING needs text, found {}", x.ty()),
+                        position_of(expr.as_ref()),
+                    ));
+                }
+                let mut int_of = |arg: &Option<Box<Expr>>| -> Result<Option<i64>> {
+                    match arg {
+                        None => Ok(None),
+                        Some(a) => match self.bind(a, mode)? {
+                            BExpr::Literal(Value::Int(v), _) => i64::try_from(v)
+                                .map(Some)
+                                .map_err(|_| QueryError::Overflow(format!("the position {v}"))),
+                            _ => unsupported(
+                                "a SUBSTRING position or length that is not a constant integer",
+                                a.as_ref(),
+                            ),
+                        },
+                    }
+                };
+                let start = int_of(substring_from)?.unwrap_or(1);
+                let len = int_of(substring_for)?;
+                if len.is_some_and(|l| l < 0) {
+                    return Err(QueryError::type_error(
+                        "a negative SUBSTRING length",
+                        position_of(e),
+                    ));
+                }
+                Ok(fold(BExpr::Substring {
+                    expr: Box::new(x),
+                    start,
+                    len,
+                }))
+            }
             _ => unsupported(format!("the expression {e}"), e),
         }
     }
@@ -1050,7 +1190,74 @@ fn comparable(a: Type, b: Type, node: &impl Spanned) -> Result<()> {
 
 fn compare(op: Cmp, a: BExpr, b: BExpr, node: &Expr) -> Result<BExpr> {
     comparable(a.ty(), b.ty(), node)?;
+    // An exact number against a double constant (a scalar subquery's average) becomes an
+    // exact comparison that rows can test in code space.
+    let exact = match (&a, &b) {
+        (x, BExpr::Literal(Value::Float(f), _)) if x.ty().is_exact() => {
+            exact_against_double(op, x, *f)
+        }
+        (BExpr::Literal(Value::Float(f), _), x) if x.ty().is_exact() => {
+            exact_against_double(op.flip(), x, *f)
+        }
+        _ => None,
+    };
+    if let Some(e) = exact {
+        return Ok(e);
+    }
     Ok(fold(BExpr::Compare(op, Box::new(a), Box::new(b))))
+}
+
+/// `x op f` for an exact `x` of scale `s` compared as a double (`unscaled / 10^s`, as SQL
+/// engines cast it), written as comparisons of `x` with exact constants: the doubles of
+/// `unscaled` grow with it, so the rows that pass are a range of it.
+fn exact_against_double(op: Cmp, x: &BExpr, f: f64) -> Option<BExpr> {
+    if !f.is_finite() {
+        return None;
+    }
+    let ty = x.ty();
+    let s = ty.scale();
+    let as_double = |u: i64| u as f64 / 10f64.powi(i32::from(s));
+    // The first unscaled value whose double passes `pass` (a test that stays true above it).
+    let first = |pass: &dyn Fn(f64) -> bool| -> i64 {
+        let (mut lo, mut hi) = (i64::MIN / 4, i64::MAX / 4);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if pass(as_double(mid)) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        lo
+    };
+    let at_least = first(&|v| v >= f);
+    let above = first(&|v| v > f);
+    let constant = |u: i64| {
+        let v = if s == 0 {
+            Value::Int(i128::from(u))
+        } else {
+            Value::Decimal {
+                unscaled: i128::from(u),
+                scale: s,
+            }
+        };
+        Box::new(BExpr::Literal(v, ty))
+    };
+    let x = || Box::new(x.clone());
+    let range = || {
+        BExpr::And(vec![
+            BExpr::Compare(Cmp::Ge, x(), constant(at_least)),
+            BExpr::Compare(Cmp::Lt, x(), constant(above)),
+        ])
+    };
+    Some(match op {
+        Cmp::Ge => BExpr::Compare(Cmp::Ge, x(), constant(at_least)),
+        Cmp::Gt => BExpr::Compare(Cmp::Ge, x(), constant(above)),
+        Cmp::Lt => BExpr::Compare(Cmp::Lt, x(), constant(at_least)),
+        Cmp::Le => BExpr::Compare(Cmp::Lt, x(), constant(above)),
+        Cmp::Eq => range(),
+        Cmp::Ne => BExpr::Not(Box::new(range())),
+    })
 }
 
 fn unify(seen: Option<Type>, next: Type, node: &impl Spanned) -> Result<Type> {
@@ -1161,6 +1368,12 @@ fn fold(e: BExpr) -> BExpr {
             }),
             _ => None,
         },
+        BExpr::Substring { expr, start, len } => match expr.as_ref() {
+            BExpr::Literal(Value::Str(text), _) => {
+                Some(Value::Str(substring(text, *start, *len).to_string()))
+            }
+            _ => None,
+        },
         BExpr::ExtractYear(a) => match a.as_ref() {
             BExpr::Literal(Value::Date(d), _) => {
                 Some(Value::Int(i128::from(date::civil_from_days(*d).0)))
@@ -1181,4 +1394,27 @@ fn fold(e: BExpr) -> BExpr {
 /// 10^k as i64 (k <= 18).
 pub(crate) fn pow10_i64(k: u8) -> i64 {
     pow10(u32::from(k)) as i64
+}
+
+/// SQL's `substring(text from start for len)`: the characters at positions `start ..
+/// start + len` (from 1) that exist.
+pub(crate) fn substring(text: &str, start: i64, len: Option<i64>) -> &str {
+    let end = len.map_or(i64::MAX, |l| start.saturating_add(l));
+    let first = start.max(1);
+    if end <= first {
+        return "";
+    }
+    let mut chars = text.char_indices().map(|(i, _)| i).chain([text.len()]);
+    let from = chars.nth((first - 1) as usize).unwrap_or(text.len());
+    let to = if end == i64::MAX {
+        text.len()
+    } else {
+        text[from..]
+            .char_indices()
+            .map(|(i, _)| from + i)
+            .chain([text.len()])
+            .nth((end - first) as usize)
+            .unwrap_or(text.len())
+    };
+    &text[from..to]
 }

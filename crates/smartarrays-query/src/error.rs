@@ -88,6 +88,32 @@ pub enum QueryError {
         /// The build side's key column.
         column: String,
     },
+    /// A value in a file or an Arrow stream that does not fit its column, with its place
+    /// (`line` is the 1-based line of a text file, or the 1-based row of other sources).
+    #[error("{source_name}: {unit} {line}, column {column} ({name}): {message}")]
+    Malformed {
+        /// The file or stream.
+        source_name: String,
+        /// `line` for text files, `row` for Arrow and Parquet data.
+        unit: &'static str,
+        /// The line (or row), from 1.
+        line: u64,
+        /// The column, from 1.
+        column: usize,
+        /// The column's name.
+        name: String,
+        /// What is wrong with the value.
+        message: String,
+    },
+    /// A file or stream that cannot be loaded or saved as a whole (unreadable, truncated,
+    /// corrupted, an unsupported type).
+    #[error("{source_name}: {message}")]
+    Load {
+        /// The file or stream.
+        source_name: String,
+        /// What is wrong.
+        message: String,
+    },
     /// From the encodings.
     #[error(transparent)]
     Encoding(#[from] smartarrays_encodings::EncodingError),
@@ -129,6 +155,13 @@ impl QueryError {
         QueryError::Unsupported {
             what: what.into(),
             position,
+        }
+    }
+
+    pub(crate) fn load(source_name: impl Into<String>, message: impl Into<String>) -> QueryError {
+        QueryError::Load {
+            source_name: source_name.into(),
+            message: message.into(),
         }
     }
 

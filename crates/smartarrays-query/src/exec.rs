@@ -163,6 +163,10 @@ fn eval_row(e: &BExpr, keys: &[Value], aggs: &[Value]) -> Result<Value> {
             }
             eval_row(otherwise, keys, aggs)?
         }
+        BExpr::Substring { expr, start, len } => match eval_row(expr, keys, aggs)? {
+            Value::Str(text) => Value::Str(crate::bind::substring(&text, *start, *len).to_string()),
+            other => other,
+        },
         BExpr::ExtractYear(a) => match eval_row(a, keys, aggs)? {
             Value::Date(d) => Value::Int(i128::from(
                 smartarrays_encodings::date::civil_from_days(d).0,
@@ -221,7 +225,11 @@ impl Decode<'_> {
                 Decode::StrCodes { array: d.codes() }
             }
             Encoding::Strings(_) => Decode::Text { column },
-            Encoding::Alp(_) => return unsupported("Float64 columns in queries"),
+            // Doubles as their order-preserving keys (compared, not computed with).
+            Encoding::Alp(a) => Decode::Keys {
+                encoding: a,
+                signed: true,
+            },
         })
     }
 
@@ -679,6 +687,9 @@ impl Compiler<'_> {
                 _ => return unsupported("this constant in a row expression"),
             }),
             BExpr::Arith(op, a, b, ty) => {
+                if [a.ty(), b.ty(), *ty].contains(&Type::Float) {
+                    return unsupported("computing with doubles before aggregation");
+                }
                 let (x, y) = (self.compile(a)?, self.compile(b)?);
                 match op {
                     Arith::Mul => VExpr::Mul(Box::new(x), Box::new(y)),
@@ -701,7 +712,22 @@ impl Compiler<'_> {
                     return self.text_test(a, b, *op);
                 }
                 if a.ty() == Type::Float || b.ty() == Type::Float {
-                    return unsupported("comparisons with doubles before aggregation");
+                    // Doubles compare as their order-preserving keys; an exact side is turned
+                    // into its double's key first (as SQL engines cast decimals to doubles).
+                    let key = |e: &BExpr| -> Result<VExpr> {
+                        Ok(match (e, e.ty()) {
+                            (BExpr::Literal(Value::Float(f), _), _) => {
+                                VExpr::Const(crate::vector::double_key(*f))
+                            }
+                            (BExpr::Column { .. }, Type::Float) => self.compile(e)?,
+                            (_, t) if t.is_exact() => VExpr::DoubleKey(
+                                Box::new(self.compile(e)?),
+                                pow10_i64(t.scale()) as f64,
+                            ),
+                            _ => return unsupported("computing with doubles before aggregation"),
+                        })
+                    };
+                    return Ok(VExpr::Compare(*op, Box::new(key(a)?), Box::new(key(b)?)));
                 }
                 let s = a.ty().scale().max(b.ty().scale());
                 let x = scaled(self.compile(a)?, s - a.ty().scale());
@@ -742,6 +768,9 @@ impl Compiler<'_> {
                         .collect::<Result<Vec<_>>>()?;
                     self.string_predicate(expr, TextTest::In(strings), *negated)?
                 } else {
+                    if expr.ty() == Type::Float {
+                        return unsupported("IN lists of doubles");
+                    }
                     let s = expr.ty().scale();
                     let mut set = Vec::new();
                     for v in list {
@@ -793,6 +822,9 @@ impl Compiler<'_> {
                 )
             }
             BExpr::ExtractYear(a) => VExpr::Year(Box::new(self.compile(a)?)),
+            BExpr::Substring { .. } => {
+                return unsupported("SUBSTRING outside text tests and results without GROUP BY")
+            }
             BExpr::Key(..) | BExpr::Agg(..) => {
                 unreachable!("keys and aggregates are above the pipelines")
             }
@@ -812,6 +844,11 @@ impl Compiler<'_> {
     }
 
     fn string_predicate(&self, e: &BExpr, test: TextTest, negated: bool) -> Result<VExpr> {
+        // A test on a substring tests each string's substring.
+        if let BExpr::Substring { expr, start, len } = e {
+            let test = TextTest::Substring(*start, *len, Box::new(test));
+            return self.string_predicate(expr, test, negated);
+        }
         let slot = self.slot(e).ok_or_else(|| {
             QueryError::unsupported("text predicates on expressions", Position::default())
         })?;
@@ -967,8 +1004,18 @@ impl<'a> Plan<'a> {
         }
         // The join tree: the largest table at the root; build sides hang off their parent by
         // an edge whose build column looks unique (checked exactly when the build runs).
+        // A table none of whose join columns looks unique cannot be a build side: the largest
+        // of those is the root (a derived table of groups can outgrow its partner).
+        let can_build = |t: usize| {
+            edges.iter().any(|&(t1, c1, t2, c2)| {
+                (t1 == t && looks_unique(&query, t1, c1))
+                    || (t2 == t && looks_unique(&query, t2, c2))
+            })
+        };
         let root = (0..tables)
+            .filter(|&t| !can_build(t))
             .max_by_key(|&t| query.tables[t].table.rows())
+            .or_else(|| (0..tables).max_by_key(|&t| query.tables[t].table.rows()))
             .unwrap_or(0);
         let mut parent: Vec<Option<(usize, usize, usize)>> = vec![None; tables]; // (parent, parent col, own col)
         let mut order = vec![root];
@@ -1118,9 +1165,19 @@ impl<'a> Plan<'a> {
         })
     }
 
-    /// The plan as text: pipelines, encodings, code-space filters, joins, sink.
+    /// The plan as text: the tables' placements, pipelines, encodings, code-space filters,
+    /// joins, sink.
     pub(crate) fn explain(&self) -> String {
         let mut out = String::new();
+        for t in &self.query.tables {
+            out.push_str(&format!(
+                "table {}: {}\n",
+                t.alias,
+                t.table
+                    .placement_reason()
+                    .map_or_else(|| t.table.placement().to_string(), str::to_string)
+            ));
+        }
         let mut counter = 0;
         explain_pipeline(&self.root, &mut out, &mut counter, 0);
         let sink = match &self.sink {
@@ -1330,6 +1387,13 @@ fn describe_expr(e: &BExpr, query: &BoundQuery<'_>) -> String {
         ),
         BExpr::Case { .. } => "case ... end".to_string(),
         BExpr::ExtractYear(a) => format!("extract(year from {})", describe_expr(a, query)),
+        BExpr::Substring { expr, start, len } => match len {
+            Some(len) => format!(
+                "substring({} from {start} for {len})",
+                describe_expr(expr, query)
+            ),
+            None => format!("substring({} from {start})", describe_expr(expr, query)),
+        },
     }
 }
 
@@ -2255,6 +2319,7 @@ fn key_refs(e: &BExpr, out: &mut Vec<usize>) {
             key_refs(b, out);
         }
         BExpr::Neg(a, _) | BExpr::Not(a) | BExpr::ExtractYear(a) => key_refs(a, out),
+        BExpr::Substring { expr, .. } => key_refs(expr, out),
         BExpr::Like { expr, .. } | BExpr::InList { expr, .. } => key_refs(expr, out),
         BExpr::And(list) | BExpr::Or(list) => list.iter().for_each(|x| key_refs(x, out)),
         BExpr::Case {
@@ -2485,6 +2550,7 @@ fn key_value(kind: &SlotKind, v: i64) -> Value {
         },
         SlotKind::Int(Type::Date) => Value::Date(v as i32),
         SlotKind::Int(Type::Bool) => Value::Bool(v != 0),
+        SlotKind::Int(Type::Float) => Value::Float(crate::vector::double_of_key(v)),
         SlotKind::Int(_) => Value::Int(i128::from(v)),
         SlotKind::Dict(d) => Value::Str(d.get(v as usize).cloned().unwrap_or_default()),
         SlotKind::Text => Value::Null,

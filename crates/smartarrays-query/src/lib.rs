@@ -29,11 +29,17 @@
 //! assert_eq!(error.to_string(), "unknown column l_nothing (line 1, column 8)");
 //! ```
 
+pub mod arrow;
 mod bind;
 mod budget;
 pub mod error;
 mod exec;
+pub mod load;
+pub mod placement;
 pub mod queries;
+mod rewrite;
+mod scope;
+pub mod store;
 pub mod table;
 pub mod tpch;
 pub mod value;
@@ -49,6 +55,8 @@ pub use error::{Position, QueryError, Result};
 pub use smartarrays_encodings as encodings;
 pub use table::{Catalog, Table, TableColumn};
 pub use value::{ResultSet, Type, Value};
+
+use scope::Scope;
 
 /// How to run a query.
 #[derive(Clone, Debug, Default)]
@@ -85,6 +93,13 @@ impl QueryOptions {
         self
     }
 
+    fn budget(&self) -> Result<budget::Budget> {
+        Ok(budget::Budget::new(match self.memory_limit {
+            Some(limit) => limit,
+            None => default_memory_limit()?,
+        }))
+    }
+
     fn runtime(&self) -> Result<Arc<Runtime>> {
         match &self.runtime {
             Some(r) => Ok(Arc::clone(r)),
@@ -104,34 +119,72 @@ pub enum Output {
 
 /// Runs one SQL statement (a query or `EXPLAIN` of one) over `catalog`.
 ///
-/// An uncorrelated `IN (subquery)` runs first, on the same workers, and its rows become the IN
-/// list of the outer query (also under `EXPLAIN`, whose plan shows that list's size).
+/// Subqueries run first, on the same workers: common table expressions (`WITH`) and subqueries
+/// in FROM become tables of their own, an uncorrelated `IN (subquery)` becomes an IN list and a
+/// scalar subquery a constant (also under `EXPLAIN`, whose plan shows them as such).
 pub fn execute(catalog: &Catalog, sql: &str, options: &QueryOptions) -> Result<Output> {
     let (query, explain) = bind::parse(sql)?;
     let runtime = options.runtime()?;
-    let budget = budget::Budget::new(match options.memory_limit {
-        Some(limit) => limit,
-        None => default_memory_limit()?,
-    });
-    let bound = bind_with_subqueries(&query, catalog, &runtime, &budget)?;
-    let plan = exec::Plan::new(bound)?;
+    let budget = options.budget()?;
+    let scope = Scope::new(catalog);
     if explain {
-        return Ok(Output::Plan(plan.explain()));
+        return Ok(Output::Plan(with_plan(
+            &query,
+            &scope,
+            &runtime,
+            &budget,
+            |plan| Ok(plan.explain()),
+        )?));
     }
-    Ok(Output::Rows(plan.run(&runtime, &budget)?))
+    Ok(Output::Rows(run_query(&query, &scope, &runtime, &budget)?))
 }
 
-/// Binds `query`, running its subqueries on `runtime`.
-fn bind_with_subqueries<'a>(
+/// Runs `query` over the tables of `scope` on `runtime`.
+fn run_query(
     query: &sqlparser::ast::Query,
-    catalog: &'a Catalog,
+    scope: &Scope<'_>,
     runtime: &Arc<Runtime>,
     budget: &budget::Budget,
-) -> Result<bind::BoundQuery<'a>> {
-    bind::bind(query, catalog, &|sub| {
-        let bound = bind_with_subqueries(sub, catalog, runtime, budget)?;
-        exec::Plan::new(bound)?.run(runtime, budget)
+) -> Result<ResultSet> {
+    with_plan(query, scope, runtime, budget, |plan| {
+        plan.run(runtime, budget)
     })
+}
+
+/// Plans `query` (its subqueries run first, on `runtime`) and hands the plan to `then`.
+fn with_plan<R>(
+    query: &sqlparser::ast::Query,
+    scope: &Scope<'_>,
+    runtime: &Arc<Runtime>,
+    budget: &budget::Budget,
+    then: impl FnOnce(&exec::Plan<'_>) -> Result<R>,
+) -> Result<R> {
+    let mut inner = scope.clone();
+    if let Some(with) = &query.with {
+        for cte in &with.cte_tables {
+            let rows = run_query(&cte.query, &inner, runtime, budget)?;
+            inner.push(scope::table_from_result(&cte.alias, rows)?);
+        }
+    }
+    // Correlated subqueries become joins with derived tables or IN subqueries.
+    let query = rewrite::rewrite(query, &inner)?;
+    if let sqlparser::ast::SetExpr::Select(select) = query.body.as_ref() {
+        for from in &select.from {
+            if let sqlparser::ast::TableFactor::Derived {
+                lateral: false,
+                subquery,
+                alias: Some(alias),
+            } = &from.relation
+            {
+                let rows = run_query(subquery, &inner, runtime, budget)?;
+                inner.push(scope::table_from_result(alias, rows)?);
+            }
+        }
+    }
+    let bound = bind::bind(&query, &inner, &|sub| {
+        run_query(sub, &inner, runtime, budget)
+    })?;
+    then(&exec::Plan::new(bound)?)
 }
 
 /// Runs a query over `catalog` on the process-wide runtime and returns its rows.
@@ -157,9 +210,11 @@ pub fn sql_with(catalog: &Catalog, sql: &str, options: &QueryOptions) -> Result<
 /// The plan of a query as text: pipelines, encodings, code-space filters, joins, sinks.
 pub fn explain(catalog: &Catalog, sql: &str) -> Result<String> {
     let (query, _) = bind::parse(sql)?;
-    let budget = budget::Budget::new(default_memory_limit()?);
-    let bound = bind_with_subqueries(&query, catalog, &Runtime::global()?, &budget)?;
-    Ok(exec::Plan::new(bound)?.explain())
+    let scope = Scope::new(catalog);
+    let budget = QueryOptions::default().budget()?;
+    with_plan(&query, &scope, &Runtime::global()?, &budget, |plan| {
+        Ok(plan.explain())
+    })
 }
 
 /// The README's example, compiled and run as a doctest so it stays true.

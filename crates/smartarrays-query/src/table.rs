@@ -2,11 +2,13 @@
 //! reads.
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
+use smartarrays::{Placement, Topology};
 use smartarrays_encodings::{Column, ColumnOptions, Values};
 
 use crate::error::{QueryError, Result};
+use crate::placement::{decoded_bytes, TablePlacement};
 
 /// One named column of a table.
 #[derive(Debug)]
@@ -58,6 +60,8 @@ pub struct Table {
     name: String,
     rows: usize,
     columns: Vec<TableColumn>,
+    /// Why the columns are placed where they are, when the engine chose it.
+    placement_reason: Option<String>,
 }
 
 impl Table {
@@ -94,23 +98,60 @@ impl Table {
             name,
             rows,
             columns,
+            placement_reason: None,
         })
     }
 
-    /// A table from plain values, each column compressed by the sampling compressor.
+    /// A table from plain values, each column compressed by the sampling compressor. With
+    /// placement `auto` in `options`, the table's placement is chosen for the whole table by
+    /// [`TablePlacement::choose`] (replicated when small, interleaved when large, as the OS
+    /// places it on one node) and [`Table::placement_reason`] says why.
     pub fn from_values(
         name: &str,
         columns: Vec<(String, Values)>,
         options: &ColumnOptions,
     ) -> Result<Table> {
+        let mut options = options.clone();
+        let reason = if options.array.placement == Placement::Auto {
+            let topology = match &options.array.runtime {
+                Some(runtime) => std::sync::Arc::clone(runtime.topology()),
+                None => Topology::current()?,
+            };
+            let choice = TablePlacement::choose(decoded_bytes(&columns), &topology);
+            options.array.placement = choice.placement;
+            Some(choice.reason)
+        } else {
+            None
+        };
         let mut built = Vec::with_capacity(columns.len());
         for (column_name, values) in columns {
             built.push(TableColumn::new(
                 &column_name,
-                column_from_values(values, options)?,
+                column_from_values(values, &options)?,
             ));
         }
-        Table::new(name, built)
+        let mut table = Table::new(name, built)?;
+        table.placement_reason = reason;
+        Ok(table)
+    }
+
+    /// Where the table's columns are (that of its first column; `os` for a table without
+    /// columns).
+    pub fn placement(&self) -> Placement {
+        self.columns
+            .first()
+            .map_or(Placement::OsDefault, |c| c.column.placement().clone())
+    }
+
+    /// Why the engine placed the table where it is, when it chose (placement `auto`); `None`
+    /// when the caller gave the placement.
+    pub fn placement_reason(&self) -> Option<&str> {
+        self.placement_reason.as_deref()
+    }
+
+    /// Gives the table another name (lower-cased).
+    pub fn rename(&mut self, name: &str) {
+        self.name = name.to_lowercase();
     }
 
     /// The table's name (lower case).
@@ -195,7 +236,7 @@ pub fn column_from_values(values: Values, options: &ColumnOptions) -> Result<Col
 /// ```
 #[derive(Debug, Default)]
 pub struct Catalog {
-    tables: BTreeMap<String, Table>,
+    tables: BTreeMap<String, Arc<Table>>,
 }
 
 impl Catalog {
@@ -206,21 +247,43 @@ impl Catalog {
 
     /// Adds (or replaces) a table under its name.
     pub fn insert(&mut self, table: Table) {
-        self.tables.insert(table.name().to_string(), table);
+        self.tables
+            .insert(table.name().to_string(), Arc::new(table));
+    }
+
+    /// Adds (or replaces) a table shared with others (the Python, C and Java bindings keep
+    /// tables in several catalogs), under `name` (lower-cased), whatever the table's own name.
+    pub fn insert_shared(&mut self, name: &str, table: Arc<Table>) {
+        self.tables.insert(name.to_lowercase(), table);
     }
 
     /// The table called `name` (without case).
     pub fn get(&self, name: &str) -> Option<&Table> {
-        self.tables.get(&name.to_lowercase())
+        self.tables.get(&name.to_lowercase()).map(|t| &**t)
+    }
+
+    /// The table called `name` (without case), shared.
+    pub fn get_shared(&self, name: &str) -> Option<Arc<Table>> {
+        self.tables.get(&name.to_lowercase()).cloned()
+    }
+
+    /// Removes the table called `name` (without case) and returns it.
+    pub fn remove(&mut self, name: &str) -> Option<Arc<Table>> {
+        self.tables.remove(&name.to_lowercase())
     }
 
     /// The tables, by name.
     pub fn tables(&self) -> impl Iterator<Item = &Table> {
-        self.tables.values()
+        self.tables.values().map(|t| &**t)
+    }
+
+    /// The names the tables are known by, in order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tables.keys().map(String::as_str)
     }
 
     /// Bytes of memory all tables occupy.
     pub fn memory_bytes(&self) -> usize {
-        self.tables.values().map(Table::memory_bytes).sum()
+        self.tables.values().map(|t| t.memory_bytes()).sum()
     }
 }

@@ -34,7 +34,8 @@ impl Type {
             DataType::Date32 => Type::Date,
             DataType::Utf8 => Type::Str,
             DataType::Bool => Type::Bool,
-            DataType::UInt64 | DataType::Float64 => return None,
+            DataType::Float64 => Type::Float,
+            DataType::UInt64 => return None,
         })
     }
 

@@ -16,6 +16,8 @@ pub(crate) enum TextTest {
     Compare(Cmp, String),
     Like(Arc<LikePattern>),
     In(Vec<String>),
+    /// The test on `substring(text from start for len)`.
+    Substring(i64, Option<i64>, Box<TextTest>),
 }
 
 impl TextTest {
@@ -24,6 +26,9 @@ impl TextTest {
             TextTest::Compare(op, value) => op.holds(text.cmp(value.as_str())),
             TextTest::Like(pattern) => pattern.matches(text),
             TextTest::In(list) => list.iter().any(|v| v == text),
+            TextTest::Substring(start, len, test) => {
+                test.matches(crate::bind::substring(text, *start, *len))
+            }
         }
     }
 }
@@ -51,6 +56,21 @@ pub(crate) enum VExpr {
     In(Box<VExpr>, Arc<Vec<i64>>, bool),
     Case(Vec<(VExpr, VExpr)>, Box<VExpr>),
     Year(Box<VExpr>),
+    /// An exact number at scale `10^-s` (the factor `10^s` given) as the order-preserving key of
+    /// its double (how a double slot holds its values), to compare it with doubles.
+    DoubleKey(Box<VExpr>, f64),
+}
+
+/// The order-preserving signed key of a double (a double slot's value; -0.0 is 0.0).
+pub(crate) fn double_key(x: f64) -> i64 {
+    smartarrays_encodings::kernel::i64_from_key(smartarrays_encodings::kernel::key_from_f64(
+        x + 0.0,
+    ))
+}
+
+/// The double of an order-preserving signed key.
+pub(crate) fn double_of_key(k: i64) -> f64 {
+    smartarrays_encodings::kernel::f64_from_key(smartarrays_encodings::kernel::key_from_i64(k))
 }
 
 /// A batch of decoded rows: integer-like slots, and text slots, which always hold the row ids of
@@ -108,9 +128,11 @@ impl VExpr {
         match self {
             VExpr::Text(s, ..) => out.push(*s),
             VExpr::Slot(_) | VExpr::Const(_) | VExpr::Mask(..) => {}
-            VExpr::Scale(a, _) | VExpr::Neg(a) | VExpr::Not(a) | VExpr::Year(a) => {
-                a.text_slots(out)
-            }
+            VExpr::Scale(a, _)
+            | VExpr::Neg(a)
+            | VExpr::Not(a)
+            | VExpr::Year(a)
+            | VExpr::DoubleKey(a, _) => a.text_slots(out),
             VExpr::In(a, ..) => a.text_slots(out),
             VExpr::Add(a, b) | VExpr::Sub(a, b) | VExpr::Mul(a, b) | VExpr::Compare(_, a, b) => {
                 a.text_slots(out);
@@ -226,6 +248,11 @@ impl VExpr {
                 a.eval(batch, out)?;
                 out.iter_mut()
                     .for_each(|d| *d = date::civil_from_days(*d as i32).0);
+            }
+            VExpr::DoubleKey(a, factor) => {
+                a.eval(batch, out)?;
+                out.iter_mut()
+                    .for_each(|v| *v = double_key(*v as f64 / factor));
             }
         }
         Ok(())

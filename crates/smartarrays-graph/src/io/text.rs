@@ -259,7 +259,7 @@ fn parse_snap_line(line: &[u8]) -> std::result::Result<Line, String> {
 }
 
 /// The `N` of a SNAP `# Nodes: N ...` comment.
-fn declared_nodes(line: &[u8]) -> Option<u64> {
+pub(crate) fn declared_nodes(line: &[u8]) -> Option<u64> {
     let at = line.windows(6).position(|w| w == b"Nodes:")?;
     let (token, _) = next_token(&line[at + 6..]);
     parse_id(token, "").ok()
@@ -280,71 +280,75 @@ pub fn parse_edge_list(
     Ok(edges)
 }
 
-/// Writes a graph as a SNAP edge list (an undirected edge once, as `u v` with `u <= v`).
-pub fn write_edge_list(graph: &Graph, path: &Path) -> Result<()> {
+/// Writes an edge-list file: a `# Directed|Undirected <kind>` title, a `# Nodes: N Edges: M`
+/// line, the `extra` comment lines, then one line per row with its numbers joined by
+/// `separator`. Shared by the plain and the weighted writers.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn write_rows<const N: usize>(
+    path: &Path,
+    kind: &str,
+    directed: bool,
+    vertices: impl std::fmt::Display,
+    edges: impl std::fmt::Display,
+    extra: &[&str],
+    separator: u8,
+    rows: impl Iterator<Item = [u64; N]>,
+) -> Result<()> {
     let file = std::fs::File::create(path).map_err(|e| GraphError::io(path, e))?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-    let write = |out: &mut std::io::BufWriter<std::fs::File>| -> std::io::Result<()> {
-        writeln!(
-            out,
-            "# {} graph written by smartarrays-graph",
-            if graph.is_directed() {
-                "Directed"
-            } else {
-                "Undirected"
-            }
-        )?;
-        writeln!(
-            out,
-            "# Nodes: {} Edges: {}",
-            graph.vertices(),
-            graph.edges()
-        )?;
-        writeln!(out, "# FromNodeId\tToNodeId")?;
-        let mut line = Vec::with_capacity(48);
+    let write = || -> std::io::Result<()> {
+        let direction = if directed { "Directed" } else { "Undirected" };
+        writeln!(out, "# {direction} {kind} written by smartarrays-graph")?;
+        writeln!(out, "# Nodes: {vertices} Edges: {edges}")?;
+        for line in extra {
+            writeln!(out, "# {line}")?;
+        }
+        let mut line = Vec::with_capacity(64);
         let mut numbers = itoa::Buffer::new();
-        for (s, t) in graph.edge_iter() {
-            if !graph.is_directed() && s > t {
-                continue;
-            }
+        for row in rows {
             line.clear();
-            line.extend_from_slice(numbers.format(s).as_bytes());
-            line.push(b'\t');
-            line.extend_from_slice(numbers.format(t).as_bytes());
+            for (i, value) in row.into_iter().enumerate() {
+                if i > 0 {
+                    line.push(separator);
+                }
+                line.extend_from_slice(numbers.format(value).as_bytes());
+            }
             line.push(b'\n');
             out.write_all(&line)?;
         }
         out.flush()
     };
-    write(&mut out).map_err(|e| GraphError::io(path, e))
+    write().map_err(|e| GraphError::io(path, e))
+}
+
+/// Writes a graph as a SNAP edge list (an undirected edge once, as `u v` with `u <= v`).
+pub fn write_edge_list(graph: &Graph, path: &Path) -> Result<()> {
+    let directed = graph.is_directed();
+    write_rows(
+        path,
+        "graph",
+        directed,
+        graph.vertices(),
+        graph.edges(),
+        &["FromNodeId\tToNodeId"],
+        b'\t',
+        graph
+            .edge_iter()
+            .filter(|&(s, t)| directed || s <= t)
+            .map(|(s, t)| [s, t]),
+    )
 }
 
 /// Writes an edge list (as given, no deduplication).
 pub fn write_edges(edges: &EdgeList, path: &Path) -> Result<()> {
-    let file = std::fs::File::create(path).map_err(|e| GraphError::io(path, e))?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-    let write = |out: &mut std::io::BufWriter<std::fs::File>| -> std::io::Result<()> {
-        writeln!(
-            out,
-            "# {} graph written by smartarrays-graph",
-            if edges.is_directed() {
-                "Directed"
-            } else {
-                "Undirected"
-            }
-        )?;
-        writeln!(out, "# Nodes: {} Edges: {}", edges.vertices(), edges.len())?;
-        let mut numbers = itoa::Buffer::new();
-        let mut line = Vec::with_capacity(48);
-        for (s, t) in edges.iter() {
-            line.clear();
-            line.extend_from_slice(numbers.format(s).as_bytes());
-            line.push(b'\t');
-            line.extend_from_slice(numbers.format(t).as_bytes());
-            line.push(b'\n');
-            out.write_all(&line)?;
-        }
-        out.flush()
-    };
-    write(&mut out).map_err(|e| GraphError::io(path, e))
+    write_rows(
+        path,
+        "graph",
+        edges.is_directed(),
+        edges.vertices(),
+        edges.len(),
+        &[],
+        b'\t',
+        edges.iter().map(|(s, t)| [s, t]),
+    )
 }

@@ -5,11 +5,10 @@
 //! error naming its line: a missing or negative weight, a fractional one, extra columns.
 //! [`write_weighted_edge_list`] writes a graph and its weights in the same form.
 
-use std::io::Write;
 use std::path::Path;
 
 use crate::error::{GraphError, Result};
-use crate::io::text::{next_token, parse_id};
+use crate::io::text::{declared_nodes, next_token, parse_id, write_rows};
 use crate::{EdgeWeights, Graph, WeightedEdges};
 
 fn parse_weight(token: &[u8]) -> std::result::Result<u32, String> {
@@ -25,12 +24,6 @@ fn parse_weight(token: &[u8]) -> std::result::Result<u32, String> {
     }
     let value = parse_id(token, "weight")?;
     u32::try_from(value).map_err(|_| format!("weight {shown} is larger than 2^32 - 1"))
-}
-
-fn declared_nodes(line: &[u8]) -> Option<u64> {
-    let at = line.windows(6).position(|w| w == b"Nodes:")?;
-    let (token, _) = next_token(&line[at + 6..]);
-    parse_id(token, "").ok()
 }
 
 /// Parses a weighted edge list held in memory (`file` names it in errors). The vertex count is
@@ -114,40 +107,19 @@ pub fn read_weighted_edges(
 /// once, with `u <= v`).
 pub fn write_weighted_edge_list(graph: &Graph, weights: &EdgeWeights, path: &Path) -> Result<()> {
     weights.check(graph)?;
-    let file = std::fs::File::create(path).map_err(|e| GraphError::io(path, e))?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-    let write = |out: &mut std::io::BufWriter<std::fs::File>| -> std::io::Result<()> {
-        writeln!(
-            out,
-            "# {} weighted graph written by smartarrays-graph",
-            if graph.is_directed() {
-                "Directed"
-            } else {
-                "Undirected"
-            }
-        )?;
-        writeln!(
-            out,
-            "# Nodes: {} Edges: {}",
-            graph.vertices(),
-            graph.edges()
-        )?;
-        let mut line = Vec::with_capacity(64);
-        let mut numbers = itoa::Buffer::new();
-        for ((s, t), w) in graph.edge_iter().zip(weights.array().iter()) {
-            if !graph.is_directed() && s > t {
-                continue;
-            }
-            line.clear();
-            line.extend_from_slice(numbers.format(s).as_bytes());
-            line.push(b' ');
-            line.extend_from_slice(numbers.format(t).as_bytes());
-            line.push(b' ');
-            line.extend_from_slice(numbers.format(w).as_bytes());
-            line.push(b'\n');
-            out.write_all(&line)?;
-        }
-        out.flush()
-    };
-    write(&mut out).map_err(|e| GraphError::io(path, e))
+    let directed = graph.is_directed();
+    write_rows(
+        path,
+        "weighted graph",
+        directed,
+        graph.vertices(),
+        graph.edges(),
+        &[],
+        b' ',
+        graph
+            .edge_iter()
+            .zip(weights.array().iter())
+            .filter(|&((s, t), _)| directed || s <= t)
+            .map(|((s, t), w)| [s, t, w]),
+    )
 }

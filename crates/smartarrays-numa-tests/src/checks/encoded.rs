@@ -90,7 +90,7 @@ fn column_arrays(column: &Column) -> Result<Vec<(&'static str, &SmartArray)>, St
 }
 
 /// Checks the pages and policy of replica `replica` of `array` against `placement`.
-fn placed_as(
+pub(super) fn placed_as(
     array: &SmartArray,
     replica: usize,
     placement: &Placement,

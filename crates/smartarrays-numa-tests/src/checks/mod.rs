@@ -1,6 +1,7 @@
 //! The placement checks that run inside the NUMA VM, one section per promise of the library:
 //! topology, parallel runtime, single node, interleaved, replicated, OS default first touch, and
-//! errors without leaks, and the encodings' columns and collections' maps on every placement. Every page-level claim is read three ways: the library's
+//! errors without leaks, the encodings' columns and collections' maps on every placement, and
+//! query tables placed as a whole. Every page-level claim is read three ways: the library's
 //! `placement_report`, its `page_nodes`, and this crate's own `move_pages` query ([`crate::os`]);
 //! policies are also read from `/proc/self/numa_maps`, and which replica a reader touched from the
 //! pages' referenced bits in `/proc/self/smaps`. Each check prints one `PASS`/`FAIL`/`SKIP` line.
@@ -92,12 +93,14 @@ mod os_default;
 mod replicated;
 mod runtime;
 mod single_node;
+mod tables;
 mod topology;
 
 use self::{
     auto::auto_checks, encoded::encoded_checks, errors::error_checks,
     interleaved::interleaved_checks, os_default::os_default_checks, replicated::replicated_checks,
-    runtime::runtime_checks, single_node::single_node_checks, topology::topology_checks,
+    runtime::runtime_checks, single_node::single_node_checks, tables::table_checks,
+    topology::topology_checks,
 };
 
 /// Turns any displayable error into a check failure with context.
@@ -124,6 +127,7 @@ pub fn run_all(expected: Expected) -> Suite {
     auto_checks(&mut suite, expected);
     encoded_checks(&mut suite, expected);
     error_checks(&mut suite, expected);
+    table_checks(&mut suite, expected);
     suite
 }
 

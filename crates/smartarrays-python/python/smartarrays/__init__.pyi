@@ -1,7 +1,14 @@
-# Type stubs of the smartarrays package: everything comes from the native module.
+# Type stubs of the smartarrays package: everything but `sql` comes from the native module.
+from collections.abc import Mapping
+from typing import Any
+
 from . import graph as graph
 from ._native import (
     Bag as Bag,
+    LoadError as LoadError,
+    QueryResult as QueryResult,
+    SqlError as SqlError,
+    Table as Table,
     Column as Column,
     Dictionary as Dictionary,
     Graph as Graph,
@@ -18,11 +25,21 @@ from ._native import (
     set_threads as set_threads,
     table as table,
     topology as topology,
+    tpch as tpch,
     zeros as zeros,
 )
 
+def sql(query: str, tables: Mapping[str, Any], threads: int | None = None) -> Any:
+    """Runs ``query`` over ``tables`` and returns a ``pyarrow.Table``."""
+
 __all__ = [
     "Bag",
+    "LoadError",
+    "QueryResult",
+    "SqlError",
+    "Table",
+    "sql",
+    "tpch",
     "Column",
     "Dictionary",
     "Graph",

@@ -10,6 +10,12 @@ import numpy.typing as npt
 __version__: str
 __all__ = [
     "Bag",
+    "LoadError",
+    "QueryResult",
+    "SqlError",
+    "Table",
+    "_sql",
+    "tpch",
     "Column",
     "Dictionary",
     "Graph",
@@ -31,6 +37,10 @@ __all__ = [
     "graph_kronecker",
     "graph_load",
     "_from_packed",
+    "_unpickle",
+    "_packed_header",
+    "_partial_stats",
+    "PackedWords",
     "_jobs_wordcount",
     "_jobs_grep",
     "_jobs_sort_lines",
@@ -623,6 +633,19 @@ def zeros(length: int, bits: int, placement: str = "interleaved", threads: int |
 def topology() -> _TopologyInfo: ...
 def _from_packed(words: Any, length: int, bits: int, placement: str) -> SmartArray:
     """Rebuilds a pickled smart array from its packed words (used by pickle)."""
+def _unpickle(header: bytes, words: Any, placement: str) -> SmartArray:
+    """Rebuilds a pickled smart array from its checked header and packed words (used by pickle)."""
+def _partial_stats(array: SmartArray) -> tuple[int, int, int | None, int | None]:
+    """(count, exact sum, min, max) of one partition (smartarrays.distributed's pre-aggregation)."""
+def _packed_header(length: int, bits: int) -> bytes:
+    """The 32-byte header pickle sends with ``length`` values of ``bits`` bits."""
+
+@final
+class PackedWords:
+    """The packed words of a smart array as a read-only buffer over its memory (no copy); what
+    pickle protocol 5 sends out of band."""
+
+    def __len__(self) -> int: ...
 def set_threads(threads: int | None) -> None:
     """Worker count for arrays built from now on (None: one per CPU, or SMARTARRAYS_THREADS)."""
 def get_threads() -> int: ...
@@ -713,3 +736,69 @@ def _jobs_kmeans(
     initial: Any = None,
     threads: int | None = None,
 ) -> tuple[npt.NDArray[np.float64], float, int]: ...
+
+class SqlError(ValueError):
+    """A query that does not parse, names an unknown table or column, has a type error or uses
+    what is not supported; ``line`` and ``column`` give its place (None when unknown)."""
+
+    line: int | None
+    column: int | None
+
+class LoadError(ValueError):
+    """A file or Arrow stream that cannot be loaded; for a value that does not fit, ``line``
+    (a text file's line, or the row) and ``column`` (from 1) say where."""
+
+    line: int | None
+    column: int | None
+
+@final
+class Table:
+    """Named typed columns, each compressed by the sampling compressor, with one row count.
+
+    >>> import smartarrays as sa, pyarrow as pa
+    >>> t = sa.Table(pa.table({"k": ["a", "b", "a"], "v": [1, 2, 3]}), name="t")
+    >>> t.num_rows, t.column_names
+    (3, ['k', 'v'])
+    >>> sa.sql("select k, sum(v) as s from t group by k order by k", {"t": t}).to_pydict()
+    {'k': ['a', 'b'], 's': [4, 2]}
+    """
+
+    def __new__(cls, data: object, name: str | None = None) -> Table: ...
+    @staticmethod
+    def read_csv(
+        path: str | os.PathLike[str],
+        name: str | None = None,
+        delimiter: str = ",",
+        header: bool = True,
+        quote: str | None = '"',
+    ) -> Table: ...
+    @staticmethod
+    def read_parquet(path: str | os.PathLike[str], name: str | None = None) -> Table: ...
+    @staticmethod
+    def load(path: str | os.PathLike[str]) -> Table: ...
+    def save(self, path: str | os.PathLike[str]) -> None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def num_rows(self) -> int: ...
+    @property
+    def column_names(self) -> list[str]: ...
+    @property
+    def memory_bytes(self) -> int: ...
+    def describe(self) -> str: ...
+    def __len__(self) -> int: ...
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object: ...
+
+@final
+class QueryResult:
+    """A query's result, read by Arrow consumers through ``__arrow_c_stream__``."""
+
+    @property
+    def num_rows(self) -> int: ...
+    @property
+    def column_names(self) -> list[str]: ...
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object: ...
+
+def _sql(query: str, tables: dict[str, object], threads: int | None = None) -> QueryResult: ...
+def tpch(sf: float) -> dict[str, Table]:
+    """The eight TPC-H tables generated in this process at scale factor ``sf``."""

@@ -308,6 +308,16 @@ final class Native {
         return LINKER.downcallHandle(symbol, descriptor, options);
     }
 
+    /** The downcall handle of the library function {@code name} (for classes that keep their own). */
+    static MethodHandle lookup(String name, FunctionDescriptor descriptor) {
+        return handle(name, descriptor, NORMAL);
+    }
+
+    /** A downcall handle for C function pointers of {@code descriptor} (the address goes first). */
+    static MethodHandle pointerCall(FunctionDescriptor descriptor) {
+        return LINKER.downcallHandle(descriptor);
+    }
+
     /** A C function pointer that calls {@code target}, valid while {@code arena} is open. */
     static MemorySegment upcall(MethodHandle target, FunctionDescriptor descriptor, Arena arena) {
         return LINKER.upcallStub(target, descriptor, arena);

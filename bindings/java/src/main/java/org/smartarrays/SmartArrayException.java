@@ -69,7 +69,11 @@ public final class SmartArrayException extends RuntimeException {
         /** A value or reader of another type than the column's. */
         TYPE_MISMATCH,
         /** A result that does not fit its type (a sum outside {@code long}, a count past 2^64 - 1). */
-        OVERFLOW;
+        OVERFLOW,
+        /** A query that does not parse, names an unknown table or column, or uses what is not supported; the message gives the line and column. */
+        SQL,
+        /** A file or Arrow stream that cannot be loaded (the message names the file, line or row, and column). */
+        LOAD;
 
         /**
          * @param code a numeric {@code SA_STATUS_*} value

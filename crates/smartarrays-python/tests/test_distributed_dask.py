@@ -1,0 +1,265 @@
+"""smartarrays.distributed on a 2-worker Dask LocalCluster: partitioned arrays whose reductions
+and group-bys equal the single-process results, NUMA pinning of the workers, and worker deaths
+that end in a retried, correct answer or a clear error, never a partial one."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import dask
+import numpy as np
+import pytest
+import smartarrays as sa
+import smartarrays.distributed as sd
+from distributed import Client
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+LENGTHS = [0, 1, 63, 64, 65, 1023, 1025]
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = sd.local_cluster(n_workers=2)
+    with Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def _values(length: int, bits: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    top = (1 << bits) - 1
+    values = rng.integers(0, top, size=length, dtype=np.uint64, endpoint=True)
+    if length:
+        values[length // 2] = np.uint64(top)
+    return values
+
+
+@settings(max_examples=12)
+@given(st.sampled_from(LENGTHS), st.integers(1, 64), st.sampled_from([1, 2, 3]), st.integers(0, 2**32))
+def test_reductions_equal_one_smart_array(client: Client, length: int, bits: int, partitions: int, seed: int) -> None:
+    values = _values(length, bits, seed)
+    d = sd.from_numpy(values, client, partitions=partitions)
+    assert len(d) == length and d.npartitions == partitions
+    assert d.bits == max(1, int(values.max()).bit_length() if length else 1)
+    one = sa.array(values)
+    exact = sum(int(v) for v in values)
+    assert d.sum() == one.sum() == exact % 2**64  # modulo 2**64, as one SmartArray sums
+    assert d.exact_sum() == exact
+    if length == 0:
+        with pytest.raises(ValueError, match="empty"):
+            d.min()
+        with pytest.raises(ValueError, match="empty"):
+            d.mean()
+    else:
+        assert (d.min(), d.max()) == (one.min(), one.max()) == (int(values.min()), int(values.max()))
+        assert d.mean() == one.mean()
+    np.testing.assert_array_equal(d.to_numpy(), values)
+
+
+def test_extreme_values_sum_exactly_beyond_64_bits(client: Client) -> None:
+    values = np.full(1025, 2**64 - 1, dtype=np.uint64)
+    d = sd.from_numpy(values, client, partitions=3)
+    assert d.bits == 64 and d.exact_sum() == 1025 * (2**64 - 1) and d.minmax() == (2**64 - 1, 2**64 - 1)
+    assert d.sum() == sa.array(values).sum() == (1025 * (2**64 - 1)) % 2**64
+    assert d.mean() == sa.array(values).mean()
+
+
+def test_partitions_live_on_both_workers_as_packed_smart_arrays(client: Client) -> None:
+    d = sd.from_numpy(np.arange(100_000, dtype=np.uint64) % 1000, client, partitions=4, placement="os")
+    where = client.who_has(d.partitions)
+    assert len({w for holders in where.values() for w in holders}) == 2
+    kinds = client.gather(d.map_partitions(lambda p: (type(p).__name__, p.bits, p.placement)))
+    assert kinds == [("SmartArray", 10, "os")] * 4
+    assert d.nbytes == 4 * ((25_000 * 10 + 63) // 64 * 8)
+
+
+@settings(max_examples=10)
+@given(
+    st.sampled_from(LENGTHS),
+    st.integers(1, 40),
+    st.sampled_from(["sum", "count", "min", "max", "mean"]),
+    st.sampled_from([1, 2, 3]),
+    st.integers(0, 2**32),
+)
+def test_groupby_equals_numpy(client: Client, length: int, groups: int, how: str, merges: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    keys = rng.integers(0, groups, size=length).astype(np.uint64) * np.uint64(1_000_003)
+    values = _values(length, 40, seed)
+    k = sd.from_numpy(keys, client, partitions=3)
+    v = sd.from_numpy(values, client, partitions=3)
+    got_keys, got = sd.groupby(k, v, how, merges=merges)
+    expected_keys = np.unique(keys)
+    np.testing.assert_array_equal(got_keys, expected_keys)
+    for key, result in zip(expected_keys, got):
+        members = values[keys == key]
+        if how == "sum":
+            assert int(result) == sum(int(x) for x in members)
+        elif how == "count":
+            assert int(result) == len(members)
+        elif how == "min":
+            assert int(result) == int(members.min())
+        elif how == "max":
+            assert int(result) == int(members.max())
+        else:
+            assert result == sa.array(members).mean()
+
+
+def test_count_needs_no_values_and_a_sum_too_wide_is_an_overflow(client: Client) -> None:
+    keys = np.array([5, 5, 7, 9, 9, 9], dtype=np.uint64)
+    got_keys, counts = sd.groupby(sd.from_numpy(keys, client), how="count")
+    assert got_keys.tolist() == [5, 7, 9] and counts.tolist() == [2, 1, 3]
+    with pytest.raises(ValueError, match="needs values"):
+        sd.groupby(sd.from_numpy(keys, client), how="sum")
+    big = sd.from_numpy(np.full(6, 2**63, dtype=np.uint64), client)
+    with pytest.raises(OverflowError):
+        sd.groupby(sd.from_numpy(keys, client), big, "sum")
+    with pytest.raises(ValueError, match="partitioned alike"):
+        sd.groupby(sd.from_numpy(keys, client, partitions=2), sd.from_numpy(keys, client, partitions=3), "sum")
+    with pytest.raises(ValueError, match="how='median'"):
+        sd.groupby(sd.from_numpy(keys, client), how="median")
+
+
+def test_a_table_keeps_its_partitions_together_and_groups_by_column(client: Client) -> None:
+    rng = np.random.default_rng(4)
+    rows = 1025
+    orderkey = rng.integers(0, 50, size=rows).astype(np.uint64)
+    quantity = rng.integers(1, 51, size=rows).astype(np.uint64)
+    price = rng.integers(0, 2**40, size=rows).astype(np.uint64)
+    t = sd.from_columns({"orderkey": orderkey, "quantity": quantity, "price": price}, client, partitions=3)
+    assert t.columns == ["orderkey", "quantity", "price"] and len(t) == rows
+    assert (t["quantity"].bits, t["orderkey"].bits) == (6, max(1, int(orderkey.max()).bit_length()))
+    for i in range(3):  # partition i of every column on one worker
+        holders = {tuple(client.who_has(t[c].partitions[i])[t[c].partitions[i].key]) for c in t.columns}
+        assert len(holders) == 1
+    keys, sums = t.groupby("orderkey", "price", "sum")
+    assert keys.tolist() == np.unique(orderkey).tolist()
+    assert sums.tolist() == [sum(int(p) for p in price[orderkey == k]) for k in keys]
+    keys, counts = t.groupby("orderkey", how="count")
+    assert counts.tolist() == [int((orderkey == k).sum()) for k in keys]
+    assert t["quantity"].exact_sum() == int(quantity.sum())
+    with pytest.raises(KeyError, match="no column 'tax'"):
+        t["tax"]
+    with pytest.raises(ValueError, match="differ in length"):
+        sd.from_columns({"a": np.zeros(3, dtype=np.uint64), "b": np.zeros(4, dtype=np.uint64)}, client)
+
+
+def _lost_in_translation(part: sa.SmartArray) -> int:
+    raise ValueError("value lost in translation")
+
+
+def test_errors_of_the_computation_pass_through_unchanged(client: Client) -> None:
+    d = sd.from_numpy(np.arange(10, dtype=np.uint64), client)
+    with pytest.raises(ValueError, match="lost in translation"):
+        sd._errors.gather(client, d.map_partitions(_lost_in_translation))
+
+
+def test_bad_input_is_refused(client: Client) -> None:
+    with pytest.raises(ValueError, match="negative"):
+        sd.from_numpy(np.array([1, -1]), client)
+    with pytest.raises(TypeError, match="integers"):
+        sd.from_numpy(np.array([1.5]), client)
+    with pytest.raises(ValueError, match="one-dimensional"):
+        sd.from_numpy(np.zeros((2, 2), dtype=np.uint64), client)
+    with pytest.raises(ValueError, match="bits=65"):
+        sd.from_numpy(np.array([1], dtype=np.uint64), client, bits=65)
+    with pytest.raises(ValueError, match="fit"):
+        sd.from_numpy(np.array([8], dtype=np.uint64), client, bits=3)
+
+
+def test_each_worker_is_pinned_to_its_own_cpus(client: Client) -> None:
+    pins = sd.pinning(client)
+    assert len(pins) == 2
+    nodes = [n for n in sa.topology()["nodes"] if n["cpus"]]
+    cpus_here = sorted(c for n in nodes for c in n["cpus"])
+    for pin in pins.values():
+        assert pin["node"] in {n["id"] for n in nodes} and pin["threads"] == len(pin["cpus"]) >= 1
+    if len(nodes) == 1 and len(cpus_here) >= 2:
+        # One node (this machine): the two workers share it, each on its half of the CPUs.
+        first, second = (set(p["cpus"]) for p in pins.values())
+        assert not first & second and first | second <= set(cpus_here)
+
+
+def test_node_assignment_deals_nodes_and_cpus() -> None:
+    two_nodes = {"nodes": [{"id": 0, "cpus": [0, 1, 2, 3]}, {"id": 1, "cpus": [4, 5, 6, 7]}]}
+    assert [sd.node_assignment(s, 2, two_nodes)["node"] for s in range(2)] == [0, 1]
+    assert sd.node_assignment(1, 2, two_nodes)["cpus"] == [4, 5, 6, 7]
+    four = [sd.node_assignment(s, 4, two_nodes) for s in range(4)]
+    assert [a["node"] for a in four] == [0, 1, 0, 1]
+    assert [a["cpus"] for a in four] == [[0, 2], [4, 6], [1, 3], [5, 7]]
+    one_node = {"nodes": [{"id": 0, "cpus": [0, 1]}]}
+    assert [sd.node_assignment(s, 3, one_node)["cpus"] for s in range(3)] == [[0], [1], [0]]
+
+
+# ---- workers killed mid-job: a retried, correct answer or a clear error
+
+
+def _slow_sum(part: sa.SmartArray, seconds: float) -> int:
+    time.sleep(seconds)
+    return part.sum()
+
+
+def _die(seed: int) -> int:
+    os._exit(1)
+
+
+def _kill_soon(pids: list[int], delay: float) -> threading.Thread:
+    def kill() -> None:
+        time.sleep(delay)
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+
+    thread = threading.Thread(target=kill)
+    thread.start()
+    return thread
+
+
+@pytest.fixture()
+def fresh_client():
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+        cluster = sd.local_cluster(n_workers=2)
+        with Client(cluster) as c:
+            yield c
+        cluster.close()
+
+
+def test_a_worker_killed_mid_job_is_retried_to_the_right_answer(fresh_client: Client) -> None:
+    values = np.arange(200_000, dtype=np.uint64) % 977
+    d = sd.from_numpy(values, fresh_client, partitions=2, replicas=2)  # each partition on both
+    pids = fresh_client.run(os.getpid)
+    futures = d.map_partitions(_slow_sum, 1.0)
+    killer = _kill_soon([next(iter(pids.values()))], 0.4)  # while both tasks sleep
+    results = sd._errors.gather(fresh_client, futures)
+    killer.join()
+    assert sum(results) == int(values.sum())
+    assert d.sum() == int(values.sum())  # and the array still answers after the loss
+    assert next(iter(pids.values())) not in fresh_client.run(os.getpid).values()  # it did die
+
+
+def test_a_lost_partition_is_a_clear_error_not_a_partial_answer(fresh_client: Client) -> None:
+    values = np.arange(10_000, dtype=np.uint64)
+    d = sd.from_numpy(values, fresh_client, partitions=2)  # one copy of each partition
+    holder = next(iter(fresh_client.who_has(d.partitions[0]).values()))[0]
+    pid = fresh_client.run(os.getpid, workers=[holder])[holder]
+    os.kill(pid, signal.SIGKILL)
+    with pytest.raises(sd.DistributedError, match="lost"):
+        d.sum()
+
+
+def test_a_task_whose_workers_keep_dying_fails_clearly(fresh_client: Client) -> None:
+    # allowed-failures=1: the task runs twice, its worker dies both times.
+    with pytest.raises(sd.DistributedError, match="died every time"):
+        sd._errors.gather(fresh_client, [fresh_client.submit(_die, 1, pure=False)])
+
+
+def test_the_package_docstring_runs_as_shown() -> None:
+    import doctest
+
+    test = doctest.DocTestParser().get_doctest(sd.__doc__ or "", {}, "smartarrays.distributed", None, 0)
+    assert test.examples
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0

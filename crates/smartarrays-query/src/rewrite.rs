@@ -1,0 +1,762 @@
+//! Rewrites of the syntax tree before binding: correlated subqueries in WHERE become
+//! uncorrelated ones (decorrelation), which the binder then runs first.
+//!
+//! - `[NOT] EXISTS (select .. from F where inner = outer and local)` becomes
+//!   `outer [NOT] IN (select inner from F where local group by inner)`: a semi join (anti join)
+//!   on the set of keys. (Columns never hold nulls here, so `NOT IN` and `NOT EXISTS` agree.)
+//! - A top-level conjunct `x op (select agg from F where inner_1 = outer_1 and .. and local)`
+//!   becomes a join with the derived table `(select inner_1, .., agg from F where local group
+//!   by inner_1, ..)` on `outer_i = inner_i`, and `x op` its value: an outer row without a
+//!   group is dropped, as the comparison with the subquery's NULL would drop it.
+//!
+//! - `count(DISTINCT x)` grouped by `g, ..` becomes `count(*)` grouped by `g, ..` over the
+//!   derived table `(select g, .., x from .. where .. group by g, .., x)`: each distinct value
+//!   once per group.
+//!
+//! A correlated condition other than an equality between an inner and an outer expression is
+//! an error naming it. A subquery whose tables are not known yet is left as it is: the binder
+//! then names what it cannot resolve.
+
+use sqlparser::ast::{
+    BinaryOperator, Distinct, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr,
+    FunctionArguments, GroupByExpr, Ident, OrderByKind, Query, Select, SelectItem, SetExpr,
+    TableAlias, TableFactor, TableWithJoins,
+};
+
+use crate::bind::position_of;
+use crate::error::{QueryError, Result};
+use crate::scope::Scope;
+
+/// The query with the correlated subqueries of its WHERE decorrelated.
+pub(crate) fn rewrite(query: &Query, scope: &Scope<'_>) -> Result<Query> {
+    let mut query = query.clone();
+    let SetExpr::Select(select) = query.body.as_mut() else {
+        return Ok(query);
+    };
+    select_distinct(select);
+    let Some(selection) = select.selection.take() else {
+        distinct_counts(&mut query)?;
+        return Ok(query);
+    };
+    let mut conjuncts = Vec::new();
+    split_and(selection, &mut conjuncts);
+    let mut kept = Vec::new();
+    let mut derived = 0;
+    for c in conjuncts {
+        match c {
+            Expr::Exists { subquery, negated } => {
+                kept.push(match exists_to_in(&subquery, negated, scope)? {
+                    Some(e) => e,
+                    None => Expr::Exists { subquery, negated },
+                })
+            }
+            Expr::BinaryOp { left, op, right } if is_comparison(&op) => {
+                // Correlated scalar subqueries in either operand (also inside arithmetic,
+                // which passes their NULL on) become joins with derived tables.
+                let mut equalities = Vec::new();
+                let mut tables = Vec::new();
+                let left =
+                    scalars_to_joins(*left, scope, &mut derived, &mut tables, &mut equalities)?;
+                let right =
+                    scalars_to_joins(*right, scope, &mut derived, &mut tables, &mut equalities)?;
+                select.from.extend(tables);
+                // The join equalities first: the planner takes the first equality with a
+                // unique side as the join key (the group keys are unique).
+                kept.extend(equalities);
+                kept.push(Expr::BinaryOp {
+                    left: Box::new(left),
+                    op,
+                    right: Box::new(right),
+                });
+            }
+            other => kept.push(other),
+        }
+    }
+    select.selection = join_and(kept);
+    distinct_counts(&mut query)?;
+    Ok(query)
+}
+
+/// `SELECT DISTINCT a, b ..` without aggregates is `SELECT a, b .. GROUP BY a, b ..`.
+fn select_distinct(select: &mut Select) {
+    if !matches!(select.distinct, Some(Distinct::Distinct)) {
+        return;
+    }
+    let GroupByExpr::Expressions(groups, modifiers) = &select.group_by else {
+        return;
+    };
+    let mut exprs = Vec::new();
+    for item in &select.projection {
+        match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                let mut found = Vec::new();
+                let mut aggregate = false;
+                find_distinct(e, &mut found, &mut aggregate);
+                if aggregate || !found.is_empty() {
+                    return;
+                }
+                exprs.push(e.clone());
+            }
+            _ => return,
+        }
+    }
+    if !groups.is_empty() || !modifiers.is_empty() || select.having.is_some() {
+        return;
+    }
+    select.group_by = GroupByExpr::Expressions(exprs, vec![]);
+    select.distinct = None;
+}
+
+/// The `count(DISTINCT x)` of a function call, if it is one.
+fn distinct_count(e: &Expr) -> Option<&Expr> {
+    let Expr::Function(f) = e else { return None };
+    if f.name.to_string().to_lowercase() != "count" {
+        return None;
+    }
+    let FunctionArguments::List(list) = &f.args else {
+        return None;
+    };
+    match (&list.duplicate_treatment, list.args.as_slice()) {
+        (Some(DuplicateTreatment::Distinct), [FunctionArg::Unnamed(FunctionArgExpr::Expr(x))]) => {
+            Some(x)
+        }
+        _ => None,
+    }
+}
+
+/// Finds the `count(DISTINCT ..)` calls in `e` (their arguments' text), and whether `e` holds
+/// another aggregate.
+fn find_distinct(e: &Expr, found: &mut Vec<String>, other: &mut bool) {
+    if let Some(x) = distinct_count(e) {
+        found.push(x.to_string());
+        return;
+    }
+    if let Expr::Function(f) = e {
+        if ["sum", "avg", "count", "min", "max"]
+            .contains(&f.name.to_string().to_lowercase().as_str())
+        {
+            *other = true;
+        }
+    }
+    map_expr(e, &mut |sub| {
+        find_distinct(sub, found, other);
+        None
+    });
+}
+
+/// Rewrites a query whose only aggregate is `count(DISTINCT x)` (one `x`) over a derived table
+/// of the distinct (group, x) pairs.
+fn distinct_counts(query: &mut Query) -> Result<()> {
+    let snapshot = query.clone();
+    let SetExpr::Select(select) = snapshot.body.as_ref() else {
+        return Ok(());
+    };
+    let mut found = Vec::new();
+    let mut other = false;
+    let mut exprs: Vec<&Expr> = Vec::new();
+    for item in &select.projection {
+        match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => exprs.push(e),
+            _ => {}
+        }
+    }
+    exprs.extend(select.having.iter());
+    if let Some(order) = &snapshot.order_by {
+        if let OrderByKind::Expressions(list) = &order.kind {
+            exprs.extend(list.iter().map(|o| &o.expr));
+        }
+    }
+    for e in &exprs {
+        find_distinct(e, &mut found, &mut other);
+    }
+    if found.is_empty() {
+        return Ok(());
+    }
+    found.sort();
+    found.dedup();
+    let position = exprs.first().map(|e| position_of(*e)).unwrap_or_default();
+    if found.len() > 1 || other {
+        return Err(QueryError::unsupported(
+            "count(DISTINCT) next to other aggregates or of several expressions",
+            position,
+        ));
+    }
+    let GroupByExpr::Expressions(groups, modifiers) = &select.group_by else {
+        return Err(QueryError::unsupported(
+            "count(DISTINCT) with GROUP BY ALL",
+            position,
+        ));
+    };
+    if !modifiers.is_empty() {
+        return Err(QueryError::unsupported("GROUP BY modifiers", position));
+    }
+    let groups = groups.clone();
+    let distinct_text = found.remove(0);
+    let group_name = |i: usize| format!("__group{i}");
+    // The derived table of distinct (group keys, x).
+    let mut inner = select.as_ref().clone();
+    let mut distinct_expr = None;
+    for e in &exprs {
+        find_first_distinct(e, &mut distinct_expr);
+    }
+    let Some(x) = distinct_expr else {
+        return Ok(());
+    };
+    debug_assert_eq!(x.to_string(), distinct_text);
+    let mut projection: Vec<SelectItem> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| SelectItem::ExprWithAlias {
+            expr: g.clone(),
+            alias: Ident::new(group_name(i)),
+        })
+        .collect();
+    projection.push(SelectItem::ExprWithAlias {
+        expr: x.clone(),
+        alias: Ident::new("__distinct"),
+    });
+    inner.projection = projection;
+    let mut inner_groups = groups.clone();
+    inner_groups.push(x);
+    inner.group_by = GroupByExpr::Expressions(inner_groups, vec![]);
+    inner.having = None;
+    let mut inner_query = snapshot.clone();
+    inner_query.body = Box::new(SetExpr::Select(Box::new(inner)));
+    inner_query.order_by = None;
+    inner_query.limit_clause = None;
+    inner_query.with = None;
+    // The outer query: group keys and count(*) over the derived table.
+    let count_star = sqlparser::parser::Parser::new(&sqlparser::dialect::GenericDialect {})
+        .try_with_sql("count(*)")
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| QueryError::Syntax {
+            message: e.to_string(),
+        })?;
+    let group_texts: Vec<String> = groups.iter().map(ToString::to_string).collect();
+    let mut replace = |e: &Expr| -> Expr {
+        replace_expr(e, &mut |sub| {
+            if distinct_count(sub).is_some() {
+                return Some(count_star.clone());
+            }
+            let text = sub.to_string();
+            group_texts
+                .iter()
+                .position(|g| *g == text)
+                .map(|i| Expr::Identifier(Ident::new(group_name(i))))
+        })
+    };
+    let SetExpr::Select(select) = query.body.as_mut() else {
+        return Ok(());
+    };
+    select.projection = select
+        .projection
+        .iter()
+        .map(|item| match item {
+            SelectItem::UnnamedExpr(e) => SelectItem::ExprWithAlias {
+                expr: replace(e),
+                alias: Ident::new(crate::bind::output_name(e)),
+            },
+            SelectItem::ExprWithAlias { expr, alias } => SelectItem::ExprWithAlias {
+                expr: replace(expr),
+                alias: alias.clone(),
+            },
+            other => other.clone(),
+        })
+        .collect();
+    select.having = select.having.as_ref().map(&mut replace);
+    if let Some(order) = &mut query.order_by {
+        if let OrderByKind::Expressions(list) = &mut order.kind {
+            for o in list {
+                o.expr = replace(&o.expr);
+            }
+        }
+    }
+    select.group_by = GroupByExpr::Expressions(
+        (0..groups.len())
+            .map(|i| Expr::Identifier(Ident::new(group_name(i))))
+            .collect(),
+        vec![],
+    );
+    select.selection = None;
+    select.from = vec![TableWithJoins {
+        relation: TableFactor::Derived {
+            lateral: false,
+            subquery: Box::new(inner_query),
+            alias: Some(TableAlias {
+                name: Ident::new("__distinct_rows"),
+                columns: vec![],
+            }),
+        },
+        joins: vec![],
+    }];
+    Ok(())
+}
+
+fn find_first_distinct(e: &Expr, out: &mut Option<Expr>) {
+    if out.is_some() {
+        return;
+    }
+    if let Some(x) = distinct_count(e) {
+        *out = Some(x.clone());
+        return;
+    }
+    map_expr(e, &mut |sub| {
+        find_first_distinct(sub, out);
+        None
+    });
+}
+
+/// Calls `f` on each direct child expression of `e` (the kinds this module looks into).
+fn map_expr(e: &Expr, f: &mut dyn FnMut(&Expr) -> Option<Expr>) {
+    let _ = replace_children(e, f);
+}
+
+/// `e` with every subexpression for which `f` gives a replacement replaced (outermost first).
+fn replace_expr(e: &Expr, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Expr {
+    if let Some(r) = f(e) {
+        return r;
+    }
+    replace_children(e, &mut |sub| Some(replace_expr(sub, f)))
+}
+
+/// `e` with each direct child replaced by `f`'s result (kept when `None`).
+fn replace_children(e: &Expr, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Expr {
+    let mut go = |x: &Expr| f(x).unwrap_or_else(|| x.clone());
+    let mut boxed = |x: &Expr| Box::new(go(x));
+    match e {
+        Expr::BinaryOp { left, op, right } => {
+            let left = boxed(left);
+            Expr::BinaryOp {
+                left,
+                op: op.clone(),
+                right: boxed(right),
+            }
+        }
+        Expr::UnaryOp { op, expr } => Expr::UnaryOp {
+            op: *op,
+            expr: boxed(expr),
+        },
+        Expr::Nested(x) => Expr::Nested(boxed(x)),
+        Expr::Between {
+            expr,
+            negated,
+            low,
+            high,
+        } => {
+            let expr = boxed(expr);
+            let low = boxed(low);
+            Expr::Between {
+                expr,
+                negated: *negated,
+                low,
+                high: boxed(high),
+            }
+        }
+        Expr::Case {
+            case_token,
+            end_token,
+            operand,
+            conditions,
+            else_result,
+        } => {
+            let operand = operand.as_ref().map(|x| boxed(x));
+            let conditions = conditions
+                .iter()
+                .map(|w| sqlparser::ast::CaseWhen {
+                    condition: *boxed(&w.condition),
+                    result: *boxed(&w.result),
+                })
+                .collect();
+            Expr::Case {
+                case_token: case_token.clone(),
+                end_token: end_token.clone(),
+                operand,
+                conditions,
+                else_result: else_result.as_ref().map(|x| boxed(x)),
+            }
+        }
+        Expr::Function(func) => {
+            let mut func = func.clone();
+            if let FunctionArguments::List(list) = &mut func.args {
+                for arg in &mut list.args {
+                    if let FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) = arg {
+                        *x = *boxed(x);
+                    }
+                }
+            }
+            Expr::Function(func)
+        }
+        other => other.clone(),
+    }
+}
+
+/// `e` with its correlated scalar subqueries (directly, or inside arithmetic) replaced by the
+/// values of derived tables, which are added to `tables` with their join `equalities`.
+fn scalars_to_joins(
+    e: Expr,
+    scope: &Scope<'_>,
+    derived: &mut usize,
+    tables: &mut Vec<TableWithJoins>,
+    equalities: &mut Vec<Expr>,
+) -> Result<Expr> {
+    Ok(match e {
+        Expr::Subquery(q) => {
+            let name = format!("__subquery{}", *derived + 1);
+            match scalar_to_join(&q, &name, scope)? {
+                None => Expr::Subquery(q),
+                Some((table, value, joins)) => {
+                    *derived += 1;
+                    tables.push(table);
+                    equalities.extend(joins);
+                    value
+                }
+            }
+        }
+        Expr::Nested(x) => Expr::Nested(Box::new(scalars_to_joins(
+            *x, scope, derived, tables, equalities,
+        )?)),
+        Expr::UnaryOp { op, expr } => Expr::UnaryOp {
+            op,
+            expr: Box::new(scalars_to_joins(*expr, scope, derived, tables, equalities)?),
+        },
+        Expr::BinaryOp { left, op, right }
+            if matches!(
+                op,
+                BinaryOperator::Plus
+                    | BinaryOperator::Minus
+                    | BinaryOperator::Multiply
+                    | BinaryOperator::Divide
+            ) =>
+        {
+            let left = scalars_to_joins(*left, scope, derived, tables, equalities)?;
+            Expr::BinaryOp {
+                left: Box::new(left),
+                op,
+                right: Box::new(scalars_to_joins(
+                    *right, scope, derived, tables, equalities,
+                )?),
+            }
+        }
+        other => other,
+    })
+}
+
+fn is_comparison(op: &BinaryOperator) -> bool {
+    matches!(
+        op,
+        BinaryOperator::Eq
+            | BinaryOperator::NotEq
+            | BinaryOperator::Lt
+            | BinaryOperator::LtEq
+            | BinaryOperator::Gt
+            | BinaryOperator::GtEq
+    )
+}
+
+fn split_and(e: Expr, out: &mut Vec<Expr>) {
+    match e {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::And,
+            right,
+        } => {
+            split_and(*left, out);
+            split_and(*right, out);
+        }
+        Expr::Nested(inner)
+            if matches!(
+                inner.as_ref(),
+                Expr::BinaryOp {
+                    op: BinaryOperator::And,
+                    ..
+                }
+            ) =>
+        {
+            split_and(*inner, out)
+        }
+        other => out.push(other),
+    }
+}
+
+fn join_and(list: Vec<Expr>) -> Option<Expr> {
+    list.into_iter().reduce(|a, b| Expr::BinaryOp {
+        left: Box::new(a),
+        op: BinaryOperator::And,
+        right: Box::new(b),
+    })
+}
+
+/// The names a subquery's FROM makes visible: (alias, its columns) per table.
+struct Inner {
+    tables: Vec<(String, Vec<String>)>,
+}
+
+impl Inner {
+    /// `None` when a FROM item is not a known table (nothing is rewritten then).
+    fn of(select: &Select, scope: &Scope<'_>) -> Option<Inner> {
+        let mut tables = Vec::new();
+        for from in &select.from {
+            if !from.joins.is_empty() {
+                return None;
+            }
+            match &from.relation {
+                TableFactor::Table { name, alias, .. } => {
+                    let table_name = name.to_string().to_lowercase();
+                    let table = scope.get(&table_name)?;
+                    let alias = alias
+                        .as_ref()
+                        .map_or(table_name, |a| a.name.value.to_lowercase());
+                    let columns = table.columns().iter().map(|c| c.name.clone()).collect();
+                    tables.push((alias, columns));
+                }
+                _ => return None,
+            }
+        }
+        Some(Inner { tables })
+    }
+
+    /// Whether a (possibly qualified) name refers to one of these tables.
+    fn resolves(&self, parts: &[Ident]) -> bool {
+        match parts {
+            [name] => {
+                let name = name.value.to_lowercase();
+                self.tables.iter().any(|(_, cols)| cols.contains(&name))
+            }
+            [q, _] => {
+                let q = q.value.to_lowercase();
+                self.tables.iter().any(|(alias, _)| *alias == q)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `e` reads names of these tables, and whether it reads other (outer) names.
+    /// `None`: an expression this walk does not look into (left as it is).
+    fn sides(&self, e: &Expr) -> Option<(bool, bool)> {
+        let mut names = Vec::new();
+        if !identifiers(e, &mut names) {
+            return None;
+        }
+        let inner = names.iter().any(|n| self.resolves(n));
+        let outer = names.iter().any(|n| !self.resolves(n));
+        Some((inner, outer))
+    }
+}
+
+/// Collects the names an expression reads; false for kinds it does not look into.
+fn identifiers(e: &Expr, out: &mut Vec<Vec<Ident>>) -> bool {
+    match e {
+        Expr::Identifier(i) => {
+            out.push(vec![i.clone()]);
+            true
+        }
+        Expr::CompoundIdentifier(parts) => {
+            out.push(parts.clone());
+            true
+        }
+        Expr::Value(_) | Expr::TypedString(_) | Expr::Interval(_) => true,
+        Expr::Nested(a) | Expr::UnaryOp { expr: a, .. } => identifiers(a, out),
+        Expr::IsNull(a) | Expr::IsNotNull(a) => identifiers(a, out),
+        Expr::BinaryOp { left, right, .. } => identifiers(left, out) && identifiers(right, out),
+        Expr::Between {
+            expr, low, high, ..
+        } => identifiers(expr, out) && identifiers(low, out) && identifiers(high, out),
+        Expr::InList { expr, list, .. } => {
+            identifiers(expr, out) && list.iter().all(|x| identifiers(x, out))
+        }
+        Expr::Like { expr, pattern, .. } => identifiers(expr, out) && identifiers(pattern, out),
+        Expr::Extract { expr, .. } => identifiers(expr, out),
+        Expr::Substring {
+            expr,
+            substring_from,
+            substring_for,
+            ..
+        } => {
+            identifiers(expr, out)
+                && substring_from.as_ref().is_none_or(|x| identifiers(x, out))
+                && substring_for.as_ref().is_none_or(|x| identifiers(x, out))
+        }
+        Expr::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } => {
+            operand.as_ref().is_none_or(|x| identifiers(x, out))
+                && conditions
+                    .iter()
+                    .all(|w| identifiers(&w.condition, out) && identifiers(&w.result, out))
+                && else_result.as_ref().is_none_or(|x| identifiers(x, out))
+        }
+        _ => false,
+    }
+}
+
+/// A subquery's plain SELECT, split into its correlated equalities (inner, outer) and its
+/// local conjuncts. `Ok(None)`: not one this rewrite handles (left as it is).
+struct Correlated {
+    select: Select,
+    equalities: Vec<(Expr, Expr)>,
+    local: Vec<Expr>,
+}
+
+fn correlate(subquery: &Query, scope: &Scope<'_>) -> Result<Option<Correlated>> {
+    let SetExpr::Select(select) = subquery.body.as_ref() else {
+        return Ok(None);
+    };
+    if subquery.with.is_some()
+        || subquery.order_by.is_some()
+        || subquery.limit_clause.is_some()
+        || select.distinct.is_some()
+        || select.having.is_some()
+        || !matches!(&select.group_by, GroupByExpr::Expressions(g, m) if g.is_empty() && m.is_empty())
+    {
+        return Ok(None);
+    }
+    let Some(inner) = Inner::of(select, scope) else {
+        return Ok(None);
+    };
+    let mut conjuncts = Vec::new();
+    if let Some(w) = &select.selection {
+        split_and(w.clone(), &mut conjuncts);
+    }
+    let mut equalities = Vec::new();
+    let mut local = Vec::new();
+    for c in conjuncts {
+        let Some((_, outer)) = inner.sides(&c) else {
+            return Ok(None);
+        };
+        if !outer {
+            local.push(c);
+            continue;
+        }
+        let pair = match &c {
+            Expr::BinaryOp {
+                left,
+                op: BinaryOperator::Eq,
+                right,
+            } => match (inner.sides(left), inner.sides(right)) {
+                (Some((true, false)), Some((false, true))) => Some((*left.clone(), *right.clone())),
+                (Some((false, true)), Some((true, false))) => Some((*right.clone(), *left.clone())),
+                _ => None,
+            },
+            _ => None,
+        };
+        match pair {
+            Some(p) => equalities.push(p),
+            None => {
+                return Err(QueryError::unsupported(
+                    format!("the correlated condition {c} (only equalities between a column of the subquery and one outside it)"),
+                    position_of(&c),
+                ))
+            }
+        }
+    }
+    if equalities.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Correlated {
+        select: select.as_ref().clone(),
+        equalities,
+        local,
+    }))
+}
+
+/// `[NOT] EXISTS (correlated subquery)` as `outer [NOT] IN (select inner .. group by inner)`.
+fn exists_to_in(subquery: &Query, negated: bool, scope: &Scope<'_>) -> Result<Option<Expr>> {
+    let Some(c) = correlate(subquery, scope)? else {
+        return Ok(None);
+    };
+    if c.equalities.len() != 1 {
+        return Err(QueryError::unsupported(
+            "an EXISTS subquery correlated by more than one equality",
+            position_of(subquery),
+        ));
+    }
+    let (inner, outer) = c.equalities.into_iter().next().unwrap();
+    let mut select = c.select;
+    select.projection = vec![SelectItem::UnnamedExpr(inner.clone())];
+    select.selection = join_and(c.local);
+    select.group_by = GroupByExpr::Expressions(vec![inner], vec![]);
+    let mut query = subquery.clone();
+    query.body = Box::new(SetExpr::Select(Box::new(select)));
+    Ok(Some(Expr::InSubquery {
+        expr: Box::new(outer),
+        subquery: Box::new(query),
+        negated,
+    }))
+}
+
+/// A correlated scalar subquery as a derived table called `name` grouped by its correlation
+/// columns: (the FROM item, the expression of its value, the join equalities).
+fn scalar_to_join(
+    subquery: &Query,
+    name: &str,
+    scope: &Scope<'_>,
+) -> Result<Option<(TableWithJoins, Expr, Vec<Expr>)>> {
+    let Some(c) = correlate(subquery, scope)? else {
+        return Ok(None);
+    };
+    let mut select = c.select;
+    let value = match select.projection.as_slice() {
+        [SelectItem::UnnamedExpr(e)] | [SelectItem::ExprWithAlias { expr: e, .. }] => e.clone(),
+        _ => {
+            return Err(QueryError::unsupported(
+                "a correlated scalar subquery that does not return one expression",
+                position_of(subquery),
+            ))
+        }
+    };
+    let text = value.to_string().to_lowercase();
+    if !["sum(", "avg(", "min(", "max("]
+        .iter()
+        .any(|f| text.contains(f))
+        || text.contains("count(")
+    {
+        return Err(QueryError::unsupported(
+            "a correlated scalar subquery other than of sum, avg, min or max",
+            position_of(&value),
+        ));
+    }
+    let column = |i: usize| format!("__key{i}");
+    let mut projection = Vec::new();
+    let mut keys = Vec::new();
+    let mut equalities = Vec::new();
+    for (i, (inner, outer)) in c.equalities.into_iter().enumerate() {
+        projection.push(SelectItem::ExprWithAlias {
+            expr: inner.clone(),
+            alias: Ident::new(column(i)),
+        });
+        keys.push(inner);
+        equalities.push(Expr::BinaryOp {
+            left: Box::new(outer),
+            op: BinaryOperator::Eq,
+            right: Box::new(Expr::CompoundIdentifier(vec![
+                Ident::new(name),
+                Ident::new(column(i)),
+            ])),
+        });
+    }
+    projection.push(SelectItem::ExprWithAlias {
+        expr: value,
+        alias: Ident::new("__value"),
+    });
+    select.projection = projection;
+    select.selection = join_and(c.local);
+    select.group_by = GroupByExpr::Expressions(keys, vec![]);
+    let mut query = subquery.clone();
+    query.body = Box::new(SetExpr::Select(Box::new(select)));
+    let table = TableWithJoins {
+        relation: TableFactor::Derived {
+            lateral: false,
+            subquery: Box::new(query),
+            alias: Some(TableAlias {
+                name: Ident::new(name),
+                columns: vec![],
+            }),
+        },
+        joins: vec![],
+    };
+    let value = Expr::CompoundIdentifier(vec![Ident::new(name), Ident::new("__value")]);
+    Ok(Some((table, value, equalities)))
+}
