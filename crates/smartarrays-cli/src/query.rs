@@ -396,7 +396,12 @@ fn bench(args: &BenchArgs) -> CliResult {
             "sf": args.sf,
             "generate_s": generate_s,
             "memory_bytes": catalog.memory_bytes(),
-            "tables": catalog.tables().map(|t| serde_json::json!({"name": t.name(), "rows": t.rows(), "memory_bytes": t.memory_bytes(), "packed_bytes": t.packed_bytes()})).collect::<Vec<_>>(),
+            "tables": catalog.tables().map(|t| serde_json::json!({
+                "name": t.name(), "rows": t.rows(), "memory_bytes": t.memory_bytes(), "packed_bytes": t.packed_bytes(),
+                "columns": t.columns().iter().map(|c| serde_json::json!({
+                    "name": c.name, "memory_bytes": c.column.memory_bytes(), "packed_bytes": c.column.packed_bytes(),
+                })).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
             "results": records,
         });
         println!("{}", serde_json::to_string_pretty(&value)?);

@@ -167,6 +167,10 @@ enum Token {
 #[derive(Clone, Debug)]
 pub struct LikePattern {
     tokens: Vec<Token>,
+    /// For a pattern without `_`: its literal runs between the `%`s (the first and last may be
+    /// empty: then the pattern starts or ends with `%`). Such a pattern is matched by
+    /// substring search, without decoding the text into characters.
+    segments: Option<Vec<String>>,
 }
 
 impl LikePattern {
@@ -188,7 +192,17 @@ impl LikePattern {
                 c => Token::Literal(c),
             });
         }
-        Ok(LikePattern { tokens })
+        let segments = (!tokens.contains(&Token::AnyOne)).then(|| {
+            let mut segments = vec![String::new()];
+            for t in &tokens {
+                match t {
+                    Token::Literal(c) => segments.last_mut().expect("one at least").push(*c),
+                    _ => segments.push(String::new()),
+                }
+            }
+            segments
+        });
+        Ok(LikePattern { tokens, segments })
     }
 
     /// The literal prefix when the pattern is `literal%` (then a sorted dictionary answers
@@ -210,6 +224,9 @@ impl LikePattern {
     /// Whether `text` matches (greedy with backtracking to the last `%`: O(text x pattern)
     /// at worst, linear for the usual patterns).
     pub fn matches(&self, text: &str) -> bool {
+        if let Some(segments) = &self.segments {
+            return matches_segments(segments, text);
+        }
         let text: Vec<char> = text.chars().collect();
         let (mut t, mut p) = (0usize, 0usize);
         let mut resume: Option<(usize, usize)> = None;
@@ -241,6 +258,31 @@ impl LikePattern {
     }
 }
 
+/// A `%`-only pattern: the first segment is a prefix, the last a suffix (not overlapping it),
+/// and those between are found left to right in what lies between (leftmost is enough: a later
+/// match can only leave less room for the rest).
+fn matches_segments(segments: &[String], text: &str) -> bool {
+    let (first, rest) = segments.split_first().expect("one segment at least");
+    let Some((last, middle)) = rest.split_last() else {
+        return text == first;
+    };
+    if text.len() < first.len() + last.len()
+        || !text.starts_with(first.as_str())
+        || !text.ends_with(last.as_str())
+    {
+        return false;
+    }
+    // Both ends are on character boundaries: they are the ends of whole literal strings.
+    let mut between = &text[first.len()..text.len() - last.len()];
+    for segment in middle {
+        match between.find(segment.as_str()) {
+            Some(at) => between = &between[at + segment.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,6 +304,19 @@ mod tests {
             ("", "", true),
             ("", "x", false),
             ("%%x%%", "yyxyy", true),
+            ("%green%", "forest green lace", true),
+            ("%green%", "gree n", false),
+            ("%green%", "green", true),
+            ("ab%ba", "aba", false),
+            ("ab%ba", "abba", true),
+            ("a%a%a", "aa", false),
+            ("a%a%a", "aaa", true),
+            ("%é%", "café", true),
+            ("é%", "café", false),
+            ("%x%y", "xy", true),
+            ("%x%y", "yx", false),
+            ("x", "x", true),
+            ("x%", "", false),
         ];
         for (pattern, text, expected) in cases {
             assert_eq!(
@@ -271,9 +326,22 @@ mod tests {
             );
         }
         assert_eq!(LikePattern::new("a_%").unwrap().as_prefix(), None);
+        assert!(LikePattern::new("a%b").unwrap().segments.is_some());
+        assert!(LikePattern::new("a_b").unwrap().segments.is_none());
         assert_eq!(
             LikePattern::new("%").unwrap().as_prefix(),
             Some(String::new())
         );
+    }
+
+    proptest::proptest! {
+        /// Substring search agrees with the character-by-character matcher on `%` patterns.
+        #[test]
+        fn segments_agree_with_the_general_matcher(pattern in "[ab%é]{0,7}", text in "[abé]{0,9}") {
+            let fast = LikePattern::new(&pattern).unwrap();
+            proptest::prop_assert!(fast.segments.is_some());
+            let general = LikePattern { tokens: fast.tokens.clone(), segments: None };
+            proptest::prop_assert_eq!(fast.matches(&text), general.matches(&text), "{} on {}", pattern, text);
+        }
     }
 }

@@ -123,6 +123,28 @@ pub enum QueryError {
     /// From the core (memory, runtime).
     #[error(transparent)]
     Core(#[from] smartarrays::Error),
+    /// An operator's memory (a hash build, an aggregation's groups, collected rows) would pass
+    /// the query's memory budget (`QueryOptions::memory_limit`, `SMARTARRAYS_QUERY_MEMORY`, or
+    /// the memory the machine has available): the query stops instead of being killed.
+    #[error("out of memory budget: {operator} needs {requested} more bytes while the query holds {held}, over its limit of {limit} bytes (raise QueryOptions::memory_limit or SMARTARRAYS_QUERY_MEMORY)")]
+    MemoryLimit {
+        /// The operator that asked, for example `hash build of orders (o_orderkey)`.
+        operator: String,
+        /// Bytes it asked for.
+        requested: usize,
+        /// Bytes the query's operators held already.
+        held: usize,
+        /// The query's budget in bytes.
+        limit: usize,
+    },
+    /// An option (or the environment variable that sets it) with a value it cannot take.
+    #[error("invalid option {name}: {message}")]
+    InvalidOption {
+        /// The option's name.
+        name: String,
+        /// What is wrong with its value.
+        message: String,
+    },
 }
 
 /// The result of the query layer.

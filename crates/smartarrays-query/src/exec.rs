@@ -20,6 +20,7 @@ use smartarrays_encodings::strings::StringEncoding;
 use smartarrays_encodings::{Column, DataType, Encoding, IntEncoding, KeyEncoding, LikePattern};
 
 use crate::bind::{pow10_i64, AggCall, AggFunc, Arith, BExpr, BoundQuery, Cmp};
+use crate::budget::{Budget, Scope};
 use crate::error::{Position, QueryError, Result};
 use crate::value::{overflow, pow10, rescale_i128, ResultSet, Type, Value};
 use crate::vector::{Batch, TextTest, VExpr};
@@ -347,6 +348,24 @@ enum CodeTest {
 }
 
 impl CodeTest {
+    /// The share of a column's codes this test keeps, assuming codes spread evenly over the
+    /// code space (the dictionary's size, or the packed width's range): it orders the tests.
+    fn kept_share(&self, decode: &Decode<'_>) -> f64 {
+        let space = match decode {
+            Decode::Dict { values, .. } => values.len() as f64,
+            Decode::Packed { array, .. } | Decode::StrCodes { array } => {
+                2f64.powi(array.bits() as i32)
+            }
+            _ => return 1.0,
+        };
+        match self {
+            CodeTest::Nothing => 0.0,
+            CodeTest::Range(lo, hi) => ((hi - lo) as f64 + 1.0) / space.max(1.0),
+            CodeTest::Mask(m) => m.iter().filter(|&&b| b).count() as f64 / m.len().max(1) as f64,
+        }
+        .min(1.0)
+    }
+
     fn describe(&self) -> String {
         match self {
             CodeTest::Nothing => "no code can match".to_string(),
@@ -419,6 +438,9 @@ struct Pipeline<'a> {
     semi: Vec<(usize, usize)>,
     /// (table, column) -> slot.
     slot_of: BTreeMap<(usize, usize), usize>,
+    /// The scan columns with code-space tests, most selective first (estimated from the
+    /// share of the code space a test keeps): later ones are tested on the survivors only.
+    filter_order: Vec<usize>,
 }
 
 enum Stage<'a> {
@@ -1430,6 +1452,7 @@ fn build_pipeline<'a>(
         needs_strings: Vec::new(),
         semi: Vec::new(),
         slot_of: BTreeMap::new(),
+        filter_order: Vec::new(),
     };
     // Columns of this table read anywhere.
     let mut own: Vec<usize> = Vec::new();
@@ -1614,6 +1637,18 @@ fn build_pipeline<'a>(
             ordinal += 1;
         }
     }
+    let mut order: Vec<(f64, usize)> = pipeline
+        .scans
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.tests.is_empty())
+        .map(|(i, s)| {
+            let kept: f64 = s.tests.iter().map(|t| t.kept_share(&s.decode)).product();
+            (kept, i)
+        })
+        .collect();
+    order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    pipeline.filter_order = order.into_iter().map(|(_, i)| i).collect();
     pipeline.needs_strings = vec![false; pipeline.slots.len()];
     let mut text_slots = Vec::new();
     for stage in &pipeline.stages {
@@ -1821,6 +1856,28 @@ fn run_pipeline<'a, S: Send>(
     consume: impl Fn(&mut S, &Batch) -> Result<()> + Sync,
     combine: impl Fn(S, S) -> Result<S>,
 ) -> Result<S> {
+    run_pipeline_filtered(pipeline, builds, &[], runtime, init, consume, combine)
+}
+
+/// [`run_pipeline`] with further semi-join filters on its scan columns: `(scan column, built
+/// side)` pairs whose key bitmaps drop rows in the scan, like the pipeline's own `semi`.
+fn run_pipeline_filtered<'a, S: Send>(
+    pipeline: &Pipeline<'a>,
+    builds: &[Option<Arc<Built>>],
+    pushed: &[(usize, Arc<Built>)],
+    runtime: &Runtime,
+    init: impl Fn() -> S + Sync,
+    consume: impl Fn(&mut S, &Batch) -> Result<()> + Sync,
+    combine: impl Fn(S, S) -> Result<S>,
+) -> Result<S> {
+    let semi: Vec<(usize, &Built)> = pipeline
+        .semi
+        .iter()
+        .filter_map(|&(i, probe)| builds[probe].as_deref().map(|b| (i, b)))
+        .chain(pushed.iter().map(|(i, b)| (*i, b.as_ref())))
+        .filter(|(_, b)| b.bits.is_some())
+        .collect();
+    let semi = &semi[..];
     let result = runtime.map_reduce(
         0..pipeline.rows,
         MORSEL,
@@ -1830,6 +1887,7 @@ fn run_pipeline<'a, S: Send>(
             run_morsel(
                 pipeline,
                 builds,
+                semi,
                 worker,
                 range,
                 &mut scratch,
@@ -1848,6 +1906,7 @@ fn run_pipeline<'a, S: Send>(
 fn run_morsel(
     p: &Pipeline<'_>,
     builds: &[Option<Arc<Built>>],
+    semi: &[(usize, &Built)],
     worker: &Worker,
     range: std::ops::Range<usize>,
     s: &mut Scratch,
@@ -1864,10 +1923,31 @@ fn run_morsel(
         s.decoded.iter_mut().for_each(|d| *d = false);
         s.selection.clear();
         let mut all = true;
-        // Code-space filters.
-        for (i, scan) in p.scans.iter().enumerate() {
-            if scan.tests.is_empty() {
-                continue;
+        // Code-space filters, most selective first; once few rows are left, the later columns
+        // are read just for them instead of unpacking the vector.
+        for &i in &p.filter_order {
+            let scan = &p.scans[i];
+            if let (false, Some(view)) = (all, views[i].as_ref()) {
+                if s.selection.len() * SPARSE < n {
+                    for test in &scan.tests {
+                        match test {
+                            CodeTest::Nothing => s.selection.clear(),
+                            CodeTest::Range(lo, hi) => {
+                                let (lo, span) = (*lo, hi - lo);
+                                compact(&mut s.selection, |j| {
+                                    view.value(start + j as usize).wrapping_sub(lo) <= span
+                                });
+                            }
+                            CodeTest::Mask(mask) => compact(&mut s.selection, |j| {
+                                mask[view.value(start + j as usize) as usize]
+                            }),
+                        }
+                    }
+                    if s.selection.is_empty() {
+                        break;
+                    }
+                    continue;
+                }
             }
             scan.decode
                 .codes(views[i].as_ref(), start, &mut s.codes[i][..n])?;
@@ -1897,11 +1977,11 @@ fn run_morsel(
             }
         }
         // Semi-join filters: the builds' key bitmaps, on the key column's codes.
-        for &(i, probe) in &p.semi {
+        for &(i, built) in semi {
             if !all && s.selection.is_empty() {
                 break;
             }
-            let Some((min, words)) = builds[probe].as_ref().and_then(|b| b.bits.as_ref()) else {
+            let Some((min, words)) = built.bits.as_ref() else {
                 continue;
             };
             let scan = &p.scans[i];
@@ -2107,21 +2187,52 @@ fn run_stages(
 }
 
 /// Runs the build sides of `p` (recursively), returning their hash tables in stage order.
-fn run_builds(p: &Pipeline<'_>, runtime: &Arc<Runtime>) -> Result<Vec<Option<Arc<Built>>>> {
+///
+/// Sideways semi-join filters: once a build with a key bitmap is done, a later build joined
+/// on the same column of `p` (Q9's `partsupp`, on `l_partkey` like the filtered `part`) keeps
+/// only the rows whose key is in that bitmap, since every row of `p` without a partner there is
+/// dropped before it reaches the later probe (all joins are inner joins). Q9's `partsupp` build
+/// shrinks to the rows of green parts.
+fn run_builds(
+    p: &Pipeline<'_>,
+    runtime: &Arc<Runtime>,
+    budget: &Scope<'_>,
+) -> Result<Vec<Option<Arc<Built>>>> {
     let mut out = Vec::new();
+    // (slot of `p`, built side whose key bitmap that slot's surviving values all pass).
+    let mut known: Vec<(usize, Arc<Built>)> = Vec::new();
     for stage in &p.stages {
         if let Stage::Probe(probe) = stage {
             let build = &probe.build;
-            let inner = run_builds(build, runtime)?;
+            let inner = run_builds(build, runtime, budget)?;
+            let operator = || format!("the hash build of {} ({})", build.table_name, probe.label);
             // The build key is the slot the parent's key column meets: the child's join column.
             let key_slot = probe.build_key;
             let slots = build.slots.len();
-            let collected = run_pipeline(
+            let mut pushed: Vec<(usize, Arc<Built>)> = Vec::new();
+            for (parent_slot, build_slot) in std::iter::once((probe.key_slot, probe.build_key))
+                .chain(probe.extra.iter().copied())
+            {
+                let Some(i) = build.scans.iter().position(|s| {
+                    s.slot == build_slot
+                        && !matches!(s.decode, Decode::Text { .. } | Decode::StrCodes { .. })
+                }) else {
+                    continue;
+                };
+                for (slot, built) in &known {
+                    if *slot == parent_slot {
+                        pushed.push((i, Arc::clone(built)));
+                    }
+                }
+            }
+            let collected = run_pipeline_filtered(
                 build,
                 &inner,
+                &pushed,
                 runtime,
                 || vec![Vec::new(); slots],
                 |state: &mut Vec<Vec<i64>>, batch| {
+                    budget.reserve(&operator, batch.len * 8 * slots)?;
                     for (s, column) in state.iter_mut().enumerate() {
                         if batch.ints[s].len() == batch.len {
                             column.extend_from_slice(&batch.ints[s])
@@ -2136,6 +2247,9 @@ fn run_builds(p: &Pipeline<'_>, runtime: &Arc<Runtime>) -> Result<Vec<Option<Arc
                     Ok(a)
                 },
             )?;
+            // The index: a bitmap with ranks and the rows in key order, or a hash map.
+            let rows = collected.first().map_or(0, Vec::len);
+            budget.reserve(&operator, rows * 8 * (slots + 4))?;
             let built = if probe.extra.is_empty() {
                 build_index(collected, key_slot, runtime, &probe.label)?
             } else {
@@ -2153,7 +2267,11 @@ fn run_builds(p: &Pipeline<'_>, runtime: &Arc<Runtime>) -> Result<Vec<Option<Arc
                 built.composite = ranges;
                 built
             };
-            out.push(Some(Arc::new(built)));
+            let built = Arc::new(built);
+            if built.bits.is_some() && probe.extra.is_empty() {
+                known.push((probe.key_slot, Arc::clone(&built)));
+            }
+            out.push(Some(built));
         }
     }
     Ok(out)
@@ -2379,6 +2497,11 @@ impl Groups {
         Ok(())
     }
 
+    /// The accumulator of aggregate `k` of group `g` (a sum, minimum or maximum, unscaled).
+    fn raw(&self, g: usize, k: usize) -> i128 {
+        self.acc[g * self.width + k]
+    }
+
     fn rows(&self, g: usize) -> i128 {
         self.acc[g * self.width + self.width - 1]
     }
@@ -2444,6 +2567,10 @@ struct HashState {
     /// Per group: the packed key, and the carried keys' values.
     keys: Vec<u64>,
     carried: Vec<Vec<Value>>,
+    /// The other workers' tables, gathered for the merge.
+    others: Vec<HashState>,
+    /// The packed key at `direct[0]` (a partition of the key space in the merge).
+    base: u64,
 }
 
 impl HashState {
@@ -2451,7 +2578,7 @@ impl HashState {
         match &self.direct {
             Some(direct) => {
                 for (f, &c) in found.iter_mut().zip(codes) {
-                    *f = Some(direct[c as usize]).filter(|&g| g != u32::MAX);
+                    *f = Some(direct[(c - self.base) as usize]).filter(|&g| g != u32::MAX);
                 }
             }
             None => {
@@ -2463,14 +2590,14 @@ impl HashState {
 
     fn get(&self, code: u64) -> Option<u32> {
         match &self.direct {
-            Some(direct) => Some(direct[code as usize]).filter(|&g| g != u32::MAX),
+            Some(direct) => Some(direct[(code - self.base) as usize]).filter(|&g| g != u32::MAX),
             None => self.map.get(code),
         }
     }
 
     fn insert(&mut self, code: u64, group: u32) -> Result<()> {
         match &mut self.direct {
-            Some(direct) => direct[code as usize] = group,
+            Some(direct) => direct[(code - self.base) as usize] = group,
             None => {
                 self.map.insert(code, group)?;
             }
@@ -2479,14 +2606,143 @@ impl HashState {
     }
 }
 
+impl HashState {
+    /// An empty table for the packed keys `base..base + len` (a direct array).
+    fn direct_range(aggs: &[AggPlan], base: u64, len: usize) -> Result<HashState> {
+        Ok(HashState {
+            map: Map::new()?,
+            direct: Some(vec![u32::MAX; len]),
+            groups: Groups::new(aggs, 0),
+            keys: Vec::new(),
+            carried: Vec::new(),
+            others: Vec::new(),
+            base,
+        })
+    }
+
+    /// Adds group `from` of `other` (its accumulators, and its key when new here); carried
+    /// keys must agree (`same` compares one carried key's two values).
+    fn absorb(
+        &mut self,
+        other: &HashState,
+        from: usize,
+        aggs: &[AggPlan],
+        same: &dyn Fn(usize, &Value, &Value) -> Result<bool>,
+    ) -> Result<()> {
+        let code = other.keys[from];
+        match self.get(code) {
+            Some(into) => {
+                for (c, (x, y)) in self.carried[into as usize]
+                    .iter()
+                    .zip(&other.carried[from])
+                    .enumerate()
+                {
+                    if !same(c, x, y)? {
+                        return unsupported(
+                            "grouping by more than 64 bits of keys that are not determined by the others",
+                        );
+                    }
+                }
+                self.groups
+                    .merge_group(into as usize, &other.groups, from, aggs)
+            }
+            None => {
+                let into = self.keys.len();
+                self.insert(code, into as u32)?;
+                self.keys.push(code);
+                self.carried.push(other.carried[from].clone());
+                self.groups.push_group(aggs);
+                self.groups.merge_group(into, &other.groups, from, aggs)
+            }
+        }
+    }
+}
+
+/// Merges the workers' aggregation tables: with one, nothing to do; with few groups or keys
+/// in a hash map, on this thread; else (direct arrays of packed keys) every group goes to one
+/// of `P` ranges of the key space (each worker sorts its own groups into ranges) and each range
+/// merges its groups from all the workers into a direct array of its own, in parallel. The
+/// result is one table per range, in key order, their keys disjoint.
+fn merge_partitioned(
+    mut states: Vec<HashState>,
+    aggs: &[AggPlan],
+    runtime: &Runtime,
+    budget: &Scope<'_>,
+    group_bytes: usize,
+    same: &(dyn Fn(usize, &Value, &Value) -> Result<bool> + Sync),
+) -> Result<Vec<HashState>> {
+    if states.len() <= 1 {
+        return Ok(states);
+    }
+    let groups: usize = states.iter().map(|s| s.keys.len()).sum();
+    let space = states[0].direct.as_ref().map_or(0, Vec::len);
+    if groups < 1 << 14 || space == 0 || runtime.threads() == 1 {
+        // Few groups: merging them on one thread is cheaper than partitioning.
+        let mut first = states.remove(0);
+        for other in &states {
+            for from in 0..other.keys.len() {
+                first.absorb(other, from, aggs, same)?;
+            }
+        }
+        return Ok(vec![first]);
+    }
+    let partitions = (runtime.threads() * 8).next_power_of_two().min(space);
+    let span = space.div_ceil(partitions);
+    let part = |code: u64| code as usize / span;
+    // Per worker table, its groups by partition.
+    budget.reserve(
+        &|| format!("the parallel merge of {groups} groups"),
+        groups * (4 + group_bytes) + space * 4,
+    )?;
+    let buckets: Vec<Vec<Vec<u32>>> = states
+        .iter()
+        .map(|s| {
+            let mut b = vec![Vec::new(); partitions];
+            for (g, &code) in s.keys.iter().enumerate() {
+                b[part(code)].push(g as u32);
+            }
+            b
+        })
+        .collect();
+    let merged = runtime.map_reduce(
+        0..partitions,
+        1,
+        || Ok(Vec::new()),
+        |acc: Result<Vec<(usize, HashState)>>, _worker, range| {
+            let mut acc = acc?;
+            for p in range {
+                let len = span.min(space - p * span);
+                let mut into = HashState::direct_range(aggs, (p * span) as u64, len)?;
+                for (w, state) in states.iter().enumerate() {
+                    for &g in &buckets[w][p] {
+                        into.absorb(state, g as usize, aggs, same)?;
+                    }
+                }
+                acc.push((p, into));
+            }
+            Ok(acc)
+        },
+        |a, b| {
+            let mut a = a?;
+            a.extend(b?);
+            Ok(a)
+        },
+    )?;
+    let mut merged = merged;
+    merged.sort_by_key(|(p, _)| *p);
+    Ok(merged.into_iter().map(|(_, s)| s).collect())
+}
+
 /// Packed group keys of at most this many bits index a direct array of groups (when that
 /// array is not much larger than the table).
 const DIRECT_GROUP_BITS: u32 = 25;
 
 impl<'a> Plan<'a> {
     /// Runs the plan on `runtime`'s workers.
-    pub(crate) fn run(&self, runtime: &Arc<Runtime>) -> Result<ResultSet> {
-        let builds = run_builds(&self.root, runtime)?;
+    pub(crate) fn run(&self, runtime: &Arc<Runtime>, budget: &Budget) -> Result<ResultSet> {
+        let budget = budget.scope();
+        let budget = &budget;
+        let builds = run_builds(&self.root, runtime, budget)?;
         let mut deferred = Vec::new();
         let rows: Vec<(Vec<Value>, Vec<Value>)> = match &self.sink {
             SinkPlan::Collect { exprs, kinds } => {
@@ -2496,6 +2752,10 @@ impl<'a> Plan<'a> {
                     runtime,
                     Vec::new,
                     |rows: &mut Vec<Vec<Value>>, batch| {
+                        budget.reserve(
+                            &|| "the rows a query collects".to_string(),
+                            batch.len * (24 + exprs.len() * std::mem::size_of::<Value>()),
+                        )?;
                         let mut columns: Vec<Vec<Value>> = Vec::new();
                         let mut values = Vec::new();
                         for (e, kind) in exprs.iter().zip(kinds) {
@@ -2531,12 +2791,21 @@ impl<'a> Plan<'a> {
                 aggs,
                 key_kinds,
             } => {
+                let group_bytes = (aggs.len() + 1) * 16;
+                let operator =
+                    || format!("the aggregation's direct array of {groups} groups (per worker)");
                 let state = run_pipeline(
                     &self.root,
                     &builds,
                     runtime,
-                    || (Groups::new(aggs, *groups), Vec::new(), Vec::new()),
-                    |(g, ids, values): &mut (Groups, Vec<u32>, Vec<i64>), batch| {
+                    || {
+                        let reserved = budget.reserve(&operator, groups * group_bytes);
+                        (reserved, Groups::new(aggs, *groups), Vec::new(), Vec::new())
+                    },
+                    |(reserved, g, ids, values): &mut (Result<()>, Groups, Vec<u32>, Vec<i64>),
+                     batch| {
+                        // The worker's array could not be counted in the budget: that error.
+                        std::mem::replace(reserved, Ok(()))?;
                         ids.clear();
                         ids.resize(batch.len, 0);
                         for &(slot, stride) in keys {
@@ -2546,14 +2815,17 @@ impl<'a> Plan<'a> {
                         }
                         g.update(aggs, batch, ids, values, true)
                     },
-                    |(mut a, x, y), (b, _, _)| {
+                    |(ra, mut a, x, y), (rb, b, _, _)| {
+                        ra?;
+                        rb?;
                         for i in 0..a.len() {
                             a.merge_group(i, &b, i, aggs)?;
                         }
-                        Ok((a, x, y))
+                        Ok((Ok(()), a, x, y))
                     },
                 )?;
-                let g = state.0;
+                state.0?;
+                let g = state.1;
                 let mut out = Vec::new();
                 for id in 0..g.len() {
                     if g.rows(id) == 0 && !keys.is_empty() {
@@ -2586,13 +2858,34 @@ impl<'a> Plan<'a> {
                 let direct = !*single_signed
                     && bits <= DIRECT_GROUP_BITS
                     && (1usize << bits) <= (4 * self.root.rows).max(1 << 16);
+                let operator = || {
+                    format!(
+                        "the hash aggregation on {} packed key bits{}",
+                        bits,
+                        if direct {
+                            " (direct array per worker)"
+                        } else {
+                            ""
+                        }
+                    )
+                };
+                // Per group: accumulators, the packed key, carried keys, the map's entry.
+                let group_bytes = (aggs.len() + 1) * 16
+                    + 8
+                    + carried.len() * std::mem::size_of::<Value>()
+                    + if direct { 0 } else { 24 };
                 let init = || -> Result<HashState> {
+                    if direct {
+                        budget.reserve(&operator, (1usize << bits) * 4)?;
+                    }
                     Ok(HashState {
                         map: Map::new()?,
                         direct: direct.then(|| vec![u32::MAX; 1usize << bits]),
                         groups: Groups::new(aggs, 0),
                         keys: Vec::new(),
                         carried: Vec::new(),
+                        others: Vec::new(),
+                        base: 0,
                     })
                 };
                 let state = run_pipeline(
@@ -2610,7 +2903,13 @@ impl<'a> Plan<'a> {
                     |(state, codes, values, (ids, found)), batch| {
                         let state = match state {
                             Ok(s) => s,
-                            Err(e) => return Err(QueryError::Overflow(format!("hash table: {e}"))),
+                            // The worker's table could not be made (its budget): that error.
+                            Err(e) => {
+                                return Err(std::mem::replace(
+                                    e,
+                                    QueryError::Overflow(String::new()),
+                                ))
+                            }
                         };
                         codes.clear();
                         codes.resize(batch.len, 0);
@@ -2667,8 +2966,33 @@ impl<'a> Plan<'a> {
                         found.clear();
                         found.resize(codes.len(), None);
                         state.get_many(codes, found)?;
+                        let groups_before = state.keys.len();
                         ids.clear();
-                        for (r, &code) in codes.iter().enumerate() {
+                        if carried.is_empty() {
+                            // Keys alone: a row with its predecessor's key (sorted input such
+                            // as Q18's l_orderkey repeats keys in runs) reuses its group.
+                            let mut last: Option<(u64, u32)> = None;
+                            for (r, &code) in codes.iter().enumerate() {
+                                let id = match last {
+                                    Some((c, id)) if c == code => id,
+                                    _ => match found[r].or_else(|| state.get(code)) {
+                                        Some(id) => id,
+                                        None => {
+                                            let id = state.keys.len() as u32;
+                                            state.insert(code, id)?;
+                                            state.keys.push(code);
+                                            state.carried.push(Vec::new());
+                                            state.groups.push_group(aggs);
+                                            id
+                                        }
+                                    },
+                                };
+                                last = Some((code, id));
+                                ids.push(id);
+                            }
+                        }
+                        // (Done above when no keys are carried: `ids` is full then.)
+                        for (r, &code) in codes.iter().enumerate().skip(ids.len()) {
                             // A key first seen earlier in this batch is not in `found`.
                             let known = found[r].or_else(|| state.get(code));
                             let id = match known {
@@ -2698,55 +3022,34 @@ impl<'a> Plan<'a> {
                             };
                             ids.push(id);
                         }
+                        // The batch's new groups (at most one vector's worth past the budget).
+                        budget
+                            .reserve(&operator, (state.keys.len() - groups_before) * group_bytes)?;
                         state.groups.update(aggs, batch, ids, values, false)
                     },
+                    // Workers' tables are kept apart here and merged below, in parallel.
                     |(a, x, y, z), (b, _, _, _)| {
-                        let mut a = a?;
-                        let b = b?;
-                        for (from, &code) in b.keys.iter().enumerate() {
-                            match a.get(code) {
-                                Some(into) => {
-                                    let mut all_same = true;
-                                    for (c, (x, y)) in a.carried[into as usize]
-                                        .iter()
-                                        .zip(&b.carried[from])
-                                        .enumerate()
-                                    {
-                                        all_same &= x == y
-                                            || match (&carried[c].0, x, y) {
-                                                (
-                                                    KeySource::Text(s),
-                                                    Value::Int(x),
-                                                    Value::Int(y),
-                                                ) => same_text(
-                                                    self.root.text_columns[*s],
-                                                    *x as i64,
-                                                    *y as i64,
-                                                )?,
-                                                _ => false,
-                                            };
-                                    }
-                                    if !all_same {
-                                        return unsupported(
-                                            "grouping by more than 64 bits of keys that are not determined by the others",
-                                        );
-                                    }
-                                    a.groups.merge_group(into as usize, &b.groups, from, aggs)?
-                                }
-                                None => {
-                                    let into = a.keys.len();
-                                    a.insert(code, into as u32)?;
-                                    a.keys.push(code);
-                                    a.carried.push(b.carried[from].clone());
-                                    a.groups.push_group(aggs);
-                                    a.groups.merge_group(into, &b.groups, from, aggs)?;
-                                }
-                            }
-                        }
+                        let (mut a, mut b) = (a?, b?);
+                        let more = std::mem::take(&mut b.others);
+                        a.others.push(b);
+                        a.others.extend(more);
                         Ok((Ok(a), x, y, z))
                     },
                 )?;
-                let state = state.0?;
+                let mut first = state.0?;
+                let mut states = std::mem::take(&mut first.others);
+                states.insert(0, first);
+                let same_carried = |c: usize, x: &Value, y: &Value| -> Result<bool> {
+                    Ok(x == y
+                        || match (&carried[c].0, x, y) {
+                            (KeySource::Text(s), Value::Int(x), Value::Int(y)) => {
+                                same_text(self.root.text_columns[*s], *x as i64, *y as i64)?
+                            }
+                            _ => false,
+                        })
+                };
+                let merged =
+                    merge_partitioned(states, aggs, runtime, budget, group_bytes, &same_carried)?;
                 let mut out = Vec::new();
                 // A HAVING on aggregates alone drops its groups before their keys are built.
                 let early_having = self.query.having.as_ref().filter(|h| {
@@ -2763,43 +3066,76 @@ impl<'a> Plan<'a> {
                     },
                     _ => None,
                 };
-                for (id, &code) in state.keys.iter().enumerate() {
-                    if let Some((k, op, constant)) = threshold {
-                        let v = state.groups.value(id, k, aggs);
-                        if v == Value::Null
-                            || *constant == Value::Null
-                            || !op.holds(v.sort_cmp(constant))
+                // The same test on the raw accumulator, the constant scaled once (exact sums,
+                // minima, maxima and counts against an exact constant).
+                let raw_threshold = threshold.and_then(|(k, op, constant)| {
+                    let a = &aggs[k];
+                    let bound = match (a.func, a.ty, constant) {
+                        (AggFunc::Avg, ..) => return None,
+                        (AggFunc::Count, _, Value::Int(c)) => *c,
+                        (AggFunc::Count, ..) => return None,
+                        (_, Type::Int, Value::Int(c)) => *c,
+                        (_, Type::Decimal(s), Value::Int(c)) => {
+                            c.checked_mul(pow10(u32::from(s)))?
+                        }
+                        (_, Type::Decimal(s), Value::Decimal { unscaled, scale })
+                            if *scale <= s =>
                         {
-                            continue;
+                            unscaled.checked_mul(pow10(u32::from(s - scale)))?
                         }
-                    }
-                    let agg_values = state.groups.values(id, aggs);
-                    if let (Some(h), None) = (early_having, threshold) {
-                        if eval_row(h, &[], &agg_values)? != Value::Bool(true) {
-                            continue;
-                        }
-                    }
-                    let mut key_values = vec![Value::Null; key_kinds.len()];
-                    let mut shift = 0;
-                    for (p, &(_, min, bits)) in packed.iter().enumerate() {
-                        let i = packed_index[p];
-                        let raw = if *single_signed {
-                            code as i64
-                        } else {
-                            let mask = if bits >= 64 {
-                                u64::MAX
+                        _ => return None,
+                    };
+                    Some((k, op, bound, a.func == AggFunc::Count))
+                });
+                for state in &merged {
+                    for (id, &code) in state.keys.iter().enumerate() {
+                        if let Some((k, op, bound, is_count)) = raw_threshold {
+                            let rows = state.groups.rows(id);
+                            let v = if is_count {
+                                rows
                             } else {
-                                (1u64 << bits) - 1
+                                state.groups.raw(id, k)
                             };
-                            ((code >> shift) & mask) as i64 + min
-                        };
-                        key_values[i] = key_value(&key_kinds[i], raw);
-                        shift += bits;
+                            if (rows == 0 && !is_count) || !op.holds(v.cmp(&bound)) {
+                                continue;
+                            }
+                        } else if let Some((k, op, constant)) = threshold {
+                            let v = state.groups.value(id, k, aggs);
+                            if v == Value::Null
+                                || *constant == Value::Null
+                                || !op.holds(v.sort_cmp(constant))
+                            {
+                                continue;
+                            }
+                        }
+                        let agg_values = state.groups.values(id, aggs);
+                        if let (Some(h), None) = (early_having, threshold) {
+                            if eval_row(h, &[], &agg_values)? != Value::Bool(true) {
+                                continue;
+                            }
+                        }
+                        let mut key_values = vec![Value::Null; key_kinds.len()];
+                        let mut shift = 0;
+                        for (p, &(_, min, bits)) in packed.iter().enumerate() {
+                            let i = packed_index[p];
+                            let raw = if *single_signed {
+                                code as i64
+                            } else {
+                                let mask = if bits >= 64 {
+                                    u64::MAX
+                                } else {
+                                    (1u64 << bits) - 1
+                                };
+                                ((code >> shift) & mask) as i64 + min
+                            };
+                            key_values[i] = key_value(&key_kinds[i], raw);
+                            shift += bits;
+                        }
+                        for (c, (_, i)) in carried.iter().enumerate() {
+                            key_values[*i] = state.carried[id][c].clone();
+                        }
+                        out.push((key_values, agg_values));
                     }
-                    for (c, (_, i)) in carried.iter().enumerate() {
-                        key_values[*i] = state.carried[id][c].clone();
-                    }
-                    out.push((key_values, agg_values));
                 }
                 // The carried texts' strings are read in `finish`, for the rows it keeps.
                 for (source, i) in carried {

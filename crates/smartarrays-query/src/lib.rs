@@ -31,6 +31,7 @@
 
 pub mod arrow;
 mod bind;
+mod budget;
 pub mod error;
 mod exec;
 pub mod load;
@@ -48,6 +49,7 @@ use std::sync::Arc;
 
 use smartarrays::Runtime;
 
+pub use budget::{default_memory_limit, MEMORY_LIMIT_ENV};
 pub use error::{Position, QueryError, Result};
 /// The encodings crate, re-exported: build a [`Table`]'s columns with its options and values.
 pub use smartarrays_encodings as encodings;
@@ -62,6 +64,10 @@ pub struct QueryOptions {
     /// The workers to run on (`None`: the process-wide runtime, see
     /// [`Runtime::global`](smartarrays::Runtime::global)).
     pub runtime: Option<Arc<Runtime>>,
+    /// Bytes the query's hash builds, aggregation tables and collected rows may hold together
+    /// (`None`: [`default_memory_limit`], the `SMARTARRAYS_QUERY_MEMORY` environment variable or
+    /// the memory available). Past it the query fails with [`QueryError::MemoryLimit`].
+    pub memory_limit: Option<usize>,
 }
 
 impl QueryOptions {
@@ -69,7 +75,29 @@ impl QueryOptions {
     pub fn threads(threads: usize) -> Result<QueryOptions> {
         Ok(QueryOptions {
             runtime: Some(Arc::new(Runtime::with_threads(threads)?)),
+            memory_limit: None,
         })
+    }
+
+    /// The same options with a memory budget of `bytes` for each query.
+    ///
+    /// ```
+    /// use smartarrays_query::{sql_with, tpch, QueryError, QueryOptions};
+    /// let catalog = tpch::generate(0.001, &Default::default(), |_, _, _| {}).unwrap();
+    /// let tight = QueryOptions::default().with_memory_limit(1024);
+    /// let error = sql_with(&catalog, "select l_orderkey, count(*) from lineitem group by l_orderkey", &tight);
+    /// assert!(matches!(error, Err(QueryError::MemoryLimit { limit: 1024, .. })));
+    /// ```
+    pub fn with_memory_limit(mut self, bytes: usize) -> QueryOptions {
+        self.memory_limit = Some(bytes);
+        self
+    }
+
+    fn budget(&self) -> Result<budget::Budget> {
+        Ok(budget::Budget::new(match self.memory_limit {
+            Some(limit) => limit,
+            None => default_memory_limit()?,
+        }))
     }
 
     fn runtime(&self) -> Result<Arc<Runtime>> {
@@ -97,13 +125,18 @@ pub enum Output {
 pub fn execute(catalog: &Catalog, sql: &str, options: &QueryOptions) -> Result<Output> {
     let (query, explain) = bind::parse(sql)?;
     let runtime = options.runtime()?;
+    let budget = options.budget()?;
     let scope = Scope::new(catalog);
     if explain {
-        return Ok(Output::Plan(with_plan(&query, &scope, &runtime, |plan| {
-            Ok(plan.explain())
-        })?));
+        return Ok(Output::Plan(with_plan(
+            &query,
+            &scope,
+            &runtime,
+            &budget,
+            |plan| Ok(plan.explain()),
+        )?));
     }
-    Ok(Output::Rows(run_query(&query, &scope, &runtime)?))
+    Ok(Output::Rows(run_query(&query, &scope, &runtime, &budget)?))
 }
 
 /// Runs `query` over the tables of `scope` on `runtime`.
@@ -111,8 +144,11 @@ fn run_query(
     query: &sqlparser::ast::Query,
     scope: &Scope<'_>,
     runtime: &Arc<Runtime>,
+    budget: &budget::Budget,
 ) -> Result<ResultSet> {
-    with_plan(query, scope, runtime, |plan| plan.run(runtime))
+    with_plan(query, scope, runtime, budget, |plan| {
+        plan.run(runtime, budget)
+    })
 }
 
 /// Plans `query` (its subqueries run first, on `runtime`) and hands the plan to `then`.
@@ -120,12 +156,13 @@ fn with_plan<R>(
     query: &sqlparser::ast::Query,
     scope: &Scope<'_>,
     runtime: &Arc<Runtime>,
+    budget: &budget::Budget,
     then: impl FnOnce(&exec::Plan<'_>) -> Result<R>,
 ) -> Result<R> {
     let mut inner = scope.clone();
     if let Some(with) = &query.with {
         for cte in &with.cte_tables {
-            let rows = run_query(&cte.query, &inner, runtime)?;
+            let rows = run_query(&cte.query, &inner, runtime, budget)?;
             inner.push(scope::table_from_result(&cte.alias, rows)?);
         }
     }
@@ -139,12 +176,14 @@ fn with_plan<R>(
                 alias: Some(alias),
             } = &from.relation
             {
-                let rows = run_query(subquery, &inner, runtime)?;
+                let rows = run_query(subquery, &inner, runtime, budget)?;
                 inner.push(scope::table_from_result(alias, rows)?);
             }
         }
     }
-    let bound = bind::bind(&query, &inner, &|sub| run_query(sub, &inner, runtime))?;
+    let bound = bind::bind(&query, &inner, &|sub| {
+        run_query(sub, &inner, runtime, budget)
+    })?;
     then(&exec::Plan::new(bound)?)
 }
 
@@ -172,7 +211,8 @@ pub fn sql_with(catalog: &Catalog, sql: &str, options: &QueryOptions) -> Result<
 pub fn explain(catalog: &Catalog, sql: &str) -> Result<String> {
     let (query, _) = bind::parse(sql)?;
     let scope = Scope::new(catalog);
-    with_plan(&query, &scope, &Runtime::global()?, |plan| {
+    let budget = QueryOptions::default().budget()?;
+    with_plan(&query, &scope, &Runtime::global()?, &budget, |plan| {
         Ok(plan.explain())
     })
 }

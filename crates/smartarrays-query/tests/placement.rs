@@ -68,6 +68,7 @@ fn auto_replicates_small_tables_and_interleaves_large_ones() {
     assert_eq!(os.get("nation").unwrap().placement_reason(), None);
     let run = QueryOptions {
         runtime: Some(Arc::clone(&runtime)),
+        ..QueryOptions::default()
     };
     for q in [3, 5, 10] {
         let text = queries::tpch(q).unwrap();
