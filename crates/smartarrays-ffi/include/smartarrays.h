@@ -2234,7 +2234,9 @@ SaStatus sa_catalog_export_arrow_stream(const SaCatalog *catalog,
  * catalog's tables on `threads` workers (0: the process-wide runtime), and hands its result
  * out as an Arrow C stream of one record batch: integers int64, decimals decimal128(38, scale),
  * dates date32, text utf8, doubles float64. Nothing is written on failure: a bad query is
- * `SA_STATUS_SQL` whose message gives its line and column, an overflow `SA_STATUS_OVERFLOW`.
+ * `SA_STATUS_SQL` whose message gives its line and column, an overflow `SA_STATUS_OVERFLOW`, a
+ * query past its memory budget (`SMARTARRAYS_QUERY_MEMORY`, else the memory available)
+ * `SA_STATUS_OUT_OF_MEMORY` naming the operator and the sizes.
  *
  * Ownership: on success `*out` belongs to the caller, who must call its `release` callback.
  * Thread-safe: several queries may run on one catalog at once.

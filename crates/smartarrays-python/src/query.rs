@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict, PyString};
 use smartarrays_arrow::arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
@@ -83,6 +83,8 @@ pub fn to_py(error: QueryError) -> PyErr {
         QueryError::Overflow(_) => PyOverflowError::new_err(message),
         QueryError::Core(core) => crate::errors::to_py(core),
         QueryError::DuplicateBuildKey { .. } => SqlError::new_err(message),
+        QueryError::MemoryLimit { .. } => PyMemoryError::new_err(message),
+        QueryError::InvalidOption { .. } => PyValueError::new_err(message),
         _ => PyRuntimeError::new_err(message),
     }
 }
