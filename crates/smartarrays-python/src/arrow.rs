@@ -104,6 +104,25 @@ pub fn import_array(values: &Bound<'_, PyAny>) -> PyResult<ArrayRef> {
     Ok(make_array(data))
 }
 
+/// The `ArrowArrayStream` an object hands out through `__arrow_c_stream__`, and the capsule that
+/// owns it (keep the capsule alive while the pointer is used). Shared by the column and the
+/// table importers, each of which moves the stream out with its own reader.
+pub fn imported_stream<'py>(
+    values: &Bound<'py, PyAny>,
+) -> PyResult<(Bound<'py, PyCapsule>, *mut FFI_ArrowArrayStream)> {
+    let capsule = values
+        .call_method0("__arrow_c_stream__")?
+        .cast_into::<PyCapsule>()
+        .map_err(|_| {
+            PyTypeError::new_err("__arrow_c_stream__() gave no arrow_array_stream capsule")
+        })?;
+    let pointer = capsule
+        .pointer_checked(Some(c"arrow_array_stream"))?
+        .cast::<FFI_ArrowArrayStream>()
+        .as_ptr();
+    Ok((capsule, pointer))
+}
+
 /// The chunks of the stream an object hands out through the Arrow PyCapsule interface
 /// (`__arrow_c_stream__`: pyarrow chunked arrays and tables, polars series and data frames),
 /// each imported without a copy and checked in full before anything reads it. A stream of
@@ -111,18 +130,12 @@ pub fn import_array(values: &Bound<'_, PyAny>) -> PyResult<ArrayRef> {
 /// several fields is refused, naming them, since a column holds one. A stream without chunks
 /// gives one empty chunk of the stream's type.
 pub fn import_stream(values: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayRef>> {
-    let capsule = values.call_method0("__arrow_c_stream__")?;
-    let capsule = capsule.cast::<PyCapsule>().map_err(|_| {
-        PyTypeError::new_err("__arrow_c_stream__() gave no arrow_array_stream capsule")
-    })?;
-    let pointer = capsule
-        .pointer_checked(Some(c"arrow_array_stream"))?
-        .cast::<FFI_ArrowArrayStream>();
+    let (_capsule, pointer) = imported_stream(values)?;
     // SAFETY: a capsule named "arrow_array_stream" holds an ArrowArrayStream struct (the
     // PyCapsule interface's contract); the protocol lets the consumer move it out, and
     // `from_raw` does exactly that, leaving a released struct behind (so the capsule's
-    // destructor then does nothing). `capsule` keeps the capsule alive meanwhile.
-    let reader = unsafe { ArrayStreamReader::from_raw(pointer.as_ptr()) }
+    // destructor then does nothing). `_capsule` keeps the capsule alive meanwhile.
+    let reader = unsafe { ArrayStreamReader::from_raw(pointer) }
         .map_err(|e| PyValueError::new_err(format!("Arrow stream import failed: {e}")))?;
     // The stream's type, for a stream without chunks: it still makes a column of that type.
     let data_type = reader.field().data_type().clone();

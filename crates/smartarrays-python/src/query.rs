@@ -110,18 +110,12 @@ fn import_batches(
     Arc<smartarrays_arrow::arrow_schema::Schema>,
     Vec<RecordBatch>,
 )> {
-    let capsule = data.call_method0("__arrow_c_stream__")?;
-    let capsule = capsule.cast::<PyCapsule>().map_err(|_| {
-        PyTypeError::new_err("__arrow_c_stream__() gave no arrow_array_stream capsule")
-    })?;
-    let pointer = capsule
-        .pointer_checked(Some(c"arrow_array_stream"))?
-        .cast::<FFI_ArrowArrayStream>();
+    let (_capsule, pointer) = crate::arrow::imported_stream(data)?;
     // SAFETY: a capsule named "arrow_array_stream" holds an ArrowArrayStream struct (the
     // PyCapsule interface's contract); the protocol lets the consumer move it out, and
     // `from_raw` does exactly that, leaving a released struct behind (so the capsule's
-    // destructor then does nothing). `capsule` keeps the capsule alive meanwhile.
-    let reader = unsafe { RecordBatchStreamReader::from_raw(pointer.as_ptr()) }
+    // destructor then does nothing). `_capsule` keeps the capsule alive meanwhile.
+    let reader = unsafe { RecordBatchStreamReader::from_raw(pointer) }
         .map_err(|e| LoadError::new_err(format!("Arrow stream import failed: {e}")))?;
     let schema = reader.schema();
     let mut batches = Vec::new();
