@@ -40,7 +40,7 @@ def wordcount(path: _Path, threads: int | None = None, arrow: bool = False) -> A
     pairs = _native._jobs_wordcount(os.fspath(path), threads)
     if not arrow:
         return pairs
-    import pyarrow as pa
+    import pyarrow as pa  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
     return pa.table({"word": pa.array([w for w, _ in pairs], pa.string()),
                      "count": pa.array([c for _, c in pairs], pa.uint64())})
@@ -68,7 +68,7 @@ def sort_keys(source: _Path | npt.ArrayLike, threads: int | None = None, arrow: 
     else:
         keys, passes = _native._jobs_sort_keys(np.ascontiguousarray(source, dtype=np.uint64), threads)
     if arrow:
-        import pyarrow as pa
+        import pyarrow as pa  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
         return pa.array(keys, pa.uint64()), passes
     return keys, passes

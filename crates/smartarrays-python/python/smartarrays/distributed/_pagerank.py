@@ -178,7 +178,7 @@ def pagerank(
 
     elif backend == "ray":
         try:
-            import ray
+            import ray  # type: ignore[import-untyped,import-not-found,unused-ignore]
         except ImportError as error:
             raise DistributedError(
                 "backend='ray' needs Ray (pip install 'ray>=2.9', or make setup-python-ray)"
