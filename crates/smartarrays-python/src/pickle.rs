@@ -229,8 +229,9 @@ pub fn reduce<'py>(
 ) -> PyResult<Reduced<'py>> {
     let head = PyBytes::new(py, &header(array.len(), array.bits())).into_any();
     // An array whose placement the advisor chose travels as "auto": the receiving machine's
-    // advisor chooses again for its own topology.
-    let placement = if array.advice().is_some() {
+    // advisor chooses again for its own topology. A placement the caller gave travels as given,
+    // even when the advisor chose the width.
+    let placement = if array.placement_was_advised() {
         Placement::Auto.to_string()
     } else {
         array.placement().to_string()

@@ -242,3 +242,19 @@ def test_array_of_an_absurd_range_with_placement_auto_is_refused_at_once() -> No
             sa.array(range(2**44), placement="auto", bits=bits)
     assert time.monotonic() - started < 10
     assert sa.array(range(1000), placement="auto", bits=16).sum() == 999 * 1000 // 2
+
+
+def test_pickling_an_array_with_an_advised_width_kept_the_callers_placement() -> None:
+    """`sa.array([], placement="os", bits="auto")` came back from pickle as `interleaved`: any
+    array with advice travelled as placement "auto", even when only its width was advised. Now
+    only a placement the advisor chose travels as "auto"."""
+    import pickle
+
+    import smartarrays as sa
+
+    for placement in ("os", "interleaved", "replicated", "node:0"):
+        for values in ([], [1], [5] * 100):
+            a = sa.array(values, placement=placement, bits="auto")
+            for protocol in range(6):
+                b = pickle.loads(pickle.dumps(a, protocol=protocol))
+                assert (b.placement, b.bits, b.tolist()) == (a.placement, a.bits, values), (placement, protocol)

@@ -67,6 +67,7 @@ fn auto_options_resolve_through_the_installed_advisor() {
     // Concrete options never need an advisor.
     let plain = SmartArray::from_slice(&values, &ArrayOptions::new()).unwrap();
     assert!(plain.advice().is_none());
+    assert!(!plain.placement_was_advised());
 
     // 2. Both parts auto: the advisor's choice is used and reported.
     let advisor = scripted(Placement::Interleaved(vec![]), true);
@@ -81,6 +82,7 @@ fn auto_options_resolve_through_the_installed_advisor() {
     assert_eq!(array.bits(), 13); // 4999 needs 13 bits
     assert_eq!(array.to_vec(), values);
     assert!(array.advice().unwrap().explanation.starts_with("scripted"));
+    assert!(array.placement_was_advised());
     {
         let requests = advisor.requests.lock().unwrap();
         let request = requests.last().unwrap();
@@ -102,6 +104,7 @@ fn auto_options_resolve_through_the_installed_advisor() {
         (array.placement().clone(), array.bits()),
         (Placement::Interleaved(vec![]), 40)
     );
+    assert!(array.placement_was_advised());
     assert_eq!(
         advisor.requests.lock().unwrap().last().unwrap().compression,
         Compression::Exactly(40)
@@ -131,6 +134,8 @@ fn auto_options_resolve_through_the_installed_advisor() {
         (Placement::SingleNode(0), 32)
     );
     assert_eq!(array.to_vec(), values);
+    // The advisor chose the width only: a copy elsewhere (a pickle) keeps the caller's placement.
+    assert!(array.advice().is_some() && !array.placement_was_advised());
 
     // 5. Every constructor asks, at edge lengths, including a replicated answer on a described
     //    two-node machine (so there really are two replicas to fill).

@@ -164,6 +164,7 @@ pub struct SmartArray {
     simulated: bool,
     runtime: Arc<Runtime>,
     advice: Option<Arc<Advice>>,
+    placement_advised: bool,
 }
 
 impl std::fmt::Debug for SmartArray {
@@ -290,6 +291,7 @@ impl SmartArray {
             simulated: allocation.simulated,
             runtime,
             advice: None,
+            placement_advised: false,
         })
     }
 
@@ -317,6 +319,18 @@ impl SmartArray {
     /// The advisor's decision and its reasoning, when the array was built with "auto" options.
     pub fn advice(&self) -> Option<&Advice> {
         self.advice.as_deref()
+    }
+
+    /// Whether the advisor chose the placement (the array was built with [`Placement::Auto`]);
+    /// false when the caller fixed it, even if the advisor chose the width.
+    ///
+    /// ```
+    /// use smartarrays::{ArrayOptions, Placement, SmartArray};
+    /// let array = SmartArray::from_slice(&[1, 2, 3], &ArrayOptions::new().placement(Placement::OsDefault)).unwrap();
+    /// assert!(!array.placement_was_advised());
+    /// ```
+    pub fn placement_was_advised(&self) -> bool {
+        self.placement_advised
     }
 
     /// Number of copies (1 unless replicated).
@@ -607,6 +621,7 @@ impl SmartArray {
         };
         let (bits, placement, advice) = configure(len, options, &runtime, largest)?;
         let mut array = SmartArray::allocate(len, bits, &placement, options, runtime)?;
+        array.placement_advised = advice.is_some() && options.placement == Placement::Auto;
         array.advice = advice;
         array.fill_batches(&produce)?;
         Ok(array)
