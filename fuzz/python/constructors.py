@@ -966,8 +966,9 @@ def check_array_protocol(a, values, fdp):
 
 
 def check_from_packed(a, values, fdp):
-    """Rebuilding from (fuzzed) packed words, as pickle does."""
-    words = a.__reduce_ex__(2)[1][0]
+    """Rebuilding from (fuzzed) packed words, as pickle does (its protocol-2 form sends
+    `(header, packed bytes, placement)`; `_from_packed` takes the words without the header)."""
+    words = np.frombuffer(a.__reduce_ex__(2)[1][1], dtype=np.uint64)
     length, bits = len(values), a.bits
     mode = fdp.ConsumeIntInRange(0, 5)
     if mode == 1:
