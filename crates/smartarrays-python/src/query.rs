@@ -133,6 +133,9 @@ fn import_batches(
     Ok((schema, batches))
 }
 
+/// What `Table.__reduce__` returns: the class and `(arrow_table, name)`.
+type Reduced<'py> = (Bound<'py, PyAny>, (Bound<'py, PyAny>, String));
+
 /// A table: named typed columns, each compressed by the sampling compressor, with one row
 /// count. Build one from a pyarrow table, a polars or pandas data frame, a dict of lists, or
 /// anything with `__arrow_c_stream__`; or from a file path (`.parquet`, `.csv`, `.tbl`, `.tsv`,
@@ -327,6 +330,23 @@ impl PyTable {
         )
     }
 
+    /// Pickling: the table travels as its Arrow columns (a `pyarrow.Table`, whose buffers
+    /// pickle protocol 5 sends out of band, without a copy) and its name; the receiver builds
+    /// the table again with `Table(data, name=...)`, compressing the columns on its own machine.
+    /// Types, values and the name survive; the encodings are chosen again on arrival.
+    ///
+    /// >>> import pickle, smartarrays as sa, pyarrow as pa
+    /// >>> t = sa.Table(pa.table({"k": ["a", "b"], "v": [1, 2]}), name="t")
+    /// >>> back = pickle.loads(pickle.dumps(t, protocol=5))
+    /// >>> back.name, pa.table(back).equals(pa.table(t))
+    /// ('t', True)
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+        let py = slf.py();
+        let arrow = py.import("pyarrow")?.call_method1("table", (slf,))?;
+        let name = slf.get().table.name().to_string();
+        Ok((py.get_type::<PyTable>().into_any(), (arrow, name)))
+    }
+
     /// The Arrow PyCapsule interface: the table's rows as a C stream of record batches
     /// (decoded a batch at a time as the consumer reads).
     #[pyo3(signature = (requested_schema = None))]
@@ -442,6 +462,19 @@ pub fn tpch(py: Python<'_>, sf: f64) -> PyResult<Bound<'_, PyDict>> {
     Ok(out)
 }
 
+/// _tpch_query(number) -> str: the text of TPC-H query `number` as this engine runs it (the
+/// query crate's `queries::tpch`), so other front ends run the very same text; ValueError for a
+/// number the engine does not run.
+#[pyfunction]
+pub fn _tpch_query(number: u32) -> PyResult<&'static str> {
+    smartarrays_query::queries::tpch(number).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "TPC-H query {number} is not one this engine runs (it runs {:?})",
+            smartarrays_query::queries::SUPPORTED
+        ))
+    })
+}
+
 /// Adds the classes, functions and exceptions to the native module.
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = module.py();
@@ -449,6 +482,7 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<QueryResult>()?;
     module.add_function(wrap_pyfunction!(_sql, module)?)?;
     module.add_function(wrap_pyfunction!(tpch, module)?)?;
+    module.add_function(wrap_pyfunction!(_tpch_query, module)?)?;
     for exception in [py.get_type::<SqlError>(), py.get_type::<LoadError>()] {
         // Class defaults, so that `line` and `column` exist (None) on every instance.
         exception.setattr("line", py.None())?;

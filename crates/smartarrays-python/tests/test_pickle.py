@@ -162,3 +162,45 @@ def test_the_dask_sizeof_entry_point_works_without_importing_the_package() -> No
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.stdout.strip() == "True", run.stderr
+
+
+# ---- smartarrays.Table pickles as Arrow columns (out of band with protocol 5) and its name
+
+
+@pytest.mark.parametrize("rows", [0, 1, 63, 64, 65, 1023, 1025])
+@pytest.mark.parametrize("protocol", [2, 4, 5])
+def test_a_table_round_trips_with_its_types_values_and_name(rows: int, protocol: int) -> None:
+    import datetime
+    import decimal
+
+    pa = pytest.importorskip("pyarrow")
+    data = pa.table(
+        {
+            "k": pa.array([i * 7919 for i in range(rows)], type=pa.int64()),
+            "u": pa.array([2**63 - 1 - i for i in range(rows)], type=pa.uint64()),  # tables hold up to int64
+            "price": pa.array([decimal.Decimal(i * 37 - 5000) / 100 for i in range(rows)], type=pa.decimal128(38, 2)),
+            "day": pa.array([datetime.date(1992, 1, 1) + datetime.timedelta(days=i % 2500) for i in range(rows)], type=pa.date32()),
+            "x": pa.array([i / 3 - 1e300 * (i % 2) for i in range(rows)], type=pa.float64()),
+            "s": pa.array([f"row {i % 11}" for i in range(rows)], type=pa.string()),
+        }
+    )
+    t = sa.Table(data, name="lines")
+    back = pickle.loads(pickle.dumps(t, protocol=protocol))
+    assert isinstance(back, sa.Table) and back.name == "lines" and back.num_rows == rows
+    assert pa.table(back).equals(pa.table(t))
+    assert back.column_names == t.column_names
+
+
+def test_a_table_sends_its_columns_out_of_band_and_dask_counts_its_memory() -> None:
+    pa = pytest.importorskip("pyarrow")
+    from dask.sizeof import sizeof
+
+    t = sa.tpch(0.001)["lineitem"]
+    buffers: list[pickle.PickleBuffer] = []
+    header = pickle.dumps(t, protocol=5, buffer_callback=buffers.append)
+    out_of_band = sum(b.raw().nbytes for b in buffers)
+    assert out_of_band >= pa.table(t).nbytes * 0.99 and len(header) < 20_000
+    back = pickle.loads(header, buffers=buffers)
+    query = "select l_returnflag, sum(l_extendedprice) as p, count(*) as n from lineitem group by l_returnflag order by l_returnflag"
+    assert sa.sql(query, {"lineitem": back}).equals(sa.sql(query, {"lineitem": t}))
+    assert sizeof(t) == t.memory_bytes > 0

@@ -17,6 +17,10 @@ def register(sizeof: Any) -> None:
     def _array(a: sa.SmartArray) -> int:
         return int(a.memory_bytes)
 
+    @sizeof.register(sa.Table)
+    def _table(t: sa.Table) -> int:
+        return int(t.memory_bytes)
+
     for kind in (sa.Map, sa.Set, sa.Bag, sa.Dictionary, sa.Graph, sa.Column):
 
         @sizeof.register(kind)
