@@ -263,3 +263,125 @@ def test_the_package_docstring_runs_as_shown() -> None:
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
     assert runner.summarize(verbose=False).failed == 0
+
+
+# ---- TPC-H on Dask: lineitem and orders partitioned by order key, small tables broadcast
+
+pa = pytest.importorskip("pyarrow")
+
+TPCH_QUERIES = [1, 3, 5, 6, 10, 12, 14, 18, 19]
+
+
+@pytest.fixture(scope="module", params=[(0.01, 2), (0.05, 3)], ids=["sf0.01-2parts", "sf0.05-3parts"])
+def tpch(request, client: Client):
+    sf, partitions = request.param
+    tables = sa.tpch(sf)
+    return tables, sd.partition_tpch(tables, client, partitions=partitions)
+
+
+@pytest.mark.parametrize("number", TPCH_QUERIES)
+def test_tpch_queries_on_dask_equal_the_single_process_run(tpch, number: int) -> None:
+    tables, cluster = tpch
+    expected = sa.sql(sd.tpch_query(number), tables)
+    got = cluster.query(number)
+    assert got.num_rows == expected.num_rows
+    # Exact: the same schema, the same decimals and integers, and (Q1's averages) the same
+    # float64 bits, since they are recombined from exact sums and counts as the engine does.
+    assert got.schema == expected.schema and got.equals(expected), (got.to_pylist(), expected.to_pylist())
+
+
+def test_the_partitions_split_orders_and_their_lines_by_order_key(tpch) -> None:
+    tables, cluster = tpch
+    lineitem = pa.table(tables["lineitem"])
+    keys = lineitem.column("l_orderkey").to_numpy()
+    assert bool(np.all(keys[1:] >= keys[:-1]))  # tpchgen writes lineitem in order-key order
+    assert sum(r["orders"] for r in cluster.rows) == tables["orders"].num_rows
+    assert sum(r["lineitem"] for r in cluster.rows) == tables["lineitem"].num_rows
+    ranges = cluster.client.gather(
+        [cluster.client.submit(_key_range, p["orders"], p["lineitem"], pure=False) for p in cluster.partitions]
+    )
+    for (low, high, line_keys_inside), following in zip(ranges, ranges[1:]):
+        assert line_keys_inside and high < following[0]  # disjoint, ascending ranges
+    assert ranges[-1][2]
+    held = cluster.client.who_has([f for part in cluster.partitions for f in part.values()])
+    assert {w for holders in held.values() for w in holders} == set(cluster.client.scheduler_info()["workers"])
+    resident = cluster.resident_bytes()
+    assert set(resident) == {"orders", "lineitem", "nation", "region", "supplier", "customer", "part", "partsupp"}
+    assert resident["lineitem"] < pa.table(tables["lineitem"]).nbytes  # compressed in the workers
+
+
+def _key_range(orders: sa.Table, lineitem: sa.Table) -> tuple[int, int, bool]:
+    okeys = pa.table(orders).column("o_orderkey").to_numpy()
+    lkeys = pa.table(lineitem).column("l_orderkey").to_numpy()
+    return int(okeys.min()), int(okeys.max()), bool(np.isin(lkeys, okeys).all())
+
+
+@pytest.mark.parametrize("merges", [1, 3])
+def test_q10_hash_shuffles_its_partial_groups_to_any_number_of_merges(tpch, merges: int) -> None:
+    tables, cluster = tpch
+    assert cluster.query(10, merges=merges).equals(sa.sql(sd.tpch_query(10), tables))
+
+
+def test_unsorted_tables_partition_by_key_too(client: Client) -> None:
+    tables = dict(sa.tpch(0.01))
+    rng = np.random.default_rng(7)
+    for name in ("orders", "lineitem"):
+        arrow = pa.table(tables[name])
+        tables[name] = arrow.take(pa.array(rng.permutation(arrow.num_rows)))
+    cluster = sd.partition_tpch(tables, client, partitions=3)
+    for number in (3, 12, 18):
+        assert cluster.query(number).equals(sa.sql(sd.tpch_query(number), tables))
+
+
+def test_empty_partitions_merge_to_the_single_process_answer(client: Client) -> None:
+    # More partitions than orders with lines shipping in Q6's window: some partials are NULL sums.
+    tables = dict(sa.tpch(0.01))
+    orders = pa.table(tables["orders"]).slice(0, 40)
+    keys = orders.column("o_orderkey")
+    lineitem = pa.table(tables["lineitem"])
+    tables["orders"] = orders
+    tables["lineitem"] = lineitem.filter(pa.compute.is_in(lineitem.column("l_orderkey"), value_set=keys))
+    cluster = sd.partition_tpch(tables, client, partitions=7)
+    for number in (6, 14, 19, 1):
+        assert cluster.query(number).equals(sa.sql(sd.tpch_query(number), tables))
+
+
+def test_tpch_bad_input_is_refused(client: Client) -> None:
+    tables = sa.tpch(0.01)
+    with pytest.raises(ValueError, match="needs the lineitem table"):
+        sd.partition_tpch({"orders": tables["orders"]}, client)
+    cluster = sd.partition_tpch({"orders": tables["orders"], "lineitem": tables["lineitem"]}, client)
+    with pytest.raises(ValueError, match="query 13 has no partitioned plan"):
+        cluster.query(13)
+    with pytest.raises(ValueError, match=r"reads \['customer'\]"):
+        cluster.query(3)
+    with pytest.raises(ValueError, match="partitions=0"):
+        sd.partition_tpch(tables, client, partitions=0)
+    with pytest.raises(ValueError, match="query 13 is not one this engine runs"):
+        sd.tpch_query(13)
+
+
+def _slow_partial(sql: str, tables) -> object:
+    time.sleep(1.0)
+    return sd._tpch.run_partial(sql, tables)
+
+
+def test_a_worker_killed_mid_query_is_retried_to_the_right_answer(fresh_client: Client) -> None:
+    tables = sa.tpch(0.01)
+    cluster = sd.partition_tpch(tables, fresh_client, partitions=2, replicas=2)
+    pid = next(iter(fresh_client.run(os.getpid).values()))
+    killer = _kill_soon([pid], 0.4)  # while both partitions' partial queries sleep
+    got = cluster.run(sd.PLANS[5], partial=_slow_partial)
+    killer.join()
+    assert got.equals(sa.sql(sd.tpch_query(5), tables))
+    assert pid not in fresh_client.run(os.getpid).values()  # it did die
+    assert cluster.query(1).equals(sa.sql(sd.tpch_query(1), tables))  # and the tables still answer
+
+
+def test_a_query_whose_partition_was_lost_is_a_clear_error(fresh_client: Client) -> None:
+    tables = sa.tpch(0.01)
+    cluster = sd.partition_tpch(tables, fresh_client, partitions=2)  # one copy of each partition
+    holder = next(iter(fresh_client.who_has(cluster.partitions[0]["lineitem"]).values()))[0]
+    os.kill(fresh_client.run(os.getpid, workers=[holder])[holder], signal.SIGKILL)
+    with pytest.raises(sd.DistributedError, match="lost"):
+        cluster.query(6)

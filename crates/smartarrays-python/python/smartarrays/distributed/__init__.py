@@ -43,6 +43,7 @@ from ._dask import (
 )
 from ._errors import DistributedError
 from ._pagerank import PageRankShard, pagerank, partition_graph
+from ._tpch import PLANS, QueryPlan, TpchCluster, partition_tpch, tpch_query
 from .._sizeof import register as register_sizeof
 
 
@@ -61,7 +62,10 @@ __all__ = [
     "DistributedError",
     "DistributedTable",
     "NumaPinning",
+    "PLANS",
     "PageRankShard",
+    "QueryPlan",
+    "TpchCluster",
     "from_arrays",
     "from_columns",
     "from_numpy",
@@ -72,5 +76,7 @@ __all__ = [
     "partition_graph",
     "pin_workers",
     "pinning",
+    "partition_tpch",
     "register_sizeof",
+    "tpch_query",
 ]
