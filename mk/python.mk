@@ -10,8 +10,11 @@
 #   make test-distributed-ray   install Ray (requirements-ray.txt) into .venv, then run the Ray
 #                       tests of smartarrays.distributed (tests_ray/: PageRank on Ray actors).
 #                       Not part of `make test`: Ray is about 240 MB and starts in seconds.
-#   make bench-distributed   bytes on the wire against the packed size, and 1 against 2 Dask
-#                       workers on this machine (DIST_BENCH_ELEMENTS=N values, default 20M)
+#   make bench-distributed   bytes on the wire against the packed size, 1 against 2 Dask
+#                       workers on this machine (DIST_BENCH_ELEMENTS=N values, default 20M), the
+#                       TPC-H queries single-process against Dask with 1 and 2 workers
+#                       (DIST_BENCH_TPCH_SF, default 0.1), and the TPC-H traffic model for 2 to
+#                       256 machines (bench/tpch_model.py at DIST_MODEL_SF, default 1)
 
 PYTHON ?= python3
 PY_VENV := .venv
@@ -21,6 +24,8 @@ PY_WHEELS := target/wheels-python
 PY_SETUP_STAMP := $(PY_VENV)/.smartarrays-python-requirements
 PY_RAY_STAMP := $(PY_VENV)/.smartarrays-python-ray
 DIST_BENCH_ELEMENTS ?= 20000000
+DIST_BENCH_TPCH_SF ?= 0.1
+DIST_MODEL_SF ?= 1
 PY_BENCH_ELEMENTS ?= 100000000
 PY_DEMO_ELEMENTS ?= 20000000
 DEMO_DIR ?= demo-output
@@ -71,4 +76,5 @@ test-distributed-ray: setup-python-ray build-python
 	@cd $(PY_CRATE) && $(CURDIR)/$(PY) -m pytest -q -p no:cacheprovider tests_ray
 
 bench-distributed: build-python
-	$(PY) $(PY_CRATE)/bench/distributed_bench.py --elements $(DIST_BENCH_ELEMENTS)
+	$(PY) $(PY_CRATE)/bench/distributed_bench.py --elements $(DIST_BENCH_ELEMENTS) --tpch-sf $(DIST_BENCH_TPCH_SF)
+	$(PY) $(PY_CRATE)/bench/tpch_model.py --sf $(DIST_MODEL_SF)

@@ -16,11 +16,21 @@ Machine-readable lines:
   RATIO name=<name> value=<x> goal=<text>
   MODEL graph=<g> machines=<P> messages_per_iteration=<m> bytes_per_iteration=<b> ...
 
-3. (--model-only) PageRank's exchange per iteration on a Kronecker graph split over 2, 16, 64
-   and 256 machines, read off the shards' send lists.
+3. The TPC-H queries of smartarrays.distributed.PLANS at --tpch-sf (default 0.1): the
+   single-process engine (smartarrays.sql, its runtime on both CPUs) against Dask with 1 worker
+   (pinned to both CPUs, a 2-thread runtime, one partition) and 2 workers (one CPU each, two
+   partitions by order key), every Dask result checked equal to the single-process one first;
+   plus the Arrow bytes shipped to build the partitions and the bytes the workers hold.
+4. (--model-only) PageRank's exchange per iteration on a Kronecker graph split over 2, 16, 64
+   and 256 machines, read off the shards' send lists. (The TPC-H traffic model is
+   bench/tpch_model.py.)
 
-Usage: distributed_bench.py [--elements N] [--repetitions R] [--wire-only | --scaling-only |
-                             --model-only [--model-scale S]]
+Machine-readable lines of the TPC-H part:
+  TPCH query=<n> layout=<l> sf=<sf> seconds_median=<s> seconds_best=<s>
+  TPCH_DATA layout=<l> sf=<sf> shipped_bytes=<b> resident_bytes=<b> setup_seconds=<s>
+
+Usage: distributed_bench.py [--elements N] [--repetitions R] [--tpch-sf SF] [--wire-only |
+                             --scaling-only | --tpch-only | --model-only [--model-scale S]]
 """
 
 from __future__ import annotations
@@ -165,6 +175,80 @@ def scaling(elements: int, repetitions: int) -> None:
         print(f"RATIO name={name}_2_workers_over_1_worker_2_threads value={threads:.3f} goal=info", flush=True)
 
 
+def tpch(sf: float, repetitions: int) -> None:
+    """The same TPC-H queries single-process and on Dask with 1 and 2 workers. Both clusters are
+    up at once (idle workers cost nothing) and the three runs of a query alternate, repetition
+    by repetition, so that the machine's load drifts alike over all three."""
+    from distributed import Client
+
+    tables = sa.tpch(sf)
+    numbers = list(sd.PLANS)
+    texts = {n: sd.tpch_query(n) for n in numbers}
+    expected = {n: sa.sql(texts[n], tables) for n in numbers}
+    medians: dict[tuple[int, str], float] = {}
+    print(f"# single process: runtime threads {sa.get_threads()}, cpus {sorted(os.sched_getaffinity(0))}", flush=True)
+    clusters, clients, data = [], [], {}
+    try:
+        for layout, workers in (("dask_1_worker", 1), ("dask_2_workers", 2)):
+            cluster = sd.local_cluster(n_workers=workers)
+            client = Client(cluster, set_as_default=False)
+            clusters.append(cluster)
+            clients.append(client)
+            print(f"# {layout}: pinning {sd.pinning(client)}", flush=True)
+            started = time.perf_counter()
+            data[layout] = sd.partition_tpch(tables, client)
+            setup = time.perf_counter() - started
+            resident = sum(data[layout].resident_bytes().values())
+            print(
+                f"TPCH_DATA layout={layout} sf={sf} shipped_bytes={data[layout].shipped_bytes} "
+                f"resident_bytes={resident} setup_seconds={setup:.2f}",
+                flush=True,
+            )
+        for number in numbers:
+            runs = {
+                "single_process": lambda: sa.sql(texts[number], tables),
+                "dask_1_worker": lambda: data["dask_1_worker"].query(number),
+                "dask_2_workers": lambda: data["dask_2_workers"].query(number),
+            }
+            seconds: dict[str, list[float]] = {layout: [] for layout in runs}
+            for layout, run in runs.items():  # warm up, and check the answer
+                if not run().equals(expected[number]):
+                    raise AssertionError(f"Q{number} on {layout} differs from the single-process result")
+            for _ in range(repetitions):
+                for layout, run in runs.items():
+                    started = time.perf_counter()
+                    run()
+                    seconds[layout].append(time.perf_counter() - started)
+            for layout, times in seconds.items():
+                medians[(number, layout)] = statistics.median(times)
+                print(
+                    f"TPCH query={number} layout={layout} sf={sf} seconds_median={statistics.median(times):.4f} "
+                    f"seconds_best={min(times):.4f}",
+                    flush=True,
+                )
+    finally:
+        for client in clients:
+            client.close()
+        for cluster in clusters:
+            cluster.close()
+    for number in numbers:
+        single = medians[(number, "single_process")]
+        one, two = medians[(number, "dask_1_worker")], medians[(number, "dask_2_workers")]
+        print(f"RATIO name=tpch_q{number}_dask_1_worker_over_single value={one / single:.3f} goal=info", flush=True)
+        print(f"RATIO name=tpch_q{number}_dask_2_workers_over_single value={two / single:.3f} goal=info", flush=True)
+        print(f"RATIO name=tpch_q{number}_2_workers_speedup_over_1 value={one / two:.3f} goal=info", flush=True)
+    total = {layout: sum(medians[(n, layout)] for n in numbers) for layout in ("single_process", "dask_1_worker", "dask_2_workers")}
+    print(
+        f"RATIO name=tpch_all_dask_2_workers_over_single value={total['dask_2_workers'] / total['single_process']:.3f} "
+        f"goal=info",
+        flush=True,
+    )
+    print(
+        f"RATIO name=tpch_all_2_workers_speedup_over_1 value={total['dask_1_worker'] / total['dask_2_workers']:.3f} goal=info",
+        flush=True,
+    )
+
+
 def model(scale: int) -> None:
     """PageRank's exchange per iteration when the graph is split over P = 2 ... 256 machines:
     messages between different shards and their bytes (8 per contribution a shard needs from
@@ -193,6 +277,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--model-only", action="store_true", help="print only the PageRank exchange model")
     parser.add_argument("--wire-only", action="store_true", help="only the bytes on the wire (no timing)")
     parser.add_argument("--scaling-only", action="store_true", help="only the 1 against 2 workers timing")
+    parser.add_argument("--tpch-only", action="store_true", help="only the TPC-H queries")
+    parser.add_argument("--tpch-sf", type=float, default=0.1)
     parser.add_argument("--model-scale", type=int, default=16)
     args = parser.parse_args(argv)
     if args.model_only:
@@ -201,15 +287,18 @@ def main(argv: list[str]) -> int:
     from distributed import Client
 
     print(f"# load {os.getloadavg()}, efficiency probe {efficiency_probe():.2f}", flush=True)
-    if not args.scaling_only:
+    if not (args.scaling_only or args.tpch_only):
         cluster = sd.local_cluster(n_workers=2)
         try:
             with Client(cluster) as client:
                 wire(client, args.elements)
         finally:
             cluster.close()
-    if not args.wire_only:
+    if not (args.wire_only or args.tpch_only):
         scaling(args.elements, args.repetitions)
+    if not (args.wire_only or args.scaling_only):
+        print(f"# load {os.getloadavg()}, efficiency probe {efficiency_probe():.2f}", flush=True)
+        tpch(args.tpch_sf, args.repetitions)
     print(f"# load {os.getloadavg()}, efficiency probe {efficiency_probe():.2f}", flush=True)
     return 0
 
