@@ -1271,7 +1271,13 @@ fn composite_edge(
 
 fn looks_unique(query: &BoundQuery<'_>, table: usize, column: usize) -> bool {
     let t = query.tables[table].table;
-    t.columns()[column].distinct_estimate() as f64 >= 0.9 * t.rows() as f64
+    let distinct = t.columns()[column].distinct_estimate();
+    if t.rows() <= crate::table::EXACT_DISTINCT_ROWS {
+        // Counted exactly: unique means unique.
+        distinct == t.rows() as u64
+    } else {
+        distinct as f64 >= 0.9 * t.rows() as f64
+    }
 }
 
 fn explain_pipeline(p: &Pipeline<'_>, out: &mut String, counter: &mut usize, depth: usize) {

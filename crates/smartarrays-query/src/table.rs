@@ -31,14 +31,41 @@ impl TableColumn {
         }
     }
 
-    /// The encoding's estimate of the number of distinct values (exact for small counts),
-    /// computed once.
+    /// The number of distinct values, computed once: counted exactly for a column of at most
+    /// [`EXACT_DISTINCT_ROWS`] rows, else the encoding's estimate. The planner builds joins on
+    /// columns whose count is close to the row count, so a small table with one duplicate key
+    /// must not pass for unique.
     pub fn distinct_estimate(&self) -> u64 {
         *self.distinct.get_or_init(|| {
+            let rows = self.column.len();
+            if rows <= EXACT_DISTINCT_ROWS {
+                if let Ok(values) = self.column.unpack(0..rows) {
+                    return exact_distinct(&values.values);
+                }
+            }
             self.column
                 .statistics()
                 .map_or(0, |stats| stats.distinct_estimate)
         })
+    }
+}
+
+/// Columns of at most this many rows have their distinct values counted exactly.
+pub const EXACT_DISTINCT_ROWS: usize = 1 << 16;
+
+/// The exact number of distinct values (doubles by their bits).
+fn exact_distinct(values: &Values) -> u64 {
+    fn count<T: std::hash::Hash + Eq>(items: impl Iterator<Item = T>) -> u64 {
+        items.collect::<std::collections::HashSet<T>>().len() as u64
+    }
+    match values {
+        Values::UInt64(v) => count(v.iter()),
+        Values::Int64(v) => count(v.iter()),
+        Values::Float64(v) => count(v.iter().map(|x| x.to_bits())),
+        Values::Decimal { unscaled, .. } => count(unscaled.iter()),
+        Values::Date32(v) => count(v.iter()),
+        Values::Utf8(v) => count(v.iter()),
+        Values::Bool(v) => count(v.iter()),
     }
 }
 
