@@ -173,7 +173,9 @@ fn eval_row(e: &BExpr, keys: &[Value], aggs: &[Value]) -> Result<Value> {
             )),
             other => other,
         },
-        BExpr::Column { .. } => unreachable!("columns are bound below the aggregation"),
+        BExpr::Column { .. } | BExpr::ExistsOther { .. } => {
+            unreachable!("columns are bound below the aggregation")
+        }
     })
 }
 
@@ -822,6 +824,11 @@ impl Compiler<'_> {
                 )
             }
             BExpr::ExtractYear(a) => VExpr::Year(Box::new(self.compile(a)?)),
+            BExpr::ExistsOther { key, value, groups } => VExpr::ExistsOther(
+                Box::new(self.compile(key)?),
+                Box::new(self.compile(value)?),
+                Arc::clone(groups),
+            ),
             BExpr::Substring { .. } => {
                 return unsupported("SUBSTRING outside text tests and results without GROUP BY")
             }
@@ -1387,6 +1394,12 @@ fn describe_expr(e: &BExpr, query: &BoundQuery<'_>) -> String {
         ),
         BExpr::Case { .. } => "case ... end".to_string(),
         BExpr::ExtractYear(a) => format!("extract(year from {})", describe_expr(a, query)),
+        BExpr::ExistsOther { key, value, groups } => format!(
+            "the group of {} holds a value other than {} (min and max of {} groups)",
+            describe_expr(key, query),
+            describe_expr(value, query),
+            groups.len()
+        ),
         BExpr::Substring { expr, start, len } => match len {
             Some(len) => format!(
                 "substring({} from {start} for {len})",
@@ -2320,6 +2333,10 @@ fn key_refs(e: &BExpr, out: &mut Vec<usize>) {
         }
         BExpr::Neg(a, _) | BExpr::Not(a) | BExpr::ExtractYear(a) => key_refs(a, out),
         BExpr::Substring { expr, .. } => key_refs(expr, out),
+        BExpr::ExistsOther { key, value, .. } => {
+            key_refs(key, out);
+            key_refs(value, out);
+        }
         BExpr::Like { expr, .. } | BExpr::InList { expr, .. } => key_refs(expr, out),
         BExpr::And(list) | BExpr::Or(list) => list.iter().for_each(|x| key_refs(x, out)),
         BExpr::Case {
