@@ -1812,7 +1812,38 @@ fn plan_sink(query: &BoundQuery<'_>, root: &Pipeline<'_>) -> Result<SinkPlan> {
         }
     }
     if packed.is_empty() {
-        return unsupported("grouping only by text or by expressions of unknown range");
+        // Only text (Q21's `group by s_name`): the first text key becomes the row id of its
+        // string's first row in the column (equal strings, one id), packed in the bits of the
+        // column's rows.
+        let text = carried.iter().position(
+            |(source, _)| matches!(source, KeySource::Text(s) if root.text_columns[*s].is_some()),
+        );
+        let Some(c) = text else {
+            return unsupported("grouping only by text or by expressions of unknown range");
+        };
+        let (source, i) = carried.remove(c);
+        let KeySource::Text(slot) = source else {
+            unreachable!("found as text above")
+        };
+        let column = root.text_columns[slot].expect("found with its column above");
+        let rows = column.len();
+        let strings = match column.take(&(0..rows).collect::<Vec<_>>())?.values {
+            smartarrays_encodings::Values::Utf8(v) => v,
+            _ => return unsupported("text that does not decode to strings"),
+        };
+        let mut first: std::collections::HashMap<&str, i64> = std::collections::HashMap::new();
+        let canonical: Vec<i64> = strings
+            .iter()
+            .enumerate()
+            .map(|(r, text)| *first.entry(text.as_str()).or_insert(r as i64))
+            .collect();
+        let bits = (64 - (rows.max(1) as u64).leading_zeros()).max(1);
+        packed.push((
+            VExpr::Lookup(Box::new(VExpr::Slot(slot)), Arc::new(canonical)),
+            0,
+            bits,
+        ));
+        packed_index.push(i);
     }
     Ok(SinkPlan::Hash {
         packed,
@@ -3145,7 +3176,11 @@ impl<'a> Plan<'a> {
                                 };
                                 ((code >> shift) & mask) as i64 + min
                             };
-                            key_values[i] = key_value(&key_kinds[i], raw);
+                            // A packed text key is its string's row id (read in `finish`).
+                            key_values[i] = match key_kinds[i] {
+                                SlotKind::Text => Value::Int(i128::from(raw)),
+                                _ => key_value(&key_kinds[i], raw),
+                            };
                             shift += bits;
                         }
                         for (c, (_, i)) in carried.iter().enumerate() {
@@ -3158,6 +3193,13 @@ impl<'a> Plan<'a> {
                 for (source, i) in carried {
                     if let KeySource::Text(s) = source {
                         deferred.push((*i, self.root.text_columns[*s]));
+                    }
+                }
+                for (p, (e, _, _)) in packed.iter().enumerate() {
+                    if let VExpr::Lookup(inner, _) = e {
+                        if let VExpr::Slot(s) = inner.as_ref() {
+                            deferred.push((packed_index[p], self.root.text_columns[*s]));
+                        }
                     }
                 }
                 out

@@ -62,6 +62,8 @@ pub(crate) enum VExpr {
     /// Whether the group of the first value holds a value other than the second (a correlated
     /// `EXISTS` with an inequality, see [`KeyRanges`]).
     ExistsOther(Box<VExpr>, Box<VExpr>, Arc<KeyRanges>),
+    /// The entry of a table at each value (a text's row id to the first row of its string).
+    Lookup(Box<VExpr>, Arc<Vec<i64>>),
 }
 
 /// A fast hasher for 64-bit keys (a multiply and a fold of the high half into the low).
@@ -199,7 +201,8 @@ impl VExpr {
             | VExpr::Neg(a)
             | VExpr::Not(a)
             | VExpr::Year(a)
-            | VExpr::DoubleKey(a, _) => a.text_slots(out),
+            | VExpr::DoubleKey(a, _)
+            | VExpr::Lookup(a, _) => a.text_slots(out),
             VExpr::In(a, ..) => a.text_slots(out),
             VExpr::ExistsOther(a, b, _) => {
                 a.text_slots(out);
@@ -322,6 +325,10 @@ impl VExpr {
                 for (k, v) in out.iter_mut().zip(&values) {
                     *k = i64::from(groups.exists_other(*k, *v));
                 }
+            }
+            VExpr::Lookup(a, table) => {
+                a.eval(batch, out)?;
+                out.iter_mut().for_each(|v| *v = table[*v as usize]);
             }
             VExpr::Year(a) => {
                 a.eval(batch, out)?;

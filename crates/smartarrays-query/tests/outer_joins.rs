@@ -331,3 +331,33 @@ proptest! {
         }
     }
 }
+
+/// Grouping by text alone (Q21's `group by s_name`), with repeated strings among many.
+#[test]
+fn grouping_only_by_text() {
+    for &n in &SIZES {
+        let r = pairs(n, 1, 400, 5);
+        let catalog = catalog(&[], &r, &[]);
+        let mut want: BTreeMap<String, i64> = BTreeMap::new();
+        for (_, v) in &r {
+            let text = if v % 2 != 0 {
+                format!("a special {v} requests")
+            } else {
+                format!("plain {v}")
+            };
+            *want.entry(text).or_default() += 1;
+        }
+        let want: Vec<Vec<Value>> = want
+            .into_iter()
+            .map(|(t, c)| vec![Value::Str(t), int(c)])
+            .collect();
+        assert_eq!(
+            both(
+                &catalog,
+                "select rt, count(*) as n from r group by rt order by rt"
+            ),
+            want,
+            "{n}"
+        );
+    }
+}
