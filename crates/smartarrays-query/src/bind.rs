@@ -15,6 +15,7 @@ use crate::error::{Position, QueryError, Result};
 use crate::scope::Scope;
 use crate::table::Table;
 use crate::value::{pow10, ResultSet, Type, Value};
+use crate::vector::KeyRanges;
 
 /// The place of a syntax node.
 pub(crate) fn position_of(node: &impl Spanned) -> Position {
@@ -144,6 +145,13 @@ pub(crate) enum BExpr {
         ty: Type,
     },
     ExtractYear(Box<BExpr>),
+    /// Whether the group of `key` holds a value other than `value`: a correlated `EXISTS`
+    /// with an equality and an inequality (see [`KeyRanges`]).
+    ExistsOther {
+        key: Box<BExpr>,
+        value: Box<BExpr>,
+        groups: std::sync::Arc<KeyRanges>,
+    },
     /// `substring(expr from start for len)` of text (characters, from 1; `len` `None`: to the
     /// end).
     Substring {
@@ -184,6 +192,10 @@ impl BExpr {
             }
             BExpr::Neg(a, _) | BExpr::Not(a) | BExpr::ExtractYear(a) => a.columns(out),
             BExpr::Substring { expr, .. } => expr.columns(out),
+            BExpr::ExistsOther { key, value, .. } => {
+                key.columns(out);
+                value.columns(out);
+            }
             BExpr::And(list) | BExpr::Or(list) => list.iter().for_each(|e| e.columns(out)),
             BExpr::Like { expr, .. } | BExpr::InList { expr, .. } => expr.columns(out),
             BExpr::Case {
@@ -891,6 +903,12 @@ impl Binder<'_, '_> {
                 }
                 Ok(fold(BExpr::ExtractYear(Box::new(x))))
             }
+            Expr::Function(f)
+                if mode == Mode::Rows
+                    && f.name.to_string().eq_ignore_ascii_case(crate::rewrite::EXISTS_OTHER) =>
+            {
+                self.exists_other(f, e)
+            }
             Expr::Function(f) => match aggregate_function(f) {
                 Some(_) => Err(QueryError::type_error(
                     "aggregates are only allowed in SELECT, HAVING and ORDER BY",
@@ -1016,6 +1034,67 @@ impl Binder<'_, '_> {
             }
             _ => unsupported(format!("the expression {e}"), e),
         }
+    }
+
+    /// `__exists_other(key, value, (select k, min(v), max(v) .. group by k))`, which the
+    /// rewrite makes of a correlated `EXISTS` with an equality and an inequality: the subquery
+    /// runs first and its groups become a [`KeyRanges`].
+    fn exists_other(&mut self, f: &ast::Function, e: &Expr) -> Result<BExpr> {
+        let args = match &f.args {
+            FunctionArguments::List(list) => list.args.as_slice(),
+            _ => &[],
+        };
+        let (key, value, subquery) = match args {
+            [FunctionArg::Unnamed(FunctionArgExpr::Expr(k)), FunctionArg::Unnamed(FunctionArgExpr::Expr(v)), FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Subquery(q)))] => {
+                (k, v, q)
+            }
+            _ => return unsupported(format!("function {}", f.name), e),
+        };
+        let key = self.bind(key, Mode::Rows)?;
+        let value = self.bind(value, Mode::Rows)?;
+        let rows = (self.subquery)(subquery)?;
+        let integral = |t: Type| t.is_exact() || t == Type::Date;
+        if rows.types.len() != 3
+            || rows.types[0] != key.ty()
+            || rows.types[1] != value.ty()
+            || rows.types[2] != value.ty()
+            || !integral(key.ty())
+            || !integral(value.ty())
+        {
+            return unsupported(
+                format!(
+                    "a correlated EXISTS with an inequality between {} and {} (only integer, decimal and date columns of the same type on both sides)",
+                    key.ty(),
+                    value.ty()
+                ),
+                e,
+            );
+        }
+        let int = |v: &Value| -> Result<i64> {
+            let wide = match v {
+                Value::Int(x) => *x,
+                Value::Decimal { unscaled, .. } => *unscaled,
+                Value::Date(d) => i128::from(*d),
+                other => {
+                    return Err(QueryError::type_error(
+                        format!("{other} in a correlated EXISTS's group"),
+                        position_of(e),
+                    ))
+                }
+            };
+            i64::try_from(wide)
+                .map_err(|_| QueryError::Overflow(format!("{wide} does not fit 64 bits")))
+        };
+        let groups = rows
+            .rows
+            .iter()
+            .map(|r| Ok((int(&r[0])?, int(&r[1])?, int(&r[2])?)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(BExpr::ExistsOther {
+            key: Box::new(key),
+            value: Box::new(value),
+            groups: std::sync::Arc::new(KeyRanges::new(groups)),
+        })
     }
 
     fn aggregate(&mut self, func: AggFunc, f: &ast::Function, e: &Expr) -> Result<BExpr> {

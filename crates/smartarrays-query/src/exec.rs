@@ -173,7 +173,9 @@ fn eval_row(e: &BExpr, keys: &[Value], aggs: &[Value]) -> Result<Value> {
             )),
             other => other,
         },
-        BExpr::Column { .. } => unreachable!("columns are bound below the aggregation"),
+        BExpr::Column { .. } | BExpr::ExistsOther { .. } => {
+            unreachable!("columns are bound below the aggregation")
+        }
     })
 }
 
@@ -822,6 +824,11 @@ impl Compiler<'_> {
                 )
             }
             BExpr::ExtractYear(a) => VExpr::Year(Box::new(self.compile(a)?)),
+            BExpr::ExistsOther { key, value, groups } => VExpr::ExistsOther(
+                Box::new(self.compile(key)?),
+                Box::new(self.compile(value)?),
+                Arc::clone(groups),
+            ),
             BExpr::Substring { .. } => {
                 return unsupported("SUBSTRING outside text tests and results without GROUP BY")
             }
@@ -1393,6 +1400,12 @@ fn describe_expr(e: &BExpr, query: &BoundQuery<'_>) -> String {
         ),
         BExpr::Case { .. } => "case ... end".to_string(),
         BExpr::ExtractYear(a) => format!("extract(year from {})", describe_expr(a, query)),
+        BExpr::ExistsOther { key, value, groups } => format!(
+            "the group of {} holds a value other than {} (min and max of {} groups)",
+            describe_expr(key, query),
+            describe_expr(value, query),
+            groups.len()
+        ),
         BExpr::Substring { expr, start, len } => match len {
             Some(len) => format!(
                 "substring({} from {start} for {len})",
@@ -1805,7 +1818,38 @@ fn plan_sink(query: &BoundQuery<'_>, root: &Pipeline<'_>) -> Result<SinkPlan> {
         }
     }
     if packed.is_empty() {
-        return unsupported("grouping only by text or by expressions of unknown range");
+        // Only text (Q21's `group by s_name`): the first text key becomes the row id of its
+        // string's first row in the column (equal strings, one id), packed in the bits of the
+        // column's rows.
+        let text = carried.iter().position(
+            |(source, _)| matches!(source, KeySource::Text(s) if root.text_columns[*s].is_some()),
+        );
+        let Some(c) = text else {
+            return unsupported("grouping only by text or by expressions of unknown range");
+        };
+        let (source, i) = carried.remove(c);
+        let KeySource::Text(slot) = source else {
+            unreachable!("found as text above")
+        };
+        let column = root.text_columns[slot].expect("found with its column above");
+        let rows = column.len();
+        let strings = match column.take(&(0..rows).collect::<Vec<_>>())?.values {
+            smartarrays_encodings::Values::Utf8(v) => v,
+            _ => return unsupported("text that does not decode to strings"),
+        };
+        let mut first: std::collections::HashMap<&str, i64> = std::collections::HashMap::new();
+        let canonical: Vec<i64> = strings
+            .iter()
+            .enumerate()
+            .map(|(r, text)| *first.entry(text.as_str()).or_insert(r as i64))
+            .collect();
+        let bits = (64 - (rows.max(1) as u64).leading_zeros()).max(1);
+        packed.push((
+            VExpr::Lookup(Box::new(VExpr::Slot(slot)), Arc::new(canonical)),
+            0,
+            bits,
+        ));
+        packed_index.push(i);
     }
     Ok(SinkPlan::Hash {
         packed,
@@ -2326,6 +2370,10 @@ fn key_refs(e: &BExpr, out: &mut Vec<usize>) {
         }
         BExpr::Neg(a, _) | BExpr::Not(a) | BExpr::ExtractYear(a) => key_refs(a, out),
         BExpr::Substring { expr, .. } => key_refs(expr, out),
+        BExpr::ExistsOther { key, value, .. } => {
+            key_refs(key, out);
+            key_refs(value, out);
+        }
         BExpr::Like { expr, .. } | BExpr::InList { expr, .. } => key_refs(expr, out),
         BExpr::And(list) | BExpr::Or(list) => list.iter().for_each(|x| key_refs(x, out)),
         BExpr::Case {
@@ -3134,7 +3182,11 @@ impl<'a> Plan<'a> {
                                 };
                                 ((code >> shift) & mask) as i64 + min
                             };
-                            key_values[i] = key_value(&key_kinds[i], raw);
+                            // A packed text key is its string's row id (read in `finish`).
+                            key_values[i] = match key_kinds[i] {
+                                SlotKind::Text => Value::Int(i128::from(raw)),
+                                _ => key_value(&key_kinds[i], raw),
+                            };
                             shift += bits;
                         }
                         for (c, (_, i)) in carried.iter().enumerate() {
@@ -3147,6 +3199,13 @@ impl<'a> Plan<'a> {
                 for (source, i) in carried {
                     if let KeySource::Text(s) = source {
                         deferred.push((*i, self.root.text_columns[*s]));
+                    }
+                }
+                for (p, (e, _, _)) in packed.iter().enumerate() {
+                    if let VExpr::Lookup(inner, _) = e {
+                        if let VExpr::Slot(s) = inner.as_ref() {
+                            deferred.push((packed_index[p], self.root.text_columns[*s]));
+                        }
                     }
                 }
                 out

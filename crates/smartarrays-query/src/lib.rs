@@ -35,6 +35,7 @@ mod budget;
 pub mod error;
 mod exec;
 pub mod load;
+mod outer;
 pub mod placement;
 pub mod queries;
 mod rewrite;
@@ -166,8 +167,20 @@ fn with_plan<R>(
             inner.push(scope::table_from_result(&cte.alias, rows)?);
         }
     }
+    // A left join counted per group becomes the table of its groups (computed now) and the
+    // query over it.
+    let counted = outer::left_join_counts(query, &inner, &|sub| {
+        run_query(sub, &inner, runtime, budget)
+    })?;
+    let query = match counted {
+        Some((groups, over)) => {
+            inner.push(groups);
+            std::borrow::Cow::Owned(over)
+        }
+        None => std::borrow::Cow::Borrowed(query),
+    };
     // Correlated subqueries become joins with derived tables or IN subqueries.
-    let query = rewrite::rewrite(query, &inner)?;
+    let query = rewrite::rewrite(&query, &inner)?;
     if let sqlparser::ast::SetExpr::Select(select) = query.body.as_ref() {
         for from in &select.from {
             if let sqlparser::ast::TableFactor::Derived {

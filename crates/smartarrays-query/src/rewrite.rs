@@ -13,8 +13,14 @@
 //!   derived table `(select g, .., x from .. where .. group by g, .., x)`: each distinct value
 //!   once per group.
 //!
-//! A correlated condition other than an equality between an inner and an outer expression is
-//! an error naming it. A subquery whose tables are not known yet is left as it is: the binder
+//! - `[NOT] EXISTS (select .. from F where inner = outer and inner_v <> outer_v and local)`
+//!   becomes `[NOT] __exists_other(outer, outer_v, (select inner, min(inner_v), max(inner_v)
+//!   from F where local group by inner))`: the rows of a key hold a value other than
+//!   `outer_v` exactly when the key has a group and its minimum or maximum is not `outer_v`
+//!   (TPC-H Q21). The binder runs the subquery first and tests each row against its groups.
+//!
+//! A correlated condition other than an equality between an inner and an outer expression (or,
+//! in an `EXISTS` with one equality, one `<>`) is an error naming it. A subquery whose tables are not known yet is left as it is: the binder
 //! then names what it cannot resolve.
 
 use sqlparser::ast::{
@@ -26,6 +32,16 @@ use sqlparser::ast::{
 use crate::bind::position_of;
 use crate::error::{QueryError, Result};
 use crate::scope::Scope;
+
+/// One expression parsed from text this module wrote.
+fn parse_expr(text: &str) -> Result<Expr> {
+    sqlparser::parser::Parser::new(&sqlparser::dialect::GenericDialect {})
+        .try_with_sql(text)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| QueryError::Syntax {
+            message: e.to_string(),
+        })
+}
 
 /// The query with the correlated subqueries of its WHERE decorrelated.
 pub(crate) fn rewrite(query: &Query, scope: &Scope<'_>) -> Result<Query> {
@@ -312,7 +328,7 @@ fn map_expr(e: &Expr, f: &mut dyn FnMut(&Expr) -> Option<Expr>) {
 }
 
 /// `e` with every subexpression for which `f` gives a replacement replaced (outermost first).
-fn replace_expr(e: &Expr, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Expr {
+pub(crate) fn replace_expr(e: &Expr, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Expr {
     if let Some(r) = f(e) {
         return r;
     }
@@ -453,7 +469,7 @@ fn is_comparison(op: &BinaryOperator) -> bool {
     )
 }
 
-fn split_and(e: Expr, out: &mut Vec<Expr>) {
+pub(crate) fn split_and(e: Expr, out: &mut Vec<Expr>) {
     match e {
         Expr::BinaryOp {
             left,
@@ -478,7 +494,7 @@ fn split_and(e: Expr, out: &mut Vec<Expr>) {
     }
 }
 
-fn join_and(list: Vec<Expr>) -> Option<Expr> {
+pub(crate) fn join_and(list: Vec<Expr>) -> Option<Expr> {
     list.into_iter().reduce(|a, b| Expr::BinaryOp {
         left: Box::new(a),
         op: BinaryOperator::And,
@@ -544,7 +560,7 @@ impl Inner {
 }
 
 /// Collects the names an expression reads; false for kinds it does not look into.
-fn identifiers(e: &Expr, out: &mut Vec<Vec<Ident>>) -> bool {
+pub(crate) fn identifiers(e: &Expr, out: &mut Vec<Vec<Ident>>) -> bool {
     match e {
         Expr::Identifier(i) => {
             out.push(vec![i.clone()]);
@@ -597,7 +613,31 @@ fn identifiers(e: &Expr, out: &mut Vec<Vec<Ident>>) -> bool {
 struct Correlated {
     select: Select,
     equalities: Vec<(Expr, Expr)>,
+    /// Correlated inequalities `inner <> outer` (inner, outer, the condition): only an
+    /// `EXISTS` takes one.
+    unequal: Vec<(Expr, Expr, Expr)>,
     local: Vec<Expr>,
+}
+
+/// The function the rewrite calls a correlated `EXISTS` with an inequality (bound to a test of
+/// the subquery's (key, min, max) groups).
+pub(crate) const EXISTS_OTHER: &str = "__exists_other";
+
+impl Correlated {
+    /// An error for the first correlated inequality, where the caller takes none.
+    fn no_inequality(&self) -> Result<()> {
+        match self.unequal.first() {
+            None => Ok(()),
+            Some((_, _, c)) => Err(not_equality(c)),
+        }
+    }
+}
+
+fn not_equality(c: &Expr) -> QueryError {
+    QueryError::unsupported(
+        format!("the correlated condition {c} (only equalities between a column of the subquery and one outside it)"),
+        position_of(c),
+    )
 }
 
 fn correlate(subquery: &Query, scope: &Scope<'_>) -> Result<Option<Correlated>> {
@@ -621,6 +661,7 @@ fn correlate(subquery: &Query, scope: &Scope<'_>) -> Result<Option<Correlated>> 
         split_and(w.clone(), &mut conjuncts);
     }
     let mut equalities = Vec::new();
+    let mut unequal = Vec::new();
     let mut local = Vec::new();
     for c in conjuncts {
         let Some((_, outer)) = inner.sides(&c) else {
@@ -633,31 +674,35 @@ fn correlate(subquery: &Query, scope: &Scope<'_>) -> Result<Option<Correlated>> 
         let pair = match &c {
             Expr::BinaryOp {
                 left,
-                op: BinaryOperator::Eq,
+                op: op @ (BinaryOperator::Eq | BinaryOperator::NotEq),
                 right,
             } => match (inner.sides(left), inner.sides(right)) {
-                (Some((true, false)), Some((false, true))) => Some((*left.clone(), *right.clone())),
-                (Some((false, true)), Some((true, false))) => Some((*right.clone(), *left.clone())),
+                (Some((true, false)), Some((false, true))) => {
+                    Some((*left.clone(), *right.clone(), op))
+                }
+                (Some((false, true)), Some((true, false))) => {
+                    Some((*right.clone(), *left.clone(), op))
+                }
                 _ => None,
             },
             _ => None,
         };
         match pair {
-            Some(p) => equalities.push(p),
-            None => {
-                return Err(QueryError::unsupported(
-                    format!("the correlated condition {c} (only equalities between a column of the subquery and one outside it)"),
-                    position_of(&c),
-                ))
-            }
+            Some((a, b, BinaryOperator::Eq)) => equalities.push((a, b)),
+            Some((a, b, _)) => unequal.push((a, b, c.clone())),
+            None => return Err(not_equality(&c)),
         }
     }
     if equalities.is_empty() {
+        if let Some((_, _, c)) = unequal.first() {
+            return Err(not_equality(c));
+        }
         return Ok(None);
     }
     Ok(Some(Correlated {
         select: select.as_ref().clone(),
         equalities,
+        unequal,
         local,
     }))
 }
@@ -668,12 +713,47 @@ fn exists_to_in(subquery: &Query, negated: bool, scope: &Scope<'_>) -> Result<Op
         return Ok(None);
     };
     if c.equalities.len() != 1 {
+        c.no_inequality()?;
         return Err(QueryError::unsupported(
             "an EXISTS subquery correlated by more than one equality",
             position_of(subquery),
         ));
     }
+    if c.unequal.len() > 1 {
+        return Err(QueryError::unsupported(
+            format!(
+                "the correlated condition {} next to another inequality (an EXISTS takes one equality and at most one inequality <>)",
+                c.unequal[1].2
+            ),
+            position_of(&c.unequal[1].2),
+        ));
+    }
     let (inner, outer) = c.equalities.into_iter().next().unwrap();
+    if let Some((inner_value, outer_value, _)) = c.unequal.into_iter().next() {
+        // EXISTS (.. where inner = outer and inner_value <> outer_value and local): the rows
+        // of the key hold a value other than outer_value, decided from their min and max.
+        let mut select = c.select;
+        select.projection = vec![
+            SelectItem::UnnamedExpr(inner.clone()),
+            SelectItem::UnnamedExpr(parse_expr(&format!("min({inner_value})"))?),
+            SelectItem::UnnamedExpr(parse_expr(&format!("max({inner_value})"))?),
+        ];
+        select.selection = join_and(c.local);
+        select.group_by = GroupByExpr::Expressions(vec![inner], vec![]);
+        let mut query = subquery.clone();
+        *query.body = SetExpr::Select(Box::new(select));
+        let call = parse_expr(&format!(
+            "{EXISTS_OTHER}({outer}, {outer_value}, ({query}))"
+        ))?;
+        return Ok(Some(if negated {
+            Expr::UnaryOp {
+                op: sqlparser::ast::UnaryOperator::Not,
+                expr: Box::new(Expr::Nested(Box::new(call))),
+            }
+        } else {
+            call
+        }));
+    }
     let mut select = c.select;
     select.projection = vec![SelectItem::UnnamedExpr(inner.clone())];
     select.selection = join_and(c.local);
@@ -697,6 +777,7 @@ fn scalar_to_join(
     let Some(c) = correlate(subquery, scope)? else {
         return Ok(None);
     };
+    c.no_inequality()?;
     let mut select = c.select;
     let value = match select.projection.as_slice() {
         [SelectItem::UnnamedExpr(e)] | [SelectItem::ExprWithAlias { expr: e, .. }] => e.clone(),

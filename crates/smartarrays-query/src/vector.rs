@@ -59,6 +59,75 @@ pub(crate) enum VExpr {
     /// An exact number at scale `10^-s` (the factor `10^s` given) as the order-preserving key of
     /// its double (how a double slot holds its values), to compare it with doubles.
     DoubleKey(Box<VExpr>, f64),
+    /// Whether the group of the first value holds a value other than the second (a correlated
+    /// `EXISTS` with an inequality, see [`KeyRanges`]).
+    ExistsOther(Box<VExpr>, Box<VExpr>, Arc<KeyRanges>),
+    /// The entry of a table at each value (a text's row id to the first row of its string).
+    Lookup(Box<VExpr>, Arc<Vec<i64>>),
+}
+
+/// A fast hasher for 64-bit keys (a multiply and a fold of the high half into the low).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        let h = (self.0 ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = h ^ (h >> 32);
+    }
+
+    fn write_i64(&mut self, v: i64) {
+        self.write_u64(v as u64);
+    }
+}
+
+/// Per key, the smallest and largest value of a subquery's rows with that key: for
+/// `EXISTS (select .. where inner_key = k and inner_value <> v ..)`, the rows of key `k` hold a
+/// value other than `v` exactly when there are some and not all of them are `v`, that is when
+/// `k` has a group and its minimum or its maximum differs from `v`.
+#[derive(Clone, Default, PartialEq)]
+pub(crate) struct KeyRanges {
+    groups: std::collections::HashMap<i64, (i64, i64), std::hash::BuildHasherDefault<KeyHasher>>,
+}
+
+impl std::fmt::Debug for KeyRanges {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "KeyRanges({} keys)", self.groups.len())
+    }
+}
+
+impl KeyRanges {
+    /// From (key, minimum, maximum) per group (one entry per key).
+    pub(crate) fn new(groups: impl IntoIterator<Item = (i64, i64, i64)>) -> KeyRanges {
+        KeyRanges {
+            groups: groups
+                .into_iter()
+                .map(|(k, lo, hi)| (k, (lo, hi)))
+                .collect(),
+        }
+    }
+
+    /// The number of keys.
+    pub(crate) fn len(&self) -> usize {
+        self.groups.len()
+    }
+
+    /// Whether the group of `key` holds a value other than `value`.
+    pub(crate) fn exists_other(&self, key: i64, value: i64) -> bool {
+        self.groups
+            .get(&key)
+            .is_some_and(|&(lo, hi)| lo != value || hi != value)
+    }
 }
 
 /// The order-preserving signed key of a double (a double slot's value; -0.0 is 0.0).
@@ -132,8 +201,13 @@ impl VExpr {
             | VExpr::Neg(a)
             | VExpr::Not(a)
             | VExpr::Year(a)
-            | VExpr::DoubleKey(a, _) => a.text_slots(out),
+            | VExpr::DoubleKey(a, _)
+            | VExpr::Lookup(a, _) => a.text_slots(out),
             VExpr::In(a, ..) => a.text_slots(out),
+            VExpr::ExistsOther(a, b, _) => {
+                a.text_slots(out);
+                b.text_slots(out);
+            }
             VExpr::Add(a, b) | VExpr::Sub(a, b) | VExpr::Mul(a, b) | VExpr::Compare(_, a, b) => {
                 a.text_slots(out);
                 b.text_slots(out);
@@ -243,6 +317,18 @@ impl VExpr {
                         }
                     }
                 }
+            }
+            VExpr::ExistsOther(key, value, groups) => {
+                key.eval(batch, out)?;
+                let mut values = Vec::with_capacity(n);
+                value.eval(batch, &mut values)?;
+                for (k, v) in out.iter_mut().zip(&values) {
+                    *k = i64::from(groups.exists_other(*k, *v));
+                }
+            }
+            VExpr::Lookup(a, table) => {
+                a.eval(batch, out)?;
+                out.iter_mut().for_each(|v| *v = table[*v as usize]);
             }
             VExpr::Year(a) => {
                 a.eval(batch, out)?;

@@ -802,6 +802,91 @@ fn q22_matches_the_reference() {
     assert_rows_equal(&run(22).rows, &want, "Q22");
 }
 
+#[test]
+fn q13_matches_the_reference() {
+    // Orders per customer whose comment is not like '%special%requests%', then customers per
+    // count (0 for those without such an order).
+    let comment_ok = |c: &str| match c.find("special") {
+        Some(i) => !c[i + "special".len()..].contains("requests"),
+        None => true,
+    };
+    let mut per_customer: HashMap<i64, i64> = ints("c_custkey").iter().map(|&k| (k, 0)).collect();
+    for (key, comment) in ints("o_custkey").iter().zip(strs("o_comment")) {
+        if comment_ok(comment) {
+            *per_customer.get_mut(key).unwrap() += 1;
+        }
+    }
+    let mut dist: BTreeMap<i64, i64> = BTreeMap::new();
+    for n in per_customer.values() {
+        *dist.entry(*n).or_default() += 1;
+    }
+    let mut want: Vec<(i64, i64)> = dist.into_iter().collect();
+    want.sort_by(|a, b| b.1.cmp(&a.1).then(b.0.cmp(&a.0)));
+    let want: Vec<Vec<Value>> = want
+        .into_iter()
+        .map(|(c, n)| vec![Value::Int(i128::from(c)), Value::Int(i128::from(n))])
+        .collect();
+    assert!(
+        want.iter().any(|r| r[0] == Value::Int(0)),
+        "customers without orders"
+    );
+    assert_rows_equal(&run(13).rows, &want, "Q13");
+}
+
+#[test]
+fn q21_matches_the_reference() {
+    let (okey, skey) = (ints("l_orderkey"), ints("l_suppkey"));
+    let (commit, receipt) = (days("l_commitdate"), days("l_receiptdate"));
+    let late = |i: usize| receipt[i] > commit[i];
+    // Line items per order.
+    let mut lines: HashMap<i64, Vec<usize>> = HashMap::new();
+    for (i, k) in okey.iter().enumerate() {
+        lines.entry(*k).or_default().push(i);
+    }
+    let failed: std::collections::HashSet<i64> = ints("o_orderkey")
+        .iter()
+        .zip(strs("o_orderstatus"))
+        .filter(|(_, s)| *s == "F")
+        .map(|(k, _)| *k)
+        .collect();
+    let nation = strs("n_name")
+        .iter()
+        .position(|n| n == "SAUDI ARABIA")
+        .unwrap() as i64;
+    let nation = ints("n_nationkey")[nation as usize];
+    let suppliers: HashMap<i64, &String> = ints("s_suppkey")
+        .iter()
+        .zip(ints("s_nationkey"))
+        .zip(strs("s_name"))
+        .filter(|((_, n), _)| **n == nation)
+        .map(|((k, _), name)| (*k, name))
+        .collect();
+    let mut counts: BTreeMap<&String, i64> = BTreeMap::new();
+    for i in 0..okey.len() {
+        let Some(name) = suppliers.get(&skey[i]) else {
+            continue;
+        };
+        if !late(i) || !failed.contains(&okey[i]) {
+            continue;
+        }
+        let others = &lines[&okey[i]];
+        let other = others.iter().any(|&j| skey[j] != skey[i]);
+        let other_late = others.iter().any(|&j| skey[j] != skey[i] && late(j));
+        if other && !other_late {
+            *counts.entry(name).or_default() += 1;
+        }
+    }
+    let mut want: Vec<(&String, i64)> = counts.into_iter().collect();
+    want.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    want.truncate(100);
+    let want: Vec<Vec<Value>> = want
+        .into_iter()
+        .map(|(s, n)| vec![Value::Str(s.clone()), Value::Int(i128::from(n))])
+        .collect();
+    assert!(!want.is_empty(), "Q21 keeps some suppliers at SF 0.01");
+    assert_rows_equal(&run(21).rows, &want, "Q21");
+}
+
 /// The two cells of the shipped answers that differ from the specification's answer set.
 #[test]
 fn official_answers_are_read_as_the_specification_has_them() {
