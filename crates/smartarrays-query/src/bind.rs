@@ -14,7 +14,7 @@ use smartarrays_encodings::date;
 use crate::error::{Position, QueryError, Result};
 use crate::scope::Scope;
 use crate::table::Table;
-use crate::value::{pow10, ResultSet, Type, Value};
+use crate::value::{pow10, Grouped, ResultSet, Type, Value};
 use crate::vector::KeyRanges;
 
 /// The place of a syntax node.
@@ -295,11 +295,16 @@ enum Mode {
 /// Runs an uncorrelated subquery to its rows.
 pub(crate) type SubqueryRunner<'q> = &'q dyn Fn(&ast::Query) -> Result<ResultSet>;
 
+/// Runs an uncorrelated subquery to integer columns where its plan allows, else to rows (a
+/// correlated `EXISTS`'s groups).
+pub(crate) type IntRunner<'q> = &'q dyn Fn(&ast::Query) -> Result<Grouped>;
+
 struct Binder<'a, 'q> {
     tables: &'q [TableRef<'a>],
     keys: &'q [BExpr],
     aggregates: Vec<AggCall>,
     subquery: SubqueryRunner<'q>,
+    ints: IntRunner<'q>,
 }
 
 fn unsupported<T>(what: impl Into<String>, node: &impl Spanned) -> Result<T> {
@@ -314,6 +319,7 @@ pub(crate) fn bind<'a>(
     query: &ast::Query,
     scope: &'a Scope<'_>,
     subquery: SubqueryRunner<'_>,
+    ints: IntRunner<'_>,
 ) -> Result<BoundQuery<'a>> {
     if let Some(with) = &query.with {
         if with.recursive {
@@ -420,6 +426,7 @@ pub(crate) fn bind<'a>(
         keys: &[],
         aggregates: Vec::new(),
         subquery,
+        ints,
     };
     let mut conjuncts = Vec::new();
     if let Some(selection) = &select.selection {
@@ -1052,12 +1059,13 @@ impl Binder<'_, '_> {
         };
         let key = self.bind(key, Mode::Rows)?;
         let value = self.bind(value, Mode::Rows)?;
-        let rows = (self.subquery)(subquery)?;
+        let groups = (self.ints)(subquery)?;
         let integral = |t: Type| t.is_exact() || t == Type::Date;
-        if rows.types.len() != 3
-            || rows.types[0] != key.ty()
-            || rows.types[1] != value.ty()
-            || rows.types[2] != value.ty()
+        let types = groups.types();
+        if types.len() != 3
+            || types[0] != key.ty()
+            || types[1] != value.ty()
+            || types[2] != value.ty()
             || !integral(key.ty())
             || !integral(value.ty())
         {
@@ -1070,30 +1078,15 @@ impl Binder<'_, '_> {
                 e,
             );
         }
-        let int = |v: &Value| -> Result<i64> {
-            let wide = match v {
-                Value::Int(x) => *x,
-                Value::Decimal { unscaled, .. } => *unscaled,
-                Value::Date(d) => i128::from(*d),
-                other => {
-                    return Err(QueryError::type_error(
-                        format!("{other} in a correlated EXISTS's group"),
-                        position_of(e),
-                    ))
-                }
-            };
-            i64::try_from(wide)
-                .map_err(|_| QueryError::Overflow(format!("{wide} does not fit 64 bits")))
+        let groups = groups.into_ints()?;
+        let [keys, lo, hi] = &groups.columns[..] else {
+            unreachable!("three columns, checked above")
         };
-        let groups = rows
-            .rows
-            .iter()
-            .map(|r| Ok((int(&r[0])?, int(&r[1])?, int(&r[2])?)))
-            .collect::<Result<Vec<_>>>()?;
+        let groups = KeyRanges::from_columns(keys, lo, hi);
         Ok(BExpr::ExistsOther {
             key: Box::new(key),
             value: Box::new(value),
-            groups: std::sync::Arc::new(KeyRanges::new(groups)),
+            groups: std::sync::Arc::new(groups),
         })
     }
 

@@ -2587,6 +2587,11 @@ impl Groups {
     }
 }
 
+/// The error for an aggregate that does not fit the 64 bits of an integer column.
+fn overflow_i64(v: i128) -> QueryError {
+    QueryError::Overflow(format!("{v} does not fit 64 bits"))
+}
+
 /// Whether no sum of these values (at most 2^31 of them) can leave 64 bits.
 fn fits_in_64_bits(values: &[i64]) -> bool {
     let (lo, hi) = values
@@ -2792,6 +2797,313 @@ fn merge_partitioned(
 const DIRECT_GROUP_BITS: u32 = 25;
 
 impl<'a> Plan<'a> {
+    /// The hash aggregation's groups (its sink must be [`SinkPlan::Hash`]): the workers'
+    /// tables merged, one per range of the key space.
+    fn hash_groups(
+        &self,
+        builds: &[Option<Arc<Built>>],
+        runtime: &Arc<Runtime>,
+        budget: &Scope<'_>,
+    ) -> Result<Vec<HashState>> {
+        let SinkPlan::Hash {
+            packed,
+            carried,
+            aggs,
+            key_kinds,
+            single_signed,
+            ..
+        } = &self.sink
+        else {
+            unreachable!("hash_groups of a plan without a hash aggregation")
+        };
+        let bits: u32 = packed.iter().map(|p| p.2).sum();
+        let direct = !*single_signed
+            && bits <= DIRECT_GROUP_BITS
+            && (1usize << bits) <= (4 * self.root.rows).max(1 << 16);
+        let operator = || {
+            format!(
+                "the hash aggregation on {} packed key bits{}",
+                bits,
+                if direct {
+                    " (direct array per worker)"
+                } else {
+                    ""
+                }
+            )
+        };
+        // Per group: accumulators, the packed key, carried keys, the map's entry.
+        let group_bytes = (aggs.len() + 1) * 16
+            + 8
+            + carried.len() * std::mem::size_of::<Value>()
+            + if direct { 0 } else { 24 };
+        let init = || -> Result<HashState> {
+            if direct {
+                budget.reserve(&operator, (1usize << bits) * 4)?;
+            }
+            Ok(HashState {
+                map: Map::new()?,
+                direct: direct.then(|| vec![u32::MAX; 1usize << bits]),
+                groups: Groups::new(aggs, 0),
+                keys: Vec::new(),
+                carried: Vec::new(),
+                others: Vec::new(),
+                base: 0,
+            })
+        };
+        let state = run_pipeline(
+            &self.root,
+            &builds,
+            runtime,
+            || {
+                (
+                    init(),
+                    Vec::<u64>::new(),
+                    Vec::<i64>::new(),
+                    (Vec::<u32>::new(), Vec::<Option<u32>>::new()),
+                )
+            },
+            |(state, codes, values, (ids, found)), batch| {
+                let state = match state {
+                    Ok(s) => s,
+                    // The worker's table could not be made (its budget): that error.
+                    Err(e) => {
+                        return Err(std::mem::replace(e, QueryError::Overflow(String::new())))
+                    }
+                };
+                codes.clear();
+                codes.resize(batch.len, 0);
+                let mut shift = 0;
+                for (e, min, bits) in packed {
+                    e.eval(batch, values)?;
+                    for (c, &v) in codes.iter_mut().zip(values.iter()) {
+                        *c |= if *single_signed {
+                            v as u64
+                        } else {
+                            (v.wrapping_sub(*min) as u64) << shift
+                        };
+                    }
+                    shift += bits;
+                }
+                // Carried keys: text is compared in place, other values decoded.
+                let mut carried_values: Vec<Option<Vec<Value>>> = Vec::new();
+                for (source, k) in carried {
+                    carried_values.push(match source {
+                        KeySource::Text(_) => None,
+                        KeySource::Expr(x) => {
+                            x.eval(batch, values)?;
+                            Some(
+                                values
+                                    .iter()
+                                    .map(|&v| key_value(&key_kinds[*k], v))
+                                    .collect(),
+                            )
+                        }
+                    });
+                }
+                // Text is carried as the row id of its string; two ids are compared
+                // by their strings only when they differ.
+                let carried_at = |c: usize, r: usize| -> Value {
+                    match (&carried[c].0, &carried_values[c]) {
+                        (KeySource::Text(s), _) => Value::Int(i128::from(batch.ints[*s][r])),
+                        (_, Some(v)) => v[r].clone(),
+                        _ => Value::Null,
+                    }
+                };
+                let same = |stored: &Value, c: usize, r: usize| -> Result<bool> {
+                    Ok(match (&carried[c].0, &carried_values[c], stored) {
+                        (KeySource::Text(s), _, Value::Int(id)) => {
+                            let row = batch.ints[*s][r];
+                            i128::from(row) == *id
+                                || same_text(self.root.text_columns[*s], row, *id as i64)?
+                        }
+                        (_, Some(v), stored) => v[r] == *stored,
+                        _ => false,
+                    })
+                };
+                found.clear();
+                found.resize(codes.len(), None);
+                state.get_many(codes, found)?;
+                let groups_before = state.keys.len();
+                ids.clear();
+                if carried.is_empty() {
+                    // Keys alone: a row with its predecessor's key (sorted input such
+                    // as Q18's l_orderkey repeats keys in runs) reuses its group.
+                    let mut last: Option<(u64, u32)> = None;
+                    for (r, &code) in codes.iter().enumerate() {
+                        let id = match last {
+                            Some((c, id)) if c == code => id,
+                            _ => match found[r].or_else(|| state.get(code)) {
+                                Some(id) => id,
+                                None => {
+                                    let id = state.keys.len() as u32;
+                                    state.insert(code, id)?;
+                                    state.keys.push(code);
+                                    state.carried.push(Vec::new());
+                                    state.groups.push_group(aggs);
+                                    id
+                                }
+                            },
+                        };
+                        last = Some((code, id));
+                        ids.push(id);
+                    }
+                }
+                // (Done above when no keys are carried: `ids` is full then.)
+                for (r, &code) in codes.iter().enumerate().skip(ids.len()) {
+                    // A key first seen earlier in this batch is not in `found`.
+                    let known = found[r].or_else(|| state.get(code));
+                    let id = match known {
+                        Some(id) => {
+                            let stored = &state.carried[id as usize];
+                            let mut all_same = true;
+                            for (c, value) in stored.iter().enumerate() {
+                                all_same &= same(value, c, r)?;
+                            }
+                            if !all_same {
+                                return unsupported(
+                                        "grouping by more than 64 bits of keys that are not determined by the others",
+                                    );
+                            }
+                            id
+                        }
+                        None => {
+                            let id = state.keys.len() as u32;
+                            state.insert(code, id)?;
+                            state.keys.push(code);
+                            state
+                                .carried
+                                .push((0..carried.len()).map(|c| carried_at(c, r)).collect());
+                            state.groups.push_group(aggs);
+                            id
+                        }
+                    };
+                    ids.push(id);
+                }
+                // The batch's new groups (at most one vector's worth past the budget).
+                budget.reserve(&operator, (state.keys.len() - groups_before) * group_bytes)?;
+                state.groups.update(aggs, batch, ids, values, false)
+            },
+            // Workers' tables are kept apart here and merged below, in parallel.
+            |(a, x, y, z), (b, _, _, _)| {
+                let (mut a, mut b) = (a?, b?);
+                let more = std::mem::take(&mut b.others);
+                a.others.push(b);
+                a.others.extend(more);
+                Ok((Ok(a), x, y, z))
+            },
+        )?;
+        let mut first = state.0?;
+        let mut states = std::mem::take(&mut first.others);
+        states.insert(0, first);
+        let same_carried = |c: usize, x: &Value, y: &Value| -> Result<bool> {
+            Ok(x == y
+                || match (&carried[c].0, x, y) {
+                    (KeySource::Text(s), Value::Int(x), Value::Int(y)) => {
+                        same_text(self.root.text_columns[*s], *x as i64, *y as i64)?
+                    }
+                    _ => false,
+                })
+        };
+        merge_partitioned(states, aggs, runtime, budget, group_bytes, &same_carried)
+    }
+
+    /// The types of the query's output columns.
+    pub(crate) fn output_types(&self) -> Vec<Type> {
+        self.query.outputs.iter().map(|(_, e)| e.ty()).collect()
+    }
+
+    /// A grouped query's result as integer columns, straight from the aggregation's groups
+    /// (no rows of [`Value`]s): each output a group key or an aggregate (not `avg`) of an
+    /// integer, decimal (unscaled, at its type's scale) or date (days) type, without HAVING,
+    /// ORDER BY or LIMIT. `Ok(None)` for any other query (run it with [`Plan::run`]).
+    pub(crate) fn run_int_columns(
+        &self,
+        runtime: &Arc<Runtime>,
+        budget: &Budget,
+    ) -> Result<Option<Vec<Vec<i64>>>> {
+        let SinkPlan::Hash {
+            packed,
+            carried,
+            packed_index,
+            aggs,
+            key_kinds,
+            single_signed,
+        } = &self.sink
+        else {
+            return Ok(None);
+        };
+        let q = &self.query;
+        let integral = |t: Type| t.is_exact() || t == Type::Date;
+        // Per output: Ok(packed position of a key) or Err(aggregate).
+        let mut sources = Vec::with_capacity(q.outputs.len());
+        for (_, e) in &q.outputs {
+            sources.push(match e {
+                BExpr::Key(i, ty) if integral(*ty) => {
+                    match (packed_index.iter().position(|p| p == i), &key_kinds[*i]) {
+                        (Some(p), SlotKind::Int(t)) if t == ty => Ok(p),
+                        _ => return Ok(None),
+                    }
+                }
+                BExpr::Agg(k, ty) if integral(*ty) && aggs[*k].func != AggFunc::Avg => Err(*k),
+                _ => return Ok(None),
+            });
+        }
+        if !carried.is_empty() || q.having.is_some() || !q.order_by.is_empty() || q.limit.is_some()
+        {
+            return Ok(None);
+        }
+        let budget = budget.scope();
+        let builds = run_builds(&self.root, runtime, &budget)?;
+        let merged = self.hash_groups(&builds, runtime, &budget)?;
+        let groups: usize = merged.iter().map(|s| s.keys.len()).sum();
+        budget.reserve(
+            &|| format!("the {} integer columns of {groups} groups", sources.len()),
+            groups * sources.len() * 8,
+        )?;
+        // Each packed key's (shift, mask, minimum).
+        let mut fields = Vec::with_capacity(packed.len());
+        let mut shift = 0;
+        for &(_, min, bits) in packed {
+            let mask = if bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
+            fields.push((shift, mask, min));
+            shift += bits;
+        }
+        let too_wide = |v: i128| overflow_i64(v);
+        let mut columns = Vec::with_capacity(sources.len());
+        for source in &sources {
+            let mut column = Vec::with_capacity(groups);
+            for state in &merged {
+                match *source {
+                    Ok(p) => {
+                        let (shift, mask, min) = fields[p];
+                        column.extend(state.keys.iter().map(|&code| {
+                            if *single_signed {
+                                code as i64
+                            } else {
+                                ((code >> shift) & mask) as i64 + min
+                            }
+                        }));
+                    }
+                    Err(k) => {
+                        for id in 0..state.keys.len() {
+                            let v = match aggs[k].func {
+                                AggFunc::Count => state.groups.rows(id),
+                                _ => state.groups.raw(id, k),
+                            };
+                            column.push(i64::try_from(v).map_err(|_| too_wide(v))?);
+                        }
+                    }
+                }
+            }
+            columns.push(column);
+        }
+        Ok(Some(columns))
+    }
+
     /// Runs the plan on `runtime`'s workers.
     pub(crate) fn run(&self, runtime: &Arc<Runtime>, budget: &Budget) -> Result<ResultSet> {
         let budget = budget.scope();
@@ -2908,202 +3220,7 @@ impl<'a> Plan<'a> {
                 key_kinds,
                 single_signed,
             } => {
-                let bits: u32 = packed.iter().map(|p| p.2).sum();
-                let direct = !*single_signed
-                    && bits <= DIRECT_GROUP_BITS
-                    && (1usize << bits) <= (4 * self.root.rows).max(1 << 16);
-                let operator = || {
-                    format!(
-                        "the hash aggregation on {} packed key bits{}",
-                        bits,
-                        if direct {
-                            " (direct array per worker)"
-                        } else {
-                            ""
-                        }
-                    )
-                };
-                // Per group: accumulators, the packed key, carried keys, the map's entry.
-                let group_bytes = (aggs.len() + 1) * 16
-                    + 8
-                    + carried.len() * std::mem::size_of::<Value>()
-                    + if direct { 0 } else { 24 };
-                let init = || -> Result<HashState> {
-                    if direct {
-                        budget.reserve(&operator, (1usize << bits) * 4)?;
-                    }
-                    Ok(HashState {
-                        map: Map::new()?,
-                        direct: direct.then(|| vec![u32::MAX; 1usize << bits]),
-                        groups: Groups::new(aggs, 0),
-                        keys: Vec::new(),
-                        carried: Vec::new(),
-                        others: Vec::new(),
-                        base: 0,
-                    })
-                };
-                let state = run_pipeline(
-                    &self.root,
-                    &builds,
-                    runtime,
-                    || {
-                        (
-                            init(),
-                            Vec::<u64>::new(),
-                            Vec::<i64>::new(),
-                            (Vec::<u32>::new(), Vec::<Option<u32>>::new()),
-                        )
-                    },
-                    |(state, codes, values, (ids, found)), batch| {
-                        let state = match state {
-                            Ok(s) => s,
-                            // The worker's table could not be made (its budget): that error.
-                            Err(e) => {
-                                return Err(std::mem::replace(
-                                    e,
-                                    QueryError::Overflow(String::new()),
-                                ))
-                            }
-                        };
-                        codes.clear();
-                        codes.resize(batch.len, 0);
-                        let mut shift = 0;
-                        for (e, min, bits) in packed {
-                            e.eval(batch, values)?;
-                            for (c, &v) in codes.iter_mut().zip(values.iter()) {
-                                *c |= if *single_signed {
-                                    v as u64
-                                } else {
-                                    (v.wrapping_sub(*min) as u64) << shift
-                                };
-                            }
-                            shift += bits;
-                        }
-                        // Carried keys: text is compared in place, other values decoded.
-                        let mut carried_values: Vec<Option<Vec<Value>>> = Vec::new();
-                        for (source, k) in carried {
-                            carried_values.push(match source {
-                                KeySource::Text(_) => None,
-                                KeySource::Expr(x) => {
-                                    x.eval(batch, values)?;
-                                    Some(
-                                        values
-                                            .iter()
-                                            .map(|&v| key_value(&key_kinds[*k], v))
-                                            .collect(),
-                                    )
-                                }
-                            });
-                        }
-                        // Text is carried as the row id of its string; two ids are compared
-                        // by their strings only when they differ.
-                        let carried_at = |c: usize, r: usize| -> Value {
-                            match (&carried[c].0, &carried_values[c]) {
-                                (KeySource::Text(s), _) => {
-                                    Value::Int(i128::from(batch.ints[*s][r]))
-                                }
-                                (_, Some(v)) => v[r].clone(),
-                                _ => Value::Null,
-                            }
-                        };
-                        let same = |stored: &Value, c: usize, r: usize| -> Result<bool> {
-                            Ok(match (&carried[c].0, &carried_values[c], stored) {
-                                (KeySource::Text(s), _, Value::Int(id)) => {
-                                    let row = batch.ints[*s][r];
-                                    i128::from(row) == *id
-                                        || same_text(self.root.text_columns[*s], row, *id as i64)?
-                                }
-                                (_, Some(v), stored) => v[r] == *stored,
-                                _ => false,
-                            })
-                        };
-                        found.clear();
-                        found.resize(codes.len(), None);
-                        state.get_many(codes, found)?;
-                        let groups_before = state.keys.len();
-                        ids.clear();
-                        if carried.is_empty() {
-                            // Keys alone: a row with its predecessor's key (sorted input such
-                            // as Q18's l_orderkey repeats keys in runs) reuses its group.
-                            let mut last: Option<(u64, u32)> = None;
-                            for (r, &code) in codes.iter().enumerate() {
-                                let id = match last {
-                                    Some((c, id)) if c == code => id,
-                                    _ => match found[r].or_else(|| state.get(code)) {
-                                        Some(id) => id,
-                                        None => {
-                                            let id = state.keys.len() as u32;
-                                            state.insert(code, id)?;
-                                            state.keys.push(code);
-                                            state.carried.push(Vec::new());
-                                            state.groups.push_group(aggs);
-                                            id
-                                        }
-                                    },
-                                };
-                                last = Some((code, id));
-                                ids.push(id);
-                            }
-                        }
-                        // (Done above when no keys are carried: `ids` is full then.)
-                        for (r, &code) in codes.iter().enumerate().skip(ids.len()) {
-                            // A key first seen earlier in this batch is not in `found`.
-                            let known = found[r].or_else(|| state.get(code));
-                            let id = match known {
-                                Some(id) => {
-                                    let stored = &state.carried[id as usize];
-                                    let mut all_same = true;
-                                    for (c, value) in stored.iter().enumerate() {
-                                        all_same &= same(value, c, r)?;
-                                    }
-                                    if !all_same {
-                                        return unsupported(
-                                            "grouping by more than 64 bits of keys that are not determined by the others",
-                                        );
-                                    }
-                                    id
-                                }
-                                None => {
-                                    let id = state.keys.len() as u32;
-                                    state.insert(code, id)?;
-                                    state.keys.push(code);
-                                    state.carried.push(
-                                        (0..carried.len()).map(|c| carried_at(c, r)).collect(),
-                                    );
-                                    state.groups.push_group(aggs);
-                                    id
-                                }
-                            };
-                            ids.push(id);
-                        }
-                        // The batch's new groups (at most one vector's worth past the budget).
-                        budget
-                            .reserve(&operator, (state.keys.len() - groups_before) * group_bytes)?;
-                        state.groups.update(aggs, batch, ids, values, false)
-                    },
-                    // Workers' tables are kept apart here and merged below, in parallel.
-                    |(a, x, y, z), (b, _, _, _)| {
-                        let (mut a, mut b) = (a?, b?);
-                        let more = std::mem::take(&mut b.others);
-                        a.others.push(b);
-                        a.others.extend(more);
-                        Ok((Ok(a), x, y, z))
-                    },
-                )?;
-                let mut first = state.0?;
-                let mut states = std::mem::take(&mut first.others);
-                states.insert(0, first);
-                let same_carried = |c: usize, x: &Value, y: &Value| -> Result<bool> {
-                    Ok(x == y
-                        || match (&carried[c].0, x, y) {
-                            (KeySource::Text(s), Value::Int(x), Value::Int(y)) => {
-                                same_text(self.root.text_columns[*s], *x as i64, *y as i64)?
-                            }
-                            _ => false,
-                        })
-                };
-                let merged =
-                    merge_partitioned(states, aggs, runtime, budget, group_bytes, &same_carried)?;
+                let merged = self.hash_groups(&builds, runtime, budget)?;
                 let mut out = Vec::new();
                 // A HAVING on aggregates alone drops its groups before their keys are built.
                 let early_having = self.query.having.as_ref().filter(|h| {

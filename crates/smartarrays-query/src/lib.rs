@@ -58,6 +58,7 @@ pub use table::{Catalog, Table, TableColumn};
 pub use value::{ResultSet, Type, Value};
 
 use scope::Scope;
+use value::{Grouped, IntColumns};
 
 /// How to run a query.
 #[derive(Clone, Debug, Default)]
@@ -152,6 +153,25 @@ fn run_query(
     })
 }
 
+/// Runs `query` to integer columns (see [`IntColumns`]) straight from its aggregation where
+/// the plan allows ([`exec::Plan::run_int_columns`]), else to its rows.
+fn run_query_grouped(
+    query: &sqlparser::ast::Query,
+    scope: &Scope<'_>,
+    runtime: &Arc<Runtime>,
+    budget: &budget::Budget,
+) -> Result<Grouped> {
+    with_plan(query, scope, runtime, budget, |plan| {
+        match plan.run_int_columns(runtime, budget)? {
+            Some(columns) => Ok(Grouped::Ints(IntColumns {
+                types: plan.output_types(),
+                columns,
+            })),
+            None => Ok(Grouped::Rows(plan.run(runtime, budget)?)),
+        }
+    })
+}
+
 /// Plans `query` (its subqueries run first, on `runtime`) and hands the plan to `then`.
 fn with_plan<R>(
     query: &sqlparser::ast::Query,
@@ -170,7 +190,7 @@ fn with_plan<R>(
     // A left join counted per group becomes the table of its groups (computed now) and the
     // query over it.
     let counted = outer::left_join_counts(query, &inner, &|sub| {
-        run_query(sub, &inner, runtime, budget)
+        run_query_grouped(sub, &inner, runtime, budget)
     })?;
     let query = match counted {
         Some((groups, over)) => {
@@ -194,9 +214,12 @@ fn with_plan<R>(
             }
         }
     }
-    let bound = bind::bind(&query, &inner, &|sub| {
-        run_query(sub, &inner, runtime, budget)
-    })?;
+    let bound = bind::bind(
+        &query,
+        &inner,
+        &|sub| run_query(sub, &inner, runtime, budget),
+        &|sub| run_query_grouped(sub, &inner, runtime, budget),
+    )?;
     then(&exec::Plan::new(bound)?)
 }
 

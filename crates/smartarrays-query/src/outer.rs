@@ -31,7 +31,9 @@ use crate::error::{QueryError, Result};
 use crate::rewrite::{identifiers, join_and, replace_expr, split_and};
 use crate::scope::{table_from_result, Scope};
 use crate::table::Table;
-use crate::value::{ResultSet, Type, Value};
+use crate::value::{Grouped, IntColumns, ResultSet, Type, Value};
+use crate::vector::KeyHasher;
+use smartarrays_encodings::{ColumnOptions, Values};
 
 /// The name of the table of a left join's groups.
 const GROUPS_TABLE: &str = "__left_join_groups";
@@ -136,7 +138,7 @@ fn aggregate_name(e: &Expr) -> Option<String> {
 pub(crate) fn left_join_counts(
     query: &Query,
     scope: &Scope<'_>,
-    run: &dyn Fn(&Query) -> Result<ResultSet>,
+    run: &dyn Fn(&Query) -> Result<Grouped>,
 ) -> Result<Option<(Table, Query)>> {
     let SetExpr::Select(select) = query.body.as_ref() else {
         return Ok(None);
@@ -356,7 +358,7 @@ pub(crate) fn left_join_counts(
         where_clause(&right_filters),
         list(&right_keys),
     ))?;
-    let matches_rows = run(&right_query)?;
+    let matches = run(&right_query)?;
     // L's rows per (group, join key): each distinct expression once.
     let mut left_exprs: Vec<String> = Vec::new();
     let mut index_of = |text: String| -> usize {
@@ -382,9 +384,10 @@ pub(crate) fn left_join_counts(
         where_clause(&left_filters),
         list(&left_exprs),
     ))?;
-    let left_rows = run(&left_query)?;
+    let left = run(&left_query)?;
+    let (left_types, match_types) = (left.types().to_vec(), matches.types().to_vec());
     for (i, &k) in key_at.iter().enumerate() {
-        let (a, b) = (left_rows.types[k], matches_rows.types[i]);
+        let (a, b) = (left_types[k], match_types[i]);
         let fits = a == b || a.is_exact() && b.is_exact();
         if !fits {
             return refuse(
@@ -398,26 +401,49 @@ pub(crate) fn left_join_counts(
         }
     }
     let kinds: Vec<Counted> = aggregates.iter().map(|(_, k)| *k).collect();
-    let grouped = count_groups(&left_rows, &group_at, &key_at, &matches_rows, &kinds)?;
 
     // The table of groups, and the query over it.
     let group_name = |i: usize| format!("__group{i}");
     let agg_name = |i: usize| format!("__count{i}");
     let mut names: Vec<String> = (0..groups.len()).map(group_name).collect();
     names.extend((0..aggregates.len()).map(agg_name));
-    let mut types: Vec<Type> = group_at.iter().map(|&i| left_rows.types[i]).collect();
+    let mut types: Vec<Type> = group_at.iter().map(|&i| left_types[i]).collect();
     types.extend(aggregates.iter().map(|_| Type::Int));
-    let table = table_from_result(
-        &TableAlias {
-            name: Ident::new(GROUPS_TABLE),
-            columns: vec![],
-        },
-        ResultSet {
-            names,
-            types,
-            rows: grouped,
-        },
-    )?;
+    // Keys of one type on both sides, counted from integer columns: no rows of values.
+    let same_keys = key_at
+        .iter()
+        .enumerate()
+        .all(|(i, &k)| left_types[k] == match_types[i]);
+    let table = match (left, matches) {
+        (Grouped::Ints(left), Grouped::Ints(matches)) if same_keys => {
+            let (group_columns, counts) =
+                count_groups_ints(&left, &group_at, &key_at, &matches, &kinds)?;
+            let mut columns = Vec::with_capacity(names.len());
+            for ((name, ty), values) in names
+                .iter()
+                .zip(&types)
+                .zip(group_columns.into_iter().chain(counts))
+            {
+                columns.push((name.clone(), int_values(*ty, values)?));
+            }
+            Table::from_values(GROUPS_TABLE, columns, &ColumnOptions::new())?
+        }
+        (left, matches) => {
+            let (left_rows, matches_rows) = (left.into_rows(), matches.into_rows());
+            let grouped = count_groups(&left_rows, &group_at, &key_at, &matches_rows, &kinds)?;
+            table_from_result(
+                &TableAlias {
+                    name: Ident::new(GROUPS_TABLE),
+                    columns: vec![],
+                },
+                ResultSet {
+                    names,
+                    types,
+                    rows: grouped,
+                },
+            )?
+        }
+    };
     let group_texts: Vec<String> = groups.iter().map(ToString::to_string).collect();
     let replace = |e: &Expr| -> Expr {
         replace_expr(e, &mut |sub| {
@@ -636,4 +662,114 @@ pub(crate) fn count_groups(
             keys
         })
         .collect())
+}
+
+/// A column of `ty` (an integer, decimal or date type) from integer values.
+fn int_values(ty: Type, values: Vec<i64>) -> Result<Values> {
+    Ok(match ty {
+        Type::Decimal(scale) => Values::Decimal {
+            unscaled: values,
+            scale,
+        },
+        Type::Date => Values::Date32(
+            values
+                .into_iter()
+                .map(|d| i32::try_from(d).map_err(|_| QueryError::Overflow(format!("day {d}"))))
+                .collect::<Result<_>>()?,
+        ),
+        _ => Values::Int64(values),
+    })
+}
+
+/// [`count_groups`] over integer columns whose join keys have one type on both sides: the
+/// group keys' columns and one column of counts per entry of `kinds`, per group in the order
+/// the groups first appear.
+pub(crate) fn count_groups_ints(
+    left: &IntColumns,
+    group_at: &[usize],
+    key_at: &[usize],
+    matches: &IntColumns,
+    kinds: &[Counted],
+) -> Result<(Vec<Vec<i64>>, Vec<Vec<i64>>)> {
+    type Fast<V> = HashMap<i64, V, std::hash::BuildHasherDefault<KeyHasher>>;
+    let (lc, mc) = (&left.columns, &matches.columns);
+    let (left_rows, match_rows) = (lc[lc.len() - 1].as_slice(), mc[mc.len() - 1].as_slice());
+    // Each row's matches (by its join key), then its group (by its group keys).
+    let per_row: Vec<i64> = if let [k] = key_at {
+        let mut by_key: Fast<i64> = Fast::default();
+        by_key.reserve(match_rows.len());
+        by_key.extend(mc[0].iter().copied().zip(match_rows.iter().copied()));
+        lc[*k]
+            .iter()
+            .map(|key| by_key.get(key).copied().unwrap_or(0))
+            .collect()
+    } else {
+        let key_of = |cols: &[Vec<i64>], at: &mut dyn Iterator<Item = usize>, r: usize| {
+            at.map(|c| cols[c][r]).collect::<Vec<i64>>()
+        };
+        let mut by_key: HashMap<Vec<i64>, i64> = HashMap::with_capacity(match_rows.len());
+        for (r, &n) in match_rows.iter().enumerate() {
+            by_key.insert(key_of(mc, &mut (0..key_at.len()), r), n);
+        }
+        (0..left_rows.len())
+            .map(|r| {
+                by_key
+                    .get(&key_of(lc, &mut key_at.iter().copied(), r))
+                    .copied()
+                    .unwrap_or(0)
+            })
+            .collect()
+    };
+    let mut first_row: Vec<usize> = Vec::new();
+    let group_of: Vec<usize> = match group_at {
+        [] => {
+            // One group, also over no rows.
+            first_row.push(0);
+            vec![0; left_rows.len()]
+        }
+        [g] => {
+            let mut seen: Fast<usize> = Fast::default();
+            lc[*g]
+                .iter()
+                .enumerate()
+                .map(|(r, &key)| {
+                    *seen.entry(key).or_insert_with(|| {
+                        first_row.push(r);
+                        first_row.len() - 1
+                    })
+                })
+                .collect()
+        }
+        _ => {
+            let mut seen: HashMap<Vec<i64>, usize> = HashMap::new();
+            (0..left_rows.len())
+                .map(|r| {
+                    let key: Vec<i64> = group_at.iter().map(|&c| lc[c][r]).collect();
+                    *seen.entry(key).or_insert_with(|| {
+                        first_row.push(r);
+                        first_row.len() - 1
+                    })
+                })
+                .collect()
+        }
+    };
+    let overflow = || QueryError::Overflow("a count over a LEFT JOIN".to_string());
+    let mut counts = vec![vec![0i64; first_row.len()]; kinds.len()];
+    for (&g, (&m, &rows)) in group_of.iter().zip(per_row.iter().zip(left_rows)) {
+        for (column, kind) in counts.iter_mut().zip(kinds) {
+            let per_row = match kind {
+                Counted::Matches => m,
+                Counted::Rows => m.max(1),
+            };
+            column[g] = per_row
+                .checked_mul(rows)
+                .and_then(|x| column[g].checked_add(x))
+                .ok_or_else(overflow)?;
+        }
+    }
+    let group_columns = group_at
+        .iter()
+        .map(|&c| first_row.iter().map(|&r| lc[c][r]).collect())
+        .collect();
+    Ok((group_columns, counts))
 }

@@ -111,7 +111,7 @@ pub(crate) fn table_from_result(alias: &TableAlias, rows: ResultSet) -> Result<T
 }
 
 /// An exact value at `scale`, as a 64-bit integer (an error when it does not fit).
-fn exact_i64(v: &Value, scale: u8) -> Result<i64> {
+pub(crate) fn exact_i64(v: &Value, scale: u8) -> Result<i64> {
     let (unscaled, s) = v.as_exact().ok_or_else(|| {
         QueryError::type_error(
             format!("{v} in a column of numbers"),

@@ -249,3 +249,97 @@ pub(crate) fn rescale_i128(x: i128, k: u8) -> Result<i128> {
     x.checked_mul(pow10(u32::from(k)))
         .ok_or_else(|| overflow("rescaling a decimal"))
 }
+
+/// A query's result as integer columns: integers, decimals (unscaled, at their type's scale)
+/// and dates (days), one `Vec` per output column. Subqueries whose groups feed an operator
+/// (a left join's counts, a correlated `EXISTS`'s key ranges) read these instead of rows of
+/// [`Value`]s.
+pub(crate) struct IntColumns {
+    pub types: Vec<Type>,
+    pub columns: Vec<Vec<i64>>,
+}
+
+/// A subquery's result: integer columns straight from its aggregation where it allowed them,
+/// else its rows.
+pub(crate) enum Grouped {
+    Ints(IntColumns),
+    Rows(ResultSet),
+}
+
+impl Grouped {
+    /// The types of the columns.
+    pub(crate) fn types(&self) -> &[Type] {
+        match self {
+            Grouped::Ints(c) => &c.types,
+            Grouped::Rows(r) => &r.types,
+        }
+    }
+
+    /// As integer columns (an error for a value that is not an integer, decimal or date).
+    pub(crate) fn into_ints(self) -> crate::Result<IntColumns> {
+        match self {
+            Grouped::Ints(c) => Ok(c),
+            Grouped::Rows(r) => IntColumns::from_rows(&r),
+        }
+    }
+
+    /// As rows (their names left empty).
+    pub(crate) fn into_rows(self) -> ResultSet {
+        match self {
+            Grouped::Rows(r) => r,
+            Grouped::Ints(c) => {
+                let rows = (0..c.columns.first().map_or(0, Vec::len))
+                    .map(|r| {
+                        c.columns
+                            .iter()
+                            .zip(&c.types)
+                            .map(|(col, ty)| match ty {
+                                Type::Decimal(s) => Value::Decimal {
+                                    unscaled: i128::from(col[r]),
+                                    scale: *s,
+                                },
+                                Type::Date => Value::Date(col[r] as i32),
+                                _ => Value::Int(i128::from(col[r])),
+                            })
+                            .collect()
+                    })
+                    .collect();
+                ResultSet {
+                    names: vec![String::new(); c.types.len()],
+                    types: c.types,
+                    rows,
+                }
+            }
+        }
+    }
+}
+
+impl IntColumns {
+    /// The columns of `rows`; an error for a value that is not an integer, decimal or date.
+    pub(crate) fn from_rows(rows: &ResultSet) -> crate::Result<IntColumns> {
+        let mut columns = Vec::with_capacity(rows.types.len());
+        for (c, ty) in rows.types.iter().enumerate() {
+            let scale = match ty {
+                Type::Decimal(s) => *s,
+                _ => 0,
+            };
+            let column = rows
+                .rows
+                .iter()
+                .map(|r| match (&r[c], ty) {
+                    (Value::Date(d), Type::Date) => Ok(i64::from(*d)),
+                    (v, Type::Int | Type::Decimal(_)) => crate::scope::exact_i64(v, scale),
+                    (v, _) => Err(crate::QueryError::type_error(
+                        format!("{v} where an integer, decimal or date is needed"),
+                        crate::Position::default(),
+                    )),
+                })
+                .collect::<crate::Result<Vec<i64>>>()?;
+            columns.push(column);
+        }
+        Ok(IntColumns {
+            types: rows.types.clone(),
+            columns,
+        })
+    }
+}

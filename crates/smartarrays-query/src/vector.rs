@@ -95,38 +95,120 @@ impl std::hash::Hasher for KeyHasher {
 /// `EXISTS (select .. where inner_key = k and inner_value <> v ..)`, the rows of key `k` hold a
 /// value other than `v` exactly when there are some and not all of them are `v`, that is when
 /// `k` has a group and its minimum or its maximum differs from `v`.
-#[derive(Clone, Default, PartialEq)]
+///
+/// Keys over a range at most [`DENSE_FACTOR`] times their number (TPC-H's order keys) are
+/// held in one array indexed by `key - base`: per key its only value, [`SEVERAL`] when its
+/// minimum and maximum differ, or [`ABSENT`]; other keys in a hash map of (min, max).
+#[derive(Clone, PartialEq)]
 pub(crate) struct KeyRanges {
-    groups: std::collections::HashMap<i64, (i64, i64), std::hash::BuildHasherDefault<KeyHasher>>,
+    len: usize,
+    ranges: Ranges,
 }
+
+#[derive(Clone, PartialEq)]
+enum Ranges {
+    Dense { base: i64, values: Vec<i64> },
+    Map(std::collections::HashMap<i64, (i64, i64), std::hash::BuildHasherDefault<KeyHasher>>),
+}
+
+/// A dense [`KeyRanges`]' entry of a key without rows.
+const ABSENT: i64 = i64::MIN;
+/// A dense [`KeyRanges`]' entry of a key with more than one distinct value.
+const SEVERAL: i64 = i64::MAX;
+/// Keys whose range is at most this many times their number are held densely.
+const DENSE_FACTOR: u128 = 4;
 
 impl std::fmt::Debug for KeyRanges {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "KeyRanges({} keys)", self.groups.len())
+        write!(f, "KeyRanges({} keys)", self.len)
     }
 }
 
 impl KeyRanges {
-    /// From (key, minimum, maximum) per group (one entry per key).
-    pub(crate) fn new(groups: impl IntoIterator<Item = (i64, i64, i64)>) -> KeyRanges {
+    /// From the columns of the groups: their keys (distinct), minima and maxima.
+    pub(crate) fn from_columns(keys: &[i64], lo: &[i64], hi: &[i64]) -> KeyRanges {
+        let len = keys.len();
+        let bounds = keys.iter().fold(None, |b: Option<(i64, i64)>, &k| match b {
+            None => Some((k, k)),
+            Some((a, z)) => Some((a.min(k), z.max(k))),
+        });
+        // A single value equal to a sentinel cannot be held densely.
+        let clash = lo
+            .iter()
+            .zip(hi)
+            .any(|(&a, &b)| a == b && (a == ABSENT || a == SEVERAL));
+        if let (Some((first, last)), false) = (bounds, clash) {
+            let span = (i128::from(last) - i128::from(first) + 1) as u128;
+            if span <= DENSE_FACTOR * len as u128 + 64 {
+                let mut values = vec![ABSENT; span as usize];
+                for ((&k, &a), &b) in keys.iter().zip(lo).zip(hi) {
+                    values[(k - first) as usize] = if a == b { a } else { SEVERAL };
+                }
+                return KeyRanges {
+                    len,
+                    ranges: Ranges::Dense {
+                        base: first,
+                        values,
+                    },
+                };
+            }
+        }
         KeyRanges {
-            groups: groups
-                .into_iter()
-                .map(|(k, lo, hi)| (k, (lo, hi)))
-                .collect(),
+            len,
+            ranges: Ranges::Map(
+                keys.iter()
+                    .zip(lo.iter().zip(hi))
+                    .map(|(&k, (&a, &b))| (k, (a, b)))
+                    .collect(),
+            ),
         }
     }
 
     /// The number of keys.
     pub(crate) fn len(&self) -> usize {
-        self.groups.len()
+        self.len
     }
 
     /// Whether the group of `key` holds a value other than `value`.
     pub(crate) fn exists_other(&self, key: i64, value: i64) -> bool {
-        self.groups
-            .get(&key)
-            .is_some_and(|&(lo, hi)| lo != value || hi != value)
+        match &self.ranges {
+            Ranges::Dense { base, values } => {
+                let at = (key as u64).wrapping_sub(*base as u64);
+                match values.get(at as usize) {
+                    None | Some(&ABSENT) => false,
+                    Some(&SEVERAL) => true,
+                    Some(&only) => only != value,
+                }
+            }
+            Ranges::Map(groups) => groups
+                .get(&key)
+                .is_some_and(|&(lo, hi)| lo != value || hi != value),
+        }
+    }
+
+    /// [`KeyRanges::exists_other`] of every key in `keys` and value in `values`, written over
+    /// the keys as 1 or 0.
+    pub(crate) fn exists_other_many(&self, keys: &mut [i64], values: &[i64]) {
+        match &self.ranges {
+            Ranges::Dense {
+                base,
+                values: table,
+            } => {
+                for (k, &v) in keys.iter_mut().zip(values) {
+                    let at = (*k as u64).wrapping_sub(*base as u64);
+                    *k = i64::from(match table.get(at as usize) {
+                        None | Some(&ABSENT) => false,
+                        Some(&SEVERAL) => true,
+                        Some(&only) => only != v,
+                    });
+                }
+            }
+            Ranges::Map(_) => {
+                for (k, &v) in keys.iter_mut().zip(values) {
+                    *k = i64::from(self.exists_other(*k, v));
+                }
+            }
+        }
     }
 }
 
@@ -322,9 +404,7 @@ impl VExpr {
                 key.eval(batch, out)?;
                 let mut values = Vec::with_capacity(n);
                 value.eval(batch, &mut values)?;
-                for (k, v) in out.iter_mut().zip(&values) {
-                    *k = i64::from(groups.exists_other(*k, *v));
-                }
+                groups.exists_other_many(out, &values);
             }
             VExpr::Lookup(a, table) => {
                 a.eval(batch, out)?;

@@ -250,6 +250,58 @@ fn exists_with_inequality_at_edge_sizes() {
     }
 }
 
+/// Keys spread far apart (the groups in a hash map, not a dense array) and values at the
+/// extremes of 64 bits (equal to the dense array's markers for "no rows" and "several values").
+#[test]
+fn exists_with_inequality_sparse_keys_and_extreme_values() {
+    let suppliers = [i64::MIN, i64::MAX, 0, -1, i64::MIN + 1, i64::MAX - 1];
+    for &n in &SIZES {
+        for spread in [1i64, 1_000_000_007] {
+            for only in [None, Some(0usize), Some(1)] {
+                let l: Vec<(i64, i64, i64)> = pairs(n, 13, 6, 6)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (k, s))| {
+                        let s = suppliers[only.unwrap_or(s as usize)];
+                        (k * spread - 5 * spread, s, (i as i64 % 3) - 1)
+                    })
+                    .collect();
+                let catalog = catalog(&[], &[], &l);
+                assert_eq!(both(&catalog, Q21_SQL), q21_reference(&l), "{n} {spread}");
+                for negated in [false, true] {
+                    assert_eq!(
+                        both(&catalog, &exists_sql(negated)),
+                        exists_reference(&l, negated),
+                        "{n} {spread} {only:?} {negated}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A left join on two equalities (its matches keyed by two columns), counted per group.
+#[test]
+fn left_join_on_two_keys() {
+    let q = "select cg, count(rv) as m, count(*) as n from c left join r on ck = rk and cg = rv group by cg order by cg";
+    for &n in &SIZES {
+        let c = pairs(n, 17, 4, 7);
+        let r = pairs(n * 2, 19, 4, 8);
+        let mut groups: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
+        for (ck, cg) in &c {
+            let m = r.iter().filter(|(rk, rv)| rk == ck && rv == cg).count() as i64;
+            let g = groups.entry(*cg).or_default();
+            g.0 += m;
+            g.1 += m.max(1);
+        }
+        let expected: Vec<Vec<Value>> = groups
+            .into_iter()
+            .map(|(g, (m, n))| vec![int(g), int(m), int(n)])
+            .collect();
+        assert_eq!(both(&catalog(&c, &r, &[]), q), expected, "{n}");
+    }
+}
+
 #[test]
 fn unsupported_shapes_name_their_place() {
     let catalog = catalog(&[(1, 1)], &[(1, 2)], &[(1, 1, 1)]);
