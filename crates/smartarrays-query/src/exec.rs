@@ -2852,7 +2852,7 @@ impl<'a> Plan<'a> {
         };
         let state = run_pipeline(
             &self.root,
-            &builds,
+            builds,
             runtime,
             || {
                 (

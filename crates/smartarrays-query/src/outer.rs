@@ -681,6 +681,9 @@ fn int_values(ty: Type, values: Vec<i64>) -> Result<Values> {
     })
 }
 
+/// Columns of 64-bit integers.
+type Columns = Vec<Vec<i64>>;
+
 /// [`count_groups`] over integer columns whose join keys have one type on both sides: the
 /// group keys' columns and one column of counts per entry of `kinds`, per group in the order
 /// the groups first appear.
@@ -690,7 +693,7 @@ pub(crate) fn count_groups_ints(
     key_at: &[usize],
     matches: &IntColumns,
     kinds: &[Counted],
-) -> Result<(Vec<Vec<i64>>, Vec<Vec<i64>>)> {
+) -> Result<(Columns, Columns)> {
     type Fast<V> = HashMap<i64, V, std::hash::BuildHasherDefault<KeyHasher>>;
     let (lc, mc) = (&left.columns, &matches.columns);
     let (left_rows, match_rows) = (lc[lc.len() - 1].as_slice(), mc[mc.len() - 1].as_slice());
