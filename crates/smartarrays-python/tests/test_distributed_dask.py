@@ -357,8 +357,10 @@ def test_tpch_bad_input_is_refused(client: Client) -> None:
         cluster.query(3)
     with pytest.raises(ValueError, match="partitions=0"):
         sd.partition_tpch(tables, client, partitions=0)
-    with pytest.raises(ValueError, match="query 13 is not one this engine runs"):
-        sd.tpch_query(13)
+    for number in (0, 23):
+        with pytest.raises(ValueError, match=f"query {number} is not one this engine runs"):
+            sd.tpch_query(number)
+    assert "left outer join" in sd.tpch_query(13)  # the engine runs it; Dask has no plan for it yet
 
 
 def _slow_partial(sql: str, tables) -> object:
