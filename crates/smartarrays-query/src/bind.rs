@@ -371,13 +371,7 @@ pub(crate) fn bind<'a>(
                 if args.is_some() {
                     return unsupported("table functions", &from.relation);
                 }
-                let table_name = name.to_string().to_lowercase();
-                let table = scope
-                    .get(&table_name)
-                    .ok_or_else(|| QueryError::UnknownTable {
-                        name: table_name.clone(),
-                        position: position_of(name),
-                    })?;
+                let (table, table_name) = scope.named(name)?;
                 let alias = match alias {
                     Some(a) if !a.columns.is_empty() => {
                         return unsupported("column aliases in FROM", &from.relation)

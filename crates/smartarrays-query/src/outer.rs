@@ -175,13 +175,7 @@ pub(crate) fn left_join_counts(
                 args: None,
                 ..
             } if alias.as_ref().is_none_or(|a| a.columns.is_empty()) => {
-                let table_name = name.to_string().to_lowercase();
-                let table = scope
-                    .get(&table_name)
-                    .ok_or_else(|| QueryError::UnknownTable {
-                        name: table_name.clone(),
-                        position: position_of(name),
-                    })?;
+                let (table, table_name) = scope.named(name)?;
                 let alias = alias
                     .as_ref()
                     .map_or(table_name.clone(), |a| a.name.value.to_lowercase());

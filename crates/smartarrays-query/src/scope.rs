@@ -30,6 +30,19 @@ impl<'c> Scope<'c> {
         }
     }
 
+    /// The table a FROM clause names, with its lower-case name; an unknown one is
+    /// [`QueryError::UnknownTable`] at the name's position.
+    pub(crate) fn named(&self, name: &sqlparser::ast::ObjectName) -> Result<(&Table, String)> {
+        let table_name = name.to_string().to_lowercase();
+        match self.get(&table_name) {
+            Some(table) => Ok((table, table_name)),
+            None => Err(QueryError::UnknownTable {
+                name: table_name,
+                position: crate::bind::position_of(name),
+            }),
+        }
+    }
+
     /// The table called `name` (lower case).
     pub(crate) fn get(&self, name: &str) -> Option<&Table> {
         let name = name.to_lowercase();
