@@ -341,6 +341,14 @@ impl Decode<'_> {
     }
 }
 
+/// The FSST rows of a text column, if it is one.
+fn fsst_of(column: &Column) -> Option<&smartarrays_encodings::strings::FsstStrings> {
+    match column.encoding() {
+        Encoding::Strings(StringEncoding::Fsst(f)) => Some(f),
+        _ => None,
+    }
+}
+
 /// A filter on raw codes.
 #[derive(Clone, Debug)]
 enum CodeTest {
@@ -403,6 +411,10 @@ struct ScanColumn<'a> {
     slot: usize,
     /// Code-space tests (applied before anything else is decoded).
     tests: Vec<CodeTest>,
+    /// Tests of an FSST text column's rows (negated when the flag is set), run in the scan on
+    /// each row's bytes decompressed into one reused buffer, after the code-space and
+    /// semi-join filters: no string is built for them.
+    text_tests: Vec<(TextTest, bool, String)>,
     /// Whether later stages read its values.
     materialize: bool,
 }
@@ -1305,6 +1317,13 @@ fn explain_pipeline(p: &Pipeline<'_>, out: &mut String, counter: &mut usize, dep
             ));
         }
     }
+    for s in &p.scans {
+        for (_, _, text) in &s.text_tests {
+            out.push_str(&format!(
+                "{pad}  filter in the scan on decompressed bytes (one reused buffer): {text}\n"
+            ));
+        }
+    }
     let decoded: Vec<String> = p
         .scans
         .iter()
@@ -1498,6 +1517,7 @@ fn build_pipeline<'a>(
             decode,
             slot,
             tests: Vec::new(),
+            text_tests: Vec::new(),
             materialize: false,
         });
     }
@@ -1520,11 +1540,26 @@ fn build_pipeline<'a>(
             slot_of: &pipeline.slot_of,
             slots: &pipeline.slots,
         };
-        if let Ok(VExpr::Mask(slot, mask)) = compiler.compile(e) {
-            if let Some(i) = pipeline.scans.iter().position(|s| s.slot == slot) {
-                pipeline.scans[i].tests.push(CodeTest::Mask(mask));
-                continue;
+        match compiler.compile(e) {
+            Ok(VExpr::Mask(slot, mask)) => {
+                if let Some(i) = pipeline.scans.iter().position(|s| s.slot == slot) {
+                    pipeline.scans[i].tests.push(CodeTest::Mask(mask));
+                    continue;
+                }
             }
+            // A test of FSST text: on the decompressed bytes of each row, in the scan.
+            Ok(VExpr::Text(slot, test, negated)) => {
+                if let Some(i) = pipeline.scans.iter().position(|s| {
+                    s.slot == slot
+                        && matches!(&s.decode, Decode::Text { column } if fsst_of(column).is_some())
+                }) {
+                    pipeline.scans[i]
+                        .text_tests
+                        .push((test, negated, describe_expr(e, query)));
+                    continue;
+                }
+            }
+            _ => {}
         }
         filters.push(e.clone());
     }
@@ -2073,6 +2108,28 @@ fn run_morsel(
                 }
                 decode => compact(&mut s.selection, |j| test(decode.value(codes[j as usize]))),
             }
+        }
+        // Tests of FSST text, on each surviving row's decompressed bytes.
+        for scan in &p.scans {
+            if scan.text_tests.is_empty() || (!all && s.selection.is_empty()) {
+                continue;
+            }
+            let Decode::Text { column } = &scan.decode else {
+                continue;
+            };
+            let Some(fsst) = fsst_of(column) else {
+                continue;
+            };
+            if all {
+                s.selection.clear();
+                s.selection.extend(0..n as u32);
+                all = false;
+            }
+            fsst.retain(start, &mut s.selection, |bytes| {
+                scan.text_tests
+                    .iter()
+                    .all(|(test, negated, _)| test.matches_bytes(bytes) != *negated)
+            })?;
         }
         if all || !s.selection.is_empty() {
             let rows = if all { n } else { s.selection.len() };

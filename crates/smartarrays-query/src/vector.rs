@@ -31,6 +31,15 @@ impl TextTest {
             }
         }
     }
+
+    /// [`TextTest::matches`] on a text's UTF-8 bytes (a `LIKE` without `_` on the bytes
+    /// themselves); bytes that are not UTF-8 match nothing.
+    pub(crate) fn matches_bytes(&self, bytes: &[u8]) -> bool {
+        match self {
+            TextTest::Like(pattern) => pattern.matches_bytes(bytes),
+            other => std::str::from_utf8(bytes).is_ok_and(|text| other.matches(text)),
+        }
+    }
 }
 
 /// A compiled vectorised expression.
