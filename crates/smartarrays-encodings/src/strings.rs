@@ -362,17 +362,12 @@ impl FsstStrings {
         for i in 0..selection.len() {
             let j = selection[i];
             let row = start + j as usize;
-            let (from, to) = (
-                offsets.value(row) as usize,
-                offsets.value(row + 1) as usize,
-            );
-            let codes = bytes
-                .get(from..to)
-                .ok_or(EncodingError::RangeOutOfBounds {
-                    start: from,
-                    end: to,
-                    len: bytes.len(),
-                })?;
+            let (from, to) = (offsets.value(row) as usize, offsets.value(row + 1) as usize);
+            let codes = bytes.get(from..to).ok_or(EncodingError::RangeOutOfBounds {
+                start: from,
+                end: to,
+                len: bytes.len(),
+            })?;
             // At most 8 bytes per code, plus 8 of slack for the last whole-word write.
             if buffer.len() < codes.len() * 8 + 8 {
                 buffer.resize(codes.len() * 8 + 8, 0);

@@ -256,8 +256,8 @@ fn fsst_retain_tests_decompressed_bytes_at_every_edge_length() {
     }
     // Through a column.
     let values = words(1025);
-    let column = Column::from_strs(&values, &ColumnOptions::new().encoding(EncodingKind::Fsst))
-        .unwrap();
+    let column =
+        Column::from_strs(&values, &ColumnOptions::new().encoding(EncodingKind::Fsst)).unwrap();
     let Encoding::Strings(StringEncoding::Fsst(fsst)) = column.encoding() else {
         panic!("not FSST");
     };

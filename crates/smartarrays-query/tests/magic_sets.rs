@@ -104,7 +104,11 @@ fn one_key_reference(outer: &[(i64, i64, i64)], inner: &[(i64, i64, i64)]) -> Ve
     let kept: Vec<i64> = outer
         .iter()
         .filter(|&&(k, k2, v)| {
-            v > 0 && k2 < 4 && sums.get(&(k, 0)).is_some_and(|&s| i128::from(v) < i128::from(s) * 100)
+            v > 0
+                && k2 < 4
+                && sums
+                    .get(&(k, 0))
+                    .is_some_and(|&s| i128::from(v) < i128::from(s) * 100)
         })
         .map(|r| r.0)
         .collect();
@@ -247,7 +251,10 @@ fn like_on_fsst_text_in_the_scan_at_edge_sizes() {
         // With `_`, and a non-ASCII literal: matched on characters.
         let accented = (0..n).filter(|r| r % 4 == 2).count() as i64;
         assert_eq!(
-            both(&catalog, "select count(*) as n from o where t like '%sp_cial%' and t like '%é%'"),
+            both(
+                &catalog,
+                "select count(*) as n from o where t like '%sp_cial%' and t like '%é%'"
+            ),
             vec![vec![int(accented)]],
             "{n} rows"
         );
