@@ -25,6 +25,8 @@ use crate::error::{Position, QueryError, Result};
 use crate::value::{overflow, pow10, rescale_i128, ResultSet, Type, Value};
 use crate::vector::{Batch, TextTest, VExpr};
 
+mod semi;
+
 /// Rows decoded per step (two codec blocks).
 pub const VECTOR: usize = 2048;
 /// Rows a worker claims at a time (a multiple of the codec block).
@@ -152,6 +154,18 @@ fn eval_row(e: &BExpr, keys: &[Value], aggs: &[Value]) -> Result<Value> {
         } => {
             let x = eval_row(expr, keys, aggs)?;
             Value::Bool(list.iter().any(|v| x.sort_cmp(v).is_eq()) != *negated)
+        }
+        BExpr::InSet { expr, set, negated } => {
+            let x = eval_row(expr, keys, aggs)?;
+            let key = match x {
+                Value::Date(d) => i64::from(d),
+                Value::Int(v) | Value::Decimal { unscaled: v, .. } => match i64::try_from(v) {
+                    Ok(k) => k,
+                    Err(_) => return Ok(Value::Bool(*negated)),
+                },
+                other => return Ok(other),
+            };
+            Value::Bool(set.contains(key) != *negated)
         }
         BExpr::Case {
             whens, otherwise, ..
@@ -817,6 +831,9 @@ impl Compiler<'_> {
                     VExpr::In(Box::new(self.compile(expr)?), Arc::new(set), *negated)
                 }
             }
+            BExpr::InSet { expr, set, negated } => {
+                VExpr::InSet(Box::new(self.compile(expr)?), Arc::clone(set), *negated)
+            }
             BExpr::Case {
                 whens,
                 otherwise,
@@ -1416,6 +1433,12 @@ fn describe_expr(e: &BExpr, query: &BoundQuery<'_>) -> String {
                 .map(ToString::to_string)
                 .collect::<Vec<_>>()
                 .join(", ")
+        ),
+        BExpr::InSet { expr, set, negated } => format!(
+            "{} {}in the subquery's {}",
+            describe_expr(expr, query),
+            if *negated { "not " } else { "" },
+            set.describe()
         ),
         BExpr::Case { .. } => "case ... end".to_string(),
         BExpr::ExtractYear(a) => format!("extract(year from {})", describe_expr(a, query)),
@@ -2431,7 +2454,9 @@ fn key_refs(e: &BExpr, out: &mut Vec<usize>) {
             key_refs(key, out);
             key_refs(value, out);
         }
-        BExpr::Like { expr, .. } | BExpr::InList { expr, .. } => key_refs(expr, out),
+        BExpr::Like { expr, .. } | BExpr::InList { expr, .. } | BExpr::InSet { expr, .. } => {
+            key_refs(expr, out)
+        }
         BExpr::And(list) | BExpr::Or(list) => list.iter().for_each(|x| key_refs(x, out)),
         BExpr::Case {
             whens, otherwise, ..
