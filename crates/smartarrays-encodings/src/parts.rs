@@ -356,7 +356,9 @@ fn check_values(
     validity: Option<&Validity>,
     fill: u64,
 ) -> Result<()> {
-    if let Some(keys) = encoding_keys(encoding) {
+    // A column of nulls only holds the key 0 in every row, whatever its type.
+    let all_null = validity.is_some_and(|v| v.null_count() == len);
+    if let Some(keys) = encoding_keys(encoding).filter(|_| !all_null) {
         if let Some((lo, hi)) = keys.min_max() {
             let range = match data_type {
                 DataType::Bool => Some((0, 1)),
@@ -1255,9 +1257,18 @@ mod tests {
                 same(&c, &round_trip(&c));
             }
             let all_null = vec![Scalar::Null; len];
-            let c =
-                Column::from_scalars(DataType::UInt64, &all_null, &ColumnOptions::new()).unwrap();
-            same(&c, &round_trip(&c));
+            for data_type in [
+                DataType::UInt64,
+                DataType::Int64,
+                DataType::Float64,
+                DataType::Decimal { scale: 3 },
+                DataType::Date32, // its null rows hold the key 0, outside the dates (a fuzz finding)
+                DataType::Bool,
+                DataType::Utf8,
+            ] {
+                let c = Column::from_scalars(data_type, &all_null, &ColumnOptions::new()).unwrap();
+                same(&c, &round_trip(&c));
+            }
         }
     }
 
