@@ -14,7 +14,7 @@
 # are untouched; the harness loads atheris's libFuzzer globally before importing it, so the
 # extension's SanitizerCoverage counters guide the fuzzer. Stamps make re-runs quick.
 
-FUZZ_TARGETS := codec loaders c_abi encodings collections
+FUZZ_TARGETS := codec loaders c_abi encodings column_parts collections
 FUZZ_PY_TARGETS := python_constructors
 FUZZ_RUN ?= $(FUZZ_TARGETS) $(FUZZ_PY_TARGETS)
 FUZZ_SECONDS ?= 20

@@ -20,8 +20,8 @@ use crate::selection::Selection;
 /// ```
 #[derive(Debug)]
 pub struct BitPacked {
-    max: u64,
-    values: SmartArray,
+    pub(crate) max: u64,
+    pub(crate) values: SmartArray,
 }
 
 impl BitPacked {

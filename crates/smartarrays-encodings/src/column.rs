@@ -106,7 +106,7 @@ impl Encoding {
         }
     }
 
-    fn arrays(&self) -> Vec<(&'static str, &SmartArray)> {
+    pub(crate) fn arrays(&self) -> Vec<(&'static str, &SmartArray)> {
         match self {
             Encoding::Keys(encoding) => encoding.as_dyn().arrays(),
             Encoding::Alp(alp) => alp.arrays(),
@@ -149,14 +149,14 @@ impl Encoding {
 /// ```
 #[derive(Debug)]
 pub struct Column {
-    data_type: DataType,
-    len: usize,
-    encoding: Encoding,
-    validity: Option<Validity>,
+    pub(crate) data_type: DataType,
+    pub(crate) len: usize,
+    pub(crate) encoding: Encoding,
+    pub(crate) validity: Option<Validity>,
     /// The key stored in null rows (the smallest valid key).
-    fill: u64,
-    explanation: Explanation,
-    placement: Placement,
+    pub(crate) fill: u64,
+    pub(crate) explanation: Explanation,
+    pub(crate) placement: Placement,
 }
 
 impl Column {

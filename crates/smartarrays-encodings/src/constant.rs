@@ -20,8 +20,8 @@ use crate::selection::Selection;
 /// ```
 #[derive(Debug)]
 pub struct Constant {
-    value: u64,
-    len: usize,
+    pub(crate) value: u64,
+    pub(crate) len: usize,
 }
 
 impl Constant {

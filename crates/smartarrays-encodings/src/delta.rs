@@ -35,12 +35,12 @@ pub const DELTA_BLOCK: usize = 128;
 /// ```
 #[derive(Debug)]
 pub struct Delta {
-    len: usize,
-    first: u64,
-    last: u64,
-    runs: usize,
-    starts: SmartArray,
-    differences: SmartArray,
+    pub(crate) len: usize,
+    pub(crate) first: u64,
+    pub(crate) last: u64,
+    pub(crate) runs: usize,
+    pub(crate) starts: SmartArray,
+    pub(crate) differences: SmartArray,
 }
 
 impl Delta {

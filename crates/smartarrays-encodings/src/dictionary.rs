@@ -28,8 +28,8 @@ use crate::selection::Selection;
 /// ```
 #[derive(Debug)]
 pub struct Dictionary {
-    values: Vec<u64>,
-    codes: SmartArray,
+    pub(crate) values: Vec<u64>,
+    pub(crate) codes: SmartArray,
 }
 
 impl Dictionary {

@@ -102,6 +102,24 @@ pub enum EncodingError {
         /// Why not.
         reason: String,
     },
+    /// A column's serialised parts ([`Column::from_parts`](crate::Column::from_parts)) that
+    /// are malformed: a damaged header, a buffer of the wrong size, a code outside its
+    /// dictionary, text that is not UTF-8, ...
+    #[error("malformed column parts: {part}: {reason}")]
+    MalformedParts {
+        /// The part at fault (the header, or a buffer by its role).
+        part: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Column parts written in another format version.
+    #[error("column parts of format version {found}; this build reads version {supported} (upgrade the receiving side)")]
+    PartsVersion {
+        /// The version found.
+        found: u16,
+        /// The version this build reads.
+        supported: u16,
+    },
     /// A malformed LIKE pattern (a trailing escape).
     #[error("invalid LIKE pattern {pattern:?}: {reason}")]
     InvalidPattern {

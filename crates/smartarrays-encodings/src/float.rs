@@ -86,12 +86,12 @@ pub(crate) fn best_parameters(sample: &[f64]) -> (u8, u8, f64) {
 /// ```
 #[derive(Debug)]
 pub struct Alp {
-    len: usize,
-    exponent: u8,
-    factor: u8,
-    digits: Frame,
-    positions: SmartArray,
-    exceptions: SmartArray,
+    pub(crate) len: usize,
+    pub(crate) exponent: u8,
+    pub(crate) factor: u8,
+    pub(crate) digits: Frame,
+    pub(crate) positions: SmartArray,
+    pub(crate) exceptions: SmartArray,
 }
 
 impl Alp {

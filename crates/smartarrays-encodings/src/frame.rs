@@ -30,9 +30,9 @@ use crate::selection::Selection;
 /// ```
 #[derive(Debug)]
 pub struct Frame {
-    base: u64,
-    max_offset: u64,
-    offsets: SmartArray,
+    pub(crate) base: u64,
+    pub(crate) max_offset: u64,
+    pub(crate) offsets: SmartArray,
 }
 
 impl Frame {

@@ -19,7 +19,8 @@
 //! | [`validity`] | a 1-bit smart array of valid rows | nulls, for any column |
 //!
 //! [`Column`] puts them under one typed interface; [`compress`] picks the encoding of a column
-//! from a sample and explains why.
+//! from a sample and explains why; [`parts`] is a column's serialised form (packed words and a
+//! small header) for sending it to another process.
 //!
 //! # Example
 //! ```
@@ -49,6 +50,7 @@ pub mod frame;
 pub mod integer;
 pub mod kernel;
 pub mod memory;
+pub mod parts;
 pub mod predicate;
 pub mod run_end;
 pub mod selection;
@@ -67,6 +69,7 @@ pub use frame::Frame;
 pub use integer::{IntEncoding, KeyEncoding};
 pub use kernel::KeyFilter;
 pub use memory::{MemoryPart, MemoryReport};
+pub use parts::{ColumnParts, PARTS_VERSION};
 pub use predicate::{LikePattern, Predicate};
 pub use run_end::RunEnd;
 pub use selection::Selection;

@@ -25,9 +25,9 @@ use crate::selection::Selection;
 /// ```
 #[derive(Debug)]
 pub struct RunEnd {
-    len: usize,
-    ends: SmartArray,
-    values: Frame,
+    pub(crate) len: usize,
+    pub(crate) ends: SmartArray,
+    pub(crate) values: Frame,
 }
 
 impl RunEnd {

@@ -73,8 +73,8 @@ impl StrFilter {
 /// ```
 #[derive(Debug)]
 pub struct StringDictionary {
-    values: Vec<String>,
-    codes: SmartArray,
+    pub(crate) values: Vec<String>,
+    pub(crate) codes: SmartArray,
 }
 
 impl StringDictionary {
@@ -186,9 +186,9 @@ impl StringDictionary {
 /// ```
 pub struct FsstStrings {
     /// Boxed: the symbol table is 2.5 KiB, kept out of the enums that hold the encodings.
-    compressor: Box<fsst::Compressor>,
-    bytes: SmartArray,
-    offsets: SmartArray,
+    pub(crate) compressor: Box<fsst::Compressor>,
+    pub(crate) bytes: SmartArray,
+    pub(crate) offsets: SmartArray,
 }
 
 impl std::fmt::Debug for FsstStrings {

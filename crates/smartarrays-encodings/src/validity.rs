@@ -26,8 +26,8 @@ use crate::selection::Selection;
 /// ```
 #[derive(Debug)]
 pub struct Validity {
-    bits: SmartArray,
-    nulls: usize,
+    pub(crate) bits: SmartArray,
+    pub(crate) nulls: usize,
 }
 
 impl Validity {

@@ -20,7 +20,9 @@ Machine-readable lines:
    single-process engine (smartarrays.sql, its runtime on both CPUs) against Dask with 1 worker
    (pinned to both CPUs, a 2-thread runtime, one partition) and 2 workers (one CPU each, two
    partitions by order key), every Dask result checked equal to the single-process one first;
-   plus the Arrow bytes shipped to build the partitions and the bytes the workers hold.
+   plus the bytes shipped to build the partitions (packed tables), the bytes the workers hold,
+   and each TPC-H table's bytes on the wire against its packed size (pickle protocol 5: the
+   in-band pickle plus the out-of-band buffers, over `Table.packed_bytes`; goal <= 1.05).
 4. (--model-only) PageRank's exchange per iteration on a Kronecker graph split over 2, 16, 64
    and 256 machines, read off the shards' send lists. (The TPC-H traffic model is
    bench/tpch_model.py.)
@@ -28,6 +30,7 @@ Machine-readable lines:
 Machine-readable lines of the TPC-H part:
   TPCH query=<n> layout=<l> sf=<sf> seconds_median=<s> seconds_best=<s>
   TPCH_DATA layout=<l> sf=<sf> shipped_bytes=<b> resident_bytes=<b> setup_seconds=<s>
+  TABLE_WIRE table=<t> sf=<sf> packed=<b> wire=<b> in_band=<b> arrow=<b> ratio=<wire/packed>
 
 Usage: distributed_bench.py [--elements N] [--repetitions R] [--tpch-sf SF] [--wire-only |
                              --scaling-only | --tpch-only | --model-only [--model-scale S]]
@@ -182,6 +185,20 @@ def tpch(sf: float, repetitions: int) -> None:
     from distributed import Client
 
     tables = sa.tpch(sf)
+    import pyarrow as pa
+
+    for name in ("lineitem", "orders", "partsupp", "part", "customer", "supplier"):
+        t = tables[name]
+        buffers: list[pickle.PickleBuffer] = []
+        in_band = len(pickle.dumps(t, protocol=5, buffer_callback=buffers.append))
+        wire_bytes = in_band + sum(b.raw().nbytes for b in buffers)
+        ratio = wire_bytes / t.packed_bytes
+        print(
+            f"TABLE_WIRE table={name} sf={sf} packed={t.packed_bytes} wire={wire_bytes} in_band={in_band} "
+            f"arrow={pa.table(t).nbytes} ratio={ratio:.4f}",
+            flush=True,
+        )
+        print(f"RATIO name=table_wire_over_packed_{name} value={ratio:.4f} goal=<=1.05", flush=True)
     numbers = list(sd.PLANS)
     texts = {n: sd.tpch_query(n) for n in numbers}
     expected = {n: sa.sql(texts[n], tables) for n in numbers}

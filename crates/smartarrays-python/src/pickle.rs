@@ -213,6 +213,131 @@ impl PackedWords {
     unsafe fn __releasebuffer__(&self, _view: *mut ffi::Py_buffer) {}
 }
 
+/// One buffer of a table's serialised form ([`smartarrays_query::Table::to_parts`]): a
+/// read-only buffer (bytes, format `B`) over `len` bytes at `address` inside memory that
+/// `owner` keeps alive and unchanged (a table's packed words: tables are immutable once
+/// built). What `Table.__reduce_ex__` hands pickle protocol 5 as a `pickle.PickleBuffer`, so
+/// the packed words go out of band without a copy.
+#[pyclass(module = "smartarrays._native", name = "PartBuffer", frozen)]
+pub struct PartBuffer {
+    _owner: Arc<dyn std::any::Any + Send + Sync>,
+    address: usize,
+    len: usize,
+}
+
+impl PartBuffer {
+    /// A buffer over `bytes`, which must lie inside memory `owner` keeps alive and unchanged
+    /// for as long as `owner` lives.
+    pub fn new(owner: Arc<dyn std::any::Any + Send + Sync>, bytes: &[u8]) -> PartBuffer {
+        PartBuffer {
+            _owner: owner,
+            address: bytes.as_ptr() as usize,
+            len: bytes.len(),
+        }
+    }
+}
+
+#[pymethods]
+impl PartBuffer {
+    /// Bytes in the buffer.
+    fn __len__(&self) -> usize {
+        self.len
+    }
+
+    /// Exports the bytes, read-only.
+    ///
+    /// # Safety
+    /// Called by CPython with a valid `view` to fill.
+    unsafe fn __getbuffer__(
+        slf: Bound<'_, Self>,
+        view: *mut ffi::Py_buffer,
+        flags: c_int,
+    ) -> PyResult<()> {
+        if view.is_null() {
+            return Err(PyBufferError::new_err("no buffer view to fill"));
+        }
+        if flags & ffi::PyBUF_WRITABLE == ffi::PyBUF_WRITABLE {
+            return Err(PyBufferError::new_err(
+                "a table's packed words are read-only",
+            ));
+        }
+        let (address, len) = (slf.get().address, slf.get().len);
+        static FORMAT: &CStr = c"B";
+        // SAFETY: `view` is non-null (checked above) and CPython hands it to us to fill. The
+        // bytes at `address..address + len` lie inside memory that `_owner` (an `Arc` of an
+        // immutable table) keeps mapped and unchanged (see `PartBuffer::new`); `obj` takes a
+        // new reference to `slf`, released by CPython with the view, so the memory outlives
+        // every view. `shape` and `strides` point at fields of the view itself; the format is
+        // a static string.
+        unsafe {
+            (*view).obj = slf.clone().into_any().into_ptr();
+            (*view).buf = address as *mut std::ffi::c_void;
+            (*view).len = len as ffi::Py_ssize_t;
+            (*view).readonly = 1;
+            (*view).itemsize = 1;
+            (*view).format = if flags & ffi::PyBUF_FORMAT == ffi::PyBUF_FORMAT {
+                FORMAT.as_ptr() as *mut std::ffi::c_char
+            } else {
+                std::ptr::null_mut()
+            };
+            (*view).ndim = 1;
+            (*view).shape = if flags & ffi::PyBUF_ND == ffi::PyBUF_ND {
+                &mut (*view).len
+            } else {
+                std::ptr::null_mut()
+            };
+            (*view).strides = if flags & ffi::PyBUF_STRIDES == ffi::PyBUF_STRIDES {
+                &mut (*view).itemsize
+            } else {
+                std::ptr::null_mut()
+            };
+            (*view).suboffsets = std::ptr::null_mut();
+            (*view).internal = std::ptr::null_mut();
+        }
+        Ok(())
+    }
+
+    /// Nothing to release: the view's reference to this object keeps the memory alive.
+    ///
+    /// # Safety
+    /// Called by CPython with the view it got from `__getbuffer__`.
+    unsafe fn __releasebuffer__(&self, _view: *mut ffi::Py_buffer) {}
+}
+
+/// Calls `with` on the bytes of every object in `buffers` (anything with the buffer protocol:
+/// bytes, pickle buffers, memoryviews), each one contiguous (a ValueError otherwise). The GIL
+/// stays held, so no Python code changes a buffer meanwhile.
+pub fn with_buffers<T>(
+    buffers: &[Bound<'_, PyAny>],
+    with: impl FnOnce(&[&[u8]]) -> PyResult<T>,
+) -> PyResult<T> {
+    let mut views = Vec::with_capacity(buffers.len());
+    for (i, buffer) in buffers.iter().enumerate() {
+        let view = pyo3::buffer::PyUntypedBuffer::get(buffer)?;
+        if !view.is_c_contiguous() {
+            return Err(PyValueError::new_err(format!(
+                "buffer {i} of a pickled table is not one contiguous buffer"
+            )));
+        }
+        views.push(view);
+    }
+    let slices: Vec<&[u8]> = views
+        .iter()
+        .map(|view| {
+            let len = view.len_bytes();
+            if len == 0 {
+                return &[][..];
+            }
+            // SAFETY: the view is C-contiguous (checked above) and holds `len` bytes at
+            // `buf_ptr`; `views` keeps every exporter's memory alive until `with` returns, and
+            // the GIL, held throughout, keeps Python code from changing it meanwhile. The
+            // slices do not outlive `views` (they are dropped with this function's frame).
+            unsafe { std::slice::from_raw_parts(view.buf_ptr().cast::<u8>(), len) }
+        })
+        .collect();
+    with(&slices)
+}
+
 /// What `SmartArray.__reduce_ex__` returns: the constructor and `(header, words, placement)`.
 pub type Reduced<'py> = (
     Bound<'py, PyAny>,
@@ -325,6 +450,7 @@ pub fn packed_header(py: Python<'_>, length: usize, bits: u32) -> PyResult<Bound
 /// Registers the class and functions of this module.
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PackedWords>()?;
+    module.add_class::<PartBuffer>()?;
     module.add_function(wrap_pyfunction!(unpickle, module)?)?;
     module.add_function(wrap_pyfunction!(packed_header, module)?)?;
     Ok(())

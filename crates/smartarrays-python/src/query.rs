@@ -16,10 +16,10 @@ use std::sync::Arc;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyCapsule, PyDict, PyString};
+use pyo3::types::{PyBytes, PyCapsule, PyDict, PyString, PyTuple};
 use smartarrays_arrow::arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
 use smartarrays_arrow::arrow_array::{RecordBatch, RecordBatchIterator, RecordBatchReader};
-use smartarrays_query::encodings::ColumnOptions;
+use smartarrays_query::encodings::{ColumnOptions, EncodingError};
 use smartarrays_query::{load, store, Catalog, QueryError, QueryOptions, Table};
 
 create_exception!(
@@ -81,6 +81,9 @@ pub fn to_py(error: QueryError) -> PyErr {
             with_place(LoadError::new_err(message), None, None)
         }
         QueryError::Overflow(_) => PyOverflowError::new_err(message),
+        QueryError::Encoding(
+            EncodingError::MalformedParts { .. } | EncodingError::PartsVersion { .. },
+        ) => PyValueError::new_err(message),
         QueryError::Core(core) => crate::errors::to_py(core),
         QueryError::DuplicateBuildKey { .. } => SqlError::new_err(message),
         QueryError::MemoryLimit { .. } => PyMemoryError::new_err(message),
@@ -133,8 +136,11 @@ fn import_batches(
     Ok((schema, batches))
 }
 
-/// What `Table.__reduce__` returns: the class and `(arrow_table, name)`.
-type Reduced<'py> = (Bound<'py, PyAny>, (Bound<'py, PyAny>, String));
+/// What `Table.__reduce_ex__` returns: the rebuilding function and `(header, buffers)`.
+type Reduced<'py> = (
+    Bound<'py, PyAny>,
+    (Bound<'py, PyBytes>, Bound<'py, PyTuple>),
+);
 
 /// A table: named typed columns, each compressed by the sampling compressor, with one row
 /// count. Build one from a pyarrow table, a polars or pandas data frame, a dict of lists, or
@@ -330,21 +336,57 @@ impl PyTable {
         )
     }
 
-    /// Pickling: the table travels as its Arrow columns (a `pyarrow.Table`, whose buffers
-    /// pickle protocol 5 sends out of band, without a copy) and its name; the receiver builds
-    /// the table again with `Table(data, name=...)`, compressing the columns on its own machine.
-    /// Types, values and the name survive; the encodings are chosen again on arrival.
+    /// Bytes of the encoded data densely packed in one copy (what pickling sends, plus a
+    /// header of a few dozen bytes per column).
+    #[getter]
+    fn packed_bytes(&self) -> usize {
+        self.table.packed_bytes()
+    }
+
+    /// Pickling: the table travels packed, in the query crate's serialised form
+    /// (`Table::to_parts`): a small checksummed header in band (name, rows, and per column its
+    /// name, type, encoding and parameters) and the packed words of every column as they are in
+    /// memory. With protocol 5 each buffer is a `pickle.PickleBuffer` sent out of band without a
+    /// copy (Dask and Ray send them as frames of their own); older protocols get `bytes`. The
+    /// receiver checks everything before it builds the table (a damaged or truncated pickle is
+    /// a ValueError naming the part), keeps the sender's encodings and places the columns on its
+    /// own machine.
     ///
     /// >>> import pickle, smartarrays as sa, pyarrow as pa
     /// >>> t = sa.Table(pa.table({"k": ["a", "b"], "v": [1, 2]}), name="t")
-    /// >>> back = pickle.loads(pickle.dumps(t, protocol=5))
+    /// >>> frames = []
+    /// >>> back = pickle.loads(pickle.dumps(t, protocol=5, buffer_callback=frames.append), buffers=frames)
     /// >>> back.name, pa.table(back).equals(pa.table(t))
     /// ('t', True)
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+    fn __reduce_ex__<'py>(slf: &Bound<'py, Self>, protocol: i64) -> PyResult<Reduced<'py>> {
         let py = slf.py();
-        let arrow = py.import("pyarrow")?.call_method1("table", (slf,))?;
-        let name = slf.get().table.name().to_string();
-        Ok((py.get_type::<PyTable>().into_any(), (arrow, name)))
+        let table = Arc::clone(&slf.get().table);
+        let parts = table.to_parts();
+        let header = PyBytes::new(py, &parts.header);
+        let mut buffers = Vec::with_capacity(parts.buffers.len());
+        let pickle_buffer = if protocol >= 5 {
+            Some(py.import("pickle")?.getattr("PickleBuffer")?)
+        } else {
+            None
+        };
+        for part in &parts.buffers {
+            let buffer = match (&pickle_buffer, part) {
+                (Some(wrap), std::borrow::Cow::Borrowed(bytes)) => {
+                    let owner: Arc<dyn std::any::Any + Send + Sync> = table.clone();
+                    let words = Bound::new(py, crate::pickle::PartBuffer::new(owner, bytes))?;
+                    wrap.call1((words,))?
+                }
+                (Some(wrap), std::borrow::Cow::Owned(bytes)) => {
+                    wrap.call1((PyBytes::new(py, bytes),))?
+                }
+                (None, bytes) => PyBytes::new(py, bytes).into_any(),
+            };
+            buffers.push(buffer);
+        }
+        let rebuild = py
+            .import("smartarrays._native")?
+            .getattr("_table_from_parts")?;
+        Ok((rebuild, (header, PyTuple::new(py, buffers)?)))
     }
 
     /// The Arrow PyCapsule interface: the table's rows as a C stream of record batches
@@ -475,6 +517,17 @@ pub fn _tpch_query(number: u32) -> PyResult<&'static str> {
     })
 }
 
+/// _table_from_parts(header, buffers) -> Table: rebuilds a pickled table from its header and
+/// buffers (bytes, pickle buffers, memoryviews), checking everything first: a damaged header or
+/// a buffer of the wrong size is a ValueError naming the part.
+#[pyfunction]
+pub fn _table_from_parts(header: &[u8], buffers: Vec<Bound<'_, PyAny>>) -> PyResult<PyTable> {
+    let table = crate::pickle::with_buffers(&buffers, |slices| {
+        py_err(Table::from_parts(header, slices, &ColumnOptions::new()))
+    })?;
+    Ok(PyTable::wrap(table))
+}
+
 /// Adds the classes, functions and exceptions to the native module.
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = module.py();
@@ -483,6 +536,7 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(_sql, module)?)?;
     module.add_function(wrap_pyfunction!(tpch, module)?)?;
     module.add_function(wrap_pyfunction!(_tpch_query, module)?)?;
+    module.add_function(wrap_pyfunction!(_table_from_parts, module)?)?;
     for exception in [py.get_type::<SqlError>(), py.get_type::<LoadError>()] {
         // Class defaults, so that `line` and `column` exist (None) on every instance.
         exception.setattr("line", py.None())?;

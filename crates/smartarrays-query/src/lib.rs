@@ -37,6 +37,7 @@ mod exec;
 mod keyset;
 pub mod load;
 mod outer;
+pub mod parts;
 pub mod placement;
 pub mod queries;
 mod rewrite;
@@ -53,6 +54,7 @@ use smartarrays::Runtime;
 
 pub use budget::{default_memory_limit, MEMORY_LIMIT_ENV};
 pub use error::{Position, QueryError, Result};
+pub use parts::TableParts;
 /// The encodings crate, re-exported: build a [`Table`]'s columns with its options and values.
 pub use smartarrays_encodings as encodings;
 pub use table::{Catalog, Table, TableColumn};

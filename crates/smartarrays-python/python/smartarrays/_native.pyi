@@ -16,6 +16,7 @@ __all__ = [
     "Table",
     "_sql",
     "_tpch_query",
+    "_table_from_parts",
     "tpch",
     "Column",
     "Dictionary",
@@ -42,6 +43,7 @@ __all__ = [
     "_packed_header",
     "_partial_stats",
     "PackedWords",
+    "PartBuffer",
     "_jobs_wordcount",
     "_jobs_grep",
     "_jobs_sort_lines",
@@ -647,6 +649,14 @@ class PackedWords:
     pickle protocol 5 sends out of band."""
 
     def __len__(self) -> int: ...
+
+@final
+class PartBuffer:
+    """One buffer of a table's serialised form (packed words, read-only, no copy); what pickle
+    protocol 5 sends out of band for a ``Table``."""
+
+    def __len__(self) -> int: ...
+
 def set_threads(threads: int | None) -> None:
     """Worker count for arrays built from now on (None: one per CPU, or SMARTARRAYS_THREADS)."""
 def get_threads() -> int: ...
@@ -801,10 +811,12 @@ class Table:
     def column_names(self) -> list[str]: ...
     @property
     def memory_bytes(self) -> int: ...
+    @property
+    def packed_bytes(self) -> int: ...
     def describe(self) -> str: ...
     def __len__(self) -> int: ...
     def __arrow_c_stream__(self, requested_schema: object | None = None) -> object: ...
-    def __reduce__(self) -> tuple[Any, ...]: ...
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]: ...
 
 @final
 class QueryResult:
@@ -818,5 +830,7 @@ class QueryResult:
 
 def _sql(query: str, tables: dict[str, object], threads: int | None = None) -> QueryResult: ...
 def _tpch_query(number: int) -> str: ...
+def _table_from_parts(header: bytes, buffers: list[Any]) -> Table:
+    """Rebuilds a pickled table from its checked header and buffers (used by pickle)."""
 def tpch(sf: float) -> dict[str, Table]:
     """The eight TPC-H tables generated in this process at scale factor ``sf``."""
