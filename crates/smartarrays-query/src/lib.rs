@@ -34,6 +34,7 @@ mod bind;
 mod budget;
 pub mod error;
 mod exec;
+mod implied;
 pub mod load;
 mod outer;
 pub mod placement;
