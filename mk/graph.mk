@@ -18,7 +18,8 @@
 #                      and TC against the GAP Benchmark Suite built in DIR (not part of this
 #                      repository; without it the script says how to get it and times our side
 #                      alone) on the same Kronecker graph (GAPBS_SCALE, default 18), threads
-#                      GAPBS_THREADS (1,2), medians of GAPBS_REPETITIONS (3) runs, ratios printed
+#                      GAPBS_THREADS (1,2), medians of GAPBS_REPETITIONS (3) runs, ratios printed;
+#                      GAPBS_VARIANTS=u,v+e also times our V+E layout (default u)
 
 GRAPH_PYTHON ?= python3
 GRAPH_VENV := .venv
@@ -105,9 +106,9 @@ bench-graph-libraries: setup-graph graph-cli bench-graph-reference
 GAPBS_DIR ?=
 GAPBS_SCALE ?= 18
 GAPBS_THREADS ?= 1,2
-GAPBS_REPETITIONS ?= 3
+GAPBS_VARIANTS ?= u
 
 bench-gapbs: graph-cli
 	@mkdir -p $(DEMO_DIR)
 	$(GRAPH_PYTHON) crates/smartarrays-graph/scripts/compare_gapbs.py $(GRAPH_BIN) $(if $(GAPBS_DIR),--gapbs $(GAPBS_DIR)) \
-		--scale $(GAPBS_SCALE) --threads $(GAPBS_THREADS) --repetitions $(GAPBS_REPETITIONS) --json $(DEMO_DIR)/graph-gapbs.json
+		--scale $(GAPBS_SCALE) --threads $(GAPBS_THREADS) --repetitions $(GAPBS_REPETITIONS) --variants $(GAPBS_VARIANTS) --json $(DEMO_DIR)/graph-gapbs.json

@@ -171,6 +171,9 @@ pub struct LikePattern {
     /// empty: then the pattern starts or ends with `%`). Such a pattern is matched by
     /// substring search, without decoding the text into characters.
     segments: Option<Vec<String>>,
+    /// A substring searcher for each segment between the first and the last (for
+    /// [`LikePattern::matches_bytes`]).
+    finders: Vec<memchr::memmem::Finder<'static>>,
 }
 
 impl LikePattern {
@@ -202,7 +205,46 @@ impl LikePattern {
             }
             segments
         });
-        Ok(LikePattern { tokens, segments })
+        let finders = match &segments {
+            Some(s) if s.len() > 2 => s[1..s.len() - 1]
+                .iter()
+                .map(|m| memchr::memmem::Finder::new(m.as_bytes()).into_owned())
+                .collect(),
+            _ => Vec::new(),
+        };
+        Ok(LikePattern {
+            tokens,
+            segments,
+            finders,
+        })
+    }
+
+    /// Whether the UTF-8 text `bytes` matches: a pattern without `_` is matched on the bytes
+    /// themselves (prefix, suffix, and each middle literal found left to right with a
+    /// prebuilt substring searcher), any other after reading the bytes as text. Bytes that
+    /// are not UTF-8 match no pattern with `_`.
+    pub fn matches_bytes(&self, bytes: &[u8]) -> bool {
+        let Some(segments) = &self.segments else {
+            return std::str::from_utf8(bytes).is_ok_and(|text| self.matches(text));
+        };
+        let (first, rest) = segments.split_first().expect("one segment at least");
+        let Some((last, _)) = rest.split_last() else {
+            return bytes == first.as_bytes();
+        };
+        if bytes.len() < first.len() + last.len()
+            || !bytes.starts_with(first.as_bytes())
+            || !bytes.ends_with(last.as_bytes())
+        {
+            return false;
+        }
+        let mut between = &bytes[first.len()..bytes.len() - last.len()];
+        for finder in &self.finders {
+            match finder.find(between) {
+                Some(at) => between = &between[at + finder.needle().len()..],
+                None => return false,
+            }
+        }
+        true
     }
 
     /// The literal prefix when the pattern is `literal%` (then a sorted dictionary answers
@@ -340,8 +382,16 @@ mod tests {
         fn segments_agree_with_the_general_matcher(pattern in "[ab%é]{0,7}", text in "[abé]{0,9}") {
             let fast = LikePattern::new(&pattern).unwrap();
             proptest::prop_assert!(fast.segments.is_some());
-            let general = LikePattern { tokens: fast.tokens.clone(), segments: None };
+            let general = LikePattern { tokens: fast.tokens.clone(), segments: None, finders: Vec::new() };
             proptest::prop_assert_eq!(fast.matches(&text), general.matches(&text), "{} on {}", pattern, text);
+            proptest::prop_assert_eq!(fast.matches_bytes(text.as_bytes()), general.matches(&text), "bytes: {} on {}", pattern, text);
+        }
+
+        /// On bytes, any pattern (also with `_`) agrees with the matcher on text.
+        #[test]
+        fn bytes_agree_with_text(pattern in "[ab%_é]{0,7}", text in "[abé]{0,9}") {
+            let like = LikePattern::new(&pattern).unwrap();
+            proptest::prop_assert_eq!(like.matches_bytes(text.as_bytes()), like.matches(&text), "{} on {}", pattern, text);
         }
     }
 }

@@ -320,6 +320,82 @@ impl FsstStrings {
         Ok(selection)
     }
 
+    /// Keeps the entries `j` of `selection` (ascending offsets from `start`) whose row
+    /// `start + j` passes `keep`, called with the row's decompressed bytes. Every row is
+    /// decompressed into one reused buffer (each symbol written as 8 bytes and the buffer
+    /// advanced by its length): no string is built. An offset past the end is
+    /// [`EncodingError::IndexOutOfRange`].
+    ///
+    /// ```
+    /// use smartarrays_encodings::strings::FsstStrings;
+    /// let notes: Vec<String> = (0..300).map(|i| format!("note {i}: special requests")).collect();
+    /// let fsst = FsstStrings::new(&notes, &Default::default()).unwrap();
+    /// let mut rows: Vec<u32> = (0..100).collect();
+    /// fsst.retain(200, &mut rows, |bytes| bytes.ends_with(b"7: special requests")).unwrap();
+    /// assert_eq!(rows, vec![7, 17, 27, 37, 47, 57, 67, 77, 87, 97]);
+    /// ```
+    pub fn retain(
+        &self,
+        start: usize,
+        selection: &mut Vec<u32>,
+        mut keep: impl FnMut(&[u8]) -> bool,
+    ) -> Result<()> {
+        if let Some(&last) = selection.iter().max() {
+            check_indices(&[start + last as usize], self.len())?;
+        }
+        let offsets = self.offsets.local();
+        let bytes = self.bytes.local().as_native::<u8>().unwrap_or(&[]);
+        // Per code: its symbol's bytes and length (the escape code and unused codes: none).
+        let mut table = [(0u64, 0usize); 256];
+        for (code, (symbol, &length)) in self
+            .compressor
+            .symbol_table()
+            .iter()
+            .zip(self.compressor.symbol_lengths())
+            .enumerate()
+            .take(255)
+        {
+            table[code] = (symbol.to_u64(), usize::from(length).min(8));
+        }
+        let mut buffer: Vec<u8> = Vec::new();
+        let mut kept = 0;
+        for i in 0..selection.len() {
+            let j = selection[i];
+            let row = start + j as usize;
+            let (from, to) = (offsets.value(row) as usize, offsets.value(row + 1) as usize);
+            let codes = bytes.get(from..to).ok_or(EncodingError::RangeOutOfBounds {
+                start: from,
+                end: to,
+                len: bytes.len(),
+            })?;
+            // At most 8 bytes per code, plus 8 of slack for the last whole-word write.
+            if buffer.len() < codes.len() * 8 + 8 {
+                buffer.resize(codes.len() * 8 + 8, 0);
+            }
+            let mut at = 0;
+            let mut k = 0;
+            while k < codes.len() {
+                let code = codes[k];
+                k += 1;
+                if code == fsst::ESCAPE_CODE {
+                    if let Some(&byte) = codes.get(k) {
+                        buffer[at] = byte;
+                        at += 1;
+                    }
+                    k += 1;
+                } else {
+                    let (symbol, length) = table[usize::from(code)];
+                    buffer[at..at + 8].copy_from_slice(&symbol.to_le_bytes());
+                    at += length;
+                }
+            }
+            selection[kept] = j;
+            kept += usize::from(keep(&buffer[..at]));
+        }
+        selection.truncate(kept);
+        Ok(())
+    }
+
     /// Whether the row compressed as `codes` starts with `prefix`, decoding only the symbols
     /// that cover the prefix (a code is a symbol of up to 8 bytes, or the escape code followed
     /// by one literal byte).

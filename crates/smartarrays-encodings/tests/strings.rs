@@ -228,3 +228,45 @@ proptest! {
         }
     }
 }
+
+/// `FsstStrings::retain` keeps the rows whose decompressed bytes pass, from any start, with
+/// long rows (20,000 bytes), unicode and escaped bytes; an offset past the end is an error.
+#[test]
+fn fsst_retain_tests_decompressed_bytes_at_every_edge_length() {
+    use smartarrays_encodings::strings::{FsstStrings, StringEncoding};
+    use smartarrays_encodings::{Encoding, LikePattern};
+    let patterns = ["%quick%fox", "%🦀%", "x%tail", "%_sure", "%", "a"];
+    for len in LENGTHS {
+        let values = words(len);
+        let fsst = FsstStrings::new(&values, &Default::default()).unwrap();
+        for pattern in patterns {
+            let like = LikePattern::new(pattern).unwrap();
+            for start in [0, len / 3] {
+                let mut rows: Vec<u32> = (0..(len - start) as u32).collect();
+                fsst.retain(start, &mut rows, |bytes| like.matches_bytes(bytes))
+                    .unwrap();
+                let want: Vec<u32> = (0..(len - start) as u32)
+                    .filter(|&j| like.matches(&values[start + j as usize]))
+                    .collect();
+                assert_eq!(rows, want, "{pattern} from {start} of {len}");
+            }
+        }
+        let mut past = vec![len as u32];
+        assert!(fsst.retain(0, &mut past, |_| true).is_err(), "len {len}");
+    }
+    // Through a column.
+    let values = words(1025);
+    let column =
+        Column::from_strs(&values, &ColumnOptions::new().encoding(EncodingKind::Fsst)).unwrap();
+    let Encoding::Strings(StringEncoding::Fsst(fsst)) = column.encoding() else {
+        panic!("not FSST");
+    };
+    let mut rows: Vec<u32> = (0..1025).step_by(2).collect();
+    fsst.retain(0, &mut rows, |bytes| bytes == "ab".as_bytes())
+        .unwrap();
+    assert!(rows.iter().all(|&r| values[r as usize] == "ab"));
+    assert_eq!(
+        rows.len(),
+        (0..1025).step_by(2).filter(|&r| values[r] == "ab").count()
+    );
+}

@@ -17,13 +17,15 @@ Steps:
    (OMP_NUM_THREADS); the medians and their ratio (ours / GAPBS: below 1.0 we are faster).
    Kernels: bfs (GAPBS bfs), sssp (sssp, same delta), pr (Jacobi; pr_spmv), pr-gs
    (Gauss-Seidel; pr), cc (cc), bc (bc, one source), tc (tc). BFS, SSSP and BC start from the
-   same vertex (-r).
+   same vertex (-r). With --variants u,v+e each of our layouts is timed (same graph file, the
+   CLI's --variant) and set against the same GAPBS median; a `v+e/u` column gives our V+E time
+   over our U time.
 4. The load average before and after, and the parallel-efficiency probe of the project
    (compute-only, 2 threads against 1; 1.00 means the second core was free).
 
 usage: compare_gapbs.py SMARTARRAYS [--scale 18] [--edge-factor 16] [--threads 1,2]
                         [--repetitions 3] [--kernels bfs,sssp,pr,pr-gs,cc,bc,tc] [--delta 1]
-                        [--tolerance 1e-4] [--workdir DIR] [--json OUT.json]
+                        [--tolerance 1e-4] [--variants u] [--workdir DIR] [--json OUT.json]
 """
 
 import argparse
@@ -71,8 +73,8 @@ def first_vertex(path):
     raise RuntimeError(f"{path} holds no edge")
 
 
-def ours(binary, kernel, graph, threads, root, options):
-    common = [graph, "--threads", str(threads), "--no-progress", "--format", "json"]
+def ours(binary, kernel, graph, threads, root, options, variant="u"):
+    common = [graph, "--threads", str(threads), "--no-progress", "--format", "json", "--variant", variant]
     listed = ["--top", "1"]
     commands = {
         "bfs": ["bfs", *common, *listed, "--source", str(root)],
@@ -131,6 +133,8 @@ def main():
     parser.add_argument("--kernels", default=",".join(KERNELS))
     parser.add_argument("--delta", type=int, default=1)
     parser.add_argument("--tolerance", type=float, default=1e-4)
+    parser.add_argument("--variants", default="u",
+                        help="our layouts to time, comma-separated (u, v, v+e); each against the same GAPBS run")
     parser.add_argument("--workdir")
     parser.add_argument("--json")
     options = parser.parse_args()
@@ -139,6 +143,9 @@ def main():
     if unknown:
         parser.error(f"unknown kernels {unknown}: choose from {','.join(KERNELS)}")
     threads = [int(t) for t in options.threads.split(",")]
+    variants = options.variants.split(",")
+    if [v for v in variants if v not in ("u", "v", "v+e")]:
+        parser.error(f"unknown variants in {options.variants!r}: choose from u, v, v+e")
     if options.gapbs:
         needed = sorted({GAPBS_BINARY[k] for k in kernels} | {"converter"})
         missing = [p for p in needed if not os.access(os.path.join(options.gapbs, p), os.X_OK)]
@@ -174,35 +181,51 @@ def main():
     if efficiency is not None:
         print(f"parallel-efficiency probe (2 threads vs 1, compute only): {efficiency:.2f}")
     rows = []
+    tag = len(variants) > 1
     header = f"{'kernel':<7} {'threads':>7} {'ours s':>10} {'GAPBS s':>10} {'ratio':>7}  notes"
+    if tag:
+        header = f"{'kernel':<7} {'layout':>6} {'threads':>7} {'ours s':>10} {'GAPBS s':>10} {'ratio':>7} {'v+e/u':>6}  notes"
     print(header)
     for kernel in kernels:
         for t in threads:
-            samples, iterations = [], None
-            for _ in range(options.repetitions):
-                seconds, iterations = ours(binary, kernel, name + ".sag", t, root, options)
-                samples.append(seconds)
-            mine = statistics.median(samples)
-            theirs, note = None, ""
+            measured = {}
+            for variant in variants:
+                samples, iterations = [], None
+                for _ in range(options.repetitions):
+                    seconds, iterations = ours(binary, kernel, name + ".sag", t, root, options, variant)
+                    samples.append(seconds)
+                measured[variant] = (statistics.median(samples), samples, iterations)
+            theirs, output = None, ""
             if options.gapbs:
                 theirs, output = gapbs(options.gapbs, kernel, sg, wsg, t, root, options)
+            for variant in variants:
+                mine, samples, iterations = measured[variant]
+                note = ""
                 if kernel in ("pr", "pr-gs"):
-                    steps = len(re.findall(r"^\s*\d+\s+[0-9.eE+-]+\s*$", output, re.MULTILINE)) // max(options.repetitions, 1)
-                    note = f"iterations: ours {iterations}, GAPBS {steps}"
-            elif kernel in ("pr", "pr-gs"):
-                note = f"iterations: ours {iterations}"
-            ratio = mine / theirs if theirs else None
-            rows.append({"kernel": kernel, "threads": t, "ours_seconds": mine, "ours_samples": samples,
-                         "gapbs_seconds": theirs, "ratio": ratio, "note": note})
-            shown_theirs = f"{theirs:.4f}" if theirs is not None else "-"
-            shown_ratio = f"{ratio:.2f}" if ratio is not None else "-"
-            print(f"{kernel:<7} {t:>7} {mine:>10.4f} {shown_theirs:>10} {shown_ratio:>7}  {note}", flush=True)
+                    if options.gapbs:
+                        steps = len(re.findall(r"^\s*\d+\s+[0-9.eE+-]+\s*$", output, re.MULTILINE)) // max(options.repetitions, 1)
+                        note = f"iterations: ours {iterations}, GAPBS {steps}"
+                    else:
+                        note = f"iterations: ours {iterations}"
+                ratio = mine / theirs if theirs else None
+                over_u = mine / measured["u"][0] if "u" in measured and measured["u"][0] > 0 else None
+                rows.append({"kernel": kernel, "threads": t, "variant": variant, "ours_seconds": mine,
+                             "ours_samples": samples, "gapbs_seconds": theirs, "ratio": ratio,
+                             "over_u": over_u, "note": note})
+                shown_theirs = f"{theirs:.4f}" if theirs is not None else "-"
+                shown_ratio = f"{ratio:.2f}" if ratio is not None else "-"
+                if tag:
+                    shown_u = f"{over_u:.2f}" if over_u is not None else "-"
+                    print(f"{kernel:<7} {variant:>6} {t:>7} {mine:>10.4f} {shown_theirs:>10} {shown_ratio:>7} "
+                          f"{shown_u:>6}  {note}", flush=True)
+                else:
+                    print(f"{kernel:<7} {t:>7} {mine:>10.4f} {shown_theirs:>10} {shown_ratio:>7}  {note}", flush=True)
     print(f"load average after: {load()}")
     if options.json:
         with open(options.json, "w") as out:
             json.dump({"scale": options.scale, "edge_factor": options.edge_factor, "root": root,
                        "delta": options.delta, "tolerance": options.tolerance, "threads": threads,
-                       "repetitions": options.repetitions, "parallel_efficiency_probe": efficiency,
+                       "repetitions": options.repetitions, "variants": variants, "parallel_efficiency_probe": efficiency,
                        "gapbs": bool(options.gapbs), "rows": rows}, out, indent=2)
     if temporary:
         temporary.cleanup()

@@ -247,6 +247,47 @@ fn tiny_graphs_self_loops_and_isolated_vertices() {
 }
 
 #[test]
+fn components_read_packed_lists_of_every_edge_length() {
+    // Stars whose centre has 0, 1, 2, 3, 63, 64, 65, 1023 or 1025 leaves next to a larger star
+    // (the skipped component): bit-packed lists are read one sampled value at a time, and the
+    // lists of vertices outside the skipped component are unpacked whole. The last star's
+    // centre is the highest vertex id.
+    let mut pairs: Vec<[u32; 2]> = (1..=3000).map(|v| [0, v]).collect();
+    let mut next = 3001u32;
+    let lengths = [0u32, 1, 2, 3, 63, 64, 65, 1023, 1025];
+    let total: u32 = next + lengths.iter().map(|l| l + 1).sum::<u32>();
+    for (i, &length) in lengths.iter().enumerate() {
+        let centre = if i + 1 == lengths.len() {
+            total - 1
+        } else {
+            next
+        };
+        let first_leaf = if i + 1 == lengths.len() {
+            next
+        } else {
+            next + 1
+        };
+        pairs.extend((first_leaf..first_leaf + length).map(|leaf| [centre, leaf]));
+        next += length + 1;
+    }
+    for variant in [Variant::U, Variant::VE] {
+        for threads in [1, 3] {
+            for directed in [true, false] {
+                let graph = build(
+                    EdgeList::from_pairs(total as u64, directed, pairs.clone()),
+                    &options(variant, threads),
+                )
+                .unwrap();
+                check_components(&graph, &format!("stars {variant} {threads} {directed}"));
+                let components = connected_components(&graph).unwrap();
+                assert_eq!(components.largest, 3001);
+                assert_eq!(components.count, lengths.len() as u64 + 1);
+            }
+        }
+    }
+}
+
+#[test]
 fn components_skip_the_largest_one_only_where_every_edge_is_still_seen() {
     // Directed: 1..=1000 point at hub 0 (joined while sampling: the largest component), and the
     // hub points at 1001..=2000, of which only the first two are sampled; the rest join only

@@ -12,6 +12,7 @@ use sqlparser::ast::{
 use smartarrays_encodings::date;
 
 use crate::error::{Position, QueryError, Result};
+use crate::keyset::KeySet;
 use crate::scope::Scope;
 use crate::table::Table;
 use crate::value::{pow10, Grouped, ResultSet, Type, Value};
@@ -139,6 +140,12 @@ pub(crate) enum BExpr {
         list: Vec<Value>,
         negated: bool,
     },
+    /// Membership in a subquery's keys (of the expression's own type): a semi (anti) join.
+    InSet {
+        expr: Box<BExpr>,
+        set: std::sync::Arc<KeySet>,
+        negated: bool,
+    },
     Case {
         whens: Vec<(BExpr, BExpr)>,
         otherwise: Box<BExpr>,
@@ -197,7 +204,9 @@ impl BExpr {
                 value.columns(out);
             }
             BExpr::And(list) | BExpr::Or(list) => list.iter().for_each(|e| e.columns(out)),
-            BExpr::Like { expr, .. } | BExpr::InList { expr, .. } => expr.columns(out),
+            BExpr::Like { expr, .. } | BExpr::InList { expr, .. } | BExpr::InSet { expr, .. } => {
+                expr.columns(out)
+            }
             BExpr::Case {
                 whens, otherwise, ..
             } => {
@@ -923,17 +932,38 @@ impl Binder<'_, '_> {
                 negated,
             } if mode == Mode::Rows => {
                 let x = self.bind(expr, mode)?;
-                let rows = (self.subquery)(subquery)?;
-                if rows.names.len() != 1 {
+                // Integer, decimal and date keys: the subquery's keys straight from its scan
+                // or aggregation as a key set (a semi or anti join); other types as an IN
+                // list of its rows.
+                let integral = |t: Type| t.is_exact() || t == Type::Date;
+                let grouped = if integral(x.ty()) {
+                    (self.ints)(subquery)?
+                } else {
+                    Grouped::Rows((self.subquery)(subquery)?)
+                };
+                let types = grouped.types();
+                if types.len() != 1 {
                     return unsupported(
                         format!(
                             "an IN subquery returning {} columns (it must return one)",
-                            rows.names.len()
+                            types.len()
                         ),
                         subquery.as_ref(),
                     );
                 }
-                comparable(x.ty(), rows.types[0], subquery.as_ref())?;
+                comparable(x.ty(), types[0], subquery.as_ref())?;
+                if types[0] == x.ty() && integral(x.ty()) {
+                    let set = match grouped {
+                        Grouped::Keys { set, .. } => set,
+                        other => KeySet::from_keys(&other.into_ints()?.columns[0]),
+                    };
+                    return Ok(BExpr::InSet {
+                        expr: Box::new(x),
+                        set: std::sync::Arc::new(set),
+                        negated: *negated,
+                    });
+                }
+                let rows = grouped.into_rows()?;
                 let mut values: Vec<Value> =
                     rows.rows.into_iter().map(|mut r| r.remove(0)).collect();
                 if values.contains(&Value::Null) {
@@ -1072,11 +1102,17 @@ impl Binder<'_, '_> {
                 e,
             );
         }
-        let groups = groups.into_ints()?;
-        let [keys, lo, hi] = &groups.columns[..] else {
-            unreachable!("three columns, checked above")
+        let groups = match groups {
+            // Straight from the subquery's scan.
+            Grouped::Ranges { ranges, .. } => ranges,
+            other => {
+                let columns = other.into_ints()?;
+                let [keys, lo, hi] = &columns.columns[..] else {
+                    unreachable!("three columns, checked above")
+                };
+                KeyRanges::from_columns(keys, lo, hi)
+            }
         };
-        let groups = KeyRanges::from_columns(keys, lo, hi);
         Ok(BExpr::ExistsOther {
             key: Box::new(key),
             value: Box::new(value),

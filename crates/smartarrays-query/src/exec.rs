@@ -25,6 +25,8 @@ use crate::error::{Position, QueryError, Result};
 use crate::value::{overflow, pow10, rescale_i128, ResultSet, Type, Value};
 use crate::vector::{Batch, TextTest, VExpr};
 
+mod semi;
+
 /// Rows decoded per step (two codec blocks).
 pub const VECTOR: usize = 2048;
 /// Rows a worker claims at a time (a multiple of the codec block).
@@ -152,6 +154,18 @@ fn eval_row(e: &BExpr, keys: &[Value], aggs: &[Value]) -> Result<Value> {
         } => {
             let x = eval_row(expr, keys, aggs)?;
             Value::Bool(list.iter().any(|v| x.sort_cmp(v).is_eq()) != *negated)
+        }
+        BExpr::InSet { expr, set, negated } => {
+            let x = eval_row(expr, keys, aggs)?;
+            let key = match x {
+                Value::Date(d) => i64::from(d),
+                Value::Int(v) | Value::Decimal { unscaled: v, .. } => match i64::try_from(v) {
+                    Ok(k) => k,
+                    Err(_) => return Ok(Value::Bool(*negated)),
+                },
+                other => return Ok(other),
+            };
+            Value::Bool(set.contains(key) != *negated)
         }
         BExpr::Case {
             whens, otherwise, ..
@@ -341,6 +355,14 @@ impl Decode<'_> {
     }
 }
 
+/// The FSST rows of a text column, if it is one.
+fn fsst_of(column: &Column) -> Option<&smartarrays_encodings::strings::FsstStrings> {
+    match column.encoding() {
+        Encoding::Strings(StringEncoding::Fsst(f)) => Some(f),
+        _ => None,
+    }
+}
+
 /// A filter on raw codes.
 #[derive(Clone, Debug)]
 enum CodeTest {
@@ -403,6 +425,10 @@ struct ScanColumn<'a> {
     slot: usize,
     /// Code-space tests (applied before anything else is decoded).
     tests: Vec<CodeTest>,
+    /// Tests of an FSST text column's rows (negated when the flag is set), run in the scan on
+    /// each row's bytes decompressed into one reused buffer, after the code-space and
+    /// semi-join filters: no string is built for them.
+    text_tests: Vec<(TextTest, bool, String)>,
     /// Whether later stages read its values.
     materialize: bool,
 }
@@ -804,6 +830,9 @@ impl Compiler<'_> {
                     set.dedup();
                     VExpr::In(Box::new(self.compile(expr)?), Arc::new(set), *negated)
                 }
+            }
+            BExpr::InSet { expr, set, negated } => {
+                VExpr::InSet(Box::new(self.compile(expr)?), Arc::clone(set), *negated)
             }
             BExpr::Case {
                 whens,
@@ -1310,6 +1339,13 @@ fn explain_pipeline(p: &Pipeline<'_>, out: &mut String, counter: &mut usize, dep
             ));
         }
     }
+    for s in &p.scans {
+        for (_, _, text) in &s.text_tests {
+            out.push_str(&format!(
+                "{pad}  filter in the scan on decompressed bytes (one reused buffer): {text}\n"
+            ));
+        }
+    }
     let decoded: Vec<String> = p
         .scans
         .iter()
@@ -1402,6 +1438,12 @@ fn describe_expr(e: &BExpr, query: &BoundQuery<'_>) -> String {
                 .map(ToString::to_string)
                 .collect::<Vec<_>>()
                 .join(", ")
+        ),
+        BExpr::InSet { expr, set, negated } => format!(
+            "{} {}in the subquery's {}",
+            describe_expr(expr, query),
+            if *negated { "not " } else { "" },
+            set.describe()
         ),
         BExpr::Case { .. } => "case ... end".to_string(),
         BExpr::ExtractYear(a) => format!("extract(year from {})", describe_expr(a, query)),
@@ -1503,6 +1545,7 @@ fn build_pipeline<'a>(
             decode,
             slot,
             tests: Vec::new(),
+            text_tests: Vec::new(),
             materialize: false,
         });
     }
@@ -1525,11 +1568,26 @@ fn build_pipeline<'a>(
             slot_of: &pipeline.slot_of,
             slots: &pipeline.slots,
         };
-        if let Ok(VExpr::Mask(slot, mask)) = compiler.compile(e) {
-            if let Some(i) = pipeline.scans.iter().position(|s| s.slot == slot) {
-                pipeline.scans[i].tests.push(CodeTest::Mask(mask));
-                continue;
+        match compiler.compile(e) {
+            Ok(VExpr::Mask(slot, mask)) => {
+                if let Some(i) = pipeline.scans.iter().position(|s| s.slot == slot) {
+                    pipeline.scans[i].tests.push(CodeTest::Mask(mask));
+                    continue;
+                }
             }
+            // A test of FSST text: on the decompressed bytes of each row, in the scan.
+            Ok(VExpr::Text(slot, test, negated)) => {
+                if let Some(i) = pipeline.scans.iter().position(|s| {
+                    s.slot == slot
+                        && matches!(&s.decode, Decode::Text { column } if fsst_of(column).is_some())
+                }) {
+                    pipeline.scans[i]
+                        .text_tests
+                        .push((test, negated, describe_expr(e, query)));
+                    continue;
+                }
+            }
+            _ => {}
         }
         filters.push(e.clone());
     }
@@ -2237,6 +2295,28 @@ fn run_morsel(
                 decode => compact(&mut s.selection, |j| test(decode.value(codes[j as usize]))),
             }
         }
+        // Tests of FSST text, on each surviving row's decompressed bytes.
+        for scan in &p.scans {
+            if scan.text_tests.is_empty() || (!all && s.selection.is_empty()) {
+                continue;
+            }
+            let Decode::Text { column } = &scan.decode else {
+                continue;
+            };
+            let Some(fsst) = fsst_of(column) else {
+                continue;
+            };
+            if all {
+                s.selection.clear();
+                s.selection.extend(0..n as u32);
+                all = false;
+            }
+            fsst.retain(start, &mut s.selection, |bytes| {
+                scan.text_tests
+                    .iter()
+                    .all(|(test, negated, _)| test.matches_bytes(bytes) != *negated)
+            })?;
+        }
         if all || !s.selection.is_empty() {
             let rows = if all { n } else { s.selection.len() };
             s.batch.len = rows;
@@ -2567,7 +2647,9 @@ fn key_refs(e: &BExpr, out: &mut Vec<usize>) {
             key_refs(key, out);
             key_refs(value, out);
         }
-        BExpr::Like { expr, .. } | BExpr::InList { expr, .. } => key_refs(expr, out),
+        BExpr::Like { expr, .. } | BExpr::InList { expr, .. } | BExpr::InSet { expr, .. } => {
+            key_refs(expr, out)
+        }
         BExpr::And(list) | BExpr::Or(list) => list.iter().for_each(|x| key_refs(x, out)),
         BExpr::Case {
             whens, otherwise, ..

@@ -36,6 +36,7 @@ pub mod error;
 mod exec;
 mod implied;
 mod inline;
+mod keyset;
 pub mod load;
 mod outer;
 pub mod placement;
@@ -164,6 +165,12 @@ fn run_query_grouped(
     budget: &budget::Budget,
 ) -> Result<Grouped> {
     with_plan(query, scope, runtime, budget, |plan| {
+        if let Some((ty, set)) = plan.run_key_set(runtime, budget)? {
+            return Ok(Grouped::Keys { ty, set });
+        }
+        if let Some((types, ranges)) = plan.run_key_ranges(runtime, budget)? {
+            return Ok(Grouped::Ranges { types, ranges });
+        }
         match plan.run_int_columns(runtime, budget)? {
             Some(columns) => Ok(Grouped::Ints(IntColumns {
                 types: plan.output_types(),

@@ -423,7 +423,7 @@ pub(crate) fn left_join_counts(
             Table::from_values(GROUPS_TABLE, columns, &ColumnOptions::new())?
         }
         (left, matches) => {
-            let (left_rows, matches_rows) = (left.into_rows(), matches.into_rows());
+            let (left_rows, matches_rows) = (left.into_rows()?, matches.into_rows()?);
             let grouped = count_groups(&left_rows, &group_at, &key_at, &matches_rows, &kinds)?;
             table_from_result(
                 &TableAlias {

@@ -32,6 +32,7 @@ use sqlparser::ast::{
 use crate::bind::position_of;
 use crate::error::{QueryError, Result};
 use crate::scope::Scope;
+use smartarrays_encodings::DataType;
 
 /// One expression parsed from text this module wrote.
 fn parse_expr(text: &str) -> Result<Expr> {
@@ -56,6 +57,7 @@ pub(crate) fn rewrite(query: &Query, scope: &Scope<'_>) -> Result<Query> {
     };
     let mut conjuncts = Vec::new();
     split_and(selection, &mut conjuncts);
+    let outer = OuterTables::of(select, &conjuncts, scope);
     let mut kept = Vec::new();
     let mut derived = 0;
     for c in conjuncts {
@@ -71,10 +73,15 @@ pub(crate) fn rewrite(query: &Query, scope: &Scope<'_>) -> Result<Query> {
                 // which passes their NULL on) become joins with derived tables.
                 let mut equalities = Vec::new();
                 let mut tables = Vec::new();
-                let left =
-                    scalars_to_joins(*left, scope, &mut derived, &mut tables, &mut equalities)?;
-                let right =
-                    scalars_to_joins(*right, scope, &mut derived, &mut tables, &mut equalities)?;
+                let mut joins = Joins {
+                    scope,
+                    outer: &outer,
+                    derived: &mut derived,
+                    tables: &mut tables,
+                    equalities: &mut equalities,
+                };
+                let left = joins.scalars_to_joins(*left)?;
+                let right = joins.scalars_to_joins(*right)?;
                 select.from.extend(tables);
                 // The join equalities first: the planner takes the first equality with a
                 // unique side as the join key (the group keys are unique).
@@ -406,55 +413,226 @@ fn replace_children(e: &Expr, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Expr 
     }
 }
 
-/// `e` with its correlated scalar subqueries (directly, or inside arithmetic) replaced by the
-/// values of derived tables, which are added to `tables` with their join `equalities`.
-fn scalars_to_joins(
-    e: Expr,
-    scope: &Scope<'_>,
-    derived: &mut usize,
-    tables: &mut Vec<TableWithJoins>,
-    equalities: &mut Vec<Expr>,
-) -> Result<Expr> {
-    Ok(match e {
-        Expr::Subquery(q) => {
-            let name = format!("__subquery{}", *derived + 1);
-            match scalar_to_join(&q, &name, scope)? {
-                None => Expr::Subquery(q),
-                Some((table, value, joins)) => {
-                    *derived += 1;
-                    tables.push(table);
-                    equalities.extend(joins);
-                    value
+/// Where [`Joins::scalars_to_joins`] puts what it makes.
+struct Joins<'s, 'c> {
+    scope: &'s Scope<'c>,
+    outer: &'s OuterTables,
+    derived: &'s mut usize,
+    tables: &'s mut Vec<TableWithJoins>,
+    equalities: &'s mut Vec<Expr>,
+}
+
+impl Joins<'_, '_> {
+    /// `e` with its correlated scalar subqueries (directly, or inside arithmetic) replaced by
+    /// the values of derived tables, which are added to `tables` with their join `equalities`.
+    fn scalars_to_joins(&mut self, e: Expr) -> Result<Expr> {
+        Ok(match e {
+            Expr::Subquery(q) => {
+                let name = format!("__subquery{}", *self.derived + 1);
+                match scalar_to_join(&q, &name, self.scope, self.outer)? {
+                    None => Expr::Subquery(q),
+                    Some((table, value, joins)) => {
+                        *self.derived += 1;
+                        self.tables.push(table);
+                        self.equalities.extend(joins);
+                        value
+                    }
                 }
             }
-        }
-        Expr::Nested(x) => Expr::Nested(Box::new(scalars_to_joins(
-            *x, scope, derived, tables, equalities,
-        )?)),
-        Expr::UnaryOp { op, expr } => Expr::UnaryOp {
-            op,
-            expr: Box::new(scalars_to_joins(*expr, scope, derived, tables, equalities)?),
-        },
-        Expr::BinaryOp { left, op, right }
-            if matches!(
+            Expr::Nested(x) => Expr::Nested(Box::new(self.scalars_to_joins(*x)?)),
+            Expr::UnaryOp { op, expr } => Expr::UnaryOp {
                 op,
-                BinaryOperator::Plus
-                    | BinaryOperator::Minus
-                    | BinaryOperator::Multiply
-                    | BinaryOperator::Divide
-            ) =>
-        {
-            let left = scalars_to_joins(*left, scope, derived, tables, equalities)?;
-            Expr::BinaryOp {
-                left: Box::new(left),
-                op,
-                right: Box::new(scalars_to_joins(
-                    *right, scope, derived, tables, equalities,
-                )?),
+                expr: Box::new(self.scalars_to_joins(*expr)?),
+            },
+            Expr::BinaryOp { left, op, right }
+                if matches!(
+                    op,
+                    BinaryOperator::Plus
+                        | BinaryOperator::Minus
+                        | BinaryOperator::Multiply
+                        | BinaryOperator::Divide
+                ) =>
+            {
+                let left = self.scalars_to_joins(*left)?;
+                Expr::BinaryOp {
+                    left: Box::new(left),
+                    op,
+                    right: Box::new(self.scalars_to_joins(*right)?),
+                }
+            }
+            other => other,
+        })
+    }
+}
+
+/// The outer query's tables (plain tables of its FROM) with the conjuncts of its WHERE that
+/// read one of them alone: what restricts the outer values a correlated subquery is asked
+/// for (its "magic set").
+struct OuterTables {
+    tables: Vec<OuterTable>,
+}
+
+struct OuterTable {
+    /// The FROM item as written (`lineitem l1`), so that qualified names still resolve.
+    text: String,
+    alias: String,
+    /// (name, type) of each column.
+    columns: Vec<(String, DataType)>,
+    /// The conjuncts reading this table alone, with the names each reads.
+    local: Vec<(Expr, Vec<Vec<Ident>>)>,
+}
+
+impl OuterTables {
+    fn of(select: &Select, conjuncts: &[Expr], scope: &Scope<'_>) -> OuterTables {
+        let mut tables: Vec<OuterTable> = Vec::new();
+        for from in &select.from {
+            if !from.joins.is_empty() {
+                continue;
+            }
+            if let TableFactor::Table { name, alias, .. } = &from.relation {
+                if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
+                    continue;
+                }
+                let table_name = name.to_string().to_lowercase();
+                let Some(table) = scope.get(&table_name) else {
+                    continue;
+                };
+                tables.push(OuterTable {
+                    text: from.relation.to_string(),
+                    alias: alias
+                        .as_ref()
+                        .map_or(table_name, |a| a.name.value.to_lowercase()),
+                    columns: table
+                        .columns()
+                        .iter()
+                        .map(|c| (c.name.clone(), c.column.data_type()))
+                        .collect(),
+                    local: Vec::new(),
+                });
             }
         }
-        other => other,
-    })
+        let mut outer = OuterTables { tables };
+        for c in conjuncts {
+            let mut names = Vec::new();
+            // `x IN (uncorrelated subquery)` reads the names of `x`.
+            let readable = match c {
+                Expr::InSubquery { expr, .. } => identifiers(expr, &mut names),
+                other => identifiers(other, &mut names),
+            };
+            if !readable || names.is_empty() {
+                continue;
+            }
+            let mut owner = None;
+            for parts in &names {
+                match (outer.resolve(parts), owner) {
+                    (Some((t, _)), None) => owner = Some(t),
+                    (Some((t, _)), Some(o)) if t == o => {}
+                    _ => {
+                        owner = None;
+                        break;
+                    }
+                }
+            }
+            if let Some(t) = owner {
+                outer.tables[t].local.push((c.clone(), names));
+            }
+        }
+        outer
+    }
+
+    /// The table and column a (possibly qualified) name refers to, when exactly one has it.
+    fn resolve(&self, parts: &[Ident]) -> Option<(usize, usize)> {
+        let (qualifier, name) = match parts {
+            [name] => (None, name.value.to_lowercase()),
+            [q, name] => (Some(q.value.to_lowercase()), name.value.to_lowercase()),
+            _ => return None,
+        };
+        let mut found = None;
+        for (t, table) in self.tables.iter().enumerate() {
+            if qualifier.as_ref().is_some_and(|q| *q != table.alias) {
+                continue;
+            }
+            if let Some(c) = table.columns.iter().position(|(n, _)| *n == name) {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some((t, c));
+            }
+        }
+        found
+    }
+
+    /// The magic set of a correlation `inner = outer`: a derived table of the distinct values
+    /// of `outer` among the rows of its table that pass the outer query's conditions on that
+    /// table (`all`: all of them; else only those that read `outer`'s column alone), as
+    /// `(select outer as __magic_key from T where .. group by outer)`. `None` when `outer` is
+    /// not a column of one outer table, no condition restricts it, or its type is not
+    /// `inner_type`.
+    fn magic_set(&self, outer: &Expr, inner_type: DataType, all: bool) -> Result<Option<Query>> {
+        let parts = match outer {
+            Expr::Identifier(i) => vec![i.clone()],
+            Expr::CompoundIdentifier(parts) => parts.clone(),
+            _ => return Ok(None),
+        };
+        let Some((t, c)) = self.resolve(&parts) else {
+            return Ok(None);
+        };
+        let table = &self.tables[t];
+        if table.columns[c].1 != inner_type {
+            return Ok(None);
+        }
+        let conditions: Vec<Expr> = table
+            .local
+            .iter()
+            .filter(|(_, names)| all || names.iter().all(|n| self.resolve(n) == Some((t, c))))
+            .map(|(e, _)| e.clone())
+            .collect();
+        let Some(condition) = join_and(conditions) else {
+            return Ok(None);
+        };
+        let sql = format!(
+            "select {outer} as __magic_key from {} where {condition} group by {outer}",
+            table.text
+        );
+        match crate::bind::parse(&sql)? {
+            (query, false) => Ok(Some(query)),
+            (_, true) => Ok(None),
+        }
+    }
+}
+
+/// The type of a column of the subquery's tables that `e` names, if it names one.
+fn inner_type(e: &Expr, select: &Select, scope: &Scope<'_>) -> Option<DataType> {
+    let parts = match e {
+        Expr::Identifier(i) => vec![i.clone()],
+        Expr::CompoundIdentifier(parts) => parts.clone(),
+        _ => return None,
+    };
+    let (qualifier, name) = match parts.as_slice() {
+        [name] => (None, name.value.to_lowercase()),
+        [q, name] => (Some(q.value.to_lowercase()), name.value.to_lowercase()),
+        _ => return None,
+    };
+    let mut found = None;
+    for from in &select.from {
+        let TableFactor::Table { name: t, alias, .. } = &from.relation else {
+            return None;
+        };
+        let table_name = t.to_string().to_lowercase();
+        let alias = alias
+            .as_ref()
+            .map_or(table_name.clone(), |a| a.name.value.to_lowercase());
+        if qualifier.as_ref().is_some_and(|q| *q != alias) {
+            continue;
+        }
+        if let Some(column) = scope.get(&table_name)?.column(&name) {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(column.data_type());
+        }
+    }
+    found
 }
 
 fn is_comparison(op: &BinaryOperator) -> bool {
@@ -773,6 +951,7 @@ fn scalar_to_join(
     subquery: &Query,
     name: &str,
     scope: &Scope<'_>,
+    outer_tables: &OuterTables,
 ) -> Result<Option<(TableWithJoins, Expr, Vec<Expr>)>> {
     let Some(c) = correlate(subquery, scope)? else {
         return Ok(None);
@@ -803,6 +982,43 @@ fn scalar_to_join(
     let mut projection = Vec::new();
     let mut keys = Vec::new();
     let mut equalities = Vec::new();
+    // Magic sets: the groups are needed only for the outer values that pass the outer query's
+    // conditions on their table, so the subquery joins the (distinct) such values first. With
+    // one correlation column every condition on its table counts; with several, only those on
+    // the column itself (the others would not restrict that column alone).
+    let mut local = c.local;
+    let all = c.equalities.len() == 1;
+    for (i, (inner, outer)) in c.equalities.iter().enumerate() {
+        let Some(ty) = inner_type(inner, &select, scope) else {
+            continue;
+        };
+        let Some(magic) = outer_tables.magic_set(outer, ty, all)? else {
+            continue;
+        };
+        let magic_name = format!("{name}_magic{i}");
+        select.from.push(TableWithJoins {
+            relation: TableFactor::Derived {
+                lateral: false,
+                subquery: Box::new(magic),
+                alias: Some(TableAlias {
+                    name: Ident::new(&magic_name),
+                    columns: vec![],
+                }),
+            },
+            joins: vec![],
+        });
+        local.insert(
+            0,
+            Expr::BinaryOp {
+                left: Box::new(inner.clone()),
+                op: BinaryOperator::Eq,
+                right: Box::new(Expr::CompoundIdentifier(vec![
+                    Ident::new(magic_name),
+                    Ident::new("__magic_key"),
+                ])),
+            },
+        );
+    }
     for (i, (inner, outer)) in c.equalities.into_iter().enumerate() {
         projection.push(SelectItem::ExprWithAlias {
             expr: inner.clone(),
@@ -823,7 +1039,7 @@ fn scalar_to_join(
         alias: Ident::new("__value"),
     });
     select.projection = projection;
-    select.selection = join_and(c.local);
+    select.selection = join_and(local);
     select.group_by = GroupByExpr::Expressions(keys, vec![]);
     let mut query = subquery.clone();
     query.body = Box::new(SetExpr::Select(Box::new(select)));

@@ -264,6 +264,18 @@ pub(crate) struct IntColumns {
 pub(crate) enum Grouped {
     Ints(IntColumns),
     Rows(ResultSet),
+    /// The keys of `select k .. group by k`, as a set (one column of type `ty`).
+    Keys {
+        ty: Type,
+        set: crate::keyset::KeySet,
+    },
+    /// The groups `(k, min(v), max(v))` of `select k, min(v), max(v) .. group by k` as the
+    /// test a correlated `EXISTS` with an inequality makes of them (the minima and maxima
+    /// themselves are not kept).
+    Ranges {
+        types: Vec<Type>,
+        ranges: crate::vector::KeyRanges,
+    },
 }
 
 impl Grouped {
@@ -272,6 +284,8 @@ impl Grouped {
         match self {
             Grouped::Ints(c) => &c.types,
             Grouped::Rows(r) => &r.types,
+            Grouped::Keys { ty, .. } => std::slice::from_ref(ty),
+            Grouped::Ranges { types, .. } => types,
         }
     }
 
@@ -280,13 +294,24 @@ impl Grouped {
         match self {
             Grouped::Ints(c) => Ok(c),
             Grouped::Rows(r) => IntColumns::from_rows(&r),
+            Grouped::Keys { ty, set } => Ok(IntColumns {
+                types: vec![ty],
+                columns: vec![set.keys()],
+            }),
+            Grouped::Ranges { .. } => Err(ranges_are_not_rows()),
         }
     }
 
-    /// As rows (their names left empty).
-    pub(crate) fn into_rows(self) -> ResultSet {
-        match self {
+    /// As rows (their names left empty; an error for [`Grouped::Ranges`]).
+    pub(crate) fn into_rows(self) -> crate::Result<ResultSet> {
+        Ok(match self {
             Grouped::Rows(r) => r,
+            Grouped::Ranges { .. } => return Err(ranges_are_not_rows()),
+            Grouped::Keys { ty, set } => Grouped::Ints(IntColumns {
+                types: vec![ty],
+                columns: vec![set.keys()],
+            })
+            .into_rows()?,
             Grouped::Ints(c) => {
                 let rows = (0..c.columns.first().map_or(0, Vec::len))
                     .map(|r| {
@@ -310,8 +335,16 @@ impl Grouped {
                     rows,
                 }
             }
-        }
+        })
     }
+}
+
+/// [`Grouped::Ranges`] asked for as columns: only the binder's `EXISTS` test reads them.
+fn ranges_are_not_rows() -> crate::QueryError {
+    crate::QueryError::unsupported(
+        "the groups of an EXISTS with an inequality as columns",
+        crate::Position::default(),
+    )
 }
 
 impl IntColumns {

@@ -31,6 +31,15 @@ impl TextTest {
             }
         }
     }
+
+    /// [`TextTest::matches`] on a text's UTF-8 bytes (a `LIKE` without `_` on the bytes
+    /// themselves); bytes that are not UTF-8 match nothing.
+    pub(crate) fn matches_bytes(&self, bytes: &[u8]) -> bool {
+        match self {
+            TextTest::Like(pattern) => pattern.matches_bytes(bytes),
+            other => std::str::from_utf8(bytes).is_ok_and(|text| other.matches(text)),
+        }
+    }
 }
 
 /// A compiled vectorised expression.
@@ -54,6 +63,8 @@ pub(crate) enum VExpr {
     Text(usize, TextTest, bool),
     /// Membership in a sorted set (negated when the flag is set).
     In(Box<VExpr>, Arc<Vec<i64>>, bool),
+    /// Membership in a subquery's key set (negated when the flag is set).
+    InSet(Box<VExpr>, Arc<crate::keyset::KeySet>, bool),
     Case(Vec<(VExpr, VExpr)>, Box<VExpr>),
     Year(Box<VExpr>),
     /// An exact number at scale `10^-s` (the factor `10^s` given) as the order-preserving key of
@@ -107,7 +118,17 @@ pub(crate) struct KeyRanges {
 
 #[derive(Clone, PartialEq)]
 enum Ranges {
-    Dense { base: i64, values: Vec<i64> },
+    Dense {
+        base: i64,
+        values: Vec<i64>,
+    },
+    /// Per key of the range from `base`, a code: 0 no rows, 1 several values, else the only
+    /// value `vbase + code - 2`.
+    Codes {
+        base: i64,
+        vbase: i64,
+        codes: Vec<u32>,
+    },
     Map(std::collections::HashMap<i64, (i64, i64), std::hash::BuildHasherDefault<KeyHasher>>),
 }
 
@@ -164,6 +185,15 @@ impl KeyRanges {
         }
     }
 
+    /// From per-key codes over the keys `base..base + codes.len()`: 0 for a key without
+    /// rows, 1 for one with several values, else `value - vbase + 2` of its only value.
+    pub(crate) fn from_codes(base: i64, vbase: i64, codes: Vec<u32>) -> KeyRanges {
+        KeyRanges {
+            len: codes.iter().filter(|&&c| c != 0).count(),
+            ranges: Ranges::Codes { base, vbase, codes },
+        }
+    }
+
     /// The number of keys.
     pub(crate) fn len(&self) -> usize {
         self.len
@@ -178,6 +208,14 @@ impl KeyRanges {
                     None | Some(&ABSENT) => false,
                     Some(&SEVERAL) => true,
                     Some(&only) => only != value,
+                }
+            }
+            Ranges::Codes { base, vbase, codes } => {
+                let at = (key as u64).wrapping_sub(*base as u64);
+                match codes.get(at as usize) {
+                    None | Some(0) => false,
+                    Some(1) => true,
+                    Some(&c) => (value as u64).wrapping_sub(*vbase as u64) != u64::from(c - 2),
                 }
             }
             Ranges::Map(groups) => groups
@@ -200,6 +238,16 @@ impl KeyRanges {
                         None | Some(&ABSENT) => false,
                         Some(&SEVERAL) => true,
                         Some(&only) => only != v,
+                    });
+                }
+            }
+            Ranges::Codes { base, vbase, codes } => {
+                for (k, &v) in keys.iter_mut().zip(values) {
+                    let at = (*k as u64).wrapping_sub(*base as u64);
+                    *k = i64::from(match codes.get(at as usize) {
+                        None | Some(0) => false,
+                        Some(1) => true,
+                        Some(&c) => (v as u64).wrapping_sub(*vbase as u64) != u64::from(c - 2),
                     });
                 }
             }
@@ -285,7 +333,7 @@ impl VExpr {
             | VExpr::Year(a)
             | VExpr::DoubleKey(a, _)
             | VExpr::Lookup(a, _) => a.text_slots(out),
-            VExpr::In(a, ..) => a.text_slots(out),
+            VExpr::In(a, ..) | VExpr::InSet(a, ..) => a.text_slots(out),
             VExpr::ExistsOther(a, b, _) => {
                 a.text_slots(out);
                 b.text_slots(out);
@@ -384,6 +432,10 @@ impl VExpr {
                     out.iter_mut()
                         .for_each(|v| *v = i64::from(set.binary_search(v).is_ok() != *negated));
                 }
+            }
+            VExpr::InSet(a, set, negated) => {
+                a.eval(batch, out)?;
+                set.test_many(out, *negated);
             }
             VExpr::Case(whens, otherwise) => {
                 otherwise.eval(batch, out)?;

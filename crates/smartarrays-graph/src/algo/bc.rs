@@ -192,6 +192,24 @@ fn brandes<C: Cell>(
     let (depth, paths, dependency, scores) = (&depth, &paths, &dependency, &scores);
     let successors = &successors;
     let is_successor = |e: usize| successors[e / 64].load(Ordering::Relaxed) & (1 << (e % 64)) != 0;
+    // Whether any edge position in `e..b` is marked (most vertices of a level have no
+    // successor: their lists need not be read, nor decoded when packed).
+    let any_successor = |e: usize, b: usize| {
+        if e >= b {
+            return false;
+        }
+        let (first, last) = (e / 64, (b - 1) / 64);
+        (first..=last).any(|word| {
+            let mut bits = successors[word].load(Ordering::Relaxed);
+            if word == first {
+                bits &= u64::MAX << (e % 64);
+            }
+            if word == last {
+                bits &= u64::MAX >> (63 - (b - 1) % 64);
+            }
+            bits != 0
+        })
+    };
     for (index, &source) in sources.iter().enumerate() {
         let s = source as usize;
         depth[s].set(0);
@@ -263,6 +281,9 @@ fn brandes<C: Cell>(
                             let v = v as usize;
                             let (mut e, b) = (begin[v] as usize, begin[v + 1] as usize);
                             let mut sum = 0.0;
+                            if !any_successor(e, b) {
+                                e = b;
+                            }
                             while e < b {
                                 let piece = window.piece(e, b);
                                 for &w in piece {

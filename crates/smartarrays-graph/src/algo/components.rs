@@ -95,6 +95,11 @@ fn link_lists<C: Cell>(
     skip: Option<u64>,
     runtime: &Runtime,
 ) {
+    if let Targets::Packed(view) = targets {
+        if skip.is_some() || last - first <= SAMPLED_NEIGHBOURS {
+            return link_packed_lists(labels, offsets, view, (first, last), skip, runtime);
+        }
+    }
     runtime.map_reduce(
         0..labels.len(),
         BATCH,
@@ -118,6 +123,49 @@ fn link_lists<C: Cell>(
                     }
                 }
             });
+            buffer
+        },
+        |a, _| a,
+    );
+}
+
+/// [`link_lists`] over bit-packed neighbours when only a few of each list are read (the
+/// sampling rounds) or most vertices are skipped (the final pass): decoding windows there
+/// would unpack every list for the one or two values, or the few lists, it needs. A sampled
+/// neighbour is read on its own; a list of a vertex not skipped is unpacked exactly.
+fn link_packed_lists<C: Cell>(
+    labels: &[C],
+    offsets: &[u64],
+    view: smartarrays::ArrayView<'_>,
+    (first, last): (usize, usize),
+    skip: Option<u64>,
+    runtime: &Runtime,
+) {
+    runtime.map_reduce(
+        0..labels.len(),
+        BATCH,
+        Vec::new,
+        |mut buffer: Vec<u64>, _, range| {
+            for u in range {
+                if skip == Some(labels[u].get()) {
+                    continue;
+                }
+                let (start, end) = (offsets[u] as usize, offsets[u + 1] as usize);
+                let s = start.saturating_add(first).min(end);
+                let t = start.saturating_add(last).min(end);
+                if t - s <= SAMPLED_NEIGHBOURS {
+                    for position in s..t {
+                        link(labels, u, view.value(position) as usize);
+                    }
+                } else {
+                    buffer.resize(t - s, 0);
+                    // The range lies inside the array (positions from its offsets).
+                    let _ = view.unpack(s, &mut buffer);
+                    for &v in &buffer {
+                        link(labels, u, v as usize);
+                    }
+                }
+            }
             buffer
         },
         |a, _| a,

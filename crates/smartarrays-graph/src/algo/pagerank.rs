@@ -28,8 +28,8 @@ use smartarrays::{ArrayOptions, F64Array, SmartArray};
 use smartarrays::memory::prefetch::CacheLevel;
 
 use crate::access::{
-    f64_for_worker, gather_sum_ahead, values, with_window, AsIndex, Direct, EdgeWindow, Targets,
-    PREFETCH_DISTANCE,
+    f64_for_worker, gather_sum_ahead, gather_sum_trusted, values, with_window, worth_prefetching,
+    AsIndex, Direct, EdgeWindow, Targets, PREFETCH_DISTANCE,
 };
 use crate::error::{GraphError, Result};
 use crate::graph::property_bits;
@@ -297,13 +297,77 @@ pub(crate) fn pull<W: EdgeWindow, C: Contribution>(
     base: f64,
     damping: f64,
 ) -> f64 {
+    // SAFETY: with `CHECKED` true every read is bounds-checked.
+    unsafe { pull_with::<true, W, C>(window, offsets, contributions, ranks, base, damping) }
+}
+
+/// [`pull`] without bounds checks on `contributions`.
+///
+/// # Safety
+/// Every id the window yields must be below `contributions.len()` (a [`Graph`]'s neighbour
+/// ids against one contribution per vertex).
+#[inline]
+pub(crate) unsafe fn pull_trusted<W: EdgeWindow, C: Contribution>(
+    window: &mut W,
+    offsets: &[u64],
+    contributions: &[C],
+    ranks: &mut [f64],
+    base: f64,
+    damping: f64,
+) -> f64 {
+    // SAFETY: the caller guarantees every id is below `contributions.len()`.
+    unsafe { pull_with::<false, W, C>(window, offsets, contributions, ranks, base, damping) }
+}
+
+/// [`pull`] (`CHECKED`) or [`pull_trusted`], with software prefetch of the contributions when
+/// they outgrow the cache ([`worth_prefetching`]).
+///
+/// # Safety
+/// With `CHECKED` false, every id the window yields must be below `contributions.len()`.
+#[inline(always)]
+unsafe fn pull_with<const CHECKED: bool, W: EdgeWindow, C: Contribution>(
+    window: &mut W,
+    offsets: &[u64],
+    contributions: &[C],
+    ranks: &mut [f64],
+    base: f64,
+    damping: f64,
+) -> f64 {
+    // SAFETY: passed on from the caller (checked reads, or ids in range).
+    unsafe {
+        if worth_prefetching(contributions) {
+            pull_loop::<true, CHECKED, W, C>(window, offsets, contributions, ranks, base, damping)
+        } else {
+            pull_loop::<false, CHECKED, W, C>(window, offsets, contributions, ranks, base, damping)
+        }
+    }
+}
+
+/// The loop of [`pull_with`].
+///
+/// # Safety
+/// As [`pull_with`].
+#[inline(always)]
+unsafe fn pull_loop<const PREFETCH: bool, const CHECKED: bool, W: EdgeWindow, C: Contribution>(
+    window: &mut W,
+    offsets: &[u64],
+    contributions: &[C],
+    ranks: &mut [f64],
+    base: f64,
+    damping: f64,
+) -> f64 {
     let mut change = 0.0;
     for (i, rank) in ranks.iter_mut().enumerate() {
         let (mut s, t) = (offsets[i] as usize, offsets[i + 1] as usize);
         let mut sum = 0.0;
         while s < t {
             let (piece, ahead) = window.piece_ahead(s, t);
-            sum += gather_sum_ahead(piece, ahead, contributions);
+            sum += if CHECKED {
+                gather_sum_ahead::<PREFETCH, _, _>(piece, ahead, contributions)
+            } else {
+                // SAFETY: the caller guarantees the ids are below `contributions.len()`.
+                unsafe { gather_sum_trusted::<PREFETCH, _, _>(piece, ahead, contributions) }
+            };
             s += piece.len();
         }
         let new = base + damping * sum;
@@ -507,7 +571,12 @@ impl<C: Contribution> RankState for SmartRanks<'_, C> {
                     let limit = offsets[offsets.len() - 1] as usize;
                     let targets = Targets::of(incoming.targets().for_worker(worker));
                     let delta = with_window!(targets, &mut edges_buffer, limit, |window| {
-                        pull(&mut window, offsets, contributions, ranks, base, damping)
+                        // SAFETY: the window yields the graph's neighbour ids, all below
+                        // `n` (checked when the graph was built or loaded), and
+                        // `contributions` holds `n` values.
+                        unsafe {
+                            pull_trusted(&mut window, offsets, contributions, ranks, base, damping)
+                        }
                     });
                     (change + delta, offsets_buffer, edges_buffer)
                 },
@@ -517,17 +586,31 @@ impl<C: Contribution> RankState for SmartRanks<'_, C> {
     }
 }
 
-/// Sum of the contributions of `ids` read from shared cells (`f64` bits), prefetching the cell
-/// of the id [`crate::access::PREFETCH_DISTANCE`] positions further in `ahead`.
+/// Sum of the contributions of `ids` read from shared cells (`f64` bits); with `PREFETCH`,
+/// prefetching the cell of the id [`crate::access::PREFETCH_DISTANCE`] positions further in
+/// `ahead`.
+///
+/// # Safety
+/// Every id in `ids` must be below `cells.len()`.
 #[inline(always)]
-fn gather_shared<I: AsIndex, S: SharedCell>(ids: &[I], ahead: &[I], cells: &[S]) -> f64 {
+unsafe fn gather_shared<const PREFETCH: bool, I: AsIndex, S: SharedCell>(
+    ids: &[I],
+    ahead: &[I],
+    cells: &[S],
+) -> f64 {
     let mut partial = [0.0f64; 4];
-    let read = |id: I| cells[id.at()].read();
+    let read = |id: I| {
+        debug_assert!(id.at() < cells.len());
+        // SAFETY: the caller guarantees every id is below `cells.len()`.
+        unsafe { cells.get_unchecked(id.at()) }.read()
+    };
     let mut chunks = ids.chunks_exact(4);
     let mut j = 0;
     for quad in &mut chunks {
-        if let Some(next) = ahead.get(j + PREFETCH_DISTANCE) {
-            smartarrays::memory::prefetch::prefetch(cells, next.at(), CacheLevel::L1);
+        if PREFETCH {
+            if let Some(next) = ahead.get(j + PREFETCH_DISTANCE) {
+                smartarrays::memory::prefetch::prefetch(cells, next.at(), CacheLevel::L1);
+            }
         }
         partial[0] += read(quad[0]);
         partial[1] += read(quad[1]);
@@ -714,26 +797,20 @@ fn sweep<S: SharedCell>(
             let limit = offsets[offsets.len() - 1] as usize;
             let targets = Targets::of(incoming.targets().for_worker(worker));
             let (delta, lost) = with_window!(targets, &mut edges_buffer, limit, |window| {
-                let (mut delta, mut lost) = (0.0, 0.0);
-                for (i, rank) in ranks.iter_mut().enumerate() {
-                    let (mut s, t) = (offsets[i] as usize, offsets[i + 1] as usize);
-                    let mut sum = 0.0;
-                    while s < t {
-                        let (piece, ahead) = window.piece_ahead(s, t);
-                        sum += gather_shared(piece, ahead, cells);
-                        s += piece.len();
-                    }
-                    let new = base + d * sum;
-                    delta += (new - *rank).abs();
-                    *rank = new;
-                    let degree = degrees[i];
-                    if degree == 0 {
-                        lost += new;
+                let prefetching = worth_prefetching(cells);
+                let (w, first) = (&mut window, range.start);
+                // SAFETY: the window yields the graph's neighbour ids, all below its vertex
+                // count (checked when it was built or loaded), and `cells` holds one cell per
+                // vertex.
+                unsafe {
+                    if prefetching {
+                        sweep_batch::<true, _, _>(w, offsets, degrees, cells, first, ranks, base, d)
                     } else {
-                        cells[range.start + i].write(new / degree as f64);
+                        sweep_batch::<false, _, _>(
+                            w, offsets, degrees, cells, first, ranks, base, d,
+                        )
                     }
                 }
-                (delta, lost)
             });
             (
                 change + delta,
@@ -746,4 +823,44 @@ fn sweep<S: SharedCell>(
         |a, b| (a.0 + b.0, a.1 + b.1, a.2, a.3, a.4),
     );
     (change, dangling)
+}
+
+/// One batch of a Gauss-Seidel sweep (vertices from `first` on; `offsets` and `degrees` are
+/// the batch's); returns the change and the rank of vertices without out-edges.
+///
+/// # Safety
+/// Every id the window yields must be below `cells.len()`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn sweep_batch<const PREFETCH: bool, W: EdgeWindow, S: SharedCell>(
+    window: &mut W,
+    offsets: &[u64],
+    degrees: &[u64],
+    cells: &[S],
+    first: usize,
+    ranks: &mut [f64],
+    base: f64,
+    d: f64,
+) -> (f64, f64) {
+    let (mut delta, mut lost) = (0.0, 0.0);
+    for (i, rank) in ranks.iter_mut().enumerate() {
+        let (mut s, t) = (offsets[i] as usize, offsets[i + 1] as usize);
+        let mut sum = 0.0;
+        while s < t {
+            let (piece, ahead) = window.piece_ahead(s, t);
+            // SAFETY: passed on from the caller (ids below `cells.len()`).
+            sum += unsafe { gather_shared::<PREFETCH, _, _>(piece, ahead, cells) };
+            s += piece.len();
+        }
+        let new = base + d * sum;
+        delta += (new - *rank).abs();
+        *rank = new;
+        let degree = degrees[i];
+        if degree == 0 {
+            lost += new;
+        } else {
+            cells[first + i].write(new / degree as f64);
+        }
+    }
+    (delta, lost)
 }
