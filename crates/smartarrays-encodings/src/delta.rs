@@ -197,7 +197,27 @@ impl KeyEncoding for Delta {
     }
     fn take(&self, indices: &[usize]) -> Result<Vec<u64>> {
         check_indices(indices, self.len)?;
-        indices.iter().map(|&i| self.value(i)).collect()
+        // A read after one at a smaller row of the same block adds only the differences
+        // between the two (ascending indices, a filter's survivors, read each difference once).
+        let differences = self.differences.local();
+        let mut previous: Option<(usize, u64)> = None;
+        indices
+            .iter()
+            .map(|&i| {
+                let value = match previous {
+                    Some((p, v)) if p <= i && p / DELTA_BLOCK == i / DELTA_BLOCK => {
+                        if p == i {
+                            v
+                        } else {
+                            v + differences.sum_range(p + 1..i + 1)?
+                        }
+                    }
+                    _ => self.value(i)?,
+                };
+                previous = Some((i, value));
+                Ok(value)
+            })
+            .collect()
     }
     fn filter(&self, filter: &KeyFilter) -> Result<Selection> {
         let mut selection = Selection::none(self.len);
@@ -312,7 +332,50 @@ mod tests {
         );
     }
 
+    #[test]
+    fn take_reads_ascending_repeated_and_descending_rows() {
+        for len in [1usize, 63, 64, 65, 127, 128, 129, 1023, 1025] {
+            for gap in [0u64, 5, 1 << 40] {
+                let values = sorted(len, gap, len as u64 * 7 + gap);
+                let delta = Delta::new(&values, &Default::default()).unwrap();
+                let every: Vec<usize> = (0..len).collect();
+                let mut picked: Vec<usize> = (0..len).step_by(3).collect();
+                picked.extend([len - 1, len - 1, 0, len / 2, len / 2]);
+                for indices in [every, picked] {
+                    let expected: Vec<u64> = indices.iter().map(|&i| values[i]).collect();
+                    assert_eq!(
+                        delta.take(&indices).unwrap(),
+                        expected,
+                        "len {len}, gap {gap}"
+                    );
+                }
+                assert!(delta.take(&[0, len]).is_err());
+            }
+        }
+        assert!(Delta::new(&[], &Default::default())
+            .unwrap()
+            .take(&[])
+            .unwrap()
+            .is_empty());
+    }
+
     proptest! {
+        #[test]
+        fn take_agrees_with_a_plain_evaluation(
+            mut values in proptest::collection::vec(0u64..1 << 50, 1..700),
+            picks in proptest::collection::vec(0usize..700, 0..200),
+            sort in any::<bool>(),
+        ) {
+            values.sort_unstable();
+            let delta = Delta::new(&values, &Default::default()).unwrap();
+            let mut indices: Vec<usize> = picks.iter().map(|&p| p % values.len()).collect();
+            if sort {
+                indices.sort_unstable();
+            }
+            let expected: Vec<u64> = indices.iter().map(|&i| values[i]).collect();
+            prop_assert_eq!(delta.take(&indices).unwrap(), expected);
+        }
+
         #[test]
         fn filters_and_reads_agree_with_a_plain_evaluation(
             mut values in proptest::collection::vec(0u64..5000, 0..700),

@@ -1181,8 +1181,13 @@ impl<'a> Plan<'a> {
         if !residual_left.is_empty() {
             return unsupported("a filter that could not be placed");
         }
-        let sink = plan_sink(&query, &root_pipeline)?;
         let mut root_pipeline = root_pipeline;
+        add_implied_tests(
+            &mut root_pipeline,
+            &query,
+            &crate::implied::implied_filters(&query.conjuncts),
+        );
+        let sink = plan_sink(&query, &root_pipeline)?;
         if let SinkPlan::Direct { aggs, .. } | SinkPlan::Hash { aggs, .. } = &sink {
             let mut text_slots = Vec::new();
             for a in aggs {
@@ -1714,6 +1719,49 @@ fn build_pipeline<'a>(
             ordinal += 1;
         }
     }
+    order_filters(&mut pipeline);
+    pipeline.needs_strings = vec![false; pipeline.slots.len()];
+    let mut text_slots = Vec::new();
+    for stage in &pipeline.stages {
+        if let Stage::Filter(e, _) = stage {
+            e.text_slots(&mut text_slots);
+        }
+    }
+    for s in text_slots {
+        pipeline.needs_strings[s] = true;
+    }
+    Ok(pipeline)
+}
+
+/// Merges each scan column's code-space tests of one kind into one (`x >= a and x < b`: one
+/// range, so each vector is compacted once per column), then orders the columns with tests,
+/// most selective first.
+fn order_filters(pipeline: &mut Pipeline<'_>) {
+    use crate::implied::Loose;
+    for scan in pipeline.scans.iter_mut() {
+        let mut merged: Vec<CodeTest> = Vec::with_capacity(scan.tests.len());
+        for test in scan.tests.drain(..) {
+            let same = merged.iter().position(|m| {
+                matches!(
+                    (m, &test),
+                    (CodeTest::Range(..), CodeTest::Range(..))
+                        | (CodeTest::Nothing, _)
+                        | (_, CodeTest::Nothing)
+                ) || matches!((m, &test), (CodeTest::Mask(a), CodeTest::Mask(b)) if a.len() == b.len())
+            });
+            match same {
+                Some(k) => {
+                    let m = std::mem::replace(&mut merged[k], CodeTest::Nothing);
+                    merged[k] = m.intersect(test);
+                }
+                None => merged.push(test),
+            }
+        }
+        if merged.iter().any(|t| matches!(t, CodeTest::Nothing)) {
+            merged = vec![CodeTest::Nothing];
+        }
+        scan.tests = merged;
+    }
     let mut order: Vec<(f64, usize)> = pipeline
         .scans
         .iter()
@@ -1726,17 +1774,85 @@ fn build_pipeline<'a>(
         .collect();
     order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     pipeline.filter_order = order.into_iter().map(|(_, i)| i).collect();
-    pipeline.needs_strings = vec![false; pipeline.slots.len()];
-    let mut text_slots = Vec::new();
-    for stage in &pipeline.stages {
-        if let Stage::Filter(e, _) = stage {
-            e.text_slots(&mut text_slots);
+}
+
+/// Adds the filters that disjunctions imply on single columns ([`crate::implied`]) to the
+/// scans of `p` and its build sides, as code-space tests (which may keep more codes than the
+/// filter: the disjunction itself still runs above). A filter without such a test is left out.
+fn add_implied_tests(
+    p: &mut Pipeline<'_>,
+    query: &BoundQuery<'_>,
+    implied: &[(usize, usize, BExpr)],
+) {
+    for stage in p.stages.iter_mut() {
+        if let Stage::Probe(probe) = stage {
+            add_implied_tests(&mut probe.build, query, implied);
         }
     }
-    for s in text_slots {
-        pipeline.needs_strings[s] = true;
+    let mut added = false;
+    for (table, column, e) in implied {
+        let Some(&slot) = p.slot_of.get(&(*table, *column)) else {
+            continue;
+        };
+        let Some(i) = p.scans.iter().position(|s| s.slot == slot) else {
+            continue;
+        };
+        let ty = column_type(query, *table, *column);
+        let test = {
+            let scans = &p.scans;
+            let lookup = |c: usize| (c == *column).then(|| (i, &scans[i].decode, ty));
+            let compiler = Compiler {
+                slot_of: &p.slot_of,
+                slots: &p.slots,
+            };
+            crate::implied::loose(e, &|leaf: &BExpr| {
+                if let Some((_, test)) = code_test(leaf, &lookup) {
+                    return Some(test);
+                }
+                match compiler.compile(leaf) {
+                    Ok(VExpr::Mask(s, mask)) if s == slot => Some(CodeTest::Mask(mask)),
+                    _ => None,
+                }
+            })
+        };
+        if let Some(test) = test {
+            p.scans[i].tests.push(test);
+            added = true;
+        }
     }
-    Ok(pipeline)
+    if added {
+        order_filters(p);
+    }
+}
+
+impl crate::implied::Loose for CodeTest {
+    fn union(self, other: CodeTest) -> Option<CodeTest> {
+        Some(match (self, other) {
+            (CodeTest::Nothing, x) | (x, CodeTest::Nothing) => x,
+            (CodeTest::Range(a, b), CodeTest::Range(c, d)) => CodeTest::Range(a.min(c), b.max(d)),
+            (CodeTest::Mask(a), CodeTest::Mask(b)) if a.len() == b.len() => CodeTest::Mask(
+                Arc::new(a.iter().zip(b.iter()).map(|(x, y)| *x || *y).collect()),
+            ),
+            _ => return None,
+        })
+    }
+
+    fn intersect(self, other: CodeTest) -> CodeTest {
+        match (self, other) {
+            (CodeTest::Nothing, _) | (_, CodeTest::Nothing) => CodeTest::Nothing,
+            (CodeTest::Range(a, b), CodeTest::Range(c, d)) => {
+                if a.max(c) > b.min(d) {
+                    CodeTest::Nothing
+                } else {
+                    CodeTest::Range(a.max(c), b.min(d))
+                }
+            }
+            (CodeTest::Mask(a), CodeTest::Mask(b)) if a.len() == b.len() => CodeTest::Mask(
+                Arc::new(a.iter().zip(b.iter()).map(|(x, y)| *x && *y).collect()),
+            ),
+            (x, _) => x,
+        }
+    }
 }
 
 fn subtree(t: usize, children: &[Vec<usize>]) -> Vec<usize> {
@@ -1938,6 +2054,11 @@ struct Scratch {
     codes: Vec<Vec<u64>>,
     decoded: Vec<bool>,
     selection: Vec<u32>,
+    /// Row numbers of the selection, for an encoding's random reads.
+    rows: Vec<usize>,
+    /// The survivors of range tests run on packed codes, a bit per row of the vector.
+    mask: Vec<u64>,
+    other_mask: Vec<u64>,
     batch: Batch,
     flags: Vec<i64>,
 }
@@ -1948,6 +2069,9 @@ impl Scratch {
             codes: vec![vec![0; VECTOR]; p.scans.len()],
             decoded: vec![false; p.scans.len()],
             selection: Vec::with_capacity(VECTOR),
+            rows: Vec::with_capacity(VECTOR),
+            mask: vec![0; VECTOR / 64],
+            other_mask: vec![0; VECTOR / 64],
             batch: Batch::with_slots(p.slots.len()),
             flags: Vec::with_capacity(VECTOR),
         }
@@ -2031,10 +2155,46 @@ fn run_morsel(
         s.decoded.iter_mut().for_each(|d| *d = false);
         s.selection.clear();
         let mut all = true;
+        // Whether `s.mask` holds the survivors (not yet turned into `s.selection`).
+        let mut masked = false;
         // Code-space filters, most selective first; once few rows are left, the later columns
         // are read just for them instead of unpacking the vector.
         for &i in &p.filter_order {
             let scan = &p.scans[i];
+            // While many rows are left, a range test runs on the packed codes into a bitmap
+            // (decoded and compared in registers), ANDed with the survivors'.
+            if let (Some(view), [CodeTest::Range(lo, hi)]) = (views[i].as_ref(), &scan.tests[..]) {
+                let words = n.div_ceil(64);
+                let fused = if all {
+                    view.range_mask(start, n, *lo, *hi, &mut s.mask)?;
+                    true
+                } else if masked && count_ones(&s.mask[..words]) * SPARSE >= n {
+                    view.range_mask(start, n, *lo, *hi, &mut s.other_mask)?;
+                    for (a, b) in s.mask[..words].iter_mut().zip(&s.other_mask) {
+                        *a &= b;
+                    }
+                    true
+                } else {
+                    false
+                };
+                if fused {
+                    all = false;
+                    masked = true;
+                    if s.mask[..words].iter().all(|&w| w == 0) {
+                        s.selection.clear();
+                        masked = false;
+                        break;
+                    }
+                    continue;
+                }
+            }
+            if masked {
+                mask_to_selection(&s.mask[..n.div_ceil(64)], &mut s.selection);
+                masked = false;
+                if s.selection.is_empty() {
+                    break;
+                }
+            }
             if let (false, Some(view)) = (all, views[i].as_ref()) {
                 if s.selection.len() * SPARSE < n {
                     for test in &scan.tests {
@@ -2083,6 +2243,9 @@ fn run_morsel(
             if !all && s.selection.is_empty() {
                 break;
             }
+        }
+        if masked {
+            mask_to_selection(&s.mask[..n.div_ceil(64)], &mut s.selection);
         }
         // Semi-join filters: the builds' key bitmaps, on the key column's codes.
         for &(i, built) in semi {
@@ -2204,6 +2367,20 @@ fn run_morsel(
                             continue;
                         }
                     }
+                    // The same through the encoding's own random reads (a delta-encoded sorted
+                    // key: a block start plus the packed differences before the row).
+                    if let (false, Decode::Keys { encoding, .. }) = (all, &scan.decode) {
+                        if s.selection.len() * SPARSE < n {
+                            s.rows.clear();
+                            s.rows
+                                .extend(s.selection.iter().map(|&j| start + j as usize));
+                            let keys = encoding.take(&s.rows)?;
+                            let out = &mut s.batch.ints[scan.slot];
+                            out.clear();
+                            out.extend(keys.iter().map(|&k| scan.decode.value(k)));
+                            continue;
+                        }
+                    }
                     scan.decode
                         .codes(views[i].as_ref(), start, &mut s.codes[i][..n])?;
                 }
@@ -2236,6 +2413,22 @@ fn run_morsel(
         start += n;
     }
     Ok(())
+}
+
+fn count_ones(words: &[u64]) -> usize {
+    words.iter().map(|w| w.count_ones() as usize).sum()
+}
+
+/// The row ids of the bits set in `words`, in order.
+fn mask_to_selection(words: &[u64], selection: &mut Vec<u32>) {
+    selection.clear();
+    for (w, &word) in words.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            selection.push(w as u32 * 64 + bits.trailing_zeros());
+            bits &= bits - 1;
+        }
+    }
 }
 
 /// Keeps the row ids that pass `keep`, in order, without branches.

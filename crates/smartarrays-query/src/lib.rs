@@ -34,6 +34,8 @@ mod bind;
 mod budget;
 pub mod error;
 mod exec;
+mod implied;
+mod inline;
 mod keyset;
 pub mod load;
 mod outer;
@@ -182,7 +184,35 @@ fn run_query_grouped(
 }
 
 /// Plans `query` (its subqueries run first, on `runtime`) and hands the plan to `then`.
+///
+/// A subquery in FROM that only joins, filters and computes row expressions is inlined
+/// ([`inline`]) where the query then plans; else (or when the inlined query does not plan)
+/// it is materialized as a table.
 fn with_plan<R>(
+    query: &sqlparser::ast::Query,
+    scope: &Scope<'_>,
+    runtime: &Arc<Runtime>,
+    budget: &budget::Budget,
+    then: impl FnOnce(&exec::Plan<'_>) -> Result<R>,
+) -> Result<R> {
+    if let Some(inlined) = inline::inline_derived(query) {
+        let mut then = Some(then);
+        let result = with_plan_as_written(&inlined, scope, runtime, budget, |plan| {
+            (then.take().expect("called once"))(plan)
+        });
+        match (result, then) {
+            // Planning the inlined query failed before `then` ran: materialize instead.
+            (Err(_), Some(then)) => {
+                return with_plan_as_written(query, scope, runtime, budget, then)
+            }
+            (result, _) => return result,
+        }
+    }
+    with_plan_as_written(query, scope, runtime, budget, then)
+}
+
+/// [`with_plan`] without inlining.
+fn with_plan_as_written<R>(
     query: &sqlparser::ast::Query,
     scope: &Scope<'_>,
     runtime: &Arc<Runtime>,

@@ -331,6 +331,40 @@ impl<'a> ArrayView<'a> {
         ))
     }
 
+    /// Marks which values of `start..start + len` lie in `lo..=hi`: bit `k % 64` of
+    /// `out[k / 64]` for value `start + k` (the other bits of the first `len.div_ceil(64)` words
+    /// cleared), decoded and compared in registers ([`codec::range_mask`]).
+    ///
+    /// Errors: [`Error::RangeOutOfBounds`] when the range passes the end,
+    /// [`Error::BufferTooSmall`] when `out` has fewer than `len.div_ceil(64)` words.
+    ///
+    /// # Example
+    /// ```
+    /// use smartarrays::{ArrayOptions, SmartArray};
+    /// let array = SmartArray::from_fn(100, &ArrayOptions::new().bits(7), |i| i as u64).unwrap();
+    /// let mut mask = [0u64; 1];
+    /// array.local().range_mask(10, 64, 20, 22, &mut mask).unwrap();
+    /// assert_eq!(mask[0], 0b111 << 10); // values 20, 21 and 22 at rows 20..=22
+    /// ```
+    pub fn range_mask(
+        &self,
+        start: usize,
+        len: usize,
+        lo: u64,
+        hi: u64,
+        out: &mut [u64],
+    ) -> Result<()> {
+        self.check_range(&(start..start.saturating_add(len)))?;
+        if out.len() < len.div_ceil(64) {
+            return Err(Error::BufferTooSmall {
+                needed: len.div_ceil(64),
+                given: out.len(),
+            });
+        }
+        codec::range_mask(self.words, self.bits, start, len, lo, hi, out);
+        Ok(())
+    }
+
     /// Calls `visit(first_index, values)` for consecutive chunks of decoded values covering
     /// `range` (at most [`VISIT_CHUNK`] values each). 64-bit arrays are visited in place, without
     /// copying; other widths are decoded into a stack buffer first.

@@ -14,6 +14,7 @@
 mod dispatch;
 mod gather;
 mod scalar;
+mod select;
 mod unchecked;
 #[cfg(target_arch = "x86_64")]
 mod x86;
@@ -27,6 +28,7 @@ pub use dispatch::{
 pub(crate) use gather::gather_up_to;
 pub use gather::{gather, gather_with, largest_index_with, window_bytes, PREFETCH_MIN_BYTES};
 pub use scalar::{get, pack_into, set};
+pub use select::{range_mask, range_mask_with};
 pub use unchecked::{get_unchecked, get_unchecked_with, ReadKernel};
 
 use crate::error::{Error, Result};

@@ -919,3 +919,63 @@ pub fn largest_avx512(indices: &[usize]) -> Option<usize> {
 pub fn largest_avx2(indices: &[usize]) -> Option<usize> {
     indices.iter().copied().max()
 }
+
+/// Which values of 16-value groups `first..first + groups.len()` lie in `lo..=lo + span` (u32
+/// lanes, 1 <= bits <= 25): one 16-bit mask per group, bit `j` for the group's value `j`. The
+/// values are decoded and compared in registers, never stored.
+///
+/// # Safety
+/// The CPU must support AVX-512 F, BW and VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub unsafe fn range_masks16_avx512(
+    bytes: &[u8],
+    bits: u32,
+    first: usize,
+    lo: u32,
+    span: u32,
+    out: &mut [u16],
+) {
+    assert!(bits <= U32_LANE_MAX_BITS);
+    let stride = 2 * bits as usize;
+    assert_readable(bytes, stride, first, out.len());
+    let c = constants32(bits);
+    let (low, width) = (_mm512_set1_epi32(lo as i32), _mm512_set1_epi32(span as i32));
+    let base = bytes.as_ptr();
+    // SAFETY: `assert_readable` proved that a 64-byte load at the start of every group stays
+    // inside `bytes`; `loadu` needs no alignment.
+    unsafe {
+        for (g, mask) in out.iter_mut().enumerate() {
+            let values = decode16!(base.add((first + g) * stride), c);
+            *mask = _mm512_cmple_epu32_mask(_mm512_sub_epi32(values, low), width);
+        }
+    }
+}
+
+/// [`range_masks16_avx512`] for 8-value groups in u64 lanes (1 <= bits <= 63): one 8-bit mask
+/// per group.
+///
+/// # Safety
+/// The CPU must support AVX-512 F, BW and VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub unsafe fn range_masks8_avx512(
+    bytes: &[u8],
+    bits: u32,
+    first: usize,
+    lo: u64,
+    span: u64,
+    out: &mut [u8],
+) {
+    let stride = bits as usize;
+    assert_readable(bytes, stride, first, out.len());
+    let c = constants64(bits);
+    let straddle = bits > 56;
+    let (low, width) = (_mm512_set1_epi64(lo as i64), _mm512_set1_epi64(span as i64));
+    let base = bytes.as_ptr();
+    // SAFETY: as in `range_masks16_avx512`.
+    unsafe {
+        for (g, mask) in out.iter_mut().enumerate() {
+            let values = decode8!(base.add((first + g) * stride), c, straddle);
+            *mask = _mm512_cmple_epu64_mask(_mm512_sub_epi64(values, low), width);
+        }
+    }
+}
