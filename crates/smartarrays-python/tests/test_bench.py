@@ -43,7 +43,7 @@ def test_tpch_traffic_model_prints_a_line_per_query_and_machine_count() -> None:
     )
     lines = [dict(f.split("=", 1) for f in line.split()[1:]) for line in run.stdout.splitlines() if line.startswith("MODEL ")]
     assert [(int(m["query"]), int(m["machines"])) for m in lines] == [
-        (q, p) for q in (1, 3, 5, 6, 10, 12, 14, 18, 19) for p in (1, 2, 5)
+        (q, p) for q in (1, 3, 5, 6, 9, 10, 12, 14, 18, 19) for p in (1, 2, 5)
     ]
     for m in lines:
         machines = int(m["machines"])
