@@ -41,6 +41,7 @@ pub mod load;
 mod outer;
 pub mod parts;
 pub mod placement;
+mod prefix;
 pub mod queries;
 mod rewrite;
 mod scope;
@@ -153,6 +154,22 @@ fn run_query(
     runtime: &Arc<Runtime>,
     budget: &budget::Budget,
 ) -> Result<ResultSet> {
+    if let Some((derived, names)) = prefix::prefix_count_shape(query) {
+        let prefix = names.len() - 1;
+        let counted = with_plan(derived, scope, runtime, budget, |plan| {
+            if plan.prefix_countable(prefix) {
+                plan.run_prefix_counts(prefix, runtime, budget)
+            } else {
+                Ok(None)
+            }
+        });
+        // Planning failed or the plan does not allow it: the query as written (which
+        // reports any error).
+        if let Ok(Some(mut rows)) = counted {
+            rows.names = names;
+            return Ok(rows);
+        }
+    }
     with_plan(query, scope, runtime, budget, |plan| {
         plan.run(runtime, budget)
     })
