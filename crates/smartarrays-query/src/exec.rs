@@ -3379,6 +3379,182 @@ impl<'a> Plan<'a> {
         Ok(Some(columns))
     }
 
+    /// Whether [`Plan::run_prefix_counts`] answers this plan with `prefix` keys: a hash
+    /// grouping on packed keys alone (none carried), without HAVING, ORDER BY or LIMIT, whose
+    /// outputs are group keys, the first `prefix` of them and the last together every key
+    /// once, the last one not among the first.
+    pub(crate) fn prefix_countable(&self, prefix: usize) -> bool {
+        self.prefix_count_fields(prefix).is_some()
+    }
+
+    /// The packed field of the last output's key, when [`Plan::prefix_countable`].
+    fn prefix_count_fields(&self, prefix: usize) -> Option<usize> {
+        let SinkPlan::Hash {
+            carried,
+            packed_index,
+            key_kinds,
+            ..
+        } = &self.sink
+        else {
+            return None;
+        };
+        let q = &self.query;
+        if prefix == 0
+            || q.outputs.len() != prefix + 1
+            || !carried.is_empty()
+            || q.having.is_some()
+            || !q.order_by.is_empty()
+            || q.limit.is_some()
+        {
+            return None;
+        }
+        let mut keys = Vec::with_capacity(q.outputs.len());
+        for (_, e) in &q.outputs {
+            match e {
+                BExpr::Key(i, _) => keys.push(*i),
+                _ => return None,
+            }
+        }
+        let last = keys[prefix];
+        if keys[..prefix].contains(&last) {
+            return None;
+        }
+        let mut covered = vec![false; key_kinds.len()];
+        for &k in &keys {
+            covered[k] = true;
+        }
+        if covered.contains(&false) || packed_index.len() != key_kinds.len() {
+            return None;
+        }
+        packed_index.iter().position(|&i| i == last)
+    }
+
+    /// `select k_1, .., k_n, count(*) from (this plan) group by k_1, .., k_n` where this plan
+    /// groups by `k_1, .., k_n, x` and outputs them in that order (`prefix` = n): the number of
+    /// distinct `x` per group of the first keys, counted on the groups' packed keys (the
+    /// field of `x` removed) without building the plan's rows. `Ok(None)` unless
+    /// [`Plan::prefix_countable`]. Rows in no particular order; the count is an integer.
+    pub(crate) fn run_prefix_counts(
+        &self,
+        prefix: usize,
+        runtime: &Arc<Runtime>,
+        budget: &Budget,
+    ) -> Result<Option<ResultSet>> {
+        let Some(field) = self.prefix_count_fields(prefix) else {
+            return Ok(None);
+        };
+        let SinkPlan::Hash {
+            packed,
+            packed_index,
+            key_kinds,
+            single_signed,
+            ..
+        } = &self.sink
+        else {
+            return Ok(None);
+        };
+        let budget = budget.scope();
+        let builds = run_builds(&self.root, runtime, &budget)?;
+        let merged = self.hash_groups(&builds, runtime, &budget)?;
+        let groups: usize = merged.iter().map(|s| s.keys.len()).sum();
+        // Each packed key's (shift, mask, minimum).
+        let mut fields = Vec::with_capacity(packed.len());
+        let mut shift = 0u32;
+        for &(_, min, bits) in packed {
+            let mask = if bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
+            fields.push((shift, mask, min));
+            shift += bits;
+        }
+        // The packed key without the field of `x` (with one key only, `x` alone: no field
+        // is left, and `prefix` > 0 rules that out).
+        let (x_shift, x_mask, _) = fields[field];
+        let without_x = |code: u64| -> u64 {
+            let low = if x_shift == 0 {
+                0
+            } else {
+                code & (u64::MAX >> (64 - x_shift))
+            };
+            let high_shift = x_shift + x_mask.count_ones();
+            let high = if high_shift >= 64 {
+                0
+            } else {
+                code >> high_shift
+            };
+            low | if x_shift >= 64 { 0 } else { high << x_shift }
+        };
+        budget.reserve(
+            &|| format!("the prefix counts of {groups} groups"),
+            groups * 24,
+        )?;
+        // Per prefix group: the first full packed key seen and the count.
+        let mut counts: std::collections::HashMap<u64, usize> =
+            std::collections::HashMap::with_capacity(groups.min(1 << 20));
+        let mut found: Vec<(u64, i128)> = Vec::new();
+        for state in &merged {
+            for &code in &state.keys {
+                let key = if *single_signed { 0 } else { without_x(code) };
+                let next = found.len();
+                let g = *counts.entry(key).or_insert(next);
+                if g == next {
+                    found.push((code, 1));
+                } else {
+                    found[g].1 += 1;
+                }
+            }
+        }
+        let mut rows: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(found.len());
+        for &(code, count) in &found {
+            let mut key_values = vec![Value::Null; key_kinds.len()];
+            for (p, &(shift, mask, min)) in fields.iter().enumerate() {
+                let i = packed_index[p];
+                let raw = if *single_signed {
+                    code as i64
+                } else {
+                    ((code >> shift) & mask) as i64 + min
+                };
+                key_values[i] = match key_kinds[i] {
+                    SlotKind::Text => Value::Int(i128::from(raw)),
+                    _ => key_value(&key_kinds[i], raw),
+                };
+            }
+            rows.push((key_values, vec![Value::Int(count)]));
+        }
+        let mut deferred = Vec::new();
+        for (p, (e, _, _)) in packed.iter().enumerate() {
+            if let VExpr::Lookup(inner, _) = e {
+                if let VExpr::Slot(s) = inner.as_ref() {
+                    deferred.push((packed_index[p], self.root.text_columns[*s]));
+                }
+            }
+        }
+        materialize_texts(&mut rows, &deferred.iter().collect::<Vec<_>>())?;
+        let q = &self.query;
+        let out = rows
+            .into_iter()
+            .map(|(keys, count)| {
+                let mut row = q.outputs[..prefix]
+                    .iter()
+                    .map(|(_, e)| eval_row(e, &keys, &[]))
+                    .collect::<Result<Vec<Value>>>()?;
+                row.extend(count);
+                Ok(row)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut names: Vec<String> = q.outputs[..prefix].iter().map(|(n, _)| n.clone()).collect();
+        names.push(String::new());
+        let mut types: Vec<Type> = q.outputs[..prefix].iter().map(|(_, e)| e.ty()).collect();
+        types.push(Type::Int);
+        Ok(Some(ResultSet {
+            names,
+            types,
+            rows: out,
+        }))
+    }
+
     /// Runs the plan on `runtime`'s workers.
     pub(crate) fn run(&self, runtime: &Arc<Runtime>, budget: &Budget) -> Result<ResultSet> {
         let budget = budget.scope();

@@ -41,6 +41,7 @@ pub mod load;
 mod outer;
 pub mod parts;
 pub mod placement;
+mod prefix;
 pub mod queries;
 mod rewrite;
 mod scope;
@@ -153,6 +154,22 @@ fn run_query(
     runtime: &Arc<Runtime>,
     budget: &budget::Budget,
 ) -> Result<ResultSet> {
+    if let Some((derived, names)) = prefix::prefix_count_shape(query) {
+        let prefix = names.len() - 1;
+        let counted = with_plan(derived, scope, runtime, budget, |plan| {
+            if plan.prefix_countable(prefix) {
+                plan.run_prefix_counts(prefix, runtime, budget)
+            } else {
+                Ok(None)
+            }
+        });
+        // Planning failed or the plan does not allow it: the query as written (which
+        // reports any error).
+        if let Ok(Some(mut rows)) = counted {
+            rows.names = names;
+            return Ok(rows);
+        }
+    }
     with_plan(query, scope, runtime, budget, |plan| {
         plan.run(runtime, budget)
     })
@@ -181,6 +198,105 @@ fn run_query_grouped(
             None => Ok(Grouped::Rows(plan.run(runtime, budget)?)),
         }
     })
+}
+
+/// The table of the subquery in FROM named `alias`. A left join counted per group whose
+/// query only renames the groups table's columns ([`outer::left_join_counts`]) is that table,
+/// its columns renamed: its rows are never built as values nor compressed a second time.
+fn derived_table(
+    subquery: &sqlparser::ast::Query,
+    alias: &sqlparser::ast::TableAlias,
+    scope: &Scope<'_>,
+    runtime: &Arc<Runtime>,
+    budget: &budget::Budget,
+) -> Result<Table> {
+    if subquery.with.is_none() && inline::inline_derived(subquery).is_none() {
+        let counted = outer::left_join_counts(subquery, scope, &|sub| {
+            run_query_grouped(sub, scope, runtime, budget)
+        })?;
+        if let Some((groups, over)) = counted {
+            if let Some(renames) = renamed_columns(&over, &groups, alias) {
+                let mut columns = groups.into_columns();
+                let mut out = Vec::with_capacity(renames.len());
+                for (name, source) in renames {
+                    let mut column = columns.swap_remove(
+                        columns
+                            .iter()
+                            .position(|c| c.name == source)
+                            .expect("a column of the groups"),
+                    );
+                    column.name = name;
+                    out.push(column);
+                }
+                return Table::new(&alias.name.value, out);
+            }
+            let mut inner = scope.clone();
+            inner.push(groups);
+            let rows = run_query(&over, &inner, runtime, budget)?;
+            return scope::table_from_result(alias, rows);
+        }
+    }
+    let rows = run_query(subquery, scope, runtime, budget)?;
+    scope::table_from_result(alias, rows)
+}
+
+/// `(output name, column of table)` per output when `query` only selects distinct columns of
+/// `table` (no WHERE, grouping, DISTINCT, ORDER BY or LIMIT); `alias`'s column list, if any,
+/// names the outputs.
+fn renamed_columns(
+    query: &sqlparser::ast::Query,
+    table: &Table,
+    alias: &sqlparser::ast::TableAlias,
+) -> Option<Vec<(String, String)>> {
+    use sqlparser::ast::{Expr, GroupByExpr, SelectItem, SetExpr, TableFactor};
+    if query.with.is_some()
+        || query.order_by.is_some()
+        || query.limit_clause.is_some()
+        || query.fetch.is_some()
+    {
+        return None;
+    }
+    let SetExpr::Select(select) = query.body.as_ref() else {
+        return None;
+    };
+    let plain = select.selection.is_none()
+        && select.having.is_none()
+        && select.distinct.is_none()
+        && matches!(&select.group_by, GroupByExpr::Expressions(g, m) if g.is_empty() && m.is_empty())
+        && select.from.len() == 1
+        && select.from[0].joins.is_empty()
+        && matches!(&select.from[0].relation, TableFactor::Table { name, alias: None, args: None, .. }
+            if name.to_string().eq_ignore_ascii_case(table.name()));
+    if !plain {
+        return None;
+    }
+    if !alias.columns.is_empty() && alias.columns.len() != select.projection.len() {
+        return None;
+    }
+    let mut renames: Vec<(String, String)> = Vec::with_capacity(select.projection.len());
+    for (i, item) in select.projection.iter().enumerate() {
+        let (expr, name) = match item {
+            SelectItem::UnnamedExpr(e) => (e, bind::output_name(e)),
+            SelectItem::ExprWithAlias { expr, alias } => (expr, alias.value.to_lowercase()),
+            _ => return None,
+        };
+        // The alias's column list renames the outputs.
+        let name = alias
+            .columns
+            .get(i)
+            .map_or(name, |c| c.name.value.to_lowercase());
+        let Expr::Identifier(source) = expr else {
+            return None;
+        };
+        let source = source.value.to_lowercase();
+        if table.column(&source).is_none()
+            || renames.iter().any(|(n, s)| *n == name || *s == source)
+        {
+            return None;
+        }
+        renames.push((name, source));
+    }
+    (!renames.is_empty()).then_some(renames)
 }
 
 /// Plans `query` (its subqueries run first, on `runtime`) and hands the plan to `then`.
@@ -248,8 +364,8 @@ fn with_plan_as_written<R>(
                 alias: Some(alias),
             } = &from.relation
             {
-                let rows = run_query(subquery, &inner, runtime, budget)?;
-                inner.push(scope::table_from_result(alias, rows)?);
+                let table = derived_table(subquery, alias, &inner, runtime, budget)?;
+                inner.push(table);
             }
         }
     }

@@ -294,6 +294,62 @@ fn distinct_counts(query: &mut Query) -> Result<()> {
             }
         }
     }
+    if !groups.is_empty() {
+        // Grouped: the derived table counts the distinct pairs per group (one row per group,
+        // which `crate::prefix` computes from the pairs' packed keys), and the query reads
+        // it row by row, its HAVING a WHERE.
+        let count_name = "__distinct_count";
+        let counted = |e: &Expr| -> Expr {
+            replace_expr(e, &mut |sub| {
+                (sub.to_string() == "count(*)").then(|| Expr::Identifier(Ident::new(count_name)))
+            })
+        };
+        for item in &mut select.projection {
+            if let SelectItem::ExprWithAlias { expr, .. } = item {
+                *expr = counted(expr);
+            }
+        }
+        select.selection = select.having.take().map(|h| counted(&h));
+        if let Some(order) = &mut query.order_by {
+            if let OrderByKind::Expressions(list) = &mut order.kind {
+                for o in list {
+                    o.expr = counted(&o.expr);
+                }
+            }
+        }
+        let keys: Vec<String> = (0..groups.len()).map(group_name).collect();
+        let middle = format!(
+            "select {keys}, count(*) as {count_name} from (select 1) as __distinct_pairs \
+             group by {keys}",
+            keys = keys.join(", ")
+        );
+        let mut middle =
+            sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::GenericDialect {}, &middle)
+                .map_err(|e| QueryError::Syntax {
+                message: e.to_string(),
+            })?;
+        let Some(sqlparser::ast::Statement::Query(mut middle)) = middle.pop() else {
+            return Ok(());
+        };
+        if let SetExpr::Select(m) = middle.body.as_mut() {
+            if let TableFactor::Derived { subquery, .. } = &mut m.from[0].relation {
+                **subquery = inner_query;
+            }
+        }
+        select.group_by = GroupByExpr::Expressions(vec![], vec![]);
+        select.from = vec![TableWithJoins {
+            relation: TableFactor::Derived {
+                lateral: false,
+                subquery: middle,
+                alias: Some(TableAlias {
+                    name: Ident::new("__distinct_rows"),
+                    columns: vec![],
+                }),
+            },
+            joins: vec![],
+        }];
+        return Ok(());
+    }
     select.group_by = GroupByExpr::Expressions(
         (0..groups.len())
             .map(|i| Expr::Identifier(Ident::new(group_name(i))))

@@ -176,6 +176,11 @@ impl Table {
         self.placement_reason.as_deref()
     }
 
+    /// The columns, moved out of the table.
+    pub(crate) fn into_columns(self) -> Vec<TableColumn> {
+        self.columns
+    }
+
     /// Gives the table another name (lower-cased).
     pub fn rename(&mut self, name: &str) {
         self.name = name.to_lowercase();
