@@ -1046,7 +1046,7 @@ impl<'a> Plan<'a> {
             edges.iter().any(|&(t1, c1, t2, c2)| {
                 (t1 == t && looks_unique(&query, t1, c1))
                     || (t2 == t && looks_unique(&query, t2, c2))
-            })
+            }) || composite_build(&query, &edges, t)
         };
         let root = (0..tables)
             .filter(|&t| !can_build(t))
@@ -1297,17 +1297,47 @@ fn composite_edge(
             if same.len() < 2 {
                 continue;
             }
-            let t = query.tables[ch].table;
-            let distinct = same.iter().fold(1f64, |acc, &j| {
-                let (_, _, _, cc) = oriented(edges[j], p);
-                acc * t.columns()[cc].distinct_estimate() as f64
-            });
-            if distinct >= 0.9 * t.rows() as f64 {
+            let columns: Vec<usize> = same.iter().map(|&j| oriented(edges[j], p).3).collect();
+            if columns_look_unique(query, ch, &columns) {
                 return Some((same[0], p, ch, same[1..].to_vec()));
             }
         }
     }
     None
+}
+
+/// Whether a table's rows look unique on several columns together: counted exactly for a
+/// small table, else the product of the columns' distinct estimates against the rows.
+fn columns_look_unique(query: &BoundQuery<'_>, table: usize, columns: &[usize]) -> bool {
+    let t = query.tables[table].table;
+    let picked: Vec<&crate::table::TableColumn> =
+        columns.iter().map(|&c| &t.columns()[c]).collect();
+    crate::table::exact_rows_unique(&picked).unwrap_or_else(|| {
+        let distinct = picked
+            .iter()
+            .fold(1f64, |acc, c| acc * c.distinct_estimate() as f64);
+        distinct >= 0.9 * t.rows() as f64
+    })
+}
+
+/// Whether a table's join columns towards one partner table, two or more of them, look
+/// unique together (it can then be that partner's build side).
+fn composite_build(
+    query: &BoundQuery<'_>,
+    edges: &[(usize, usize, usize, usize)],
+    t: usize,
+) -> bool {
+    let mut by_partner: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for &(t1, c1, t2, c2) in edges {
+        if t1 == t && t2 != t {
+            by_partner.entry(t2).or_default().push(c1);
+        } else if t2 == t && t1 != t {
+            by_partner.entry(t1).or_default().push(c2);
+        }
+    }
+    by_partner
+        .values()
+        .any(|columns| columns.len() >= 2 && columns_look_unique(query, t, columns))
 }
 
 fn looks_unique(query: &BoundQuery<'_>, table: usize, column: usize) -> bool {

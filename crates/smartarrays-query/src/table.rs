@@ -69,6 +69,48 @@ fn exact_distinct(values: &Values) -> u64 {
     }
 }
 
+/// Whether the rows of a table of at most [`EXACT_DISTINCT_ROWS`] rows are unique on the
+/// given columns together, counted exactly (`None` for a larger table or a column that cannot
+/// be read back): a product of per-column distinct counts can pass a repeated tuple for unique.
+pub(crate) fn exact_rows_unique(columns: &[&TableColumn]) -> Option<bool> {
+    let rows = columns.first()?.column.len();
+    if rows > EXACT_DISTINCT_ROWS {
+        return None;
+    }
+    let mut tuples: Vec<Vec<u64>> = vec![Vec::with_capacity(columns.len()); rows];
+    for c in columns {
+        let values = c.column.unpack(0..rows).ok()?.values;
+        let keys: Vec<u64> = match &values {
+            Values::UInt64(v) => v.clone(),
+            Values::Int64(v) => v.iter().map(|&x| x as u64).collect(),
+            Values::Float64(v) => v.iter().map(|x| x.to_bits()).collect(),
+            Values::Decimal { unscaled, .. } => unscaled.iter().map(|&x| x as u64).collect(),
+            Values::Date32(v) => v.iter().map(|&x| x as u64).collect(),
+            Values::Bool(v) => v.iter().map(|&x| u64::from(x)).collect(),
+            Values::Utf8(v) => {
+                let mut ids = std::collections::HashMap::new();
+                v.iter()
+                    .map(|text| {
+                        let next = ids.len() as u64;
+                        *ids.entry(text.as_str()).or_insert(next)
+                    })
+                    .collect()
+            }
+        };
+        if keys.len() != rows {
+            return None;
+        }
+        for (tuple, key) in tuples.iter_mut().zip(keys) {
+            tuple.push(key);
+        }
+    }
+    let distinct = tuples
+        .into_iter()
+        .collect::<std::collections::HashSet<_>>()
+        .len();
+    Some(distinct == rows)
+}
+
 /// A table: named columns of the encodings crate, all with the same number of rows.
 ///
 /// # Example
