@@ -1089,12 +1089,10 @@ impl<'a> Plan<'a> {
                     chosen = Some((first, p, pc, ch, cc));
                 }
             }
-            let (i, p, pc, ch, cc) = chosen.ok_or_else(|| {
-                QueryError::unsupported(
-                    "this join shape (every table but the largest needs an equality with a unique key of it, or equalities whose columns together are unique)",
-                    Position::default(),
-                )
-            })?;
+            let (i, p, pc, ch, cc) = match chosen {
+                Some(chosen) => chosen,
+                None => return Err(no_build_side(&query, &edges, &used_edges, &order)),
+            };
             used_edges[i] = true;
             // Every other equality between the same two tables joins the key too: a column
             // that only looked unique (a duplicate the estimate missed) is then no error as
@@ -1304,6 +1302,61 @@ fn composite_edge(
         }
     }
     None
+}
+
+/// The error for a join no table can be added to: a table whose join columns towards the
+/// tables already joined are counted exactly and repeat is named (the query is fine, the data
+/// has duplicate build keys); otherwise the shape itself is unsupported.
+fn no_build_side(
+    query: &BoundQuery<'_>,
+    edges: &[(usize, usize, usize, usize)],
+    used: &[bool],
+    order: &[usize],
+) -> QueryError {
+    for (i, &(t1, _, t2, _)) in edges.iter().enumerate() {
+        if used[i] {
+            continue;
+        }
+        for (p, ch) in [(t1, t2), (t2, t1)] {
+            if !order.contains(&p) || order.contains(&ch) {
+                continue;
+            }
+            let pairs: Vec<(usize, usize)> = (0..edges.len())
+                .filter(|&j| {
+                    let (a, _, b, _) = edges[j];
+                    !used[j] && ((a, b) == (p, ch) || (a, b) == (ch, p))
+                })
+                .map(|j| {
+                    let (_, pc, _, cc) = oriented(edges[j], p);
+                    (pc, cc)
+                })
+                .collect();
+            let child = query.tables[ch].table;
+            let picked: Vec<&crate::table::TableColumn> =
+                pairs.iter().map(|&(_, cc)| &child.columns()[cc]).collect();
+            if crate::table::exact_rows_unique(&picked) == Some(false) {
+                let parent = &query.tables[p];
+                let label = pairs
+                    .iter()
+                    .map(|&(pc, cc)| {
+                        format!(
+                            "{}.{} = {}.{}",
+                            parent.alias,
+                            parent.table.columns()[pc].name,
+                            query.tables[ch].alias,
+                            child.columns()[cc].name
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" and ");
+                return QueryError::DuplicateBuildKey { column: label };
+            }
+        }
+    }
+    QueryError::unsupported(
+        "this join shape (every table but the largest needs an equality with a unique key of it, or equalities whose columns together are unique)",
+        Position::default(),
+    )
 }
 
 /// Whether a table's rows look unique on several columns together: counted exactly for a

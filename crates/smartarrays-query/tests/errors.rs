@@ -138,9 +138,11 @@ fn a_duplicate_build_key_is_an_error() {
         )
         .unwrap(),
     );
-    // w.id has 50 distinct values in 100 rows: not a build side, and u (the larger) neither.
+    // w.id has 50 distinct values in 100 rows: not a build side, and u (the larger) neither;
+    // w is counted exactly, so the error names its repeating key.
     let e = sql(&catalog, "select count(*) from u, w where u.id = w.id").unwrap_err();
-    assert!(matches!(e, QueryError::Unsupported { .. }), "{e}");
+    assert!(matches!(e, QueryError::DuplicateBuildKey { .. }), "{e}");
+    assert!(e.to_string().contains("u.id = w.id"), "{e}");
     // A small table's keys are counted exactly: 95 distinct values in 100 rows are no key.
     let small = |rows: i64, distinct: i64| {
         Table::from_values(
@@ -155,7 +157,7 @@ fn a_duplicate_build_key_is_an_error() {
     };
     catalog.insert(small(100, 95));
     let e = sql(&catalog, "select count(*) from u, v where u.id = v.id").unwrap_err();
-    assert!(matches!(e, QueryError::Unsupported { .. }), "{e}");
+    assert!(matches!(e, QueryError::DuplicateBuildKey { .. }), "{e}");
     // A large one's count is estimated: 68,000 distinct values in 70,000 rows look like a key
     // to the planner; the build finds the repeats and refuses, rather than dropping rows.
     const { assert!(70_000 > smartarrays_query::table::EXACT_DISTINCT_ROWS) };
