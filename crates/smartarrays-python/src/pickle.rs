@@ -170,39 +170,13 @@ impl PackedWords {
             ));
         }
         let bytes = slf.get().array.local().packed_bytes();
-        static FORMAT: &CStr = c"B";
+        let (address, len) = (bytes.as_ptr() as usize, bytes.len());
         // SAFETY: `view` is non-null (checked above) and CPython hands it to us to fill. The
-        // bytes live in the array's storage, which the `Arc` held by `slf` keeps mapped; `obj`
-        // takes a new reference to `slf` (released by CPython with the view), so the storage
-        // outlives every view. The array is not written while that `Arc` is shared (writes need
-        // the only reference), so the exported bytes do not change. `shape` and `strides` point
-        // at fields of the view itself, which CPython keeps in place while the view lives; the
-        // format is a static string.
-        unsafe {
-            (*view).obj = slf.clone().into_any().into_ptr();
-            (*view).buf = bytes.as_ptr() as *mut std::ffi::c_void;
-            (*view).len = bytes.len() as ffi::Py_ssize_t;
-            (*view).readonly = 1;
-            (*view).itemsize = 1;
-            (*view).format = if flags & ffi::PyBUF_FORMAT == ffi::PyBUF_FORMAT {
-                FORMAT.as_ptr() as *mut std::ffi::c_char
-            } else {
-                std::ptr::null_mut()
-            };
-            (*view).ndim = 1;
-            (*view).shape = if flags & ffi::PyBUF_ND == ffi::PyBUF_ND {
-                &mut (*view).len
-            } else {
-                std::ptr::null_mut()
-            };
-            (*view).strides = if flags & ffi::PyBUF_STRIDES == ffi::PyBUF_STRIDES {
-                &mut (*view).itemsize
-            } else {
-                std::ptr::null_mut()
-            };
-            (*view).suboffsets = std::ptr::null_mut();
-            (*view).internal = std::ptr::null_mut();
-        }
+        // bytes live in the array's storage, which the `Arc` held by `slf` keeps mapped; the
+        // view's `obj` is a new reference to `slf` (released by CPython with the view), so the
+        // storage outlives every view. The array is not written while that `Arc` is shared
+        // (writes need the only reference), so the exported bytes do not change.
+        unsafe { fill_read_only_bytes(view, flags, slf.into_any(), address, len) };
         Ok(())
     }
 
@@ -262,38 +236,12 @@ impl PartBuffer {
             ));
         }
         let (address, len) = (slf.get().address, slf.get().len);
-        static FORMAT: &CStr = c"B";
         // SAFETY: `view` is non-null (checked above) and CPython hands it to us to fill. The
         // bytes at `address..address + len` lie inside memory that `_owner` (an `Arc` of an
-        // immutable table) keeps mapped and unchanged (see `PartBuffer::new`); `obj` takes a
-        // new reference to `slf`, released by CPython with the view, so the memory outlives
-        // every view. `shape` and `strides` point at fields of the view itself; the format is
-        // a static string.
-        unsafe {
-            (*view).obj = slf.clone().into_any().into_ptr();
-            (*view).buf = address as *mut std::ffi::c_void;
-            (*view).len = len as ffi::Py_ssize_t;
-            (*view).readonly = 1;
-            (*view).itemsize = 1;
-            (*view).format = if flags & ffi::PyBUF_FORMAT == ffi::PyBUF_FORMAT {
-                FORMAT.as_ptr() as *mut std::ffi::c_char
-            } else {
-                std::ptr::null_mut()
-            };
-            (*view).ndim = 1;
-            (*view).shape = if flags & ffi::PyBUF_ND == ffi::PyBUF_ND {
-                &mut (*view).len
-            } else {
-                std::ptr::null_mut()
-            };
-            (*view).strides = if flags & ffi::PyBUF_STRIDES == ffi::PyBUF_STRIDES {
-                &mut (*view).itemsize
-            } else {
-                std::ptr::null_mut()
-            };
-            (*view).suboffsets = std::ptr::null_mut();
-            (*view).internal = std::ptr::null_mut();
-        }
+        // immutable table) keeps mapped and unchanged (see `PartBuffer::new`); the view's
+        // `obj` is a new reference to `slf`, released by CPython with the view, so the memory
+        // outlives every view.
+        unsafe { fill_read_only_bytes(view, flags, slf.into_any(), address, len) };
         Ok(())
     }
 
@@ -302,6 +250,52 @@ impl PartBuffer {
     /// # Safety
     /// Called by CPython with the view it got from `__getbuffer__`.
     unsafe fn __releasebuffer__(&self, _view: *mut ffi::Py_buffer) {}
+}
+
+/// Fills `view` as a one-dimensional, read-only buffer of `len` bytes (format `B`) at
+/// `address`, whose `obj` is a new reference to `owner`. Shape, strides and format are set
+/// only when `flags` asks for them.
+///
+/// # Safety
+/// `view` must be a non-null view CPython handed to `__getbuffer__`, and the `len` bytes at
+/// `address` must stay mapped and unchanged for as long as `owner` lives.
+unsafe fn fill_read_only_bytes(
+    view: *mut ffi::Py_buffer,
+    flags: c_int,
+    owner: Bound<'_, PyAny>,
+    address: usize,
+    len: usize,
+) {
+    static FORMAT: &CStr = c"B";
+    // SAFETY: the caller guarantees `view` is a valid view to fill and that the bytes outlive
+    // `owner`, whose reference the view takes (CPython releases it with the view). `shape`
+    // and `strides` point at fields of the view itself, which CPython keeps in place while
+    // the view lives; the format is a static string.
+    unsafe {
+        (*view).obj = owner.into_ptr();
+        (*view).buf = address as *mut std::ffi::c_void;
+        (*view).len = len as ffi::Py_ssize_t;
+        (*view).readonly = 1;
+        (*view).itemsize = 1;
+        (*view).format = if flags & ffi::PyBUF_FORMAT == ffi::PyBUF_FORMAT {
+            FORMAT.as_ptr() as *mut std::ffi::c_char
+        } else {
+            std::ptr::null_mut()
+        };
+        (*view).ndim = 1;
+        (*view).shape = if flags & ffi::PyBUF_ND == ffi::PyBUF_ND {
+            &mut (*view).len
+        } else {
+            std::ptr::null_mut()
+        };
+        (*view).strides = if flags & ffi::PyBUF_STRIDES == ffi::PyBUF_STRIDES {
+            &mut (*view).itemsize
+        } else {
+            std::ptr::null_mut()
+        };
+        (*view).suboffsets = std::ptr::null_mut();
+        (*view).internal = std::ptr::null_mut();
+    }
 }
 
 /// Calls `with` on the bytes of every object in `buffers` (anything with the buffer protocol:
