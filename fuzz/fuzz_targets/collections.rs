@@ -5,47 +5,25 @@
 //! bulk inserts make them grow; bad batches must be typed errors that change nothing.
 #![no_main]
 
+mod input;
+
 use std::collections::{HashMap, HashSet};
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::sync::{Arc, OnceLock};
 
+use input::Input;
 use libfuzzer_sys::fuzz_target;
 use smartarrays::{ArrayOptions, Placement, Runtime, RuntimeOptions, Topology};
 use smartarrays_collections::{Bag, Error, Key, Map, Set, Value};
 
-/// Reads the fuzzer's bytes; zeros once they run out.
-struct Input<'a> {
-    data: &'a [u8],
-    at: usize,
+/// Codes of some magnitude, read from the input.
+trait Codes {
+    /// A code of some magnitude: small ones first in typical inputs, wide ones to widen.
+    fn code(&mut self) -> u64;
 }
 
-impl Input<'_> {
-    fn byte(&mut self) -> u8 {
-        let b = self.data.get(self.at).copied().unwrap_or(0);
-        self.at += 1;
-        b
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            usize::from(u16::from_le_bytes([self.byte(), self.byte()])) % n
-        }
-    }
-
-    fn u64(&mut self) -> u64 {
-        let mut word = [0u8; 8];
-        word.iter_mut().for_each(|b| *b = self.byte());
-        u64::from_le_bytes(word)
-    }
-
-    fn exhausted(&self) -> bool {
-        self.at >= self.data.len()
-    }
-
-    /// A code of some magnitude: small ones first in typical inputs, wide ones to widen.
+impl Codes for Input<'_> {
     fn code(&mut self) -> u64 {
         match self.byte() % 8 {
             0..=2 => u64::from(self.byte() % 32),
@@ -457,7 +435,7 @@ fn fuzz_group_by(input: &mut Input) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let mut input = Input { data, at: 0 };
+    let mut input = Input::new(data);
     match input.byte() % 6 {
         0 | 1 => fuzz_map::<u64, u64>(&mut input),
         2 => fuzz_map::<i32, u8>(&mut input),

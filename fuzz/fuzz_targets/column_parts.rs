@@ -7,42 +7,13 @@
 //! undamaged column must come back equal to the original.
 #![no_main]
 
+mod input;
+
+use input::Input;
 use libfuzzer_sys::fuzz_target;
 use smartarrays_encodings::{
     Column, ColumnOptions, DataType, EncodingError, EncodingKind, Predicate, Scalar,
 };
-
-/// Reads the fuzzer's bytes; zeros once they run out.
-struct Input<'a> {
-    data: &'a [u8],
-    at: usize,
-}
-
-impl Input<'_> {
-    fn byte(&mut self) -> u8 {
-        let b = self.data.get(self.at).copied().unwrap_or(0);
-        self.at += 1;
-        b
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            usize::from(u16::from_le_bytes([self.byte(), self.byte()])) % n
-        }
-    }
-
-    fn u64(&mut self) -> u64 {
-        let mut word = [0u8; 8];
-        word.iter_mut().for_each(|b| *b = self.byte());
-        u64::from_le_bytes(word)
-    }
-
-    fn exhausted(&self) -> bool {
-        self.at >= self.data.len()
-    }
-}
 
 const KINDS: [Option<EncodingKind>; 9] = [
     None,
@@ -67,7 +38,16 @@ const SPECIAL: [u64; 8] = [
     0x7ff0_0000_0000_0000, // infinity
 ];
 
-const PIECES: [&str; 8] = ["", "a", "ab", "ü", "✓✓", "TRUCK", "free text", "https://x.org/"];
+const PIECES: [&str; 8] = [
+    "",
+    "a",
+    "ab",
+    "ü",
+    "✓✓",
+    "TRUCK",
+    "free text",
+    "https://x.org/",
+];
 
 /// A column of the input's choosing (`None` when the encoding cannot hold the values).
 fn build(input: &mut Input<'_>) -> Option<Column> {
@@ -174,10 +154,10 @@ fn typed(error: &EncodingError) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let mut input = Input { data, at: 0 };
+    let mut input = Input::new(data);
     if input.byte() % 8 == 0 {
         // Raw bytes: a header and up to 4 buffers cut from the input.
-        let rest = &data[input.at.min(data.len())..];
+        let rest = input.rest();
         let cuts: Vec<usize> = rest
             .iter()
             .take(5)

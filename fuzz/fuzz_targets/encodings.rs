@@ -6,10 +6,13 @@
 //! ranges and constants must be typed errors.
 #![no_main]
 
+mod input;
+
 use std::cmp::Ordering;
 use std::ops::{Bound, Range};
 use std::sync::{Arc, OnceLock};
 
+use input::Input;
 use libfuzzer_sys::fuzz_target;
 use smartarrays::{ArrayOptions, Placement, Runtime, RuntimeOptions, Topology};
 use smartarrays_encodings::{
@@ -40,38 +43,6 @@ fn runtime(two_nodes: bool) -> Arc<Runtime> {
         Arc::new(Runtime::new(options).unwrap())
     })
     .clone()
-}
-
-/// Reads the fuzzer's bytes; zeros once they run out.
-struct Input<'a> {
-    data: &'a [u8],
-    at: usize,
-}
-
-impl Input<'_> {
-    fn byte(&mut self) -> u8 {
-        let b = self.data.get(self.at).copied().unwrap_or(0);
-        self.at += 1;
-        b
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            usize::from(u16::from_le_bytes([self.byte(), self.byte()])) % n
-        }
-    }
-
-    fn u64(&mut self) -> u64 {
-        let mut word = [0u8; 8];
-        word.iter_mut().for_each(|b| *b = self.byte());
-        u64::from_le_bytes(word)
-    }
-
-    fn exhausted(&self) -> bool {
-        self.at >= self.data.len()
-    }
 }
 
 const STRING_PIECES: [&str; 16] = [
@@ -687,7 +658,7 @@ fn check_column(input: &mut Input, column: &Column, data_type: DataType, rows: &
 }
 
 fuzz_target!(|data: &[u8]| {
-    let mut input = Input { data, at: 0 };
+    let mut input = Input::new(data);
     let data_type = data_type(&mut input);
     let rows = values(&mut input, data_type);
     let placement = match input.byte() % 4 {
