@@ -874,6 +874,22 @@ fn not_equality(c: &Expr) -> QueryError {
     )
 }
 
+/// An unknown column in a subquery's condition: a bare name that is neither the subquery's
+/// nor any table's in scope (the walk would otherwise take it for an outer column).
+fn unknown_name(c: &Expr, inner: &Inner, scope: &Scope<'_>) -> Option<QueryError> {
+    let mut names = Vec::new();
+    identifiers(c, &mut names);
+    names.iter().find_map(|parts| match parts.as_slice() {
+        [name] if !inner.resolves(parts) && !scope.has_column(&name.value.to_lowercase()) => {
+            Some(QueryError::UnknownColumn {
+                name: name.value.clone(),
+                position: crate::bind::ident_position(name),
+            })
+        }
+        _ => None,
+    })
+}
+
 fn correlate(subquery: &Query, scope: &Scope<'_>) -> Result<Option<Correlated>> {
     let SetExpr::Select(select) = subquery.body.as_ref() else {
         return Ok(None);
@@ -924,7 +940,7 @@ fn correlate(subquery: &Query, scope: &Scope<'_>) -> Result<Option<Correlated>> 
         match pair {
             Some((a, b, BinaryOperator::Eq)) => equalities.push((a, b)),
             Some((a, b, _)) => unequal.push((a, b, c.clone())),
-            None => return Err(not_equality(&c)),
+            None => return Err(unknown_name(&c, &inner, scope).unwrap_or_else(|| not_equality(&c))),
         }
     }
     if equalities.is_empty() {

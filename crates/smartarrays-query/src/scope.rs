@@ -54,6 +54,15 @@ impl<'c> Scope<'c> {
             .or_else(|| self.catalog.get(&name))
     }
 
+    /// Whether any table in scope has a column called `name` (lower case): a name that none
+    /// has is unknown wherever it stands.
+    pub(crate) fn has_column(&self, name: &str) -> bool {
+        self.catalog
+            .tables()
+            .chain(self.temps.iter().map(|t| t.as_ref()))
+            .any(|t| t.columns().iter().any(|c| c.name == name))
+    }
+
     /// Adds a materialized table.
     pub(crate) fn push(&mut self, table: Table) {
         self.temps.push(Arc::new(table));

@@ -178,3 +178,33 @@ fn explain_shows_code_space_filters_and_encodings() {
     assert!(plan.contains("filter in code space: kind"), "{plan}");
     assert!(plan.contains("direct array"), "{plan}");
 }
+
+#[test]
+fn an_unknown_column_in_a_correlated_subquery_is_named_where_it_stands() {
+    // `nope` is no table's column: not taken for an outer column of an unsupported
+    // correlated condition.
+    let query =
+        "select count(*) from t where exists (select * from u where u.id = t.id and nope > 1)";
+    let e = sql(&catalog(), query).unwrap_err();
+    assert!(matches!(e, QueryError::UnknownColumn { .. }), "{e}");
+    let column = query.find("nope").unwrap() + 1;
+    assert!(
+        e.to_string()
+            .contains(&format!("unknown column nope (line 1, column {column})")),
+        "{e}"
+    );
+    // The same in a scalar subquery and against the outer side of an inequality.
+    let query =
+        "select count(*) from t where price > (select avg(price) from t as x where x.id = nope)";
+    let e = sql(&catalog(), query).unwrap_err();
+    assert!(matches!(e, QueryError::UnknownColumn { .. }), "{e}");
+    let query =
+        "select count(*) from t where exists (select * from u where u.id = t.id and u.id <> nope)";
+    let e = sql(&catalog(), query).unwrap_err();
+    assert!(matches!(e, QueryError::UnknownColumn { .. }), "{e}");
+    // A real outer column in an unsupported condition keeps its own error.
+    let query =
+        "select count(*) from t where exists (select * from u where u.id = t.id and u.id > t.id)";
+    let e = sql(&catalog(), query).unwrap_err();
+    assert!(matches!(e, QueryError::Unsupported { .. }), "{e}");
+}
