@@ -4,9 +4,9 @@
 //! packed keys, the workers' tables in parallel; then each partition merges its groups from
 //! all the workers into a table of its own, the partitions in parallel. No key is in two
 //! partitions, so the partitions' tables together are the merged groups. Routing on a part
-//! of the key (the packed key with one field removed, for [`crate::exec::Plan::
-//! run_prefix_counts`]) keeps every group of a key prefix in one partition, so work per prefix
-//! can run per partition too ([`count_prefixes`]).
+//! of the key (the packed key with one field removed, for
+//! [`crate::exec::Plan::run_prefix_counts`]) keeps every group of a key prefix in one
+//! partition, so work per prefix can run per partition too ([`count_prefixes`]).
 
 use smartarrays::{ArrayOptions, Runtime};
 use smartarrays_collections::Map;
