@@ -75,10 +75,12 @@ fn rows(n: usize, spread: i64, seed: i64) -> Vec<(i64, u8, i64, i64)> {
         .collect()
 }
 
+/// Per `(s, a, x)`: count, sum, min and max of `v`.
+type Reference = BTreeMap<(String, i64, i64), (i64, i64, i64, i64)>;
+
 fn check(rows: &[(i64, u8, i64, i64)]) {
     let catalog = catalog(rows);
-    // Per (s, a, x): count, sum, min, max of v.
-    let mut groups: BTreeMap<(String, i64, i64), (i64, i64, i64, i64)> = BTreeMap::new();
+    let mut groups: Reference = BTreeMap::new();
     let mut distinct: BTreeMap<(String, i64), BTreeSet<i64>> = BTreeMap::new();
     for &(a, s, x, v) in rows {
         let g = groups
