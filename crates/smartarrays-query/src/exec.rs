@@ -25,6 +25,7 @@ use crate::error::{Position, QueryError, Result};
 use crate::value::{overflow, pow10, rescale_i128, ResultSet, Type, Value};
 use crate::vector::{Batch, TextTest, VExpr};
 
+mod hashmerge;
 mod semi;
 
 /// Rows decoded per step (two codec blocks).
@@ -3075,11 +3076,13 @@ impl HashState {
     }
 }
 
-/// Merges the workers' aggregation tables: with one, nothing to do; with few groups or keys
-/// in a hash map, on this thread; else (direct arrays of packed keys) every group goes to one
-/// of `P` ranges of the key space (each worker sorts its own groups into ranges) and each range
+/// Merges the workers' aggregation tables: with one, nothing to do; with few groups, on this
+/// thread; with keys in hash maps, or `route` given, by hash partitions in parallel
+/// ([`hashmerge::merge_hashed`]: the groups of one partition have equal `route(key)` hashes
+/// modulo the partitions); else (direct arrays of packed keys) every group goes to one of `P`
+/// ranges of the key space (each worker sorts its own groups into ranges) and each range
 /// merges its groups from all the workers into a direct array of its own, in parallel. The
-/// result is one table per range, in key order, their keys disjoint.
+/// result is one table per partition, their keys disjoint.
 fn merge_partitioned(
     mut states: Vec<HashState>,
     aggs: &[AggPlan],
@@ -3087,13 +3090,29 @@ fn merge_partitioned(
     budget: &Scope<'_>,
     group_bytes: usize,
     same: &(dyn Fn(usize, &Value, &Value) -> Result<bool> + Sync),
+    route: Option<&(dyn Fn(u64) -> u64 + Sync)>,
 ) -> Result<Vec<HashState>> {
     if states.len() <= 1 {
         return Ok(states);
     }
     let groups: usize = states.iter().map(|s| s.keys.len()).sum();
     let space = states[0].direct.as_ref().map_or(0, Vec::len);
-    if groups < 1 << 14 || space == 0 || runtime.threads() == 1 {
+    if groups >= hashmerge::PARALLEL_MERGE_GROUPS
+        && runtime.threads() > 1
+        && (space == 0 || route.is_some())
+    {
+        let identity = |code: u64| code;
+        return hashmerge::merge_hashed(
+            &states,
+            aggs,
+            runtime,
+            budget,
+            group_bytes,
+            same,
+            route.unwrap_or(&identity),
+        );
+    }
+    if groups < hashmerge::PARALLEL_MERGE_GROUPS || space == 0 || runtime.threads() == 1 {
         // Few groups: merging them on one thread is cheaper than partitioning.
         let mut first = states.remove(0);
         for other in &states {
@@ -3150,18 +3169,34 @@ fn merge_partitioned(
     Ok(merged.into_iter().map(|(_, s)| s).collect())
 }
 
+/// Groups a worker's hash map of packed keys has room for before it first grows.
+const MAP_START_GROUPS: usize = 1 << 12;
+
 /// Packed group keys of at most this many bits index a direct array of groups (when that
 /// array is not much larger than the table).
 const DIRECT_GROUP_BITS: u32 = 25;
 
 impl<'a> Plan<'a> {
     /// The hash aggregation's groups (its sink must be [`SinkPlan::Hash`]): the workers'
-    /// tables merged, one per range of the key space.
+    /// tables merged, one per partition of the key space.
     fn hash_groups(
         &self,
         builds: &[Option<Arc<Built>>],
         runtime: &Arc<Runtime>,
         budget: &Scope<'_>,
+    ) -> Result<Vec<HashState>> {
+        self.hash_groups_routed(builds, runtime, budget, None)
+    }
+
+    /// [`Plan::hash_groups`], the workers' tables merged by hash partitions of `route(key)`
+    /// when `route` is given (and the merge is parallel): the keys of one partition then
+    /// share their `route` values with no other partition.
+    fn hash_groups_routed(
+        &self,
+        builds: &[Option<Arc<Built>>],
+        runtime: &Arc<Runtime>,
+        budget: &Scope<'_>,
+        route: Option<&(dyn Fn(u64) -> u64 + Sync)>,
     ) -> Result<Vec<HashState>> {
         let SinkPlan::Hash {
             packed,
@@ -3198,8 +3233,26 @@ impl<'a> Plan<'a> {
             if direct {
                 budget.reserve(&operator, (1usize << bits) * 4)?;
             }
+            // A hash map starts at the packed keys' full width (and room for a few thousand
+            // groups): inserts never rebuild it to widen its keys.
+            let map = if direct {
+                Map::new()?
+            } else {
+                let widest = if *single_signed || bits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << bits) - 1
+                };
+                let start = MAP_START_GROUPS.min(self.root.rows.max(1));
+                Map::with_capacity(
+                    start,
+                    widest,
+                    start as u32,
+                    &smartarrays::ArrayOptions::new(),
+                )?
+            };
             Ok(HashState {
-                map: Map::new()?,
+                map,
                 direct: direct.then(|| vec![u32::MAX; 1usize << bits]),
                 groups: Groups::new(aggs, 0),
                 keys: Vec::new(),
@@ -3362,7 +3415,15 @@ impl<'a> Plan<'a> {
                     _ => false,
                 })
         };
-        merge_partitioned(states, aggs, runtime, budget, group_bytes, &same_carried)
+        merge_partitioned(
+            states,
+            aggs,
+            runtime,
+            budget,
+            group_bytes,
+            &same_carried,
+            route,
+        )
     }
 
     /// The types of the query's output columns.
@@ -3537,9 +3598,6 @@ impl<'a> Plan<'a> {
             return Ok(None);
         };
         let budget = budget.scope();
-        let builds = run_builds(&self.root, runtime, &budget)?;
-        let merged = self.hash_groups(&builds, runtime, &budget)?;
-        let groups: usize = merged.iter().map(|s| s.keys.len()).sum();
         // Each packed key's (shift, mask, minimum).
         let mut fields = Vec::with_capacity(packed.len());
         let mut shift = 0u32;
@@ -3555,7 +3613,11 @@ impl<'a> Plan<'a> {
         // The packed key without the field of `x` (with one key only, `x` alone: no field
         // is left, and `prefix` > 0 rules that out).
         let (x_shift, x_mask, _) = fields[field];
-        let without_x = |code: u64| -> u64 {
+        let single = *single_signed;
+        let without_x = move |code: u64| -> u64 {
+            if single {
+                return 0;
+            }
             let low = if x_shift == 0 {
                 0
             } else {
@@ -3569,26 +3631,17 @@ impl<'a> Plan<'a> {
             };
             low | if x_shift >= 64 { 0 } else { high << x_shift }
         };
+        let builds = run_builds(&self.root, runtime, &budget)?;
+        // Merged by partitions of the prefix: each prefix's groups in one partition, counted
+        // there, the partitions in parallel.
+        let merged = self.hash_groups_routed(&builds, runtime, &budget, Some(&without_x))?;
+        let groups: usize = merged.iter().map(|s| s.keys.len()).sum();
         budget.reserve(
             &|| format!("the prefix counts of {groups} groups"),
             groups * 24,
         )?;
         // Per prefix group: the first full packed key seen and the count.
-        let mut counts: std::collections::HashMap<u64, usize> =
-            std::collections::HashMap::with_capacity(groups.min(1 << 20));
-        let mut found: Vec<(u64, i128)> = Vec::new();
-        for state in &merged {
-            for &code in &state.keys {
-                let key = if *single_signed { 0 } else { without_x(code) };
-                let next = found.len();
-                let g = *counts.entry(key).or_insert(next);
-                if g == next {
-                    found.push((code, 1));
-                } else {
-                    found[g].1 += 1;
-                }
-            }
-        }
+        let found = hashmerge::count_prefixes(&merged, &without_x, true, runtime)?;
         let mut rows: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(found.len());
         for &(code, count) in &found {
             let mut key_values = vec![Value::Null; key_kinds.len()];

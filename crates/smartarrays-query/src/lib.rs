@@ -42,6 +42,7 @@ mod outer;
 pub mod parts;
 pub mod placement;
 mod prefix;
+mod project;
 pub mod queries;
 mod rewrite;
 mod scope;
@@ -154,6 +155,12 @@ fn run_query(
     runtime: &Arc<Runtime>,
     budget: &budget::Budget,
 ) -> Result<ResultSet> {
+    // Columns of one subquery's rows picked and sorted: no table of them.
+    if let Some(rows) =
+        project::run_projection(query, scope, &|sub| run_query(sub, scope, runtime, budget))?
+    {
+        return Ok(rows);
+    }
     if let Some((derived, names)) = prefix::prefix_count_shape(query) {
         let prefix = names.len() - 1;
         let counted = with_plan(derived, scope, runtime, budget, |plan| {
