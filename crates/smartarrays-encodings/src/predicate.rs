@@ -7,6 +7,7 @@
 use std::ops::{Bound, RangeBounds};
 
 use crate::error::{EncodingError, Result};
+use crate::strings::TextBatch;
 use crate::types::Scalar;
 
 /// A condition on one column's values. Null rows never pass, except for [`Predicate::IsNull`].
@@ -231,9 +232,10 @@ impl LikePattern {
         let Some((last, _)) = rest.split_last() else {
             return bytes == first.as_bytes();
         };
+        // (Empty ends are not compared: a call to compare no bytes is not free.)
         if bytes.len() < first.len() + last.len()
-            || !bytes.starts_with(first.as_bytes())
-            || !bytes.ends_with(last.as_bytes())
+            || !first.is_empty() && !bytes.starts_with(first.as_bytes())
+            || !last.is_empty() && !bytes.ends_with(last.as_bytes())
         {
             return false;
         }
@@ -245,6 +247,49 @@ impl LikePattern {
             }
         }
         true
+    }
+
+    /// Whether each string of `batch` matches, into `verdicts` (one per string). A pattern
+    /// without `_` that has a literal between two `%`s looks for its longest such literal
+    /// through the whole batch at once (a string without it cannot match) and tests only the
+    /// strings where it is found; any other pattern tests string by string with
+    /// [`LikePattern::matches_bytes`].
+    ///
+    /// ```
+    /// use smartarrays_encodings::strings::TextBatch;
+    /// use smartarrays_encodings::LikePattern;
+    /// let pattern = LikePattern::new("%special%requests%").unwrap();
+    /// let batch = TextBatch::from_strings(&["special requests", "requests special", "specia", "l requests"]);
+    /// let mut verdicts = vec![false; batch.len()];
+    /// pattern.matches_batch(&batch, &mut verdicts);
+    /// assert_eq!(verdicts, [true, false, false, false]);
+    /// ```
+    pub fn matches_batch(&self, batch: &TextBatch, verdicts: &mut [bool]) {
+        assert_eq!(verdicts.len(), batch.len(), "one verdict per string");
+        let Some(guide) = self.finders.iter().max_by_key(|f| f.needle().len()) else {
+            for (i, v) in verdicts.iter_mut().enumerate() {
+                *v = self.matches_bytes(batch.get(i));
+            }
+            return;
+        };
+        verdicts.fill(false);
+        let (bytes, ends) = (batch.bytes(), batch.ends());
+        let width = guide.needle().len();
+        let (mut from, mut row) = (0, 0);
+        while let Some(found) = guide.find(&bytes[from..]) {
+            let at = from + found;
+            // The string holding the literal's first byte (empty strings end where they start).
+            while ends[row] <= at {
+                row += 1;
+            }
+            if at + width <= ends[row] {
+                verdicts[row] = self.matches_bytes(batch.get(row));
+                from = ends[row];
+            } else {
+                // Across two strings: look again from the next byte.
+                from = at + 1;
+            }
+        }
     }
 
     /// The literal prefix when the pattern is `literal%` (then a sorted dictionary answers

@@ -320,6 +320,73 @@ impl FsstStrings {
         Ok(selection)
     }
 
+    /// Decompresses the rows `start + j` for each `j` of `selection` (ascending offsets from
+    /// `start`) one after the other into `out` (its buffers reused): entry `i` of `out` is
+    /// row `start + selection[i]`. Tests that search the text (a `LIKE` with `%`) then scan
+    /// one long buffer instead of one short string at a time. An offset past the end is
+    /// [`EncodingError::IndexOutOfRange`].
+    ///
+    /// ```
+    /// use smartarrays_encodings::strings::{FsstStrings, TextBatch};
+    /// let notes: Vec<String> = (0..300).map(|i| format!("note {i}")).collect();
+    /// let fsst = FsstStrings::new(&notes, &Default::default()).unwrap();
+    /// let mut batch = TextBatch::default();
+    /// fsst.decompress_selected(200, &[0, 5, 99], &mut batch).unwrap();
+    /// assert_eq!(batch.len(), 3);
+    /// assert_eq!(batch.get(1), b"note 205");
+    /// assert_eq!(batch.bytes(), b"note 200note 205note 299");
+    /// ```
+    pub fn decompress_selected(
+        &self,
+        start: usize,
+        selection: &[u32],
+        out: &mut TextBatch,
+    ) -> Result<()> {
+        out.bytes.clear();
+        out.ends.clear();
+        if let Some(&last) = selection.iter().max() {
+            check_indices(&[start + last as usize], self.len())?;
+        }
+        let offsets = self.offsets.local();
+        let bytes = self.bytes.local().as_native::<u8>().unwrap_or(&[]);
+        let table = self.symbol_words();
+        let mut at = 0;
+        for &j in selection {
+            let row = start + j as usize;
+            let (from, to) = (offsets.value(row) as usize, offsets.value(row + 1) as usize);
+            let codes = bytes.get(from..to).ok_or(EncodingError::RangeOutOfBounds {
+                start: from,
+                end: to,
+                len: bytes.len(),
+            })?;
+            // At most 8 bytes per code, plus 8 of slack for the last whole-word write.
+            let need = at + codes.len() * 8 + 8;
+            if out.bytes.len() < need {
+                out.bytes.resize(need.max(out.bytes.len() * 2), 0);
+            }
+            at = decode_codes(&table, codes, &mut out.bytes, at);
+            out.ends.push(at);
+        }
+        out.bytes.truncate(at);
+        Ok(())
+    }
+
+    /// Per code: its symbol's bytes and length (the escape code and unused codes: none).
+    fn symbol_words(&self) -> [(u64, usize); 256] {
+        let mut table = [(0u64, 0usize); 256];
+        for (code, (symbol, &length)) in self
+            .compressor
+            .symbol_table()
+            .iter()
+            .zip(self.compressor.symbol_lengths())
+            .enumerate()
+            .take(255)
+        {
+            table[code] = (symbol.to_u64(), usize::from(length).min(8));
+        }
+        table
+    }
+
     /// Keeps the entries `j` of `selection` (ascending offsets from `start`) whose row
     /// `start + j` passes `keep`, called with the row's decompressed bytes. Every row is
     /// decompressed into one reused buffer (each symbol written as 8 bytes and the buffer
@@ -345,18 +412,7 @@ impl FsstStrings {
         }
         let offsets = self.offsets.local();
         let bytes = self.bytes.local().as_native::<u8>().unwrap_or(&[]);
-        // Per code: its symbol's bytes and length (the escape code and unused codes: none).
-        let mut table = [(0u64, 0usize); 256];
-        for (code, (symbol, &length)) in self
-            .compressor
-            .symbol_table()
-            .iter()
-            .zip(self.compressor.symbol_lengths())
-            .enumerate()
-            .take(255)
-        {
-            table[code] = (symbol.to_u64(), usize::from(length).min(8));
-        }
+        let table = self.symbol_words();
         let mut buffer: Vec<u8> = Vec::new();
         let mut kept = 0;
         for i in 0..selection.len() {
@@ -372,23 +428,7 @@ impl FsstStrings {
             if buffer.len() < codes.len() * 8 + 8 {
                 buffer.resize(codes.len() * 8 + 8, 0);
             }
-            let mut at = 0;
-            let mut k = 0;
-            while k < codes.len() {
-                let code = codes[k];
-                k += 1;
-                if code == fsst::ESCAPE_CODE {
-                    if let Some(&byte) = codes.get(k) {
-                        buffer[at] = byte;
-                        at += 1;
-                    }
-                    k += 1;
-                } else {
-                    let (symbol, length) = table[usize::from(code)];
-                    buffer[at..at + 8].copy_from_slice(&symbol.to_le_bytes());
-                    at += length;
-                }
-            }
+            let at = decode_codes(&table, codes, &mut buffer, 0);
             selection[kept] = j;
             kept += usize::from(keep(&buffer[..at]));
         }
@@ -584,4 +624,78 @@ pub(crate) fn hash_str(s: &str) -> u64 {
         hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3);
     }
     kernel::mix(hash)
+}
+
+/// Writes the text of FSST `codes` into `buffer` from `at` (each symbol as one 8-byte word,
+/// the position advanced by its length; `buffer` has room for 8 bytes per code and 8 more)
+/// and returns the position after it.
+fn decode_codes(
+    table: &[(u64, usize); 256],
+    codes: &[u8],
+    buffer: &mut [u8],
+    mut at: usize,
+) -> usize {
+    let mut k = 0;
+    while k < codes.len() {
+        let code = codes[k];
+        k += 1;
+        if code == fsst::ESCAPE_CODE {
+            if let Some(&byte) = codes.get(k) {
+                buffer[at] = byte;
+                at += 1;
+            }
+            k += 1;
+        } else {
+            let (symbol, length) = table[usize::from(code)];
+            buffer[at..at + 8].copy_from_slice(&symbol.to_le_bytes());
+            at += length;
+        }
+    }
+    at
+}
+
+/// Decompressed strings one after the other (see [`FsstStrings::decompress_selected`]): the
+/// bytes of all, and where each ends.
+#[derive(Clone, Debug, Default)]
+pub struct TextBatch {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl TextBatch {
+    /// Number of strings.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there are no strings.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The bytes of all the strings, one after the other.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Where each string ends in [`TextBatch::bytes`] (string `i` starts where `i - 1` ends).
+    pub fn ends(&self) -> &[usize] {
+        &self.ends
+    }
+
+    /// String `i`'s bytes (panics past the end, like slice indexing).
+    pub fn get(&self, i: usize) -> &[u8] {
+        let from = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.bytes[from..self.ends[i]]
+    }
+
+    /// A batch of `strings` (for tests and callers that hold plain strings).
+    pub fn from_strings<S: AsRef<[u8]>>(strings: &[S]) -> TextBatch {
+        let mut batch = TextBatch::default();
+        for s in strings {
+            batch.bytes.extend_from_slice(s.as_ref());
+            batch.ends.push(batch.bytes.len());
+        }
+        batch
+    }
 }

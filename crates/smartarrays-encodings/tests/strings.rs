@@ -270,3 +270,83 @@ fn fsst_retain_tests_decompressed_bytes_at_every_edge_length() {
         (0..1025).step_by(2).filter(|&r| values[r] == "ab").count()
     );
 }
+
+/// `FsstStrings::decompress_selected` puts the selected rows' text one after the other, and
+/// `LikePattern::matches_batch` over it agrees with `LikePattern::matches` row by row: from
+/// any start, every other row or all, at every edge length, with long rows, unicode, a
+/// literal that runs across two rows, and empty rows; an offset past the end is an error.
+#[test]
+fn fsst_batches_and_batch_like_agree_with_row_by_row_at_every_edge_length() {
+    use smartarrays_encodings::strings::{FsstStrings, TextBatch};
+    use smartarrays_encodings::LikePattern;
+    let patterns = [
+        "%quick%fox",
+        "%quick%fox%",
+        "%🦀%",
+        "x%tail",
+        "%_sure",
+        "%",
+        "a",
+        "%b%",
+        "%ba%",
+        "%x%tail%",
+        "%ro%w%",
+        "a%b%c",
+    ];
+    let mut batch = TextBatch::default();
+    for len in LENGTHS {
+        let values = words(len);
+        let fsst = FsstStrings::new(&values, &Default::default()).unwrap();
+        for pattern in patterns {
+            let like = LikePattern::new(pattern).unwrap();
+            for start in [0, len / 3] {
+                for step in [1, 2] {
+                    let rows: Vec<u32> = (0..(len - start) as u32).step_by(step).collect();
+                    fsst.decompress_selected(start, &rows, &mut batch).unwrap();
+                    assert_eq!(batch.len(), rows.len());
+                    for (i, &j) in rows.iter().enumerate() {
+                        assert_eq!(batch.get(i), values[start + j as usize].as_bytes());
+                    }
+                    let mut verdicts = vec![false; batch.len()];
+                    like.matches_batch(&batch, &mut verdicts);
+                    let want: Vec<bool> = rows
+                        .iter()
+                        .map(|&j| like.matches(&values[start + j as usize]))
+                        .collect();
+                    assert_eq!(verdicts, want, "{pattern} from {start} of {len}");
+                }
+            }
+        }
+        assert!(fsst
+            .decompress_selected(0, &[len as u32], &mut batch)
+            .is_err());
+    }
+    // "ba" only across a boundary ("a" then "b"), then inside a row.
+    let batch = TextBatch::from_strings(&["a", "b", "", "xbay"]);
+    let mut verdicts = vec![true; 4];
+    LikePattern::new("%ba%")
+        .unwrap()
+        .matches_batch(&batch, &mut verdicts);
+    assert_eq!(verdicts, [false, false, false, true]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A batch `LIKE` agrees with the row-by-row one on short strings over a small alphabet
+    /// (many hits across rows) and patterns with `%`, `_` and literals.
+    #[test]
+    fn batch_like_agrees_with_row_by_row(
+        values in prop::collection::vec("[abc]{0,5}", 0..80),
+        pattern in "[abc%_]{0,6}",
+    ) {
+        use smartarrays_encodings::strings::TextBatch;
+        use smartarrays_encodings::LikePattern;
+        let like = LikePattern::new(&pattern).unwrap();
+        let batch = TextBatch::from_strings(&values);
+        let mut verdicts = vec![false; values.len()];
+        like.matches_batch(&batch, &mut verdicts);
+        let want: Vec<bool> = values.iter().map(|v| like.matches(v)).collect();
+        prop_assert_eq!(verdicts, want);
+    }
+}

@@ -24,6 +24,7 @@ use crate::budget::{Budget, Scope};
 use crate::error::{Position, QueryError, Result};
 use crate::value::{overflow, pow10, rescale_i128, ResultSet, Type, Value};
 use crate::vector::{Batch, TextTest, VExpr};
+use smartarrays_encodings::strings::TextBatch;
 
 mod hashmerge;
 mod semi;
@@ -427,8 +428,8 @@ struct ScanColumn<'a> {
     /// Code-space tests (applied before anything else is decoded).
     tests: Vec<CodeTest>,
     /// Tests of an FSST text column's rows (negated when the flag is set), run in the scan on
-    /// each row's bytes decompressed into one reused buffer, after the code-space and
-    /// semi-join filters: no string is built for them.
+    /// the vector's surviving rows decompressed one after the other into one reused buffer
+    /// (searched at once), after the code-space and semi-join filters: no string is built.
     text_tests: Vec<(TextTest, bool, String)>,
     /// Whether later stages read its values.
     materialize: bool,
@@ -1426,7 +1427,7 @@ fn explain_pipeline(p: &Pipeline<'_>, out: &mut String, counter: &mut usize, dep
     for s in &p.scans {
         for (_, _, text) in &s.text_tests {
             out.push_str(&format!(
-                "{pad}  filter in the scan on decompressed bytes (one reused buffer): {text}\n"
+                "{pad}  filter in the scan on decompressed bytes (one buffer per vector): {text}\n"
             ));
         }
     }
@@ -2145,6 +2146,10 @@ struct Scratch {
     other_mask: Vec<u64>,
     batch: Batch,
     flags: Vec<i64>,
+    /// Decompressed text of the rows a text test reads, and per row its verdicts.
+    texts: TextBatch,
+    keep: Vec<bool>,
+    verdicts: Vec<bool>,
 }
 
 impl Scratch {
@@ -2158,6 +2163,9 @@ impl Scratch {
             other_mask: vec![0; VECTOR / 64],
             batch: Batch::with_slots(p.slots.len()),
             flags: Vec::with_capacity(VECTOR),
+            texts: TextBatch::default(),
+            keep: Vec::with_capacity(VECTOR),
+            verdicts: Vec::with_capacity(VECTOR),
         }
     }
 }
@@ -2395,11 +2403,23 @@ fn run_morsel(
                 s.selection.extend(0..n as u32);
                 all = false;
             }
-            fsst.retain(start, &mut s.selection, |bytes| {
-                scan.text_tests
-                    .iter()
-                    .all(|(test, negated, _)| test.matches_bytes(bytes) != *negated)
-            })?;
+            // The survivors' text one after the other: each test searches it at once.
+            fsst.decompress_selected(start, &s.selection, &mut s.texts)?;
+            s.keep.clear();
+            s.keep.resize(s.selection.len(), true);
+            s.verdicts.resize(s.selection.len(), false);
+            for (test, negated, _) in &scan.text_tests {
+                test.matches_batch(&s.texts, &mut s.verdicts[..s.selection.len()]);
+                for (k, &v) in s.keep.iter_mut().zip(&s.verdicts) {
+                    *k &= v != *negated;
+                }
+            }
+            let mut kept = 0;
+            for i in 0..s.selection.len() {
+                s.selection[kept] = s.selection[i];
+                kept += usize::from(s.keep[i]);
+            }
+            s.selection.truncate(kept);
         }
         if all || !s.selection.is_empty() {
             let rows = if all { n } else { s.selection.len() };

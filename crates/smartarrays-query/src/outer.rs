@@ -692,7 +692,24 @@ pub(crate) fn count_groups_ints(
     let (lc, mc) = (&left.columns, &matches.columns);
     let (left_rows, match_rows) = (lc[lc.len() - 1].as_slice(), mc[mc.len() - 1].as_slice());
     // Each row's matches (by its join key), then its group (by its group keys).
-    let per_row: Vec<i64> = if let [k] = key_at {
+    let per_row: Vec<i64> = if let ([k], Some((base, len))) =
+        (key_at, dense_range(&mc[0], lc.first().map_or(0, Vec::len)))
+    {
+        // Keys over a small range (TPC-H's customer keys): the counts in an array by key.
+        let mut by_key = vec![0i64; len];
+        for (&key, &n) in mc[0].iter().zip(match_rows) {
+            by_key[(key - base) as usize] = n;
+        }
+        lc[*k]
+            .iter()
+            .map(|&key| {
+                key.checked_sub(base)
+                    .and_then(|i| by_key.get(usize::try_from(i).ok()?))
+                    .copied()
+                    .unwrap_or(0)
+            })
+            .collect()
+    } else if let [k] = key_at {
         let mut by_key: Fast<i64> = Fast::default();
         by_key.reserve(match_rows.len());
         by_key.extend(mc[0].iter().copied().zip(match_rows.iter().copied()));
@@ -723,6 +740,23 @@ pub(crate) fn count_groups_ints(
             // One group, also over no rows.
             first_row.push(0);
             vec![0; left_rows.len()]
+        }
+        [g] if dense_range(&lc[*g], 0).is_some() => {
+            // Group keys over a small range: each key's group in an array by key.
+            let (base, len) = dense_range(&lc[*g], 0).expect("tested");
+            let mut seen = vec![usize::MAX; len];
+            lc[*g]
+                .iter()
+                .enumerate()
+                .map(|(r, &key)| {
+                    let slot = &mut seen[(key - base) as usize];
+                    if *slot == usize::MAX {
+                        first_row.push(r);
+                        *slot = first_row.len() - 1;
+                    }
+                    *slot
+                })
+                .collect()
         }
         [g] => {
             let mut seen: Fast<usize> = Fast::default();
@@ -769,4 +803,14 @@ pub(crate) fn count_groups_ints(
         .map(|&c| first_row.iter().map(|&r| lc[c][r]).collect())
         .collect();
     Ok((group_columns, counts))
+}
+
+/// The smallest key of `keys` and the length of the range up to the largest, when that range
+/// is at most 4 times `keys.len()` plus `other` rows (then an array indexed by `key - base`
+/// is no larger than a hash map of them); `None` for other keys and for no keys.
+fn dense_range(keys: &[i64], other: usize) -> Option<(i64, usize)> {
+    let (&min, &max) = (keys.iter().min()?, keys.iter().max()?);
+    let span = u64::try_from(i128::from(max) - i128::from(min) + 1).ok()?;
+    let limit = 4 * (keys.len() as u64 + other as u64);
+    (span <= limit.max(64)).then_some((min, span as usize))
 }

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use smartarrays_encodings::strings::TextBatch;
 use smartarrays_encodings::{date, LikePattern};
 
 use crate::bind::Cmp;
@@ -38,6 +39,19 @@ impl TextTest {
         match self {
             TextTest::Like(pattern) => pattern.matches_bytes(bytes),
             other => std::str::from_utf8(bytes).is_ok_and(|text| other.matches(text)),
+        }
+    }
+
+    /// [`TextTest::matches_bytes`] on each string of `batch`, into `verdicts` (a `LIKE`
+    /// searches the whole batch at once, see [`LikePattern::matches_batch`]).
+    pub(crate) fn matches_batch(&self, batch: &TextBatch, verdicts: &mut [bool]) {
+        match self {
+            TextTest::Like(pattern) => pattern.matches_batch(batch, verdicts),
+            other => {
+                for (i, v) in verdicts.iter_mut().enumerate() {
+                    *v = other.matches_bytes(batch.get(i));
+                }
+            }
         }
     }
 }

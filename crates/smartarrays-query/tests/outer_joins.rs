@@ -210,6 +210,55 @@ fn left_join_unique_keys_distribution() {
     }
 }
 
+/// Keys far apart and 2^40 from zero either way (counted through hash maps), keys
+/// over a small range with left keys outside the right's range (counted in arrays by key),
+/// and a mix: all against the plain loops.
+#[test]
+fn left_join_counts_sparse_dense_and_extreme_keys() {
+    let spread = |k: i64| (k * 1_000_003_999) % 999_999_999_989 - 400_000_000_000;
+    type Rows = Vec<(i64, i64)>;
+    let shapes: Vec<(Rows, Rows)> = vec![
+        (
+            (0..300).map(|k| (spread(k), k % 7)).collect(),
+            (0..900).map(|k| (spread(k % 400), k)).collect(),
+        ),
+        (
+            vec![
+                (-(1 << 40), 0),
+                (1 << 40, 1),
+                (0, 2),
+                (-1, 0),
+                (-(1 << 40) + 1, 1),
+            ],
+            vec![(-(1 << 40), 2), (1 << 40, 4), (1 << 40, 6), (-1, 1), (7, 0)],
+        ),
+        (
+            (-20i64..1045).map(|k| (k, k.rem_euclid(5))).collect(),
+            (0..3000).map(|k| (k % 1000, k)).collect(),
+        ),
+        (
+            (0..65)
+                .map(|k| (k * 3, k % 2))
+                .chain([(1 << 40, 1)])
+                .collect(),
+            (0..64).map(|k| (k, 2 * k)).collect(),
+        ),
+    ];
+    for (c, r) in shapes {
+        let catalog = catalog(&c, &r, &[]);
+        assert_eq!(both(&catalog, LEFT_SQL), left_reference(&c, &r), "{c:?}");
+        let mut unique = c.clone();
+        unique.sort();
+        unique.dedup_by_key(|x| x.0);
+        let catalog = self::catalog(&unique, &r, &[]);
+        assert_eq!(
+            both(&catalog, DISTRIBUTION_SQL),
+            distribution_reference(&unique, &r),
+            "{unique:?}"
+        );
+    }
+}
+
 #[test]
 fn left_join_no_matches_and_all_matches() {
     let c: Vec<(i64, i64)> = (0..100).map(|k| (k, k % 4)).collect();
