@@ -21,6 +21,16 @@ use crate::bucket::{Bucket, Layout, MAX_DISPLACEMENT, TAG_BITS};
 use crate::error::{Error, Result};
 use crate::hash::{bits_needed, low_mask, Mixer};
 
+/// A rebuild writes every page of its new table first when it moves at least this many
+/// entries per page: then nearly every page receives an entry anyway (an empty page is about
+/// e^-4 likely), so no page is mapped that the moves would not have touched.
+const PREFAULT_ENTRIES_PER_PAGE: u64 = 4;
+
+/// A table of at most this many pages (2 MiB of 4 KiB pages) has every page written at its
+/// first entry (see [`Table::prefault`]): a small table is soon full, and its placing thread
+/// is the one that would have touched its pages.
+const PREFAULT_SMALL_PAGES: u64 = 512;
+
 /// Codes hashed and prefetched ahead of their placement by [`Table::place_codes`].
 pub(crate) const PLACE_BATCH: usize = 16;
 
@@ -99,6 +109,8 @@ pub(crate) struct Table {
     /// layouts of more than [`FILTER_MAX_SLOTS`] slots per bucket, whose words would fill up.
     filters: Vec<Region>,
     storage: Arc<Storage>,
+    /// No entry placed and no page written since the table was mapped.
+    untouched: bool,
 }
 
 impl std::fmt::Debug for Table {
@@ -171,6 +183,7 @@ impl Table {
             region_nodes: Vec::new(),
             filters: Vec::new(),
             storage,
+            untouched: false,
         }
     }
 
@@ -231,6 +244,7 @@ impl Table {
             region_nodes: allocation.nodes,
             filters,
             storage,
+            untouched: true,
         })
     }
 
@@ -498,6 +512,10 @@ impl Table {
     /// Puts a key known to be absent into the first free slot within reach of its home;
     /// `false` when there is none (the table must grow).
     fn place(&mut self, hashed: &Hashed, value: u64) -> bool {
+        if self.untouched && self.mapped_pages() <= PREFAULT_SMALL_PAGES {
+            // A small table's first entry: the rest will likely follow from this thread.
+            self.prefault();
+        }
         let mut index = hashed.home as usize;
         for displacement in 0..=MAX_DISPLACEMENT {
             let Some(&bucket) = self.buckets(0).get(index) else {
@@ -526,6 +544,7 @@ impl Table {
                     };
                 }
                 self.len += 1;
+                self.untouched = false;
                 return true;
             }
             index = if index as u64 + 1 == self.buckets {
@@ -748,6 +767,9 @@ impl Table {
             let (new_key_bits, layout) = target.ok_or(Error::CapacityOverflow { entries })?;
             let mut table =
                 Table::allocate(Arc::clone(&self.storage), new_key_bits, buckets, layout)?;
+            if self.len as u64 >= PREFAULT_ENTRIES_PER_PAGE * table.mapped_pages() {
+                table.prefault();
+            }
             let doubling = buckets / self.buckets;
             let shift = doubling.trailing_zeros();
             let by_position = new_key_bits == self.key_bits
@@ -782,6 +804,27 @@ impl Table {
                 .checked_mul(2)
                 .ok_or(Error::CapacityOverflow { entries })?;
             target = widths(buckets, key_bits, value_bits);
+        }
+    }
+
+    /// Pages of memory the table maps (buckets and filters, all replicas).
+    fn mapped_pages(&self) -> u64 {
+        (self.memory_bytes() / memory::page_size()) as u64
+    }
+
+    /// Writes one word of every page (buckets and filters, all replicas) from this thread.
+    /// A rebuild that moves enough entries writes to every page anyway, but reads each bucket
+    /// first: an untouched page is then first mapped as the shared zero page and its first
+    /// write copies it, a second fault that flushes the other cores' TLBs (an interrupt to
+    /// each core running this process). Written first, each page faults once and nothing is
+    /// flushed; the pages land where this thread's writes would have put them.
+    fn prefault(&mut self) {
+        self.untouched = false;
+        let step = memory::page_size() / 8;
+        for region in self.regions.iter_mut().chain(self.filters.iter_mut()) {
+            for word in region.words_mut().iter_mut().step_by(step) {
+                *word = 0;
+            }
         }
     }
 

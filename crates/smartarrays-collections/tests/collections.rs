@@ -605,3 +605,44 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn small_tables_are_written_whole_at_their_first_entry_and_large_ones_are_not() {
+    // A small table (at most 2 MiB) has every page written by the thread that places its
+    // first entry, so later inserts never fault twice on a page; a large one maps only the
+    // pages its entries reach.
+    let options = ArrayOptions::new().huge_pages(HugePages::Never);
+    let mut small = Map::<u64, u64>::with_capacity(100_000, 1 << 40, 1 << 20, &options).unwrap();
+    small.insert(7, 1).unwrap();
+    let mut large = Map::<u64, u64>::with_capacity(4_000_000, 1 << 40, 1 << 20, &options).unwrap();
+    large.insert(7, 1).unwrap();
+    for (map, all_present) in [(&small, true), (&large, false)] {
+        for report in map.placement_report().unwrap() {
+            for replica in &report.replicas {
+                assert_eq!(
+                    replica.pages_not_present == 0,
+                    all_present,
+                    "{} pages, {} not present",
+                    replica.pages,
+                    replica.pages_not_present
+                );
+            }
+        }
+        assert_eq!(map.get(7), Some(1));
+        assert_eq!(map.get(8), None);
+        assert_eq!(map.len(), 1);
+    }
+    // Growing past the first table moves the entries into a new one, written whole first:
+    // the answers stay those of a HashMap.
+    let mut grown = Map::<u64, u64>::new().unwrap();
+    let mut reference = HashMap::new();
+    for i in 0..200_000u64 {
+        let key = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20;
+        grown.insert(key, i).unwrap();
+        reference.insert(key, i);
+    }
+    assert_eq!(grown.len(), reference.len());
+    for (&k, &v) in &reference {
+        assert_eq!(grown.get(k), Some(v));
+    }
+}
