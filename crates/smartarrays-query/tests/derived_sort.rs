@@ -3,6 +3,9 @@
 //! by alias, by position, by a column not output, descending, at edge sizes and in a proptest
 //! against a plain sort; and names that do not resolve still report their error.
 
+mod common;
+
+use common::{both as run, int};
 use proptest::prelude::*;
 use smartarrays_encodings::{ColumnOptions, Values};
 use smartarrays_query::{sql_with, Catalog, QueryError, QueryOptions, Table, Value};
@@ -27,17 +30,6 @@ fn catalog(rows: &[(i64, u8)]) -> Catalog {
         .unwrap(),
     );
     catalog
-}
-
-fn int(v: i64) -> Value {
-    Value::Int(i128::from(v))
-}
-
-fn run(catalog: &Catalog, query: &str) -> Vec<Vec<Value>> {
-    let all = sql_with(catalog, query, &QueryOptions::default()).unwrap();
-    let one = sql_with(catalog, query, &QueryOptions::threads(1).unwrap()).unwrap();
-    assert_eq!(all.rows, one.rows, "{query}: one thread");
-    all.rows
 }
 
 fn check(rows: &[(i64, u8)]) {

@@ -4,11 +4,14 @@
 //! ORDER BY on the count, keys of every width, edge sizes (0, 1, 63, 64, 65, 1023, 1025 rows)
 //! and a proptest.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 
+use common::{both, int};
 use proptest::prelude::*;
 use smartarrays_encodings::{ColumnOptions, Values};
-use smartarrays_query::{sql_with, Catalog, QueryOptions, Table, Value};
+use smartarrays_query::{Catalog, Table, Value};
 
 /// `t(a, s, x)`: an integer key, a text key and the counted integer.
 fn catalog(rows: &[(i64, u8, i64)]) -> Catalog {
@@ -39,18 +42,6 @@ fn catalog(rows: &[(i64, u8, i64)]) -> Catalog {
 
 fn text(s: u8) -> String {
     format!("name #{s}")
-}
-
-/// Runs on all workers and on one; both must agree.
-fn both(catalog: &Catalog, query: &str) -> Vec<Vec<Value>> {
-    let all = sql_with(catalog, query, &QueryOptions::default()).unwrap();
-    let one = sql_with(catalog, query, &QueryOptions::threads(1).unwrap()).unwrap();
-    assert_eq!(all.rows, one.rows, "{query}: one thread");
-    all.rows
-}
-
-fn int(v: i64) -> Value {
-    Value::Int(i128::from(v))
 }
 
 /// The distinct `x` (with `x >= low`) per `(s, a)`.

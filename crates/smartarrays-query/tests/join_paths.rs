@@ -3,23 +3,17 @@
 //! sorted (delta-encoded) keys read row by row for few survivors, and subqueries in FROM
 //! inlined into the query that groups them (Q7, Q8).
 
+mod common;
+
 use std::collections::BTreeMap;
 
+use common::both;
 use proptest::prelude::*;
 use smartarrays_encodings::{ColumnOptions, Values};
-use smartarrays_query::{sql_with, Catalog, QueryOptions, Table, Value};
+use smartarrays_query::{Catalog, Table, Value};
 
 const SIZES: [usize; 9] = [0, 1, 63, 64, 65, 1023, 1025, 2049, 40_000];
 const NAMES: [&str; 5] = ["ant", "bee", "cat", "dog", "eel"];
-
-fn both(catalog: &Catalog, query: &str) -> Vec<Vec<Value>> {
-    let all = sql_with(catalog, query, &QueryOptions::default()).unwrap();
-    for threads in [1, 3] {
-        let some = sql_with(catalog, query, &QueryOptions::threads(threads).unwrap()).unwrap();
-        assert_eq!(all.rows, some.rows, "{query}: {threads} threads");
-    }
-    all.rows
-}
 
 /// `d(dk, name)`: keys 0..5 named from `NAMES`; `f(k, a, b, v)`: `rows` facts with a sorted
 /// key `k` (delta-encoded), `a` and `b` joining `d`, and a value.

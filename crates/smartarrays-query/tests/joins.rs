@@ -1,8 +1,11 @@
 //! Joins (rank-indexed and hashed build sides, semi-join filters in the scan, text carried as
 //! row ids) and IN subqueries against plain-Rust evaluations, at edge sizes of the build side.
 
+mod common;
+
 use std::collections::BTreeMap;
 
+use common::{both, SIZES};
 use proptest::prelude::*;
 use smartarrays_encodings::{ColumnOptions, Values};
 use smartarrays_query::{sql_with, Catalog, QueryOptions, Table, Value};
@@ -50,13 +53,6 @@ fn tables(dims: usize, stride: i64, fks: &[i64], amounts: &[i64]) -> Catalog {
         .unwrap(),
     );
     catalog
-}
-
-fn both(catalog: &Catalog, query: &str) -> Vec<Vec<Value>> {
-    let all = sql_with(catalog, query, &QueryOptions::default()).unwrap();
-    let one = sql_with(catalog, query, &QueryOptions::threads(1).unwrap()).unwrap();
-    assert_eq!(all.rows, one.rows, "{query}: one thread");
-    all.rows
 }
 
 fn check(dims: usize, stride: i64, fks: &[i64], amounts: &[i64]) {
@@ -151,8 +147,6 @@ fn check(dims: usize, stride: i64, fks: &[i64], amounts: &[i64]) {
         "NOT IN, {dims} build rows"
     );
 }
-
-const SIZES: [usize; 7] = [0, 1, 63, 64, 65, 1023, 1025];
 
 #[test]
 fn joins_at_edge_sizes_dense_sparse_and_hashed() {

@@ -4,11 +4,14 @@
 //! scan on decompressed bytes. Against plain-Rust evaluations at edge sizes (0, 1, 63, 64, 65,
 //! 1023, 1025 rows), with proptests.
 
+mod common;
+
 use std::collections::BTreeMap;
 
+use common::{both, int, SIZES};
 use proptest::prelude::*;
 use smartarrays_encodings::{Column, ColumnOptions, EncodingKind};
-use smartarrays_query::{sql_with, Catalog, QueryOptions, Table, TableColumn, Value};
+use smartarrays_query::{Catalog, Table, TableColumn, Value};
 
 /// `o(k, k2, v, t)` and `i(k, k2, w)`: `v` a decimal of scale 2, `t` FSST text.
 fn catalog(outer: &[(i64, i64, i64)], inner: &[(i64, i64, i64)]) -> Catalog {
@@ -61,18 +64,6 @@ fn catalog(outer: &[(i64, i64, i64)], inner: &[(i64, i64, i64)]) -> Catalog {
     catalog
 }
 
-/// Runs on all workers and on one; both must agree.
-fn both(catalog: &Catalog, query: &str) -> Vec<Vec<Value>> {
-    let all = sql_with(catalog, query, &QueryOptions::default()).unwrap();
-    let one = sql_with(catalog, query, &QueryOptions::threads(1).unwrap()).unwrap();
-    assert_eq!(all.rows, one.rows, "{query}: one thread");
-    all.rows
-}
-
-fn int(v: i64) -> Value {
-    Value::Int(i128::from(v))
-}
-
 /// `n` rows with keys in `0..keys`, second keys in `0..7` and values in `-1000..1000`.
 fn rows(n: usize, keys: i64, seed: i64) -> Vec<(i64, i64, i64)> {
     (0..n as i64)
@@ -82,8 +73,6 @@ fn rows(n: usize, keys: i64, seed: i64) -> Vec<(i64, i64, i64)> {
         })
         .collect()
 }
-
-const SIZES: [usize; 7] = [0, 1, 63, 64, 65, 1023, 1025];
 
 /// Per `k` (and `k2` when `two`): the sum of `w` over the inner rows.
 fn sums(inner: &[(i64, i64, i64)], two: bool) -> BTreeMap<(i64, i64), i64> {

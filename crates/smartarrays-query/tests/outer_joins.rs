@@ -3,11 +3,14 @@
 //! empty tables, no matches, all matches, duplicate keys on both sides, edge sizes, proptests;
 //! and the shapes that stay unsupported, with their positions.
 
+mod common;
+
 use std::collections::BTreeMap;
 
+use common::{both, int, SIZES};
 use proptest::prelude::*;
 use smartarrays_encodings::{ColumnOptions, Values};
-use smartarrays_query::{sql, sql_with, Catalog, QueryOptions, Table, Value};
+use smartarrays_query::{sql, Catalog, Table, Value};
 
 /// `c(ck, cg)`: rows of a join key and a group; `r(rk, rv, rt)`: rows of a join key, a value
 /// and a text that contains "special" when the value is odd; `l(lk, ls, lf)`: rows of an
@@ -64,18 +67,6 @@ fn catalog(c: &[(i64, i64)], r: &[(i64, i64)], l: &[(i64, i64, i64)]) -> Catalog
         .unwrap(),
     );
     catalog
-}
-
-/// Runs on all workers and on one; both must agree.
-fn both(catalog: &Catalog, query: &str) -> Vec<Vec<Value>> {
-    let all = sql_with(catalog, query, &QueryOptions::default()).unwrap();
-    let one = sql_with(catalog, query, &QueryOptions::threads(1).unwrap()).unwrap();
-    assert_eq!(all.rows, one.rows, "{query}: one thread");
-    all.rows
-}
-
-fn int(v: i64) -> Value {
-    Value::Int(i128::from(v))
 }
 
 /// Per group `cg`: `count(rv)` and `count(*)` of `c left join r on ck = rk and rt not like
@@ -170,8 +161,6 @@ fn pairs(n: usize, keys: i64, values: i64, seed: i64) -> Vec<(i64, i64)> {
         })
         .collect()
 }
-
-const SIZES: [usize; 7] = [0, 1, 63, 64, 65, 1023, 1025];
 
 #[test]
 fn left_join_counts_at_edge_sizes() {

@@ -4,11 +4,14 @@
 //! GROUP BY; keys of another type (an IN list). Edge sizes (0, 1, 63, 64, 65, 1023, 1025 rows)
 //! and a proptest.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 
+use common::{both as run, SIZES};
 use proptest::prelude::*;
 use smartarrays_encodings::{ColumnOptions, Values};
-use smartarrays_query::{explain, sql_with, Catalog, QueryOptions, Table, Value};
+use smartarrays_query::{explain, Catalog, Table, Value};
 
 /// `o(k, d)` and `i(k, w, d)`: integer keys, a decimal `d` (scale 2) equal to the key, and a
 /// filter column `w`.
@@ -51,16 +54,6 @@ fn catalog(outer: &[i64], inner: &[(i64, i64)]) -> Catalog {
     catalog
 }
 
-/// Runs on all workers, on one and on three; all must agree.
-fn run(catalog: &Catalog, query: &str) -> Vec<Vec<Value>> {
-    let all = sql_with(catalog, query, &QueryOptions::default()).unwrap();
-    for threads in [1, 3] {
-        let other = sql_with(catalog, query, &QueryOptions::threads(threads).unwrap()).unwrap();
-        assert_eq!(all.rows, other.rows, "{query}: {threads} threads");
-    }
-    all.rows
-}
-
 /// Per outer key (ascending), its rows whose key is (not, `negated`) among the inner keys with
 /// `w > 0`.
 fn reference(outer: &[i64], inner: &[(i64, i64)], negated: bool) -> Vec<Vec<Value>> {
@@ -101,8 +94,6 @@ fn check(outer: &[i64], inner: &[(i64, i64)], label: &str) {
 /// keys (the `group by k` of the reference queries and of the subqueries).
 const EDGE_LO: i64 = i64::MIN / 4;
 const EDGE_HI: i64 = i64::MAX / 4;
-
-const SIZES: [usize; 7] = [0, 1, 63, 64, 65, 1023, 1025];
 
 /// `n` keys from `key(r)`, with `w` alternating sign.
 fn inner_rows(n: usize, key: impl Fn(i64) -> i64) -> Vec<(i64, i64)> {

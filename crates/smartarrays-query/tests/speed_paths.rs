@@ -3,8 +3,11 @@
 //! the same column, Q9's `part` -> `partsupp`), code-space filters tested most selective first
 //! and on the survivors only, and the memory budget's typed error.
 
+mod common;
+
 use std::collections::BTreeMap;
 
+use common::both;
 use proptest::prelude::*;
 use smartarrays_encodings::{ColumnOptions, Values};
 use smartarrays_query::{sql_with, Catalog, QueryError, QueryOptions, Table, Value};
@@ -19,15 +22,6 @@ fn table(name: &str, columns: Vec<(&str, Vec<i64>)>) -> Table {
         &ColumnOptions::new(),
     )
     .unwrap()
-}
-
-fn both(catalog: &Catalog, query: &str) -> Vec<Vec<Value>> {
-    let all = sql_with(catalog, query, &QueryOptions::default()).unwrap();
-    for threads in [1, 3] {
-        let some = sql_with(catalog, query, &QueryOptions::threads(threads).unwrap()).unwrap();
-        assert_eq!(all.rows, some.rows, "{query}: {threads} threads");
-    }
-    all.rows
 }
 
 /// `p(pk, flag)` with `parts` rows, `ps(pk, sk, cost)` with every (pk, sk < 3) pair, and a fact

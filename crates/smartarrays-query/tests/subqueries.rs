@@ -4,11 +4,14 @@
 //! SUBSTRING, and exact numbers compared with a double constant. Edge sizes (0, 1, 63, 64, 65,
 //! 1023, 1025 rows), duplicates on the inner side, and proptests.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 
+use common::{both, int, SIZES};
 use proptest::prelude::*;
 use smartarrays_encodings::{ColumnOptions, Values};
-use smartarrays_query::{sql, sql_with, Catalog, QueryOptions, Table, Value};
+use smartarrays_query::{sql, Catalog, Table, Value};
 
 /// `o(k, v, t)` of the given rows and `i(k, w)` of the given rows; `t` is text whose first two
 /// characters repeat (`"ab-.."`, `"cd-.."`, ...), to test SUBSTRING on it.
@@ -63,18 +66,6 @@ fn catalog(outer: &[(i64, i64)], inner: &[(i64, i64)]) -> Catalog {
     catalog
 }
 
-/// Runs on all workers and on one; both must agree.
-fn both(catalog: &Catalog, query: &str) -> Vec<Vec<Value>> {
-    let all = sql_with(catalog, query, &QueryOptions::default()).unwrap();
-    let one = sql_with(catalog, query, &QueryOptions::threads(1).unwrap()).unwrap();
-    assert_eq!(all.rows, one.rows, "{query}: one thread");
-    all.rows
-}
-
-fn int(v: i64) -> Value {
-    Value::Int(i128::from(v))
-}
-
 fn dec(v: i128) -> Value {
     Value::Decimal {
         unscaled: v,
@@ -91,8 +82,6 @@ fn rows(n: usize, keys: i64, seed: i64) -> Vec<(i64, i64)> {
         })
         .collect()
 }
-
-const SIZES: [usize; 7] = [0, 1, 63, 64, 65, 1023, 1025];
 
 /// `[NOT] EXISTS` correlated by `i.k = o.k` (with a local filter on `i`), as plain loops.
 fn exists_reference(outer: &[(i64, i64)], inner: &[(i64, i64)], negated: bool) -> Vec<Vec<Value>> {
