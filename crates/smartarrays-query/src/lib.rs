@@ -218,7 +218,7 @@ fn derived_table(
     budget: &budget::Budget,
 ) -> Result<Table> {
     if subquery.with.is_none() && inline::inline_derived(subquery).is_none() {
-        let counted = outer::left_join_counts(subquery, scope, &|sub| {
+        let counted = outer::left_join_counts(subquery, scope, budget, &|sub| {
             run_query_grouped(sub, scope, runtime, budget)
         })?;
         if let Some((groups, over)) = counted {
@@ -351,7 +351,7 @@ fn with_plan_as_written<R>(
     }
     // A left join counted per group becomes the table of its groups (computed now) and the
     // query over it.
-    let counted = outer::left_join_counts(query, &inner, &|sub| {
+    let counted = outer::left_join_counts(query, &inner, budget, &|sub| {
         run_query_grouped(sub, &inner, runtime, budget)
     })?;
     let query = match counted {

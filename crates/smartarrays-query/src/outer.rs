@@ -27,6 +27,7 @@ use sqlparser::ast::{
 };
 
 use crate::bind::{output_name, position_of};
+use crate::budget::Budget;
 use crate::error::{QueryError, Result};
 use crate::rewrite::{identifiers, join_and, replace_expr, split_and};
 use crate::scope::{table_from_result, Scope};
@@ -138,6 +139,7 @@ fn aggregate_name(e: &Expr) -> Option<String> {
 pub(crate) fn left_join_counts(
     query: &Query,
     scope: &Scope<'_>,
+    budget: &Budget,
     run: &dyn Fn(&Query) -> Result<Grouped>,
 ) -> Result<Option<(Table, Query)>> {
     let SetExpr::Select(select) = query.body.as_ref() else {
@@ -379,6 +381,26 @@ pub(crate) fn left_join_counts(
         list(&left_exprs),
     ))?;
     let left = run(&left_query)?;
+    // The count step holds both grouped results while it counts: reserved in the query's
+    // budget (and given back when it ends) before anything of it is built.
+    let held = budget.scope();
+    let (left_rows, match_rows) = (left.rows().unwrap_or(0), matches.rows().unwrap_or(0));
+    let ints = matches!((&left, &matches), (Grouped::Ints(_), Grouped::Ints(_)));
+    held.reserve(
+        &|| {
+            format!(
+                "the LEFT JOIN of {} and {} counted per group ({left_rows} groups and join keys \
+                 of {}, {match_rows} join keys of {})",
+                sides.left.alias, sides.right.alias, sides.left.alias, sides.right.alias
+            )
+        },
+        count_step_bytes(
+            (left_rows, left.types().len()),
+            (match_rows, matches.types().len()),
+            aggregates.len(),
+            ints,
+        ),
+    )?;
     let (left_types, match_types) = (left.types().to_vec(), matches.types().to_vec());
     for (i, &k) in key_at.iter().enumerate() {
         let (a, b) = (left_types[k], match_types[i]);
@@ -805,6 +827,42 @@ pub(crate) fn count_groups_ints(
     Ok((group_columns, counts))
 }
 
+/// An upper bound of the bytes the count step holds for `left` = (rows, columns) of `L`'s
+/// groups and join keys and `matches` = (rows, columns) of `R`'s join keys: the two results
+/// themselves, a match count and a group per row of `L` with the maps (or arrays) that find
+/// them, and per group its keys and `kinds` counts. `ints`: the results are integer columns
+/// (else rows of values, which the rows path converts them to and keys by [`KeyPart`]s).
+fn count_step_bytes(
+    left: (usize, usize),
+    matches: (usize, usize),
+    kinds: usize,
+    ints: bool,
+) -> usize {
+    // A hash map's entry with its control byte, at the load it grows to (7/8), rounded up.
+    const MAP_SLOT: usize = 2;
+    let word = std::mem::size_of::<i64>();
+    let (cell, row) = if ints {
+        (word, 0)
+    } else {
+        // A value, and a row's vector of them; keys as vectors of key parts.
+        (
+            std::mem::size_of::<Value>() + std::mem::size_of::<KeyPart>(),
+            3 * std::mem::size_of::<Vec<Value>>(),
+        )
+    };
+    let results = left.0 * (left.1 * cell + row) + matches.0 * (matches.1 * cell + row);
+    // Per row of L: its matches and its group; a map of R's keys; a map of L's groups.
+    let per_row = left.0 * 2 * word;
+    let match_map = matches.0 * MAP_SLOT * (matches.1 * cell + row + word);
+    let group_map = left.0 * MAP_SLOT * (left.1 * cell + row + word);
+    let counts = left.0 * (kinds + left.1) * cell.max(std::mem::size_of::<i128>());
+    results
+        .saturating_add(per_row)
+        .saturating_add(match_map)
+        .saturating_add(group_map)
+        .saturating_add(counts)
+}
+
 /// The smallest key of `keys` and the length of the range up to the largest, when that range
 /// is at most 4 times `keys.len()` plus `other` rows (then an array indexed by `key - base`
 /// is no larger than a hash map of them); `None` for other keys and for no keys.
@@ -813,4 +871,77 @@ fn dense_range(keys: &[i64], other: usize) -> Option<(i64, usize)> {
     let span = u64::try_from(i128::from(max) - i128::from(min) + 1).ok()?;
     let limit = 4 * (keys.len() as u64 + other as u64);
     (span <= limit.max(64)).then_some((min, span as usize))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::budget::Budget;
+    use crate::Catalog;
+
+    /// 50,000 rows of `c(ck)` and 100,000 of `r(rk)`, keys far apart (hash maps).
+    fn catalog() -> Catalog {
+        let n = 50_000i64;
+        let mut catalog = Catalog::new();
+        let column = |values: Vec<i64>| Values::Int64(values);
+        for (name, key, values) in [
+            ("c", "ck", (0..n).map(|k| k * 977).collect::<Vec<_>>()),
+            ("r", "rk", (0..2 * n).map(|k| (k % n) * 977).collect()),
+        ] {
+            let table = Table::from_values(
+                name,
+                vec![(key.to_string(), column(values))],
+                &ColumnOptions::new(),
+            )
+            .unwrap();
+            catalog.insert(table);
+        }
+        catalog
+    }
+
+    /// The count step's maps and results are reserved in the budget given to it (the grouped
+    /// queries run here under their own, unlimited one): too small a budget is a
+    /// memory-limit error naming the join and its sizes, given back afterwards; an ample one
+    /// counts every key.
+    #[test]
+    fn the_count_step_is_reserved_in_the_query_budget() {
+        let catalog = catalog();
+        let scope = Scope::new(&catalog);
+        let runtime = crate::QueryOptions::threads(2).unwrap().runtime().unwrap();
+        let unlimited = Budget::new(usize::MAX);
+        let run = |sub: &Query| crate::run_query_grouped(sub, &scope, &runtime, &unlimited);
+        let (query, _) = crate::bind::parse(
+            "select ck, count(rk) as m from c left outer join r on ck = rk group by ck",
+        )
+        .unwrap();
+        let tight = Budget::new(1 << 20);
+        match left_join_counts(&query, &scope, &tight, &run) {
+            Err(QueryError::MemoryLimit {
+                operator,
+                requested,
+                held,
+                limit,
+            }) => {
+                assert_eq!(
+                    operator,
+                    "the LEFT JOIN of c and r counted per group (50000 groups and join keys of \
+                     c, 50000 join keys of r)"
+                );
+                assert_eq!((held, limit), (0, 1 << 20));
+                // Both results (16 bytes a row), a match count and a group per row of c, two
+                // maps, the counts: more than 50,000 x 64 bytes.
+                assert!(requested > 50_000 * 64, "{requested}");
+            }
+            Err(other) => panic!("expected a memory-limit error, got {other}"),
+            Ok(_) => panic!("expected a memory-limit error, got groups"),
+        }
+        // The step holds nothing once it has failed, or once it has counted.
+        tight.reserve(&|| "the test".to_string(), 1 << 20).unwrap();
+        let ample = Budget::new(64 << 20);
+        let (groups, _) = left_join_counts(&query, &scope, &ample, &run)
+            .unwrap()
+            .expect("a left join");
+        assert_eq!(groups.rows(), 50_000);
+        ample.reserve(&|| "the test".to_string(), 64 << 20).unwrap();
+    }
 }

@@ -289,6 +289,16 @@ impl Grouped {
         }
     }
 
+    /// The number of rows (groups); `None` for [`Grouped::Ranges`], which keeps no rows.
+    pub(crate) fn rows(&self) -> Option<usize> {
+        match self {
+            Grouped::Ints(c) => Some(c.columns.first().map_or(0, Vec::len)),
+            Grouped::Rows(r) => Some(r.rows.len()),
+            Grouped::Keys { set, .. } => Some(set.len()),
+            Grouped::Ranges { .. } => None,
+        }
+    }
+
     /// As integer columns (an error for a value that is not an integer, decimal or date).
     pub(crate) fn into_ints(self) -> crate::Result<IntColumns> {
         match self {
