@@ -1,7 +1,10 @@
 //! Saved tables: a versioned, checksummed file (`.sat`) that is read back through a memory
-//! map, the values handed to the compressors straight from the mapped pages.
+//! map. Version 2 (written) keeps every column packed, as it sits in memory
+//! ([`Column::to_parts`]): saving writes the packed words and heap buffers out, loading checks
+//! them and copies them into new smart arrays ([`Column::from_parts`]); nothing is decoded or
+//! compressed again. Version 1 files (plain values, compressed on load) are still read.
 //!
-//! # Format, version 1
+//! # Format, version 2
 //!
 //! All integers little-endian. The file is a 64-byte header, then the sections (each starts at
 //! a multiple of 64 bytes, zero-padded), then the directory.
@@ -11,30 +14,37 @@
 //! | offset | bytes | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `SATABLE\0` |
-//! | 8 | 4 | version (1) |
+//! | 8 | 4 | version (2) |
 //! | 12 | 4 | number of columns |
 //! | 16 | 8 | number of rows |
 //! | 24 | 8 | directory offset |
 //! | 32 | 8 | directory length in bytes |
 //! | 40 | 4 | CRC-32 of the directory |
-//! | 44 | 12 | zero |
+//! | 44 | 4 | CRC-32 of bytes 64 up to the directory (sections and padding) |
+//! | 48 | 8 | zero |
 //! | 56 | 4 | CRC-32 of bytes 0..56 |
 //! | 60 | 4 | zero |
 //!
 //! Directory, per column: name length (u16) and name (UTF-8); type (u8: 0 UInt64, 1 Int64,
-//! 2 Float64, 3 Decimal, 4 Date32, 5 Utf8, 6 Bool); decimal scale (u8); the encoding the
-//! column had when saved (u8: 0 bitpacked, 1 frame, 2 dictionary, 3 run_end, 4 delta,
-//! 5 constant, 6 alp, 7 fsst; 255 none), reused on load so the compressor need not choose
-//! again; then its sections, each as offset (u64), length (u64) and CRC-32 (u32). Fixed-width
-//! types have one section of values: 8 bytes per row for UInt64, Int64, Float64 (IEEE bits)
-//! and Decimal (the unscaled integer), 4 for Date32 (days since 1970-01-01), 1 for Bool (0 or
-//! 1). Utf8 has two: `rows + 1` u64 offsets, then the concatenated UTF-8 bytes.
+//! 2 Float64, 3 Decimal, 4 Date32, 5 Utf8, 6 Bool); decimal scale (u8); the column's encoding
+//! (u8: 0 bitpacked, 1 frame, 2 dictionary, 3 run_end, 4 delta, 5 constant, 6 alp, 7 fsst;
+//! 255 none), for readers that only list the file; the number of sections (u16); then each
+//! section as offset (u64), length (u64) and CRC-32 (u32). The first section is the column's
+//! parts header (type, encoding and its parameters, buffer descriptors, checksummed itself, see
+//! `smartarrays_encodings::parts`), the others its buffers in the header's order.
+//!
+//! Version 1 differs in three places: bytes 44..48 are zero, the directory has no section
+//! count, and a column has one section of values (8 bytes per row for UInt64, Int64, Float64
+//! as IEEE bits and Decimal as the unscaled integer, 4 for Date32, 1 for Bool) or, for Utf8,
+//! two: `rows + 1` u64 offsets, then the concatenated UTF-8 bytes; its encoding byte is
+//! reused on load so the compressor need not choose again.
 //!
 //! A file is written to `PATH.tmp` and renamed over `PATH` only when complete. Loading checks
-//! the magic, both checksums of the header and directory, every section's bounds, alignment and
-//! CRC-32, the offsets of text and its UTF-8, and that every column has the header's row count:
-//! a truncated or corrupted file is a [`QueryError::Load`] saying what is wrong, never a
-//! half-built table. Tables have no nulls, so the format has no validity sections yet.
+//! the magic, the checksums of the header, the data and the directory, every section's bounds,
+//! alignment and CRC-32, and every column's parts (widths, lengths, codes, offsets, UTF-8: what
+//! [`Column::from_parts`] validates) against the header's row count: a truncated or corrupted
+//! file is a [`QueryError::Load`] saying what is wrong, never a half-built table. Tables have
+//! no nulls yet, so nothing here carries validity.
 //!
 //! # Example
 //! ```
@@ -60,11 +70,12 @@ use crate::table::{Table, TableColumn};
 
 /// The first 8 bytes of a saved table.
 pub const MAGIC: [u8; 8] = *b"SATABLE\0";
-/// The version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The version this build writes (it reads this one and version 1).
+pub const VERSION: u32 = 2;
+/// The first version, whose columns are saved as plain values (still read).
+const VERSION_VALUES: u32 = 1;
 const HEADER: usize = 64;
 const ALIGN: u64 = 64;
-const ROWS_PER_CHUNK: usize = 64 * 1024;
 const ENCODINGS: [EncodingKind; 8] = [
     EncodingKind::BitPacked,
     EncodingKind::Frame,
@@ -111,12 +122,16 @@ struct Section {
 struct Writer {
     out: BufWriter<File>,
     position: u64,
+    /// CRC-32 of every byte written after the header (sections and padding).
+    data_crc: crc32fast::Hasher,
 }
 
 impl Writer {
     fn pad(&mut self) -> std::io::Result<()> {
         let pad = (ALIGN - self.position % ALIGN) % ALIGN;
-        self.out.write_all(&vec![0u8; pad as usize])?;
+        let zeros = vec![0u8; pad as usize];
+        self.out.write_all(&zeros)?;
+        self.data_crc.update(&zeros);
         self.position += pad;
         Ok(())
     }
@@ -133,6 +148,7 @@ impl Writer {
     fn write(&mut self, section: &mut Section, bytes: &[u8]) -> std::io::Result<()> {
         self.out.write_all(bytes)?;
         section.crc.update(bytes);
+        self.data_crc.update(bytes);
         section.length += bytes.len() as u64;
         self.position += bytes.len() as u64;
         Ok(())
@@ -157,6 +173,7 @@ fn write_file(table: &Table, path: &Path) -> std::io::Result<()> {
     let mut writer = Writer {
         out: BufWriter::with_capacity(1 << 20, File::create(path)?),
         position: 0,
+        data_crc: crc32fast::Hasher::new(),
     };
     writer.out.write_all(&[0u8; HEADER])?;
     writer.position = HEADER as u64;
@@ -174,7 +191,11 @@ fn write_file(table: &Table, path: &Path) -> std::io::Result<()> {
             .position(|&k| k == column.encoding_kind())
             .map_or(255, |i| i as u8);
         directory.extend_from_slice(&[code, scale, encoding]);
-        for section in write_column(&mut writer, column)? {
+        let sections = write_parts(&mut writer, column)?;
+        let count = u16::try_from(sections.len())
+            .map_err(|_| std::io::Error::other(format!("column {} has too many parts", c.name)))?;
+        directory.extend_from_slice(&count.to_le_bytes());
+        for section in sections {
             directory.extend_from_slice(&section.offset.to_le_bytes());
             directory.extend_from_slice(&section.length.to_le_bytes());
             directory.extend_from_slice(&section.crc.finalize().to_le_bytes());
@@ -182,6 +203,7 @@ fn write_file(table: &Table, path: &Path) -> std::io::Result<()> {
     }
     writer.pad()?;
     let directory_offset = writer.position;
+    let data_crc = writer.data_crc.clone().finalize();
     writer.out.write_all(&directory)?;
     let mut header = [0u8; HEADER];
     header[0..8].copy_from_slice(&MAGIC);
@@ -193,6 +215,7 @@ fn write_file(table: &Table, path: &Path) -> std::io::Result<()> {
     header[24..32].copy_from_slice(&directory_offset.to_le_bytes());
     header[32..40].copy_from_slice(&(directory.len() as u64).to_le_bytes());
     header[40..44].copy_from_slice(&crc32fast::hash(&directory).to_le_bytes());
+    header[44..48].copy_from_slice(&data_crc.to_le_bytes());
     let header_crc = crc32fast::hash(&header[..56]);
     header[56..60].copy_from_slice(&header_crc.to_le_bytes());
     writer.out.seek(std::io::SeekFrom::Start(0))?;
@@ -201,65 +224,18 @@ fn write_file(table: &Table, path: &Path) -> std::io::Result<()> {
     file.sync_all()
 }
 
-/// Writes a column's sections, decoding it a chunk of rows at a time.
-fn write_column(writer: &mut Writer, column: &Column) -> std::io::Result<Vec<Section>> {
-    let rows = column.len();
-    let io = |e: smartarrays_encodings::EncodingError| std::io::Error::other(e.to_string());
-    let mut values = writer.begin()?;
-    let mut offsets: Vec<u64> = Vec::new();
-    if column.data_type() == DataType::Utf8 {
-        offsets.reserve(rows + 1);
-        offsets.push(0);
+/// Writes a column's sections: its packed parts ([`Column::to_parts`]), the header first,
+/// then every buffer as it sits in memory.
+fn write_parts(writer: &mut Writer, column: &Column) -> std::io::Result<Vec<Section>> {
+    let parts = column.to_parts();
+    let mut sections = Vec::with_capacity(1 + parts.buffers.len());
+    for bytes in std::iter::once(parts.header.as_slice()).chain(parts.buffers.iter().map(|b| &**b))
+    {
+        let mut section = writer.begin()?;
+        writer.write(&mut section, bytes)?;
+        sections.push(section);
     }
-    let mut bytes = Vec::new();
-    let mut start = 0;
-    while start < rows {
-        let end = (start + ROWS_PER_CHUNK).min(rows);
-        let chunk = column.unpack(start..end).map_err(io)?;
-        bytes.clear();
-        match chunk.values {
-            Values::UInt64(v) => v
-                .iter()
-                .for_each(|x| bytes.extend_from_slice(&x.to_le_bytes())),
-            Values::Int64(v) => v
-                .iter()
-                .for_each(|x| bytes.extend_from_slice(&x.to_le_bytes())),
-            Values::Float64(v) => v
-                .iter()
-                .for_each(|x| bytes.extend_from_slice(&x.to_bits().to_le_bytes())),
-            Values::Decimal { unscaled, .. } => unscaled
-                .iter()
-                .for_each(|x| bytes.extend_from_slice(&x.to_le_bytes())),
-            Values::Date32(v) => v
-                .iter()
-                .for_each(|x| bytes.extend_from_slice(&x.to_le_bytes())),
-            Values::Bool(v) => bytes.extend(v.iter().map(|&b| u8::from(b))),
-            Values::Utf8(v) => {
-                let mut last = *offsets.last().unwrap_or(&0);
-                for s in &v {
-                    bytes.extend_from_slice(s.as_bytes());
-                    last += s.len() as u64;
-                    offsets.push(last);
-                }
-            }
-        }
-        writer.write(&mut values, &bytes)?;
-        start = end;
-    }
-    if column.data_type() != DataType::Utf8 {
-        return Ok(vec![values]);
-    }
-    let mut offset_section = writer.begin()?;
-    let mut buffer = Vec::with_capacity(ROWS_PER_CHUNK * 8);
-    for piece in offsets.chunks(ROWS_PER_CHUNK) {
-        buffer.clear();
-        piece
-            .iter()
-            .for_each(|o| buffer.extend_from_slice(&o.to_le_bytes()));
-        writer.write(&mut offset_section, &buffer)?;
-    }
-    // Directory order: offsets, then bytes.
-    Ok(vec![offset_section, values])
+    Ok(sections)
 }
 
 /// Reads fields of the directory with bounds checks.
@@ -346,11 +322,12 @@ pub fn load(path: &Path, options: &ColumnOptions) -> Result<Table> {
         ));
     }
     let version = le_u32(bytes, 8);
-    if version != VERSION {
+    if version != VERSION && version != VERSION_VALUES {
         return Err(fail(format!(
-            "format version {version} (this build reads version {VERSION})"
+            "format version {version} (this build reads versions {VERSION_VALUES} and {VERSION})"
         )));
     }
+    let packed = version == VERSION;
     let columns = le_u32(bytes, 12) as usize;
     let rows = usize::try_from(le_u64(bytes, 16))
         .map_err(|_| fail("row count does not fit this machine".into()))?;
@@ -366,6 +343,14 @@ pub fn load(path: &Path, options: &ColumnOptions) -> Result<Table> {
                 bytes.len()
             ))
         })?;
+    if packed {
+        let data = &bytes[HEADER.min(dir_offset as usize)..dir_offset as usize];
+        if crc32fast::hash(data) != le_u32(bytes, 44) {
+            return Err(fail(
+                "the checksum of the data before the directory does not match (corrupted)".into(),
+            ));
+        }
+    }
     let directory = &bytes[dir_offset as usize..dir_end as usize];
     if crc32fast::hash(directory) != le_u32(bytes, 40) {
         return Err(fail(
@@ -386,7 +371,16 @@ pub fn load(path: &Path, options: &ColumnOptions) -> Result<Table> {
             let (code, scale, encoding) = (cursor.u8()?, cursor.u8()?, cursor.u8()?);
             let data_type = type_of_code(code, scale)
                 .ok_or_else(|| format!("column {name}: unknown type code {code}"))?;
-            let count = if data_type == DataType::Utf8 { 2 } else { 1 };
+            let count = if packed {
+                cursor.u16()? as usize
+            } else if data_type == DataType::Utf8 {
+                2
+            } else {
+                1
+            };
+            if packed && count == 0 {
+                return Err(format!("column {name}: no parts (corrupted)"));
+            }
             let mut sections = Vec::with_capacity(count);
             for _ in 0..count {
                 sections.push((cursor.u64()?, cursor.u64()?, cursor.u32()?));
@@ -406,10 +400,11 @@ pub fn load(path: &Path, options: &ColumnOptions) -> Result<Table> {
     for (name, data_type, encoding, sections) in specs {
         let mut parts: Vec<&[u8]> = Vec::with_capacity(sections.len());
         for (i, &(offset, length, crc)) in sections.iter().enumerate() {
-            let what = if data_type == DataType::Utf8 && i == 0 {
-                "offsets"
-            } else {
-                "values"
+            let what = match (packed, i) {
+                (true, 0) => "parts header".to_string(),
+                (true, i) => format!("buffer {i}"),
+                (false, 0) if data_type == DataType::Utf8 => "offsets".to_string(),
+                (false, _) => "values".to_string(),
             };
             let end = offset
                 .checked_add(length)
@@ -440,7 +435,12 @@ pub fn load(path: &Path, options: &ColumnOptions) -> Result<Table> {
         if options.encoding.is_none() {
             options.encoding = encoding;
         }
-        let column = build_column(&name, data_type, rows, &parts, &options)
+        let built = if packed {
+            unpack_parts(data_type, rows, &parts, &options)
+        } else {
+            build_column(&name, data_type, rows, &parts, &options)
+        };
+        let column = built
             .map_err(|message| QueryError::load(&source, format!("column {name}: {message}")))?;
         Ok(TableColumn::new(&name, column))
     })?;
@@ -462,6 +462,44 @@ fn fixed<T: bytemuck::Pod>(part: &[u8], rows: usize) -> std::result::Result<&[T]
         return Err("saved tables are little-endian; this machine is big-endian".into());
     }
     bytemuck::try_cast_slice(part).map_err(|e| format!("values not aligned: {e}"))
+}
+
+/// A column from its saved packed parts (validated by [`Column::from_parts`]), checked
+/// against the directory's type and the header's row count; rebuilt in the encoding `options`
+/// asks for when that is not the saved one.
+fn unpack_parts(
+    data_type: DataType,
+    rows: usize,
+    parts: &[&[u8]],
+    options: &ColumnOptions,
+) -> std::result::Result<Column, String> {
+    let encoding = |e: smartarrays_encodings::EncodingError| e.to_string();
+    let column = Column::from_parts(parts[0], &parts[1..], options).map_err(encoding)?;
+    if column.data_type() != data_type || column.len() != rows {
+        return Err(format!(
+            "its parts hold {} rows of {}, the directory says {rows} of {data_type} (corrupted)",
+            column.len(),
+            column.data_type()
+        ));
+    }
+    match options.encoding {
+        Some(kind) if kind != column.encoding_kind() => {
+            let values = column.unpack(0..rows).map_err(encoding)?.values;
+            match values {
+                Values::UInt64(v) => Column::from_u64(&v, options),
+                Values::Int64(v) => Column::from_i64(&v, options),
+                Values::Float64(v) => Column::from_f64(&v, options),
+                Values::Decimal { unscaled, scale } => {
+                    Column::from_decimal(&unscaled, scale, options)
+                }
+                Values::Date32(v) => Column::from_dates(&v, options),
+                Values::Bool(v) => Column::from_bool(&v, options),
+                Values::Utf8(v) => Column::from_strs(&v, options),
+            }
+            .map_err(encoding)
+        }
+        _ => Ok(column),
+    }
 }
 
 fn build_column(

@@ -684,7 +684,7 @@ fn corrupted_or_truncated_saved_tables_are_clear_errors() {
     data[56..60].copy_from_slice(&crc.to_le_bytes());
     assert_eq!(
         load_bytes(&data),
-        format!("{name}: format version 9 (this build reads version 1)")
+        format!("{name}: format version 9 (this build reads versions 1 and 2)")
     );
     // The good file still loads; no temporary file is left behind.
     assert_eq!(
@@ -798,4 +798,77 @@ proptest! {
         let back = table_from_reader("p", table_to_reader(table), &ColumnOptions::new()).unwrap();
         prop_assert_eq!(values_of(&back), values);
     }
+}
+
+/// A version 1 file (plain values; the format before packed parts), written here byte by byte
+/// from the format's description: it still loads, with its values and its recorded encoding.
+#[test]
+fn version_1_saved_tables_still_load() {
+    let ints: Vec<i64> = vec![-5, 0, 7, i64::MAX, i64::MIN, 42];
+    let texts = ["", "a", "ü-long text", "x", "", "end"];
+    let mut file = vec![0u8; 64];
+    let mut directory = Vec::new();
+    let section = |file: &mut Vec<u8>, directory: &mut Vec<u8>, bytes: &[u8]| {
+        while !file.len().is_multiple_of(64) {
+            file.push(0);
+        }
+        directory.extend_from_slice(&(file.len() as u64).to_le_bytes());
+        directory.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        directory.extend_from_slice(&crc_of(bytes).to_le_bytes());
+        file.extend_from_slice(bytes);
+    };
+    // Column "n": Int64 (type 1), scale 0, saved as frame-of-reference (encoding 1).
+    directory.extend_from_slice(&1u16.to_le_bytes());
+    directory.extend_from_slice(b"n");
+    directory.extend_from_slice(&[1, 0, 1]);
+    let values: Vec<u8> = ints.iter().flat_map(|v| v.to_le_bytes()).collect();
+    section(&mut file, &mut directory, &values);
+    // Column "s": Utf8 (type 5), no recorded encoding (255): offsets, then bytes.
+    directory.extend_from_slice(&1u16.to_le_bytes());
+    directory.extend_from_slice(b"s");
+    directory.extend_from_slice(&[5, 0, 255]);
+    let mut offsets = vec![0u64];
+    let mut bytes = Vec::new();
+    for t in texts {
+        bytes.extend_from_slice(t.as_bytes());
+        offsets.push(bytes.len() as u64);
+    }
+    let offsets: Vec<u8> = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
+    section(&mut file, &mut directory, &offsets);
+    section(&mut file, &mut directory, &bytes);
+    while !file.len().is_multiple_of(64) {
+        file.push(0);
+    }
+    let directory_offset = file.len() as u64;
+    file.extend_from_slice(&directory);
+    file[0..8].copy_from_slice(b"SATABLE\0");
+    file[8..12].copy_from_slice(&1u32.to_le_bytes());
+    file[12..16].copy_from_slice(&2u32.to_le_bytes());
+    file[16..24].copy_from_slice(&(ints.len() as u64).to_le_bytes());
+    file[24..32].copy_from_slice(&directory_offset.to_le_bytes());
+    file[32..40].copy_from_slice(&(directory.len() as u64).to_le_bytes());
+    file[40..44].copy_from_slice(&crc_of(&directory).to_le_bytes());
+    let header_crc = crc_of(&file[..56]);
+    file[56..60].copy_from_slice(&header_crc.to_le_bytes());
+    let path = Scratch::new("old.sat");
+    std::fs::write(&path.0, &file).unwrap();
+    let table = store::load(&path.0, &ColumnOptions::new()).unwrap();
+    assert_eq!((table.name(), table.rows()), ("old", ints.len()));
+    let n = table.column("n").unwrap();
+    assert_eq!(n.unpack(0..ints.len()).unwrap().values, Values::Int64(ints));
+    assert_eq!(
+        n.encoding_kind(),
+        smartarrays_query::encodings::EncodingKind::Frame
+    );
+    let s = table.column("s").unwrap();
+    assert_eq!(
+        s.unpack(0..texts.len()).unwrap().values,
+        Values::Utf8(texts.iter().map(|t| t.to_string()).collect())
+    );
+    // Saved again, it is version 2, and equal.
+    let again = Scratch::new("again.sat");
+    store::save(&table, &again.0).unwrap();
+    assert_eq!(std::fs::read(&again.0).unwrap()[8], 2);
+    let back = store::load(&again.0, &ColumnOptions::new()).unwrap();
+    assert_eq!(values_of(&back), values_of(&table));
 }
