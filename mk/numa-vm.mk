@@ -10,7 +10,7 @@ NUMA_VM_TRIPLE := x86_64-unknown-linux-gnu
 NUMA_VM_BIN := $(NUMA_VM_TARGET_DIR)/$(NUMA_VM_TRIPLE)/release/smartarrays-numa-tests
 NUMA_VM_TIMEOUT ?= 240
 # nodes:cpus-per-node:mib-per-node for each VM run
-NUMA_VM_SHAPES ?= 2:2:512 4:1:256
+NUMA_VM_SHAPES ?= 2:2:512 4:1:512
 
 SETUP_TARGETS += setup-numa-vm
 TEST_TARGETS += test-numa-vm

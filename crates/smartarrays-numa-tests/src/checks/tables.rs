@@ -14,7 +14,7 @@ use super::encoded::placed_as;
 use super::*;
 
 /// Small enough to generate in seconds under emulation, large enough that lineitem is larger
-/// than the replica budget of the VMs' nodes (1/64 of 256 or 512 MiB).
+/// than the replica budget of the VMs' nodes (1/64 of their 512 MiB).
 const SCALE_FACTOR: f64 = 0.005;
 
 fn catalog(placement: Placement) -> Result<Catalog, String> {
