@@ -236,6 +236,27 @@ pub(crate) fn gee(rows: usize, sample: usize, counts: impl Iterator<Item = usize
     (scale * once + more).min(rows as f64)
 }
 
+/// Distinct values of `rows` estimated from a sample of `sample` rows with these `counts` of
+/// each sampled value, by the birthday bound: `sample^2 / (2 pairs)` for the sample's `pairs`
+/// of equal values (every row when it has none), at most `rows`. It assumes equally likely
+/// values, so skew (a few values seen many times) makes it low, never high: a floor under
+/// [`gee`] for samples of nearly unique values, where GEE is low.
+pub(crate) fn birthday_distinct(
+    rows: usize,
+    sample: usize,
+    counts: impl Iterator<Item = usize>,
+) -> f64 {
+    if rows <= sample {
+        return 0.0; // the sample is the column: GEE counts it exactly
+    }
+    let pairs: f64 = counts.map(|c| (c * (c - 1) / 2) as f64).sum();
+    let squared = sample as f64 * sample as f64;
+    if pairs == 0.0 {
+        return rows as f64;
+    }
+    (squared / (2.0 * pairs)).min(rows as f64)
+}
+
 /// A built candidate and its size.
 pub(crate) struct Built<T> {
     pub(crate) encoding: T,
@@ -437,7 +458,18 @@ pub(crate) fn choose_strings(
     sample
         .iter()
         .for_each(|s| *counts.entry(s).or_default() += 1);
-    let distinct = gee(values.len(), sample.len(), counts.values().copied()).max(1.0);
+    // GEE scales the sample's singletons by sqrt(rows / sample) only: a sample of free text
+    // with no value twice (comments) reads as a few times the sample, and the dictionary,
+    // built over every row to be measured, is then the slow first candidate. The birthday
+    // bound is the other floor: `d` equally likely values give about `sample^2 / (2 d)` equal
+    // pairs in the sample, so few pairs mean many values (no pair: about every row).
+    let distinct = gee(values.len(), sample.len(), counts.values().copied())
+        .max(birthday_distinct(
+            values.len(),
+            sample.len(),
+            counts.values().copied(),
+        ))
+        .max(1.0);
     let distinct_length =
         counts.keys().map(|s| s.len()).sum::<usize>() as f64 / counts.len().max(1) as f64;
     let code_bits = f64::from(bits_for(distinct as u64 - 1));
@@ -497,6 +529,49 @@ pub(crate) fn choose_strings(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_birthday_bound_reads_pairs_of_equal_values() {
+        // No pair in the sample: about every row is distinct.
+        assert_eq!(birthday_distinct(1_000_000, 100, [1; 100].into_iter()), 1e6);
+        // 4 pairs among 100 sampled: 100^2 / 8.
+        let counts = std::iter::repeat_n(2, 4).chain(std::iter::repeat_n(1, 92));
+        assert_eq!(birthday_distinct(1_000_000, 100, counts), 1250.0);
+        // One value 100 times: 4950 pairs, about one value.
+        let one = birthday_distinct(1_000_000, 100, [100].into_iter());
+        assert!((one - 10_000.0 / 9_900.0).abs() < 1e-9, "{one}");
+        // The sample is the column: left to GEE.
+        assert_eq!(birthday_distinct(50, 50, [1; 50].into_iter()), 0.0);
+    }
+
+    /// Free text whose sample has no value twice is not first built as a dictionary (it is
+    /// estimated at about one distinct value a row), and a column of a thousand values still is.
+    #[test]
+    fn unique_strings_go_to_fsst_and_repeated_ones_to_a_dictionary() {
+        let rows = 200_000;
+        let text: Vec<String> = (0..rows)
+            .map(|i| format!("note {i} about the careful packages {}", i * 7919 % 1013))
+            .collect();
+        let (encoding, explanation) = choose_strings(&text, &ColumnOptions::new()).unwrap();
+        assert!(
+            matches!(encoding, StringEncoding::Fsst(_)),
+            "{explanation:?}"
+        );
+        let dictionary = explanation
+            .candidates
+            .iter()
+            .find(|c| c.kind == EncodingKind::Dictionary)
+            .unwrap();
+        assert_eq!(dictionary.actual_bytes_per_value, None, "{explanation:?}");
+        let clerks: Vec<String> = (0..rows)
+            .map(|i| format!("Clerk#{:09}", i * 7919 % 1000))
+            .collect();
+        let (encoding, explanation) = choose_strings(&clerks, &ColumnOptions::new()).unwrap();
+        assert!(
+            matches!(encoding, StringEncoding::Dictionary(_)),
+            "{explanation:?}"
+        );
+    }
 
     #[test]
     fn gee_is_exact_on_a_whole_column_and_scales_singletons() {
