@@ -1,5 +1,5 @@
 //! One array of per-key 32-bit value codes shared by all workers of a scan (what
-//! [`Plan::run_key_ranges`](super::Plan) fills): instead of an array per worker over the whole
+//! `Plan::run_key_ranges` fills): instead of an array per worker over the whole
 //! key range, combined entry by entry on one thread after the scan, every worker updates the
 //! one array in place. An entry moves only up a small lattice (0: no value yet, a code: one
 //! value, 1: several values), so concurrent updates are a compare-and-swap loop that retries
