@@ -32,6 +32,7 @@
 pub mod arrow;
 mod bind;
 mod budget;
+mod codes;
 pub mod error;
 mod exec;
 mod implied;

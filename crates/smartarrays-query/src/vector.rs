@@ -9,6 +9,7 @@ use smartarrays_encodings::strings::TextBatch;
 use smartarrays_encodings::{date, LikePattern};
 
 use crate::bind::Cmp;
+use crate::codes::SharedCodes;
 use crate::error::{QueryError, Result};
 
 /// A test on text, for strings that are not dictionary-encoded.
@@ -141,7 +142,7 @@ enum Ranges {
     Codes {
         base: i64,
         vbase: i64,
-        codes: Vec<u32>,
+        codes: Arc<SharedCodes>,
     },
     Map(std::collections::HashMap<i64, (i64, i64), std::hash::BuildHasherDefault<KeyHasher>>),
 }
@@ -200,11 +201,17 @@ impl KeyRanges {
     }
 
     /// From per-key codes over the keys `base..base + codes.len()`: 0 for a key without
-    /// rows, 1 for one with several values, else `value - vbase + 2` of its only value.
-    pub(crate) fn from_codes(base: i64, vbase: i64, codes: Vec<u32>) -> KeyRanges {
+    /// rows, 1 for one with several values, else `value - vbase + 2` of its only value;
+    /// `len` is the number of codes that are not 0.
+    pub(crate) fn from_codes(base: i64, vbase: i64, codes: SharedCodes, len: usize) -> KeyRanges {
+        debug_assert_eq!(len, codes.codes().iter().filter(|&&c| c != 0).count());
         KeyRanges {
-            len: codes.iter().filter(|&&c| c != 0).count(),
-            ranges: Ranges::Codes { base, vbase, codes },
+            len,
+            ranges: Ranges::Codes {
+                base,
+                vbase,
+                codes: Arc::new(codes),
+            },
         }
     }
 
@@ -226,7 +233,7 @@ impl KeyRanges {
             }
             Ranges::Codes { base, vbase, codes } => {
                 let at = (key as u64).wrapping_sub(*base as u64);
-                match codes.get(at as usize) {
+                match codes.codes().get(at as usize) {
                     None | Some(0) => false,
                     Some(1) => true,
                     Some(&c) => (value as u64).wrapping_sub(*vbase as u64) != u64::from(c - 2),
@@ -256,6 +263,7 @@ impl KeyRanges {
                 }
             }
             Ranges::Codes { base, vbase, codes } => {
+                let codes = codes.codes();
                 for (k, &v) in keys.iter_mut().zip(values) {
                     let at = (*k as u64).wrapping_sub(*base as u64);
                     *k = i64::from(match codes.get(at as usize) {

@@ -12,6 +12,7 @@ use smartarrays::Runtime;
 use super::{run_builds, run_pipeline, scalar_i64, Plan, SinkPlan, SlotKind};
 use crate::bind::{AggCall, AggFunc, BExpr};
 use crate::budget::Budget;
+use crate::codes::SharedCodes;
 use crate::error::Result;
 use crate::keyset::KeySet;
 use crate::value::Type;
@@ -112,10 +113,10 @@ const RANGE_KEY_BITS: u32 = 28;
 
 impl Plan<'_> {
     /// The groups of `select k, min(v), max(v) .. group by k` as a [`KeyRanges`] (what a
-    /// correlated `EXISTS` with an inequality becomes, Q21), straight from the scan: each
-    /// worker keeps, per key of the key's range, a 32-bit code of the value it saw (0: none
-    /// yet, 1: several, else `v - min(v) + 2`), and the workers' arrays are combined entry by
-    /// entry. `None` when the query has another shape, the key range is sparse or the value's
+    /// correlated `EXISTS` with an inequality becomes, Q21), straight from the scan: the
+    /// workers keep, per key of the key's range, a 32-bit code of the values seen (0: none
+    /// yet, 1: several, else `v - min(v) + 2`) in one array they share (see `codes`), so
+    /// nothing is combined after the scan. `None` when the query has another shape, the key range is sparse or the value's
     /// range does not fit the codes.
     pub(crate) fn run_key_ranges(
         &self,
@@ -188,43 +189,37 @@ impl Plan<'_> {
         let entries = 1usize << bits;
         let budget = budget.scope();
         let builds = run_builds(&self.root, runtime, &budget)?;
-        let operator = || format!("the value per key of {bits} bits per worker (an EXISTS)");
-        let codes = run_pipeline(
+        budget.reserve(
+            &|| format!("the value per key of {bits} bits (an EXISTS)"),
+            entries * 4,
+        )?;
+        // One array shared by the workers (see `codes`): nothing to combine after the scan.
+        let mut shared = SharedCodes::new(entries, runtime.topology())?;
+        let updater = shared.updater(runtime.threads() == 1);
+        run_pipeline(
             &self.root,
             &builds,
             runtime,
-            || (Vec::<u32>::new(), Vec::<i64>::new(), Vec::<i64>::new()),
-            |(codes, keys, values), batch| {
-                if codes.is_empty() {
-                    budget.reserve(&operator, entries * 4)?;
-                    codes.resize(entries, 0);
-                }
+            || (Vec::<i64>::new(), Vec::<i64>::new()),
+            |(keys, values), batch| {
                 key.eval(batch, keys)?;
                 value.eval(batch, values)?;
-                for (&k, &v) in keys.iter().zip(values.iter()) {
-                    let at = (k as u64).wrapping_sub(kmin as u64) as usize;
-                    let code = (v as u64).wrapping_sub(vmin as u64) as u32 + 2;
-                    let old = codes[at];
-                    codes[at] = if old == 0 || old == code { code } else { 1 };
-                }
+                // Every key lies in its packed range and every value in the column's: the
+                // index is below `entries`, the code at least 2.
+                updater.add(keys.iter().zip(values.iter()).map(|(&k, &v)| {
+                    (
+                        (k as u64).wrapping_sub(kmin as u64) as usize,
+                        (v as u64).wrapping_sub(vmin as u64) as u32 + 2,
+                    )
+                }));
                 Ok(())
             },
-            |(mut a, x, y), (b, _, _)| {
-                if a.is_empty() {
-                    return Ok((b, x, y));
-                }
-                for (o, &c) in a.iter_mut().zip(&b) {
-                    if c != 0 && *o != c {
-                        *o = if *o == 0 { c } else { 1 };
-                    }
-                }
-                Ok((a, x, y))
-            },
-        )?
-        .0;
+            |a, _| Ok(a),
+        )?;
+        let keys = updater.keys();
         Ok(Some((
             vec![kty, vty, vty],
-            KeyRanges::from_codes(kmin, vmin, codes),
+            KeyRanges::from_codes(kmin, vmin, shared, keys),
         )))
     }
 }
