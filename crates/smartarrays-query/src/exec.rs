@@ -3160,33 +3160,16 @@ fn merge_partitioned(
             b
         })
         .collect();
-    let merged = runtime.map_reduce(
-        0..partitions,
-        1,
-        || Ok(Vec::new()),
-        |acc: Result<Vec<(usize, HashState)>>, _worker, range| {
-            let mut acc = acc?;
-            for p in range {
-                let len = span.min(space - p * span);
-                let mut into = HashState::direct_range(aggs, (p * span) as u64, len)?;
-                for (w, state) in states.iter().enumerate() {
-                    for &g in &buckets[w][p] {
-                        into.absorb(state, g as usize, aggs, same)?;
-                    }
-                }
-                acc.push((p, into));
+    hashmerge::per_partition(runtime, partitions, |p| {
+        let len = span.min(space - p * span);
+        let mut into = HashState::direct_range(aggs, (p * span) as u64, len)?;
+        for (w, state) in states.iter().enumerate() {
+            for &g in &buckets[w][p] {
+                into.absorb(state, g as usize, aggs, same)?;
             }
-            Ok(acc)
-        },
-        |a, b| {
-            let mut a = a?;
-            a.extend(b?);
-            Ok(a)
-        },
-    )?;
-    let mut merged = merged;
-    merged.sort_by_key(|(p, _)| *p);
-    Ok(merged.into_iter().map(|(_, s)| s).collect())
+        }
+        Ok(Some(into))
+    })
 }
 
 /// Groups a worker's hash map of packed keys has room for before it first grows.
