@@ -84,7 +84,6 @@ pub(super) fn merge_hashed(
             keys: Vec::with_capacity(rows),
             carried: Vec::with_capacity(rows),
             others: Vec::new(),
-            base: 0,
         };
         for (w, b) in buckets.iter().enumerate() {
             for &g in &b[p] {
