@@ -2816,6 +2816,13 @@ impl Groups {
         self.acc.len() / self.width
     }
 
+    /// Appends a copy of group `from` of `other` (a new group holding exactly its values).
+    fn push_copy(&mut self, other: &Groups, from: usize) {
+        let w = self.width;
+        self.acc
+            .extend_from_slice(&other.acc[from * w..(from + 1) * w]);
+    }
+
     /// Adds the batch's rows to groups `ids`. With `few` groups (a direct array), the rows are
     /// sorted by group once per vector and each group's sum runs in 64 bits when no partial
     /// sum of the vector can overflow (else in 128 bits).
@@ -3007,8 +3014,6 @@ struct HashState {
     carried: Vec<Vec<Value>>,
     /// The other workers' tables, gathered for the merge.
     others: Vec<HashState>,
-    /// The packed key at `direct[0]` (a partition of the key space in the merge).
-    base: u64,
 }
 
 impl HashState {
@@ -3016,7 +3021,7 @@ impl HashState {
         match &self.direct {
             Some(direct) => {
                 for (f, &c) in found.iter_mut().zip(codes) {
-                    *f = Some(direct[(c - self.base) as usize]).filter(|&g| g != u32::MAX);
+                    *f = Some(direct[c as usize]).filter(|&g| g != u32::MAX);
                 }
             }
             None => {
@@ -3028,14 +3033,14 @@ impl HashState {
 
     fn get(&self, code: u64) -> Option<u32> {
         match &self.direct {
-            Some(direct) => Some(direct[(code - self.base) as usize]).filter(|&g| g != u32::MAX),
+            Some(direct) => Some(direct[code as usize]).filter(|&g| g != u32::MAX),
             None => self.map.get(code),
         }
     }
 
     fn insert(&mut self, code: u64, group: u32) -> Result<()> {
         match &mut self.direct {
-            Some(direct) => direct[(code - self.base) as usize] = group,
+            Some(direct) => direct[code as usize] = group,
             None => {
                 self.map.insert(code, group)?;
             }
@@ -3045,16 +3050,18 @@ impl HashState {
 }
 
 impl HashState {
-    /// An empty table for the packed keys `base..base + len` (a direct array).
-    fn direct_range(aggs: &[AggPlan], base: u64, len: usize) -> Result<HashState> {
+    /// An empty table of merged groups (room for `expected`), read in order and never
+    /// looked up (no index).
+    fn merged(aggs: &[AggPlan], expected: usize) -> Result<HashState> {
+        let mut groups = Groups::new(aggs, 0);
+        groups.acc.reserve(expected * groups.width);
         Ok(HashState {
             map: Map::new()?,
-            direct: Some(vec![u32::MAX; len]),
-            groups: Groups::new(aggs, 0),
-            keys: Vec::new(),
+            direct: None,
+            groups,
+            keys: Vec::with_capacity(expected),
             carried: Vec::new(),
             others: Vec::new(),
-            base,
         })
     }
 
@@ -3067,42 +3074,58 @@ impl HashState {
         aggs: &[AggPlan],
         same: &dyn Fn(usize, &Value, &Value) -> Result<bool>,
     ) -> Result<()> {
-        let code = other.keys[from];
-        match self.get(code) {
-            Some(into) => {
-                for (c, (x, y)) in self.carried[into as usize]
-                    .iter()
-                    .zip(&other.carried[from])
-                    .enumerate()
-                {
-                    if !same(c, x, y)? {
-                        return unsupported(
-                            "grouping by more than 64 bits of keys that are not determined by the others",
-                        );
-                    }
-                }
-                self.groups
-                    .merge_group(into as usize, &other.groups, from, aggs)
-            }
+        match self.get(other.keys[from]) {
+            Some(into) => self.merge_into(into as usize, other, from, aggs, same),
             None => {
-                let into = self.keys.len();
-                self.insert(code, into as u32)?;
-                self.keys.push(code);
-                self.carried.push(other.carried[from].clone());
-                self.groups.push_group(aggs);
-                self.groups.merge_group(into, &other.groups, from, aggs)
+                let into = self.push_from(other, from);
+                self.insert(other.keys[from], into as u32)
             }
         }
+    }
+
+    /// Appends group `from` of `other` as a new group (key, carried keys and accumulators),
+    /// without indexing it; returns its number here.
+    fn push_from(&mut self, other: &HashState, from: usize) -> usize {
+        let into = self.keys.len();
+        self.keys.push(other.keys[from]);
+        // Tables without carried keys keep no per-group entries for them.
+        if let Some(carried) = other.carried.get(from) {
+            self.carried.push(carried.clone());
+        }
+        self.groups.push_copy(&other.groups, from);
+        into
+    }
+
+    /// Adds group `from` of `other` to group `into`, whose key is the same; carried keys
+    /// must agree (`same` compares one carried key's two values).
+    fn merge_into(
+        &mut self,
+        into: usize,
+        other: &HashState,
+        from: usize,
+        aggs: &[AggPlan],
+        same: &dyn Fn(usize, &Value, &Value) -> Result<bool>,
+    ) -> Result<()> {
+        if let (Some(mine), Some(theirs)) = (self.carried.get(into), other.carried.get(from)) {
+            for (c, (x, y)) in mine.iter().zip(theirs).enumerate() {
+                if !same(c, x, y)? {
+                    return unsupported(
+                        "grouping by more than 64 bits of keys that are not determined by the others",
+                    );
+                }
+            }
+        }
+        self.groups.merge_group(into, &other.groups, from, aggs)
     }
 }
 
 /// Merges the workers' aggregation tables: with one, nothing to do; with few groups, on this
 /// thread; with keys in hash maps, or `route` given, by hash partitions in parallel
 /// ([`hashmerge::merge_hashed`]: the groups of one partition have equal `route(key)` hashes
-/// modulo the partitions); else (direct arrays of packed keys) every group goes to one of `P`
-/// ranges of the key space (each worker sorts its own groups into ranges) and each range
-/// merges its groups from all the workers into a direct array of its own, in parallel. The
-/// result is one table per partition, their keys disjoint.
+/// modulo the partitions); else (direct arrays of packed keys) the key space is cut into `P`
+/// ranges and each range, in parallel, walks its keys through every worker's direct array
+/// and merges their groups in key order (a table with no index: merged tables are only
+/// read in order). The result is one table per partition, their keys disjoint.
 fn merge_partitioned(
     mut states: Vec<HashState>,
     aggs: &[AggPlan],
@@ -3144,49 +3167,44 @@ fn merge_partitioned(
     }
     let partitions = (runtime.threads() * 8).next_power_of_two().min(space);
     let span = space.div_ceil(partitions);
-    let part = |code: u64| code as usize / span;
-    // Per worker table, its groups by partition.
     budget.reserve(
         &|| format!("the parallel merge of {groups} groups"),
-        groups * (4 + group_bytes) + space * 4,
+        groups * group_bytes,
     )?;
-    let buckets: Vec<Vec<Vec<u32>>> = states
-        .iter()
-        .map(|s| {
-            let mut b = vec![Vec::new(); partitions];
-            for (g, &code) in s.keys.iter().enumerate() {
-                b[part(code)].push(g as u32);
+    // Each partition walks its range of keys through every worker's direct array: the
+    // merged groups come out in key order, and no array or bucket of them is built.
+    hashmerge::per_partition(runtime, partitions, |p| {
+        let keys = (p * span).min(space)..((p + 1) * span).min(space);
+        let mut into = HashState::merged(aggs, groups.div_ceil(partitions))?;
+        let slices: Vec<&[u32]> = states
+            .iter()
+            .map(|s| s.direct.as_deref().map_or(&[][..], |d| &d[keys.clone()]))
+            .collect();
+        // Runs of 16 keys that no worker holds are passed over at once.
+        for run in (0..keys.len()).step_by(16) {
+            let end = (run + 16).min(keys.len());
+            if slices
+                .iter()
+                .all(|d| d[run..end].iter().fold(u32::MAX, |a, &g| a & g) == u32::MAX)
+            {
+                continue;
             }
-            b
-        })
-        .collect();
-    let merged = runtime.map_reduce(
-        0..partitions,
-        1,
-        || Ok(Vec::new()),
-        |acc: Result<Vec<(usize, HashState)>>, _worker, range| {
-            let mut acc = acc?;
-            for p in range {
-                let len = span.min(space - p * span);
-                let mut into = HashState::direct_range(aggs, (p * span) as u64, len)?;
-                for (w, state) in states.iter().enumerate() {
-                    for &g in &buckets[w][p] {
-                        into.absorb(state, g as usize, aggs, same)?;
+            for offset in run..end {
+                let mut target = None;
+                for (state, direct) in states.iter().zip(&slices) {
+                    let g = direct[offset];
+                    if g == u32::MAX {
+                        continue;
+                    }
+                    match target {
+                        None => target = Some(into.push_from(state, g as usize)),
+                        Some(t) => into.merge_into(t, state, g as usize, aggs, same)?,
                     }
                 }
-                acc.push((p, into));
             }
-            Ok(acc)
-        },
-        |a, b| {
-            let mut a = a?;
-            a.extend(b?);
-            Ok(a)
-        },
-    )?;
-    let mut merged = merged;
-    merged.sort_by_key(|(p, _)| *p);
-    Ok(merged.into_iter().map(|(_, s)| s).collect())
+        }
+        Ok((!into.keys.is_empty()).then_some(into))
+    })
 }
 
 /// Groups a worker's hash map of packed keys has room for before it first grows.
@@ -3271,14 +3289,26 @@ impl<'a> Plan<'a> {
                     &smartarrays::ArrayOptions::new(),
                 )?
             };
+            // A direct array's groups are at most its keys and the rows: room for that many
+            // up front (address space only; pages are touched as groups come), so the
+            // group vectors never move (a copy of every group so far) as they grow.
+            let room = if direct {
+                (1usize << bits).min(self.root.rows)
+            } else {
+                0
+            };
+            // Where the address space is not granted, the vectors just grow as they go.
+            let mut groups = Groups::new(aggs, 0);
+            let _ = groups.acc.try_reserve(room * groups.width);
+            let mut keys = Vec::new();
+            let _ = keys.try_reserve(room);
             Ok(HashState {
                 map,
                 direct: direct.then(|| vec![u32::MAX; 1usize << bits]),
-                groups: Groups::new(aggs, 0),
-                keys: Vec::new(),
+                groups,
+                keys,
                 carried: Vec::new(),
                 others: Vec::new(),
-                base: 0,
             })
         };
         let state = run_pipeline(
@@ -3369,7 +3399,6 @@ impl<'a> Plan<'a> {
                                     let id = state.keys.len() as u32;
                                     state.insert(code, id)?;
                                     state.keys.push(code);
-                                    state.carried.push(Vec::new());
                                     state.groups.push_group(aggs);
                                     id
                                 }
@@ -3828,7 +3857,6 @@ impl<'a> Plan<'a> {
                 single_signed,
             } => {
                 let merged = self.hash_groups(&builds, runtime, budget)?;
-                let mut out = Vec::new();
                 // A HAVING on aggregates alone drops its groups before their keys are built.
                 let early_having = self.query.having.as_ref().filter(|h| {
                     let mut keys = Vec::new();
@@ -3865,7 +3893,9 @@ impl<'a> Plan<'a> {
                     };
                     Some((k, op, bound, a.func == AggFunc::Count))
                 });
-                for state in &merged {
+                // Each partition's groups are tested and made rows on its own, in parallel.
+                let rows_of = |state: &HashState| -> Result<Vec<(Vec<Value>, Vec<Value>)>> {
+                    let mut out = Vec::new();
                     for (id, &code) in state.keys.iter().enumerate() {
                         if let Some((k, op, bound, is_count)) = raw_threshold {
                             let rows = state.groups.rows(id);
@@ -3918,7 +3948,15 @@ impl<'a> Plan<'a> {
                         }
                         out.push((key_values, agg_values));
                     }
-                }
+                    Ok(out)
+                };
+                let out: Vec<(Vec<Value>, Vec<Value>)> =
+                    hashmerge::per_partition(runtime, merged.len(), |p| {
+                        rows_of(&merged[p]).map(Some)
+                    })?
+                    .into_iter()
+                    .flatten()
+                    .collect();
                 // The carried texts' strings are read in `finish`, for the rows it keeps.
                 for (source, i) in carried {
                     if let KeySource::Text(s) = source {

@@ -58,17 +58,61 @@ pub(super) fn merge_hashed(
         groups * (4 + group_bytes + 24),
     )?;
     // Per worker table (in parallel), its groups by partition.
-    let mut buckets: Vec<(usize, Vec<Vec<u32>>)> = runtime.map_reduce(
-        0..states.len(),
+    let buckets: Vec<Vec<Vec<u32>>> = per_partition(runtime, states.len(), |w| {
+        let mut b = vec![Vec::new(); partitions];
+        for (g, &code) in states[w].keys.iter().enumerate() {
+            b[partition_of(route(code), bits)].push(g as u32);
+        }
+        Ok(Some(b))
+    })?;
+    let widest = states
+        .iter()
+        .flat_map(|s| s.keys.iter().copied())
+        .max()
+        .unwrap_or(0);
+    per_partition(runtime, partitions, |p| {
+        let rows: usize = buckets.iter().map(|b| b[p].len()).sum();
+        if rows == 0 {
+            return Ok(None);
+        }
+        // Sized for every group and the widest key at once: no rebuilds.
+        let map = Map::with_capacity(rows, widest, rows as u32, &ArrayOptions::new())?;
+        let mut into = HashState {
+            map,
+            direct: None,
+            groups: Groups::new(aggs, 0),
+            keys: Vec::with_capacity(rows),
+            carried: Vec::with_capacity(rows),
+            others: Vec::new(),
+        };
+        for (w, b) in buckets.iter().enumerate() {
+            for &g in &b[p] {
+                into.absorb(&states[w], g as usize, aggs, same)?;
+            }
+        }
+        Ok(Some(into))
+    })
+}
+
+/// Runs `work(p)` for every partition `p` of `0..partitions` on the runtime's workers (each
+/// worker claims partitions one at a time) and returns their results in partition order,
+/// the `None`s left out; the first error (by partition) if any failed.
+pub(super) fn per_partition<T: Send>(
+    runtime: &Runtime,
+    partitions: usize,
+    work: impl Fn(usize) -> Result<Option<T>> + Sync,
+) -> Result<Vec<T>> {
+    let mut done: Vec<(usize, Result<T>)> = runtime.map_reduce(
+        0..partitions,
         1,
         Vec::new,
         |mut acc, _worker, range| {
-            for w in range {
-                let mut b = vec![Vec::new(); partitions];
-                for (g, &code) in states[w].keys.iter().enumerate() {
-                    b[partition_of(route(code), bits)].push(g as u32);
+            for p in range {
+                match work(p) {
+                    Ok(Some(t)) => acc.push((p, Ok(t))),
+                    Ok(None) => {}
+                    Err(e) => acc.push((p, Err(e))),
                 }
-                acc.push((w, b));
             }
             acc
         },
@@ -77,52 +121,8 @@ pub(super) fn merge_hashed(
             a
         },
     );
-    buckets.sort_by_key(|(w, _)| *w);
-    let widest = states
-        .iter()
-        .flat_map(|s| s.keys.iter().copied())
-        .max()
-        .unwrap_or(0);
-    let merged = runtime.map_reduce(
-        0..partitions,
-        1,
-        || Ok(Vec::new()),
-        |acc: Result<Vec<(usize, HashState)>>, _worker, range| {
-            let mut acc = acc?;
-            for p in range {
-                let rows: usize = buckets.iter().map(|(_, b)| b[p].len()).sum();
-                if rows == 0 {
-                    continue;
-                }
-                // Sized for every group and the widest key at once: no rebuilds.
-                let map = Map::with_capacity(rows, widest, rows as u32, &ArrayOptions::new())?;
-                let mut into = HashState {
-                    map,
-                    direct: None,
-                    groups: Groups::new(aggs, 0),
-                    keys: Vec::with_capacity(rows),
-                    carried: Vec::with_capacity(rows),
-                    others: Vec::new(),
-                    base: 0,
-                };
-                for (w, b) in &buckets {
-                    for &g in &b[p] {
-                        into.absorb(&states[*w], g as usize, aggs, same)?;
-                    }
-                }
-                acc.push((p, into));
-            }
-            Ok(acc)
-        },
-        |a, b| {
-            let mut a = a?;
-            a.extend(b?);
-            Ok(a)
-        },
-    )?;
-    let mut merged = merged;
-    merged.sort_by_key(|(p, _)| *p);
-    Ok(merged.into_iter().map(|(_, s)| s).collect())
+    done.sort_by_key(|(p, _)| *p);
+    done.into_iter().map(|(_, t)| t).collect()
 }
 
 /// Per distinct `prefix(key)` among the keys of `states`: the first key seen with it and how
