@@ -6,7 +6,7 @@ use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
 use smartarrays::array::VISIT_CHUNK;
-use smartarrays::{ArrayOptions, Compression, Placement, SmartArray};
+use smartarrays::{ArrayOptions, Compression, Placement, PlacementReport, SmartArray};
 
 use crate::ptr;
 use crate::status::{guard, FfiError, FfiResult, SaStatus};
@@ -430,13 +430,8 @@ pub unsafe extern "C" fn sa_array_for_each_chunk(
 /// `array` must be NULL or a live handle; `out` must be NULL or valid for writing.
 #[no_mangle]
 pub unsafe extern "C" fn sa_array_sum(array: *const SaArray, out: *mut u64) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let sum = unsafe { borrow(array) }?.par_sum();
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write(out, "out", sum) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { write_reduction(array, out, |array| Ok(array.par_sum())) }
 }
 
 /// Writes the wrapping sum of the values at `start .. end` to `*out`, computed on the calling
@@ -451,13 +446,12 @@ pub unsafe extern "C" fn sa_array_sum_range(
     end: usize,
     out: *mut u64,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let sum = unsafe { borrow(array) }?.local().sum_range(start..end)?;
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write(out, "out", sum) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        write_reduction(array, out, |array| {
+            Ok(array.local().sum_range(start..end)?)
+        })
+    }
 }
 
 /// Writes the smallest value to `*out` (in parallel); `SA_STATUS_EMPTY_ARRAY` when empty.
@@ -468,15 +462,8 @@ pub unsafe extern "C" fn sa_array_sum_range(
 /// `array` must be NULL or a live handle; `out` must be NULL or valid for writing.
 #[no_mangle]
 pub unsafe extern "C" fn sa_array_min(array: *const SaArray, out: *mut u64) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let min = unsafe { borrow(array) }?
-            .par_min()
-            .ok_or_else(empty_array)?;
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write(out, "out", min) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { write_reduction(array, out, |array| array.par_min().ok_or_else(empty_array)) }
 }
 
 /// Writes the largest value to `*out` (in parallel); `SA_STATUS_EMPTY_ARRAY` when empty.
@@ -487,14 +474,26 @@ pub unsafe extern "C" fn sa_array_min(array: *const SaArray, out: *mut u64) -> S
 /// `array` must be NULL or a live handle; `out` must be NULL or valid for writing.
 #[no_mangle]
 pub unsafe extern "C" fn sa_array_max(array: *const SaArray, out: *mut u64) -> SaStatus {
+    // SAFETY: forwarded from the caller.
+    unsafe { write_reduction(array, out, |array| array.par_max().ok_or_else(empty_array)) }
+}
+
+/// The body of the sums, `sa_array_min` and `sa_array_max`: checks `out`, then writes
+/// `value(array)` to it.
+///
+/// # Safety
+/// `array` must be NULL or a live handle; `out` must be NULL or valid for writing.
+unsafe fn write_reduction(
+    array: *const SaArray,
+    out: *mut u64,
+    value: impl FnOnce(&SmartArray) -> FfiResult<u64>,
+) -> SaStatus {
     guard(|| {
         ptr::check_out(out, "out")?;
         // SAFETY: forwarded from the caller.
-        let max = unsafe { borrow(array) }?
-            .par_max()
-            .ok_or_else(empty_array)?;
+        let value = value(unsafe { borrow(array) }?)?;
         // SAFETY: forwarded from the caller.
-        unsafe { ptr::write(out, "out", max) }
+        unsafe { ptr::write(out, "out", value) }
     })
 }
 
@@ -503,6 +502,25 @@ fn empty_array() -> FfiError {
         SaStatus::EmptyArray,
         "the array is empty, so it has no smallest or largest value",
     )
+}
+
+/// The body of the placement reports: checks `out`, reads the array's placement report back
+/// from the kernel and writes `text(report)` to `*out` as a string the caller frees.
+///
+/// # Safety
+/// `array` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+unsafe fn write_report(
+    array: *const SaArray,
+    out: *mut *mut c_char,
+    text: impl FnOnce(PlacementReport) -> FfiResult<String>,
+) -> SaStatus {
+    guard(|| {
+        ptr::check_out(out, "out")?;
+        // SAFETY: forwarded from the caller.
+        let report = unsafe { borrow(array) }?.placement_report()?;
+        // SAFETY: forwarded from the caller.
+        unsafe { ptr::write_string(out, "out", text(report)?) }
+    })
 }
 
 /// Writes where the array's pages are, read back from the kernel, as JSON text to `*out`:
@@ -520,15 +538,13 @@ pub unsafe extern "C" fn sa_array_placement_report_json(
     array: *const SaArray,
     out: *mut *mut c_char,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let report = unsafe { borrow(array) }?.placement_report()?;
-        let json = serde_json::to_string(&report)
-            .map_err(|e| FfiError::new(SaStatus::Other, e.to_string()))?;
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_string(out, "out", json) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        write_report(array, out, |report| {
+            serde_json::to_string(&report)
+                .map_err(|e| FfiError::new(SaStatus::Other, e.to_string()))
+        })
+    }
 }
 
 /// Writes the placement report as human-readable lines to `*out` (free with `sa_string_free`).
@@ -542,13 +558,8 @@ pub unsafe extern "C" fn sa_array_placement_report_text(
     array: *const SaArray,
     out: *mut *mut c_char,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let report = unsafe { borrow(array) }?.placement_report()?;
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_string(out, "out", report.to_string()) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { write_report(array, out, |report| Ok(report.to_string())) }
 }
 
 /// For an uncompressed (64-bit) array, writes a pointer to its values (`len` of them, in the copy

@@ -12,7 +12,34 @@ use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use crate::array::SaArray;
 use crate::float::SaF64Array;
 use crate::ptr;
-use crate::status::{guard, FfiError, SaStatus};
+use crate::status::{guard, FfiError, FfiResult, SaStatus};
+
+/// The body of `sa_array_export_arrow` and `sa_f64_array_export_arrow`: checks both out
+/// pointers, exports the array behind `array` and writes the two structs.
+///
+/// # Safety
+/// `array` must be NULL or a live handle; the out pointers must be NULL or valid for writing one
+/// struct each.
+unsafe fn write_export<H>(
+    array: *const H,
+    out_array: *mut FFI_ArrowArray,
+    out_schema: *mut FFI_ArrowSchema,
+    export: impl FnOnce(&H) -> FfiResult<(FFI_ArrowArray, FFI_ArrowSchema)>,
+) -> SaStatus {
+    guard(|| {
+        ptr::check_out(out_array, "out_array")?;
+        ptr::check_out(out_schema, "out_schema")?;
+        // SAFETY: forwarded from the caller.
+        let handle = unsafe { ptr::borrow(array, "array") }?;
+        let (exported, schema) = export(handle)?;
+        // SAFETY: forwarded from the caller; both pointers were checked for NULL.
+        unsafe {
+            out_array.write(exported);
+            out_schema.write(schema);
+        }
+        Ok(())
+    })
+}
 
 /// Exports the array's values through the Arrow C Data Interface as a `uint64` array
 /// (format "L"). Uncompressed (64-bit) arrays are shared without copying, and the export keeps
@@ -31,19 +58,12 @@ pub unsafe extern "C" fn sa_array_export_arrow(
     out_array: *mut FFI_ArrowArray,
     out_schema: *mut FFI_ArrowSchema,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out_array, "out_array")?;
-        ptr::check_out(out_schema, "out_schema")?;
-        // SAFETY: forwarded from the caller.
-        let handle = unsafe { ptr::borrow(array, "array") }?;
-        let (exported, schema) = export_array(Arc::clone(&handle.array))?;
-        // SAFETY: forwarded from the caller; both pointers were checked for NULL.
-        unsafe {
-            out_array.write(exported);
-            out_schema.write(schema);
-        }
-        Ok(())
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        write_export(array, out_array, out_schema, |handle: &SaArray| {
+            Ok(export_array(Arc::clone(&handle.array))?)
+        })
+    }
 }
 
 /// Exports the array as an Arrow C stream (`ArrowArrayStream`) of `uint64` arrays of
@@ -86,18 +106,10 @@ pub unsafe extern "C" fn sa_f64_array_export_arrow(
     out_array: *mut FFI_ArrowArray,
     out_schema: *mut FFI_ArrowSchema,
 ) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out_array, "out_array")?;
-        ptr::check_out(out_schema, "out_schema")?;
-        // SAFETY: forwarded from the caller.
-        let handle = unsafe { ptr::borrow(array, "array") }?;
-        let (exported, schema) =
-            export_f64_array(Arc::clone(&handle.array)).map_err(FfiError::from)?;
-        // SAFETY: forwarded from the caller; both pointers were checked for NULL.
-        unsafe {
-            out_array.write(exported);
-            out_schema.write(schema);
-        }
-        Ok(())
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        write_export(array, out_array, out_schema, |handle: &SaF64Array| {
+            export_f64_array(Arc::clone(&handle.array)).map_err(FfiError::from)
+        })
+    }
 }

@@ -120,45 +120,6 @@ fn placement_report_json(reports: &[PlacementReport]) -> FfiResult<String> {
     serde_json::to_string(reports).map_err(|e| FfiError::new(SaStatus::Other, e.to_string()))
 }
 
-/// Writes every (key, value) of `entries` to the caller's buffers.
-///
-/// # Safety
-/// `keys` (and `values` when given) must be valid for writing `capacity` values; `written` valid
-/// for writing.
-unsafe fn export<V: Value>(
-    entries: impl Iterator<Item = (i64, V)>,
-    len: usize,
-    keys: *mut i64,
-    values: Option<*mut V>,
-    capacity: usize,
-    written: *mut usize,
-) -> FfiResult {
-    ptr::check_out(written, "written")?;
-    if capacity < len {
-        return Err(FfiError::new(
-            SaStatus::BufferTooSmall,
-            format!("the collection holds {len} entries but the buffers hold {capacity}"),
-        ));
-    }
-    // SAFETY: forwarded from the caller.
-    let keys = unsafe { ptr::slice_mut(keys, len, "keys") }?;
-    let mut values = match values {
-        // SAFETY: forwarded from the caller.
-        Some(values) => Some(unsafe { ptr::slice_mut(values, len, "values") }?),
-        None => None,
-    };
-    let mut count = 0;
-    for (i, (key, value)) in entries.take(len).enumerate() {
-        keys[i] = key;
-        if let Some(values) = values.as_deref_mut() {
-            values[i] = value;
-        }
-        count += 1;
-    }
-    // SAFETY: forwarded from the caller.
-    unsafe { ptr::write(written, "written", count) }
-}
-
 // ---------------------------------------------------------------------------------------------
 // What the three handles share
 
@@ -174,6 +135,8 @@ trait Handle: Sized {
     fn create(options: &ArrayOptions) -> smartarrays_collections::Result<Self>;
     /// The map underneath.
     fn map(&self) -> &Map<i64, Self::Value>;
+    /// Removes `key` (with its value or count); whether it was present.
+    fn remove_key(&mut self, key: i64) -> bool;
 }
 
 impl Handle for SaMap {
@@ -186,6 +149,9 @@ impl Handle for SaMap {
     }
     fn map(&self) -> &Map<i64, i64> {
         &self.map
+    }
+    fn remove_key(&mut self, key: i64) -> bool {
+        self.map.remove(key).is_some()
     }
 }
 
@@ -200,6 +166,9 @@ impl Handle for SaSet {
     fn map(&self) -> &Map<i64, ()> {
         self.set.as_map()
     }
+    fn remove_key(&mut self, key: i64) -> bool {
+        self.set.remove(key)
+    }
 }
 
 impl Handle for SaBag {
@@ -212,6 +181,9 @@ impl Handle for SaBag {
     }
     fn map(&self) -> &Map<i64, u64> {
         self.bag.as_map()
+    }
+    fn remove_key(&mut self, key: i64) -> bool {
+        self.bag.remove(key).is_some()
     }
 }
 
@@ -267,6 +239,105 @@ unsafe fn write_text<H: Handle>(
         let text = text(unsafe { handle_map(handle) }?)?;
         // SAFETY: forwarded from the caller.
         unsafe { ptr::write_string(out, "out", text) }
+    })
+}
+
+/// The body of every `sa_*_remove_many`: removes `keys[0..count]` and writes how many were
+/// present to `*removed` (may be NULL).
+///
+/// # Safety
+/// `handle` must be NULL or a live handle used by no other call during this one; `keys` must
+/// point to `count` readable values; `removed` must be NULL or valid for writing.
+unsafe fn handle_remove_many<H: Handle>(
+    handle: *mut H,
+    keys: *const i64,
+    count: usize,
+    removed: *mut usize,
+) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let handle = unsafe { ptr::borrow_mut(handle, H::NAME) }?;
+        // SAFETY: forwarded from the caller.
+        let keys = unsafe { ptr::slice(keys, count, "keys") }?;
+        let gone = keys.iter().filter(|&&key| handle.remove_key(key)).count();
+        // SAFETY: forwarded from the caller.
+        unsafe { ptr::write_optional(removed, gone) };
+        Ok(())
+    })
+}
+
+/// The body of every `sa_*_contains_many`: a batched membership test into a one-byte-per-key
+/// mask, with the number present written to `*hits` (may be NULL).
+///
+/// # Safety
+/// As for `sa_map_contains_many`, with a handle of type `H`.
+unsafe fn handle_contains_many<H: Handle>(
+    handle: *const H,
+    keys: *const i64,
+    count: usize,
+    out: *mut u8,
+    hits: *mut usize,
+) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let map = unsafe { handle_map(handle) }?;
+        // SAFETY: forwarded from the caller.
+        let keys = unsafe { ptr::slice(keys, count, "keys") }?;
+        // SAFETY: forwarded from the caller.
+        let out = unsafe { ptr::slice_mut(out, count, "out") }?;
+        let mut flags = vec![false; count];
+        let hit_count = map.contains_many(keys, &mut flags)?;
+        for (slot, flag) in out.iter_mut().zip(flags) {
+            *slot = u8::from(flag);
+        }
+        // SAFETY: forwarded from the caller.
+        unsafe { ptr::write_optional(hits, hit_count) };
+        Ok(())
+    })
+}
+
+/// The body of every `sa_*_export`: writes every (key, value) of the map underneath to the
+/// caller's buffers (`values` `None`: keys only) and the count to `*written`;
+/// `SA_STATUS_BUFFER_TOO_SMALL` (nothing written) when `capacity` is less than the length.
+///
+/// # Safety
+/// `handle` must be NULL or a live handle; `keys` (and `values` when given) must be valid for
+/// writing `capacity` values; `written` valid for writing.
+unsafe fn handle_export<H: Handle>(
+    handle: *const H,
+    keys: *mut i64,
+    values: Option<*mut H::Value>,
+    capacity: usize,
+    written: *mut usize,
+) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let map = unsafe { handle_map(handle) }?;
+        let len = map.len();
+        ptr::check_out(written, "written")?;
+        if capacity < len {
+            return Err(FfiError::new(
+                SaStatus::BufferTooSmall,
+                format!("the collection holds {len} entries but the buffers hold {capacity}"),
+            ));
+        }
+        // SAFETY: forwarded from the caller.
+        let keys = unsafe { ptr::slice_mut(keys, len, "keys") }?;
+        let mut values = match values {
+            // SAFETY: forwarded from the caller.
+            Some(values) => Some(unsafe { ptr::slice_mut(values, len, "values") }?),
+            None => None,
+        };
+        let mut count = 0;
+        for (i, (key, value)) in map.iter().take(len).enumerate() {
+            keys[i] = key;
+            if let Some(values) = values.as_deref_mut() {
+                values[i] = value;
+            }
+            count += 1;
+        }
+        // SAFETY: forwarded from the caller.
+        unsafe { ptr::write(written, "written", count) }
     })
 }
 
@@ -494,19 +565,8 @@ pub unsafe extern "C" fn sa_map_remove_many(
     count: usize,
     removed: *mut usize,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let map = unsafe { map_mut(map) }?;
-        // SAFETY: forwarded from the caller.
-        let keys = unsafe { ptr::slice(keys, count, "keys") }?;
-        let gone = keys
-            .iter()
-            .filter(|&&key| map.remove(key).is_some())
-            .count();
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_optional(removed, gone) };
-        Ok(())
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { handle_remove_many(map, keys, count, removed) }
 }
 
 /// Sets `key` to `combine(old, value)` when present, else to `value`, where `op` is an
@@ -657,45 +717,8 @@ pub unsafe extern "C" fn sa_map_contains_many(
     out: *mut u8,
     hits: *mut usize,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let map = unsafe { map_ref(map) }?;
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            contains_many(
-                |keys, flags| Ok(map.contains_many(keys, flags)?),
-                keys,
-                count,
-                out,
-                hits,
-            )
-        }
-    })
-}
-
-/// Runs a batched membership test into a one-byte-per-key mask.
-///
-/// # Safety
-/// As for `sa_map_contains_many`.
-unsafe fn contains_many(
-    test: impl FnOnce(&[i64], &mut [bool]) -> FfiResult<usize>,
-    keys: *const i64,
-    count: usize,
-    out: *mut u8,
-    hits: *mut usize,
-) -> FfiResult {
     // SAFETY: forwarded from the caller.
-    let keys = unsafe { ptr::slice(keys, count, "keys") }?;
-    // SAFETY: forwarded from the caller.
-    let out = unsafe { ptr::slice_mut(out, count, "out") }?;
-    let mut flags = vec![false; count];
-    let hit_count = test(keys, &mut flags)?;
-    for (slot, flag) in out.iter_mut().zip(flags) {
-        *slot = u8::from(flag);
-    }
-    // SAFETY: forwarded from the caller.
-    unsafe { ptr::write_optional(hits, hit_count) };
-    Ok(())
+    unsafe { handle_contains_many(map, keys, count, out, hits) }
 }
 
 /// Writes every (key, value) of the map, in no particular order, to `keys[0..n]` and
@@ -713,12 +736,8 @@ pub unsafe extern "C" fn sa_map_export(
     capacity: usize,
     written: *mut usize,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let map = unsafe { map_ref(map) }?;
-        // SAFETY: forwarded from the caller.
-        unsafe { export(map.iter(), map.len(), keys, Some(values), capacity, written) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { handle_export(map, keys, Some(values), capacity, written) }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -874,16 +893,8 @@ pub unsafe extern "C" fn sa_set_remove_many(
     count: usize,
     removed: *mut usize,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let set = unsafe { set_mut(set) }?;
-        // SAFETY: forwarded from the caller.
-        let keys = unsafe { ptr::slice(keys, count, "keys") }?;
-        let gone = keys.iter().filter(|&&key| set.remove(key)).count();
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_optional(removed, gone) };
-        Ok(())
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { handle_remove_many(set, keys, count, removed) }
 }
 
 /// Adds `keys[0..count]` (prefetching ahead). `keys` may be NULL when `count` is 0.
@@ -918,20 +929,8 @@ pub unsafe extern "C" fn sa_set_contains_many(
     out: *mut u8,
     hits: *mut usize,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let set = unsafe { set_ref(set) }?;
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            contains_many(
-                |keys, flags| Ok(set.contains_many(keys, flags)?),
-                keys,
-                count,
-                out,
-                hits,
-            )
-        }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { handle_contains_many(set, keys, count, out, hits) }
 }
 
 /// Writes every key, in no particular order, to `keys[0..n]` and `n` to `*written`;
@@ -947,21 +946,8 @@ pub unsafe extern "C" fn sa_set_export(
     capacity: usize,
     written: *mut usize,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let set = unsafe { set_ref(set) }?;
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            export(
-                set.iter().map(|k| (k, ())),
-                set.len(),
-                keys,
-                None,
-                capacity,
-                written,
-            )
-        }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { handle_export(set, keys, None, capacity, written) }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1123,19 +1109,8 @@ pub unsafe extern "C" fn sa_bag_remove_many(
     count: usize,
     removed: *mut usize,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let bag = unsafe { bag_mut(bag) }?;
-        // SAFETY: forwarded from the caller.
-        let keys = unsafe { ptr::slice(keys, count, "keys") }?;
-        let gone = keys
-            .iter()
-            .filter(|&&key| bag.remove(key).is_some())
-            .count();
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_optional(removed, gone) };
-        Ok(())
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { handle_remove_many(bag, keys, count, removed) }
 }
 
 /// Adds one to the count of every key of `keys[0..count]` (prefetching ahead). A count past
@@ -1202,10 +1177,6 @@ pub unsafe extern "C" fn sa_bag_export(
     capacity: usize,
     written: *mut usize,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let bag = unsafe { bag_ref(bag) }?;
-        // SAFETY: forwarded from the caller.
-        unsafe { export(bag.iter(), bag.len(), keys, Some(counts), capacity, written) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { handle_export(bag, keys, Some(counts), capacity, written) }
 }

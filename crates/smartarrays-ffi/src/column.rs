@@ -276,6 +276,24 @@ fn expect_type(column: &Column, expected: DataType, function: &str) -> FfiResult
     Ok(())
 }
 
+/// The body of every text getter (`sa_column_encoding`, `_explanation`, ...): writes
+/// `text(column)` to `*out` as a string the caller frees with `sa_string_free`.
+///
+/// # Safety
+/// `column` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+unsafe fn write_text(
+    column: *const SaColumn,
+    out: *mut *mut c_char,
+    text: impl FnOnce(&Column) -> String,
+) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let text = text(unsafe { borrow(column) }?);
+        // SAFETY: forwarded from the caller.
+        unsafe { ptr::write_string(out, "out", text) }
+    })
+}
+
 /// A C value type that a typed entry point reads from a column: the column type it matches and
 /// how it comes out of the encodings crate's scalars and decoded vectors. One implementation per
 /// type keeps the per-type entry points (`sa_column_get_*`, `_unpack_*`, `_take_*`,
@@ -650,12 +668,8 @@ pub unsafe extern "C" fn sa_column_encoding(
     column: *const SaColumn,
     out: *mut *mut c_char,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let name = unsafe { borrow(column) }?.encoding_kind().name();
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_string(out, "out", name.to_string()) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { write_text(column, out, |c| c.encoding_kind().name().to_string()) }
 }
 
 /// Writes why the column has its encoding (every candidate's estimated and real size, and the
@@ -668,12 +682,8 @@ pub unsafe extern "C" fn sa_column_explanation(
     column: *const SaColumn,
     out: *mut *mut c_char,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let text = unsafe { borrow(column) }?.explanation().to_string();
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_string(out, "out", text) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { write_text(column, out, |c| c.explanation().to_string()) }
 }
 
 /// Writes where the column's memory is and how much (every smart array by role) as text to
@@ -686,12 +696,8 @@ pub unsafe extern "C" fn sa_column_memory_report_text(
     column: *const SaColumn,
     out: *mut *mut c_char,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let text = unsafe { borrow(column) }?.memory_report().to_string();
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_string(out, "out", text) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { write_text(column, out, |c| c.memory_report().to_string()) }
 }
 
 /// Writes the placement of the column's smart arrays as text ("os", "node:0", "interleaved",
@@ -704,12 +710,8 @@ pub unsafe extern "C" fn sa_column_placement(
     column: *const SaColumn,
     out: *mut *mut c_char,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let text = unsafe { borrow(column) }?.placement().to_string();
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_string(out, "out", text) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { write_text(column, out, |c| c.placement().to_string()) }
 }
 
 /// Writes the bytes of memory the column occupies (every replica, whole pages, plus what is kept
@@ -1498,15 +1500,14 @@ fn between(lo: impl Into<Scalar>, hi: impl Into<Scalar>) -> Predicate {
     }
 }
 
-/// Selects the rows of a UInt64 column equal to any of `values[0..count]` (an empty list selects
-/// nothing; `values` may be NULL when `count` is 0).
+/// The body of `sa_column_filter_in_u64`, `_i64` and `_f64`: the rows equal to any of
+/// `values[0..count]`.
 ///
 /// # Safety
-/// As for `sa_column_filter_eq_u64`, and `values` must point to `count` readable values.
-#[no_mangle]
-pub unsafe extern "C" fn sa_column_filter_in_u64(
+/// As for `sa_column_filter_in_u64`.
+unsafe fn filter_in<T: Copy + Into<Scalar>>(
     column: *const SaColumn,
-    values: *const u64,
+    values: *const T,
     count: usize,
     out: *mut *mut SaSelection,
 ) -> SaStatus {
@@ -1522,6 +1523,22 @@ pub unsafe extern "C" fn sa_column_filter_in_u64(
             )
         }
     })
+}
+
+/// Selects the rows of a UInt64 column equal to any of `values[0..count]` (an empty list selects
+/// nothing; `values` may be NULL when `count` is 0).
+///
+/// # Safety
+/// As for `sa_column_filter_eq_u64`, and `values` must point to `count` readable values.
+#[no_mangle]
+pub unsafe extern "C" fn sa_column_filter_in_u64(
+    column: *const SaColumn,
+    values: *const u64,
+    count: usize,
+    out: *mut *mut SaSelection,
+) -> SaStatus {
+    // SAFETY: forwarded from the caller.
+    unsafe { filter_in(column, values, count, out) }
 }
 
 /// Like `sa_column_filter_in_u64`, for an Int64 column.
@@ -1535,18 +1552,8 @@ pub unsafe extern "C" fn sa_column_filter_in_i64(
     count: usize,
     out: *mut *mut SaSelection,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let values = unsafe { ptr::slice(values, count, "values") }?;
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            filter(
-                column,
-                |_| Ok(Predicate::is_in(values.iter().copied())),
-                out,
-            )
-        }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { filter_in(column, values, count, out) }
 }
 
 /// Like `sa_column_filter_in_u64`, for a Float64 column (bit-pattern equality).
@@ -1560,18 +1567,8 @@ pub unsafe extern "C" fn sa_column_filter_in_f64(
     count: usize,
     out: *mut *mut SaSelection,
 ) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let values = unsafe { ptr::slice(values, count, "values") }?;
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            filter(
-                column,
-                |_| Ok(Predicate::is_in(values.iter().copied())),
-                out,
-            )
-        }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { filter_in(column, values, count, out) }
 }
 
 /// Selects the rows of a Utf8 column equal to any of `count` strings given as for
@@ -1757,6 +1754,27 @@ fn not_float(data_type: DataType, function: &str) -> FfiResult {
     Ok(())
 }
 
+/// The body of `sa_column_sum_i64` and `_u64`: the exact sum of an integer column, converted
+/// by `convert` (which fails with `SA_STATUS_OVERFLOW` when the sum does not fit).
+///
+/// # Safety
+/// As for `sa_column_sum_i64`.
+unsafe fn write_integer_sum<T>(
+    column: *const SaColumn,
+    out: *mut T,
+    function: &str,
+    convert: impl FnOnce(Sum) -> smartarrays_encodings::Result<T>,
+) -> SaStatus {
+    guard(|| {
+        ptr::check_out(out, "out")?;
+        // SAFETY: forwarded from the caller.
+        let (sum, data_type) = unsafe { sum_of(column) }?;
+        not_float(data_type, function)?;
+        // SAFETY: forwarded from the caller.
+        unsafe { ptr::write(out, "out", convert(sum)?) }
+    })
+}
+
 /// Writes the exact sum of the valid values of an integer column to `*out`, or fails with
 /// `SA_STATUS_OVERFLOW` when it does not fit in `int64_t` (use `sa_column_sum_i128` for every
 /// sum). Nulls are skipped; an empty column sums to 0. `SA_STATUS_UNSUPPORTED` for strings,
@@ -1766,14 +1784,8 @@ fn not_float(data_type: DataType, function: &str) -> FfiResult {
 /// `column` must be NULL or a live handle; `out` must be NULL or valid for writing.
 #[no_mangle]
 pub unsafe extern "C" fn sa_column_sum_i64(column: *const SaColumn, out: *mut i64) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let (sum, data_type) = unsafe { sum_of(column) }?;
-        not_float(data_type, "sa_column_sum_i64")?;
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write(out, "out", sum.to_i64()?) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { write_integer_sum(column, out, "sa_column_sum_i64", Sum::to_i64) }
 }
 
 /// Like `sa_column_sum_i64`, as a `uint64_t` (`SA_STATUS_OVERFLOW` for a sum above `UINT64_MAX`
@@ -1783,14 +1795,8 @@ pub unsafe extern "C" fn sa_column_sum_i64(column: *const SaColumn, out: *mut i6
 /// As for `sa_column_sum_i64`.
 #[no_mangle]
 pub unsafe extern "C" fn sa_column_sum_u64(column: *const SaColumn, out: *mut u64) -> SaStatus {
-    guard(|| {
-        ptr::check_out(out, "out")?;
-        // SAFETY: forwarded from the caller.
-        let (sum, data_type) = unsafe { sum_of(column) }?;
-        not_float(data_type, "sa_column_sum_u64")?;
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write(out, "out", sum.to_u64()?) }
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { write_integer_sum(column, out, "sa_column_sum_u64", Sum::to_u64) }
 }
 
 /// Writes the exact sum of the valid values of an integer column as a two's complement 128-bit

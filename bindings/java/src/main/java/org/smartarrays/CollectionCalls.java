@@ -66,6 +66,37 @@ final class CollectionCalls {
         }
     }
 
+    /** Runs {@code f(handle, key, &out)} and returns this thread's scratch slot, holding {@code out}. */
+    static MemorySegment keyCall(MethodHandle function, MemorySegment handle, long key) throws Throwable {
+        MemorySegment slot = NativeHandle.scratch();
+        Native.check((int) function.invokeExact(handle, key, slot));
+        return slot;
+    }
+
+    /** Runs {@code f(handle, keys, count)}: a batch that writes nothing back ({@code insert_many}, {@code add_many}). */
+    static void keysCall(MethodHandle function, MemorySegment handle, long[] keys) throws Throwable {
+        try (Arena arena = Arena.ofConfined()) {
+            Native.check((int) function.invokeExact(handle, copy(arena, keys), (long) keys.length));
+        }
+    }
+
+    /**
+     * Runs {@code sa_map_export} or {@code sa_bag_export} with room for {@code size} entries.
+     *
+     * @return the keys and the values (or counts) written, as two arrays of the same length
+     */
+    static long[][] exportPairs(MethodHandle function, MemorySegment handle, long size) throws Throwable {
+        int n = Math.toIntExact(size);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment keys = arena.allocate(JAVA_LONG, Math.max(1, n));
+            MemorySegment values = arena.allocate(JAVA_LONG, Math.max(1, n));
+            MemorySegment written = arena.allocate(JAVA_LONG);
+            Native.check((int) function.invokeExact(handle, keys, values, (long) n, written));
+            long count = written.get(JAVA_LONG, 0);
+            return new long[][] {keys.asSlice(0, count * Long.BYTES).toArray(JAVA_LONG), values.asSlice(0, count * Long.BYTES).toArray(JAVA_LONG)};
+        }
+    }
+
     /** Runs {@code sa_*_remove_many} and returns how many keys were present. */
     static long removeMany(MethodHandle function, MemorySegment handle, long[] keys) throws Throwable {
         try (Arena arena = Arena.ofConfined()) {

@@ -14,6 +14,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -475,21 +476,34 @@ public final class EncodedColumn implements AutoCloseable {
     }
 
     /**
+     * Reads row {@code row} through {@code sa_column_get_*} into this thread's scratch slot: the
+     * value at offset 0 and, when {@code withValid}, whether the row is valid at offset 8 (without
+     * it, a null row is {@code INVALID_ARGUMENT}).
+     */
+    private MemorySegment readRow(MethodHandle get, long row, boolean withValid) {
+        checkRow(row);
+        try {
+            MemorySegment slot = NativeHandle.scratch();
+            MemorySegment valid = withValid ? slot.asSlice(8) : MemorySegment.NULL;
+            Native.check((int) get.invokeExact(handle.get(), row, slot, valid));
+            return slot;
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    private MethodHandle longGet() {
+        return dataType == DataType.UINT64 ? Native.COLUMN_GET_U64 : Native.COLUMN_GET_I64;
+    }
+
+    /**
      * @param row a row index
      * @return the row of a signed or unsigned 64-bit column
      * @throws SmartArrayException {@code INDEX_OUT_OF_RANGE} past the end, {@code INVALID_ARGUMENT} for a null row,
      *     {@code TYPE_MISMATCH} for another type
      */
     public long getLong(long row) {
-        checkRow(row);
-        MethodHandle get = dataType == DataType.UINT64 ? Native.COLUMN_GET_U64 : Native.COLUMN_GET_I64;
-        try {
-            MemorySegment slot = NativeHandle.scratch();
-            Native.check((int) get.invokeExact(handle.get(), row, slot, MemorySegment.NULL));
-            return slot.get(JAVA_LONG, 0);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        return readRow(longGet(), row, false).get(JAVA_LONG, 0);
     }
 
     /**
@@ -498,14 +512,7 @@ public final class EncodedColumn implements AutoCloseable {
      * @throws SmartArrayException as for {@link #getLong(long)}
      */
     public double getDouble(long row) {
-        checkRow(row);
-        try {
-            MemorySegment slot = NativeHandle.scratch();
-            Native.check((int) Native.COLUMN_GET_F64.invokeExact(handle.get(), row, slot, MemorySegment.NULL));
-            return slot.get(JAVA_DOUBLE, 0);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        return readRow(Native.COLUMN_GET_F64, row, false).get(JAVA_DOUBLE, 0);
     }
 
     /**
@@ -545,14 +552,7 @@ public final class EncodedColumn implements AutoCloseable {
      *     {@code TYPE_MISMATCH} for another type
      */
     public boolean getBoolean(long row) {
-        checkRow(row);
-        try {
-            MemorySegment slot = NativeHandle.scratch();
-            Native.check((int) Native.COLUMN_GET_BOOL.invokeExact(handle.get(), row, slot, MemorySegment.NULL));
-            return slot.get(JAVA_BOOLEAN, 0);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        return readRow(Native.COLUMN_GET_BOOL, row, false).get(JAVA_BOOLEAN, 0);
     }
 
     /**
@@ -561,14 +561,8 @@ public final class EncodedColumn implements AutoCloseable {
      * @throws SmartArrayException {@code INDEX_OUT_OF_RANGE} past the end, {@code TYPE_MISMATCH} for another type
      */
     public LocalDate getDate(long row) {
-        checkRow(row);
-        try {
-            MemorySegment slot = NativeHandle.scratch();
-            Native.check((int) Native.COLUMN_GET_DATE32.invokeExact(handle.get(), row, slot, slot.asSlice(8)));
-            return slot.get(JAVA_BOOLEAN, 8) ? LocalDate.ofEpochDay(slot.get(JAVA_INT, 0)) : null;
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        MemorySegment slot = readRow(Native.COLUMN_GET_DATE32, row, true);
+        return slot.get(JAVA_BOOLEAN, 8) ? LocalDate.ofEpochDay(slot.get(JAVA_INT, 0)) : null;
     }
 
     /**
@@ -579,13 +573,8 @@ public final class EncodedColumn implements AutoCloseable {
     public BigDecimal getDecimal(long row) {
         checkRow(row);
         int scale = decimalScale();
-        try {
-            MemorySegment slot = NativeHandle.scratch();
-            Native.check((int) Native.COLUMN_GET_DECIMAL.invokeExact(handle.get(), row, slot, slot.asSlice(8)));
-            return slot.get(JAVA_BOOLEAN, 8) ? BigDecimal.valueOf(slot.get(JAVA_LONG, 0), scale) : null;
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        MemorySegment slot = readRow(Native.COLUMN_GET_DECIMAL, row, true);
+        return slot.get(JAVA_BOOLEAN, 8) ? BigDecimal.valueOf(slot.get(JAVA_LONG, 0), scale) : null;
     }
 
     /**
@@ -612,33 +601,19 @@ public final class EncodedColumn implements AutoCloseable {
         checkRow(row);
         return switch (dataType) {
             case UTF8 -> getString(row);
-            case INT64, UINT64, FLOAT64 -> {
-                MethodHandle get = switch (dataType) {
-                    case UINT64 -> Native.COLUMN_GET_U64;
-                    case INT64 -> Native.COLUMN_GET_I64;
-                    default -> Native.COLUMN_GET_F64;
-                };
-                try {
-                    MemorySegment slot = NativeHandle.scratch();
-                    Native.check((int) get.invokeExact(handle.get(), row, slot, slot.asSlice(8)));
-                    if (!slot.get(JAVA_BOOLEAN, 8)) {
-                        yield null;
-                    }
-                    yield dataType == DataType.FLOAT64 ? (Object) slot.get(JAVA_DOUBLE, 0) : (Object) slot.get(JAVA_LONG, 0);
-                } catch (Throwable t) {
-                    throw Native.rethrow(t);
-                }
+            case INT64, UINT64 -> {
+                MemorySegment slot = readRow(longGet(), row, true);
+                yield slot.get(JAVA_BOOLEAN, 8) ? (Object) slot.get(JAVA_LONG, 0) : null;
+            }
+            case FLOAT64 -> {
+                MemorySegment slot = readRow(Native.COLUMN_GET_F64, row, true);
+                yield slot.get(JAVA_BOOLEAN, 8) ? (Object) slot.get(JAVA_DOUBLE, 0) : null;
             }
             case DATE32 -> getDate(row);
             case DECIMAL -> getDecimal(row);
             case BOOL -> {
-                try {
-                    MemorySegment slot = NativeHandle.scratch();
-                    Native.check((int) Native.COLUMN_GET_BOOL.invokeExact(handle.get(), row, slot, slot.asSlice(8)));
-                    yield slot.get(JAVA_BOOLEAN, 8) ? (Object) slot.get(JAVA_BOOLEAN, 0) : null;
-                } catch (Throwable t) {
-                    throw Native.rethrow(t);
-                }
+                MemorySegment slot = readRow(Native.COLUMN_GET_BOOL, row, true);
+                yield slot.get(JAVA_BOOLEAN, 8) ? (Object) slot.get(JAVA_BOOLEAN, 0) : null;
             }
         };
     }
@@ -683,24 +658,44 @@ public final class EncodedColumn implements AutoCloseable {
     }
 
     private long[] decodeLongs(boolean fillNulls, long whenNull) {
-        int n = Math.toIntExact(length);
         MethodHandle unpack = dataType == DataType.UINT64 ? Native.COLUMN_UNPACK_U64 : Native.COLUMN_UNPACK_I64;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(JAVA_LONG, Math.max(1, n));
-            MemorySegment valid = fillNulls ? arena.allocate(n / 8 + 1) : MemorySegment.NULL;
+            return decodeAll(arena, unpack, JAVA_LONG, fillNulls ? (out, i) -> out.setAtIndex(JAVA_LONG, i, whenNull) : null)
+                    .toArray(JAVA_LONG);
+        }
+    }
+
+    /** Writes the stand-in value of null row {@code index} into the decoded values. */
+    private interface NullFill {
+        void fill(MemorySegment values, long index);
+    }
+
+    /**
+     * Decodes every row through {@code sa_column_unpack_*} into values of {@code layout}: with a
+     * {@code fill}, null rows get its stand-in; without one, a null row is {@code INVALID_ARGUMENT}.
+     */
+    private MemorySegment decodeAll(Arena arena, MethodHandle unpack, ValueLayout layout, NullFill fill) {
+        int n = Math.toIntExact(length);
+        try {
+            MemorySegment out = arena.allocate(layout, Math.max(1, n));
+            MemorySegment valid = fill != null ? arena.allocate(n / 8 + 1) : MemorySegment.NULL;
             Native.check((int) unpack.invokeExact(handle.get(), 0L, out, (long) n, valid));
-            long[] values = out.asSlice(0, (long) n * Long.BYTES).toArray(JAVA_LONG);
-            if (fillNulls) {
+            if (fill != null) {
                 for (int i = 0; i < n; i++) {
-                    if ((valid.get(JAVA_BYTE, i / 8) >> (i % 8) & 1) == 0) {
-                        values[i] = whenNull;
+                    if (!isValid(valid, i)) {
+                        fill.fill(out, i);
                     }
                 }
             }
-            return values;
+            return out.asSlice(0, n * layout.byteSize());
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
+    }
+
+    /** Whether bit {@code i} of a C validity bitmap is set (row {@code i} is valid). */
+    private static boolean isValid(MemorySegment bitmap, int i) {
+        return (bitmap.get(JAVA_BYTE, i / 8) >> (i % 8) & 1) != 0;
     }
 
     /**
@@ -725,22 +720,9 @@ public final class EncodedColumn implements AutoCloseable {
     }
 
     private double[] decodeDoubles(boolean fillNulls, double whenNull) {
-        int n = Math.toIntExact(length);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(JAVA_DOUBLE, Math.max(1, n));
-            MemorySegment valid = fillNulls ? arena.allocate(n / 8 + 1) : MemorySegment.NULL;
-            Native.check((int) Native.COLUMN_UNPACK_F64.invokeExact(handle.get(), 0L, out, (long) n, valid));
-            double[] values = out.asSlice(0, (long) n * Double.BYTES).toArray(JAVA_DOUBLE);
-            if (fillNulls) {
-                for (int i = 0; i < n; i++) {
-                    if ((valid.get(JAVA_BYTE, i / 8) >> (i % 8) & 1) == 0) {
-                        values[i] = whenNull;
-                    }
-                }
-            }
-            return values;
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            NullFill fill = fillNulls ? (out, i) -> out.setAtIndex(JAVA_DOUBLE, i, whenNull) : null;
+            return decodeAll(arena, Native.COLUMN_UNPACK_F64, JAVA_DOUBLE, fill).toArray(JAVA_DOUBLE);
         }
     }
 
@@ -777,7 +759,7 @@ public final class EncodedColumn implements AutoCloseable {
             }
             String[] strings = new String[count];
             for (int i = 0; i < count; i++) {
-                if ((valid.get(JAVA_BYTE, i / 8) >> (i % 8) & 1) != 0) {
+                if (isValid(valid, i)) {
                     long start = offsets.getAtIndex(JAVA_LONG, i);
                     long end = offsets.getAtIndex(JAVA_LONG, i + 1);
                     strings[i] = new String(bytes.asSlice(start, end - start).toArray(JAVA_BYTE), StandardCharsets.UTF_8);
@@ -798,14 +780,9 @@ public final class EncodedColumn implements AutoCloseable {
      *     {@code INVALID_ARGUMENT} when one of them is null
      */
     public long[] takeLongs(long[] rows) {
-        Objects.requireNonNull(rows, "rows");
         MethodHandle take = dataType == DataType.UINT64 ? Native.COLUMN_TAKE_U64 : Native.COLUMN_TAKE_I64;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(JAVA_LONG, Math.max(1, rows.length));
-            Native.check((int) take.invokeExact(handle.get(), indices(arena, rows), (long) rows.length, out, MemorySegment.NULL));
-            return out.asSlice(0, (long) rows.length * Long.BYTES).toArray(JAVA_LONG);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return take(arena, take, JAVA_LONG, rows).toArray(JAVA_LONG);
         }
     }
 
@@ -817,12 +794,18 @@ public final class EncodedColumn implements AutoCloseable {
      * @throws SmartArrayException as for {@link #takeLongs(long[])}
      */
     public double[] takeDoubles(long[] rows) {
-        Objects.requireNonNull(rows, "rows");
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(JAVA_DOUBLE, Math.max(1, rows.length));
-            Native.check((int) Native.COLUMN_TAKE_F64.invokeExact(handle.get(), indices(arena, rows), (long) rows.length, out,
-                    MemorySegment.NULL));
-            return out.asSlice(0, (long) rows.length * Double.BYTES).toArray(JAVA_DOUBLE);
+            return take(arena, Native.COLUMN_TAKE_F64, JAVA_DOUBLE, rows).toArray(JAVA_DOUBLE);
+        }
+    }
+
+    /** Decodes the rows {@code rows} through {@code sa_column_take_*} into values of {@code layout} (a null row is refused). */
+    private MemorySegment take(Arena arena, MethodHandle take, ValueLayout layout, long[] rows) {
+        Objects.requireNonNull(rows, "rows");
+        try {
+            MemorySegment out = arena.allocate(layout, Math.max(1, rows.length));
+            Native.check((int) take.invokeExact(handle.get(), indices(arena, rows), (long) rows.length, out, MemorySegment.NULL));
+            return out.asSlice(0, rows.length * layout.byteSize());
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -927,9 +910,14 @@ public final class EncodedColumn implements AutoCloseable {
     }
 
     private Selection filterText(MethodHandle function, byte[] bytes) {
+        return filterList(function, bytes.length, arena -> arena.allocateFrom(JAVA_BYTE, bytes));
+    }
+
+    /** Runs {@code f(column, list, count, &out)} over {@code count} elements copied to native memory ({@code NULL} for none). */
+    private Selection filterList(MethodHandle function, int count, Values list) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment text = bytes.length == 0 ? MemorySegment.NULL : arena.allocateFrom(JAVA_BYTE, bytes);
-            return filter((column, out) -> (int) function.invokeExact(column, text, (long) bytes.length, out));
+            MemorySegment elements = count == 0 ? MemorySegment.NULL : list.copy(arena);
+            return filter((column, out) -> (int) function.invokeExact(column, elements, (long) count, out));
         }
     }
 
@@ -966,10 +954,7 @@ public final class EncodedColumn implements AutoCloseable {
     public Selection filterIn(long... values) {
         Objects.requireNonNull(values, "values");
         MethodHandle in = dataType == DataType.UINT64 ? Native.COLUMN_FILTER_IN_U64 : Native.COLUMN_FILTER_IN_I64;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment list = values.length == 0 ? MemorySegment.NULL : arena.allocateFrom(JAVA_LONG, values);
-            return filter((column, out) -> (int) in.invokeExact(column, list, (long) values.length, out));
-        }
+        return filterList(in, values.length, arena -> arena.allocateFrom(JAVA_LONG, values));
     }
 
     /**
@@ -980,10 +965,7 @@ public final class EncodedColumn implements AutoCloseable {
      */
     public Selection filterIn(double... values) {
         Objects.requireNonNull(values, "values");
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment list = values.length == 0 ? MemorySegment.NULL : arena.allocateFrom(JAVA_DOUBLE, values);
-            return filter((column, out) -> (int) Native.COLUMN_FILTER_IN_F64.invokeExact(column, list, (long) values.length, out));
-        }
+        return filterList(Native.COLUMN_FILTER_IN_F64, values.length, arena -> arena.allocateFrom(JAVA_DOUBLE, values));
     }
 
     /**

@@ -1,4 +1,4 @@
-// NativeHandle: the lifetime of one C handle (a column, map, set or bag), shared by the classes
+// NativeHandle: the lifetime of one C handle (an array, column, map, set or bag), shared by the classes
 // that own one. The handle is a segment scoped to a shared arena: once closed it can no longer be
 // passed to C (IllegalStateException, never a use of freed memory); closing fails while another
 // thread is inside a native call with it; the C free function runs exactly once, from close() or
@@ -74,6 +74,11 @@ final class NativeHandle {
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
+    }
+
+    /** @return {@code bytes} bytes at {@code address}, valid only while the handle is open */
+    MemorySegment scoped(MemorySegment address, long bytes) {
+        return address.reinterpret(bytes, arena, null);
     }
 
     boolean isClosed() {

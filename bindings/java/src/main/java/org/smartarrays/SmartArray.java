@@ -10,7 +10,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.time.Duration;
 import java.util.Objects;
@@ -62,28 +61,21 @@ public final class SmartArray implements AutoCloseable {
     /** Readers hold it shared for the length of their native call; {@link #set} takes it exclusively. */
     private final StampedLock access = new StampedLock();
 
-    private static final Cleaner CLEANER = Cleaner.create();
+    /** The owned C handle: scoped, freed once (by {@link #close()} or the Cleaner). */
+    private final NativeHandle owned;
 
-    /** Per-thread 16-byte slot for the C functions' out-arguments. */
-    private static final ThreadLocal<MemorySegment> SCRATCH = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(16, 8));
-
-    /** The native handle, scoped to {@link #arena}: once the arena is closed it can no longer be passed to C. */
+    /** The native handle, scoped: once the array is closed it can no longer be passed to C. */
     private final MemorySegment handle;
 
-    private final Arena arena;
-    private final Release release;
-    private final Cleaner.Cleanable cleanable;
     private final long length;
     private final int bits;
     private final Placement placement;
 
     private SmartArray(MemorySegment raw) {
-        this.arena = Arena.ofShared();
-        this.handle = raw.reinterpret(arena, null);
-        this.release = new Release(arena, raw);
-        this.cleanable = CLEANER.register(this, release);
+        this.owned = new NativeHandle(this, raw, Native.ARRAY_FREE);
+        this.handle = owned.get();
         try {
-            MemorySegment slot = SCRATCH.get();
+            MemorySegment slot = NativeHandle.scratch();
             Native.check((int) Native.ARRAY_LEN.invokeExact(handle, slot));
             this.length = slot.get(JAVA_LONG, 0);
             Native.check((int) Native.ARRAY_BITS.invokeExact(handle, slot));
@@ -91,7 +83,7 @@ public final class SmartArray implements AutoCloseable {
             Native.check((int) Native.ARRAY_PLACEMENT.invokeExact(handle, slot));
             this.placement = Placement.parse(Native.takeString(slot));
         } catch (Throwable t) {
-            cleanable.clean();
+            owned.close();
             throw Native.rethrow(t);
         }
     }
@@ -211,7 +203,7 @@ public final class SmartArray implements AutoCloseable {
         checkNotNegative(index, "index");
         long stamp = access.readLock();
         try {
-            MemorySegment slot = SCRATCH.get();
+            MemorySegment slot = NativeHandle.scratch();
             int status = (int) Native.ARRAY_GET.invokeExact(handle, index, slot);
             if (status != 0) {
                 throw Native.failure(status);
@@ -326,7 +318,7 @@ public final class SmartArray implements AutoCloseable {
         checkNotNegative(end, "end");
         long stamp = access.readLock();
         try {
-            MemorySegment slot = SCRATCH.get();
+            MemorySegment slot = NativeHandle.scratch();
             Native.check((int) Native.ARRAY_SUM_RANGE.invokeExact(handle, start, end, slot));
             return slot.get(JAVA_LONG, 0);
         } catch (Throwable t) {
@@ -350,7 +342,7 @@ public final class SmartArray implements AutoCloseable {
     private OptionalLong reduce(java.lang.invoke.MethodHandle function) {
         long stamp = access.readLock();
         try {
-            MemorySegment slot = SCRATCH.get();
+            MemorySegment slot = NativeHandle.scratch();
             int status = (int) function.invokeExact(handle, slot);
             if (status == SmartArrayException.Status.EMPTY_ARRAY.ordinal()) {
                 return OptionalLong.empty();
@@ -452,9 +444,9 @@ public final class SmartArray implements AutoCloseable {
      */
     public MemorySegment segment() {
         try {
-            MemorySegment slot = SCRATCH.get();
+            MemorySegment slot = NativeHandle.scratch();
             Native.check((int) Native.ARRAY_RAW_VALUES.invokeExact(handle, slot));
-            return slot.get(ADDRESS, 0).reinterpret(length * Long.BYTES, arena, null).asReadOnly();
+            return owned.scoped(slot.get(ADDRESS, 0), length * Long.BYTES).asReadOnly();
         } catch (Throwable t) {
             throw Native.rethrow(t);
         } finally {
@@ -479,11 +471,7 @@ public final class SmartArray implements AutoCloseable {
 
     private long sizeQuery(java.lang.invoke.MethodHandle function) {
         try {
-            MemorySegment slot = SCRATCH.get();
-            Native.check((int) function.invokeExact(handle, slot));
-            return slot.get(JAVA_LONG, 0);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return owned.size(function);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -501,11 +489,7 @@ public final class SmartArray implements AutoCloseable {
 
     private String stringQuery(java.lang.invoke.MethodHandle function) {
         try {
-            MemorySegment slot = SCRATCH.get();
-            Native.check((int) function.invokeExact(handle, slot));
-            return Native.takeString(slot);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return owned.text(function);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -518,7 +502,7 @@ public final class SmartArray implements AutoCloseable {
 
     /** @return whether {@link #close()} has run (or the cleaner has freed the array) */
     public boolean isClosed() {
-        return !arena.scope().isAlive();
+        return owned.isClosed();
     }
 
     /**
@@ -529,8 +513,7 @@ public final class SmartArray implements AutoCloseable {
      */
     @Override
     public void close() {
-        release.closeScope();
-        cleanable.clean();
+        owned.close();
     }
 
     @Override
@@ -567,7 +550,7 @@ public final class SmartArray implements AutoCloseable {
     /** @return the number of worker threads arrays created now will use */
     public static long runtimeThreads() {
         try {
-            MemorySegment slot = SCRATCH.get();
+            MemorySegment slot = NativeHandle.scratch();
             Native.check((int) Native.RUNTIME_THREADS.invokeExact(slot));
             return slot.get(JAVA_LONG, 0);
         } catch (Throwable t) {
@@ -578,47 +561,11 @@ public final class SmartArray implements AutoCloseable {
     /** @return the machine's NUMA topology (nodes, CPUs, memory, distances) as JSON text */
     public static String topologyJson() {
         try {
-            MemorySegment slot = SCRATCH.get();
+            MemorySegment slot = NativeHandle.scratch();
             Native.check((int) Native.TOPOLOGY_JSON.invokeExact(slot));
             return Native.takeString(slot);
         } catch (Throwable t) {
             throw Native.rethrow(t);
-        }
-    }
-
-    /**
-     * Frees the native array exactly once, from {@link #close()} or from the cleaner. It must not refer
-     * to the SmartArray, or the array could never become unreachable.
-     */
-    private static final class Release implements Runnable {
-        private final Arena arena;
-        private final MemorySegment raw;
-
-        Release(Arena arena, MemorySegment raw) {
-            this.arena = arena;
-            this.raw = raw;
-        }
-
-        /** Closes the handle's scope; throws IllegalStateException while a native call holds it. */
-        synchronized void closeScope() {
-            if (arena.scope().isAlive()) {
-                arena.close();
-            }
-        }
-
-        @Override
-        public void run() {
-            try {
-                closeScope();
-            } catch (IllegalStateException inUse) {
-                // Only reachable from the cleaner if a call raced with unreachability: leaking is safe, freeing is not.
-                return;
-            }
-            try {
-                Native.ARRAY_FREE.invokeExact(raw);
-            } catch (Throwable t) {
-                throw Native.rethrow(t);
-            }
         }
     }
 }

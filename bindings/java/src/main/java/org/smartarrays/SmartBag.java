@@ -87,11 +87,7 @@ public final class SmartBag extends SmartCollection {
      * @return its count, 0 when absent
      */
     public long count(long key) {
-        return read(() -> {
-            MemorySegment slot = NativeHandle.scratch();
-            Native.check((int) Native.BAG_COUNT.invokeExact(handle.get(), key, slot));
-            return slot.get(JAVA_LONG, 0);
-        });
+        return read(() -> CollectionCalls.keyCall(Native.BAG_COUNT, handle.get(), key).get(JAVA_LONG, 0));
     }
 
     /**
@@ -101,11 +97,7 @@ public final class SmartBag extends SmartCollection {
      * @return its count, 0 when it was absent
      */
     public long remove(long key) {
-        return write(() -> {
-            MemorySegment slot = NativeHandle.scratch();
-            Native.check((int) Native.BAG_REMOVE.invokeExact(handle.get(), key, slot));
-            return slot.get(JAVA_LONG, 0);
-        });
+        return write(() -> CollectionCalls.keyCall(Native.BAG_REMOVE, handle.get(), key).get(JAVA_LONG, 0));
     }
 
     /**
@@ -117,9 +109,7 @@ public final class SmartBag extends SmartCollection {
     public void addMany(long[] keys) {
         Objects.requireNonNull(keys, "keys");
         write(() -> {
-            try (Arena arena = Arena.ofConfined()) {
-                Native.check((int) Native.BAG_ADD_MANY.invokeExact(handle.get(), CollectionCalls.copy(arena, keys), (long) keys.length));
-            }
+            CollectionCalls.keysCall(Native.BAG_ADD_MANY, handle.get(), keys);
             return null;
         });
     }
@@ -144,15 +134,8 @@ public final class SmartBag extends SmartCollection {
     /** @return every key with its count, in no particular order */
     public Counts counts() {
         return read(() -> {
-            int n = Math.toIntExact(handle.size(Native.BAG_LEN));
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment keys = arena.allocate(JAVA_LONG, Math.max(1, n));
-                MemorySegment counts = arena.allocate(JAVA_LONG, Math.max(1, n));
-                MemorySegment written = arena.allocate(JAVA_LONG);
-                Native.check((int) Native.BAG_EXPORT.invokeExact(handle.get(), keys, counts, (long) n, written));
-                long count = written.get(JAVA_LONG, 0);
-                return new Counts(keys.asSlice(0, count * Long.BYTES).toArray(JAVA_LONG), counts.asSlice(0, count * Long.BYTES).toArray(JAVA_LONG));
-            }
+            long[][] pairs = CollectionCalls.exportPairs(Native.BAG_EXPORT, handle.get(), handle.size(Native.BAG_LEN));
+            return new Counts(pairs[0], pairs[1]);
         });
     }
 

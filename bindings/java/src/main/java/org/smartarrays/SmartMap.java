@@ -90,7 +90,7 @@ public final class SmartMap extends SmartCollection {
         return read(() -> {
             MemorySegment slot = NativeHandle.scratch();
             Native.check((int) Native.MAP_GET.invokeExact(handle.get(), key, slot, slot.asSlice(8)));
-            return slot.get(JAVA_BOOLEAN, 8) ? OptionalLong.of(slot.get(JAVA_LONG, 0)) : OptionalLong.empty();
+            return previous(slot);
         });
     }
 
@@ -99,11 +99,7 @@ public final class SmartMap extends SmartCollection {
      * @return whether it is present
      */
     public boolean containsKey(long key) {
-        return read(() -> {
-            MemorySegment slot = NativeHandle.scratch();
-            Native.check((int) Native.MAP_CONTAINS.invokeExact(handle.get(), key, slot));
-            return slot.get(JAVA_BOOLEAN, 0);
-        });
+        return read(() -> CollectionCalls.keyCall(Native.MAP_CONTAINS, handle.get(), key).get(JAVA_BOOLEAN, 0));
     }
 
     /**
@@ -117,7 +113,7 @@ public final class SmartMap extends SmartCollection {
         return write(() -> {
             MemorySegment slot = NativeHandle.scratch();
             Native.check((int) Native.MAP_INSERT.invokeExact(handle.get(), key, value, slot.asSlice(8), slot));
-            return slot.get(JAVA_BOOLEAN, 8) ? OptionalLong.of(slot.get(JAVA_LONG, 0)) : OptionalLong.empty();
+            return previous(slot);
         });
     }
 
@@ -131,7 +127,7 @@ public final class SmartMap extends SmartCollection {
         return write(() -> {
             MemorySegment slot = NativeHandle.scratch();
             Native.check((int) Native.MAP_REMOVE.invokeExact(handle.get(), key, slot.asSlice(8), slot));
-            return slot.get(JAVA_BOOLEAN, 8) ? OptionalLong.of(slot.get(JAVA_LONG, 0)) : OptionalLong.empty();
+            return previous(slot);
         });
     }
 
@@ -192,6 +188,11 @@ public final class SmartMap extends SmartCollection {
         });
     }
 
+    /** The value a single-key call wrote at offset 0 when its flag at offset 8 is set, else empty. */
+    private static OptionalLong previous(MemorySegment slot) {
+        return slot.get(JAVA_BOOLEAN, 8) ? OptionalLong.of(slot.get(JAVA_LONG, 0)) : OptionalLong.empty();
+    }
+
     /**
      * Looks up a batch, prefetching ahead.
      *
@@ -245,15 +246,8 @@ public final class SmartMap extends SmartCollection {
     /** @return every (key, value), in no particular order */
     public Entries entries() {
         return read(() -> {
-            int n = Math.toIntExact(handle.size(Native.MAP_LEN));
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment keys = arena.allocate(JAVA_LONG, Math.max(1, n));
-                MemorySegment values = arena.allocate(JAVA_LONG, Math.max(1, n));
-                MemorySegment written = arena.allocate(JAVA_LONG);
-                Native.check((int) Native.MAP_EXPORT.invokeExact(handle.get(), keys, values, (long) n, written));
-                long count = written.get(JAVA_LONG, 0);
-                return new Entries(keys.asSlice(0, count * Long.BYTES).toArray(JAVA_LONG), values.asSlice(0, count * Long.BYTES).toArray(JAVA_LONG));
-            }
+            long[][] pairs = CollectionCalls.exportPairs(Native.MAP_EXPORT, handle.get(), handle.size(Native.MAP_LEN));
+            return new Entries(pairs[0], pairs[1]);
         });
     }
 

@@ -52,11 +52,7 @@ public final class SmartSet extends SmartCollection {
      * @return whether it was new
      */
     public boolean insert(long key) {
-        return write(() -> {
-            MemorySegment slot = NativeHandle.scratch();
-            Native.check((int) Native.SET_INSERT.invokeExact(handle.get(), key, slot));
-            return slot.get(JAVA_BOOLEAN, 0);
-        });
+        return write(() -> CollectionCalls.keyCall(Native.SET_INSERT, handle.get(), key).get(JAVA_BOOLEAN, 0));
     }
 
     /**
@@ -64,11 +60,7 @@ public final class SmartSet extends SmartCollection {
      * @return whether it is present
      */
     public boolean contains(long key) {
-        return read(() -> {
-            MemorySegment slot = NativeHandle.scratch();
-            Native.check((int) Native.SET_CONTAINS.invokeExact(handle.get(), key, slot));
-            return slot.get(JAVA_BOOLEAN, 0);
-        });
+        return read(() -> CollectionCalls.keyCall(Native.SET_CONTAINS, handle.get(), key).get(JAVA_BOOLEAN, 0));
     }
 
     /**
@@ -76,11 +68,7 @@ public final class SmartSet extends SmartCollection {
      * @return whether it was present
      */
     public boolean remove(long key) {
-        return write(() -> {
-            MemorySegment slot = NativeHandle.scratch();
-            Native.check((int) Native.SET_REMOVE.invokeExact(handle.get(), key, slot));
-            return slot.get(JAVA_BOOLEAN, 0);
-        });
+        return write(() -> CollectionCalls.keyCall(Native.SET_REMOVE, handle.get(), key).get(JAVA_BOOLEAN, 0));
     }
 
     /**
@@ -91,9 +79,7 @@ public final class SmartSet extends SmartCollection {
     public void insertMany(long[] keys) {
         Objects.requireNonNull(keys, "keys");
         write(() -> {
-            try (Arena arena = Arena.ofConfined()) {
-                Native.check((int) Native.SET_INSERT_MANY.invokeExact(handle.get(), CollectionCalls.copy(arena, keys), (long) keys.length));
-            }
+            CollectionCalls.keysCall(Native.SET_INSERT_MANY, handle.get(), keys);
             return null;
         });
     }
