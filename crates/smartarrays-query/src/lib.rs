@@ -355,12 +355,7 @@ fn with_plan_as_written<R>(
     let query = rewrite::rewrite(&query, &inner)?;
     if let sqlparser::ast::SetExpr::Select(select) = query.body.as_ref() {
         for from in &select.from {
-            if let sqlparser::ast::TableFactor::Derived {
-                lateral: false,
-                subquery,
-                alias: Some(alias),
-            } = &from.relation
-            {
+            if let Some((subquery, alias)) = sole::aliased_subquery(&from.relation) {
                 let table = derived_table(subquery, alias, &inner, runtime, budget)?;
                 inner.push(table);
             }

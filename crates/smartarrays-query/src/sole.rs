@@ -1,7 +1,9 @@
 //! Matching a query that reads one relation: a single SELECT whose FROM is one item without
-//! joins. The shapes answered on that relation's rows ([`crate::prefix`], [`crate::project`],
-//! and a groups table only renamed in `lib.rs`) share this matcher and check the rest of
-//! their shape (ORDER BY, LIMIT, grouping, outputs) themselves.
+//! joins, and a subquery in FROM with an alias. The shapes answered on that relation's rows
+//! ([`crate::prefix`], [`crate::project`], and a groups table only renamed in `lib.rs`) share
+//! this matcher and check the rest of their shape (ORDER BY, LIMIT, grouping, outputs)
+//! themselves; inlining ([`crate::inline`]) and materializing subqueries in FROM share
+//! [`aliased_subquery`].
 
 use sqlparser::ast::{
     GroupByExpr, Query, Select, SetExpr, TableAlias, TableFactor, TableWithJoins,
@@ -25,22 +27,28 @@ pub(crate) fn sole_relation(query: &Query) -> Option<(&Select, &TableFactor)> {
     joins.is_empty().then_some((select, relation))
 }
 
-/// [`sole_relation`] where that relation is a subquery (not `LATERAL`) named by an alias
-/// without a column list: the SELECT, the subquery and its alias.
+/// The subquery and its alias when `relation` is a subquery (not `LATERAL`) with an alias
+/// (which may list column names).
+pub(crate) fn aliased_subquery(relation: &TableFactor) -> Option<(&Query, &TableAlias)> {
+    match relation {
+        TableFactor::Derived {
+            lateral: false,
+            subquery,
+            alias: Some(alias),
+        } => Some((subquery, alias)),
+        _ => None,
+    }
+}
+
+/// [`sole_relation`] where that relation is an [`aliased_subquery`] whose alias lists no
+/// column names: the SELECT, the subquery and its alias.
 pub(crate) fn sole_derived(query: &Query) -> Option<(&Select, &Query, &TableAlias)> {
     let (select, relation) = sole_relation(query)?;
-    let TableFactor::Derived {
-        lateral: false,
-        subquery,
-        alias: Some(alias),
-    } = relation
-    else {
-        return None;
-    };
+    let (subquery, alias) = aliased_subquery(relation)?;
     alias
         .columns
         .is_empty()
-        .then_some((select, subquery.as_ref(), alias))
+        .then_some((select, subquery, alias))
 }
 
 /// Whether `select` has no GROUP BY (not even `GROUP BY ALL` or a modifier).
