@@ -14,7 +14,7 @@
 
 use std::ops::Bound;
 
-use smartarrays::{ArrayOptions, SmartArray};
+use smartarrays::{ArrayOptions, ArrayView, SmartArray};
 
 use crate::error::{check_indices, check_range, EncodingError, Result};
 use crate::kernel::{self, CodePredicate, DistinctSketch};
@@ -344,31 +344,27 @@ impl FsstStrings {
     ) -> Result<()> {
         out.bytes.clear();
         out.ends.clear();
-        if let Some(&last) = selection.iter().max() {
-            check_indices(&[start + last as usize], self.len())?;
-        }
-        let offsets = self.offsets.local();
-        let bytes = self.bytes.local().as_native::<u8>().unwrap_or(&[]);
-        let table = self.symbol_words();
+        let rows = self.selected_rows(start, selection)?;
         let mut at = 0;
         for &j in selection {
-            let row = start + j as usize;
-            let (from, to) = (offsets.value(row) as usize, offsets.value(row + 1) as usize);
-            let codes = bytes.get(from..to).ok_or(EncodingError::RangeOutOfBounds {
-                start: from,
-                end: to,
-                len: bytes.len(),
-            })?;
-            // At most 8 bytes per code, plus 8 of slack for the last whole-word write.
-            let need = at + codes.len() * 8 + 8;
-            if out.bytes.len() < need {
-                out.bytes.resize(need.max(out.bytes.len() * 2), 0);
-            }
-            at = decode_codes(&table, codes, &mut out.bytes, at);
+            at = rows.decode(start + j as usize, &mut out.bytes, at)?;
             out.ends.push(at);
         }
         out.bytes.truncate(at);
         Ok(())
+    }
+
+    /// A [`RowDecoder`] for the rows `start + j` of `selection` once they are checked to be
+    /// in range ([`EncodingError::IndexOutOfRange`] if not).
+    fn selected_rows(&self, start: usize, selection: &[u32]) -> Result<RowDecoder<'_>> {
+        if let Some(&last) = selection.iter().max() {
+            check_indices(&[start + last as usize], self.len())?;
+        }
+        Ok(RowDecoder {
+            offsets: self.offsets.local(),
+            bytes: self.bytes.local().as_native::<u8>().unwrap_or(&[]),
+            table: self.symbol_words(),
+        })
     }
 
     /// Per code: its symbol's bytes and length (the escape code and unused codes: none).
@@ -407,28 +403,12 @@ impl FsstStrings {
         selection: &mut Vec<u32>,
         mut keep: impl FnMut(&[u8]) -> bool,
     ) -> Result<()> {
-        if let Some(&last) = selection.iter().max() {
-            check_indices(&[start + last as usize], self.len())?;
-        }
-        let offsets = self.offsets.local();
-        let bytes = self.bytes.local().as_native::<u8>().unwrap_or(&[]);
-        let table = self.symbol_words();
+        let rows = self.selected_rows(start, selection)?;
         let mut buffer: Vec<u8> = Vec::new();
         let mut kept = 0;
         for i in 0..selection.len() {
             let j = selection[i];
-            let row = start + j as usize;
-            let (from, to) = (offsets.value(row) as usize, offsets.value(row + 1) as usize);
-            let codes = bytes.get(from..to).ok_or(EncodingError::RangeOutOfBounds {
-                start: from,
-                end: to,
-                len: bytes.len(),
-            })?;
-            // At most 8 bytes per code, plus 8 of slack for the last whole-word write.
-            if buffer.len() < codes.len() * 8 + 8 {
-                buffer.resize(codes.len() * 8 + 8, 0);
-            }
-            let at = decode_codes(&table, codes, &mut buffer, 0);
+            let at = rows.decode(start + j as usize, &mut buffer, 0)?;
             selection[kept] = j;
             kept += usize::from(keep(&buffer[..at]));
         }
@@ -624,6 +604,40 @@ pub(crate) fn hash_str(s: &str) -> u64 {
         hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3);
     }
     kernel::mix(hash)
+}
+
+/// Decompresses single rows of an [`FsstStrings`]: its offsets, code bytes and symbol words,
+/// read once for a run of rows.
+struct RowDecoder<'a> {
+    offsets: ArrayView<'a>,
+    bytes: &'a [u8],
+    table: [(u64, usize); 256],
+}
+
+impl RowDecoder<'_> {
+    /// Writes the text of `row` into `buffer` from `at`, growing it as needed, and returns
+    /// the position after it.
+    #[inline]
+    fn decode(&self, row: usize, buffer: &mut Vec<u8>, at: usize) -> Result<usize> {
+        let (from, to) = (
+            self.offsets.value(row) as usize,
+            self.offsets.value(row + 1) as usize,
+        );
+        let codes = self
+            .bytes
+            .get(from..to)
+            .ok_or(EncodingError::RangeOutOfBounds {
+                start: from,
+                end: to,
+                len: self.bytes.len(),
+            })?;
+        // At most 8 bytes per code, plus 8 of slack for the last whole-word write.
+        let need = at + codes.len() * 8 + 8;
+        if buffer.len() < need {
+            buffer.resize(need.max(buffer.len() * 2), 0);
+        }
+        Ok(decode_codes(&self.table, codes, buffer, at))
+    }
 }
 
 /// Writes the text of FSST `codes` into `buffer` from `at` (each symbol as one 8-byte word,

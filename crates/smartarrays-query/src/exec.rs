@@ -1688,14 +1688,7 @@ fn build_pipeline<'a>(
                 s.materialize = true;
             }
         }
-        let compiled = Compiler {
-            slot_of: &pipeline.slot_of,
-            slots: &pipeline.slots,
-        }
-        .compile(&e)?;
-        pipeline
-            .stages
-            .push(Stage::Filter(compiled, describe_expr(&e, query)));
+        pipeline.push_filter(&e, query)?;
     }
     for s in pipeline.scans.iter_mut() {
         let c = t.column_index(&s.name).unwrap_or(0);
@@ -1755,41 +1748,11 @@ fn build_pipeline<'a>(
             gather,
         }));
         // Residual filters whose tables are all here now.
-        let mut i = 0;
-        while i < residual.len() {
-            if residual[i].tables().iter().all(|t| available.contains(t)) {
-                let e = residual.remove(i);
-                let compiled = Compiler {
-                    slot_of: &pipeline.slot_of,
-                    slots: &pipeline.slots,
-                }
-                .compile(&e)?;
-                pipeline
-                    .stages
-                    .push(Stage::Filter(compiled, describe_expr(&e, query)));
-            } else {
-                i += 1;
-            }
-        }
+        pipeline.push_ready_filters(residual, &available, query)?;
     }
     if parent[table].is_none() {
         // The root: constant filters, and any left (single-table queries).
-        let mut i = 0;
-        while i < residual.len() {
-            if residual[i].tables().iter().all(|t| available.contains(t)) {
-                let e = residual.remove(i);
-                let compiled = Compiler {
-                    slot_of: &pipeline.slot_of,
-                    slots: &pipeline.slots,
-                }
-                .compile(&e)?;
-                pipeline
-                    .stages
-                    .push(Stage::Filter(compiled, describe_expr(&e, query)));
-            } else {
-                i += 1;
-            }
-        }
+        pipeline.push_ready_filters(residual, &available, query)?;
     }
     let mut ordinal = 0;
     for stage in &pipeline.stages {
@@ -1816,6 +1779,40 @@ fn build_pipeline<'a>(
         pipeline.needs_strings[s] = true;
     }
     Ok(pipeline)
+}
+
+impl Pipeline<'_> {
+    /// Compiles `e` on this pipeline's slots and appends it as a filter stage.
+    fn push_filter(&mut self, e: &BExpr, query: &BoundQuery<'_>) -> Result<()> {
+        let compiled = Compiler {
+            slot_of: &self.slot_of,
+            slots: &self.slots,
+        }
+        .compile(e)?;
+        self.stages
+            .push(Stage::Filter(compiled, describe_expr(e, query)));
+        Ok(())
+    }
+
+    /// Moves the filters of `residual` whose tables are all `available` here, in order, as
+    /// filter stages.
+    fn push_ready_filters(
+        &mut self,
+        residual: &mut Vec<BExpr>,
+        available: &[usize],
+        query: &BoundQuery<'_>,
+    ) -> Result<()> {
+        let mut i = 0;
+        while i < residual.len() {
+            if residual[i].tables().iter().all(|t| available.contains(t)) {
+                let e = residual.remove(i);
+                self.push_filter(&e, query)?;
+            } else {
+                i += 1;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Merges each scan column's code-space tests of one kind into one (`x >= a and x < b`: one

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use sqlparser::ast::{
     CaseWhen, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Ident,
-    OrderByKind, Query, Select, SelectItem, SetExpr, TableFactor, TableWithJoins,
+    OrderByKind, Query, Select, SelectItem, SetExpr, TableWithJoins,
 };
 
 use crate::bind::output_name;
@@ -27,14 +27,7 @@ pub(crate) fn inline_derived(query: &Query) -> Option<Query> {
     let [TableWithJoins { relation, joins }] = &outer.from[..] else {
         return None;
     };
-    let TableFactor::Derived {
-        lateral: false,
-        subquery,
-        alias: Some(alias),
-    } = relation
-    else {
-        return None;
-    };
+    let (subquery, alias) = crate::sole::aliased_subquery(relation)?;
     if !joins.is_empty() {
         return None;
     }

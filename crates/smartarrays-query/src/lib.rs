@@ -47,6 +47,7 @@ mod project;
 pub mod queries;
 mod rewrite;
 mod scope;
+mod sole;
 pub mod store;
 pub mod table;
 pub mod tpch;
@@ -256,24 +257,13 @@ fn renamed_columns(
     table: &Table,
     alias: &sqlparser::ast::TableAlias,
 ) -> Option<Vec<(String, String)>> {
-    use sqlparser::ast::{Expr, GroupByExpr, SelectItem, SetExpr, TableFactor};
-    if query.with.is_some()
-        || query.order_by.is_some()
-        || query.limit_clause.is_some()
-        || query.fetch.is_some()
-    {
+    use sqlparser::ast::{Expr, SelectItem, TableFactor};
+    if query.order_by.is_some() || query.limit_clause.is_some() || query.fetch.is_some() {
         return None;
     }
-    let SetExpr::Select(select) = query.body.as_ref() else {
-        return None;
-    };
-    let plain = select.selection.is_none()
-        && select.having.is_none()
-        && select.distinct.is_none()
-        && matches!(&select.group_by, GroupByExpr::Expressions(g, m) if g.is_empty() && m.is_empty())
-        && select.from.len() == 1
-        && select.from[0].joins.is_empty()
-        && matches!(&select.from[0].relation, TableFactor::Table { name, alias: None, args: None, .. }
+    let (select, relation) = sole::sole_relation(query)?;
+    let plain = sole::ungrouped(select)
+        && matches!(relation, TableFactor::Table { name, alias: None, args: None, .. }
             if name.to_string().eq_ignore_ascii_case(table.name()));
     if !plain {
         return None;
@@ -366,12 +356,7 @@ fn with_plan_as_written<R>(
     let query = rewrite::rewrite(&query, &inner)?;
     if let sqlparser::ast::SetExpr::Select(select) = query.body.as_ref() {
         for from in &select.from {
-            if let sqlparser::ast::TableFactor::Derived {
-                lateral: false,
-                subquery,
-                alias: Some(alias),
-            } = &from.relation
-            {
+            if let Some((subquery, alias)) = sole::aliased_subquery(&from.relation) {
                 let table = derived_table(subquery, alias, &inner, runtime, budget)?;
                 inner.push(table);
             }

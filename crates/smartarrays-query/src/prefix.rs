@@ -9,41 +9,15 @@
 
 use sqlparser::ast::{
     Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Query, SelectItem, SetExpr,
-    TableFactor,
 };
 
 /// The derived query and the output names (the keys', then the count's) when `query` has the
 /// shape above (checked on the syntax; the plan checks the derived query's grouping).
 pub(crate) fn prefix_count_shape(query: &Query) -> Option<(&Query, Vec<String>)> {
-    if query.with.is_some()
-        || query.order_by.is_some()
-        || query.limit_clause.is_some()
-        || query.fetch.is_some()
-    {
+    if query.order_by.is_some() || query.limit_clause.is_some() || query.fetch.is_some() {
         return None;
     }
-    let SetExpr::Select(select) = query.body.as_ref() else {
-        return None;
-    };
-    if select.selection.is_some()
-        || select.having.is_some()
-        || select.distinct.is_some()
-        || select.from.len() != 1
-        || !select.from[0].joins.is_empty()
-    {
-        return None;
-    }
-    let TableFactor::Derived {
-        lateral: false,
-        subquery,
-        alias: Some(alias),
-    } = &select.from[0].relation
-    else {
-        return None;
-    };
-    if !alias.columns.is_empty() {
-        return None;
-    }
+    let (select, subquery, _) = crate::sole::sole_derived(query)?;
     let GroupByExpr::Expressions(groups, modifiers) = &select.group_by else {
         return None;
     };

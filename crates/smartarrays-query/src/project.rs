@@ -7,9 +7,7 @@
 //! are not compressed into a table to be scanned again. The rewrite of a grouped
 //! `count(DISTINCT x)` with ORDER BY (TPC-H Q16) has this shape.
 
-use sqlparser::ast::{
-    Expr, GroupByExpr, OrderByKind, Query, SelectItem, SetExpr, TableFactor, Value as AstValue,
-};
+use sqlparser::ast::{Expr, OrderByKind, Query, SelectItem, SetExpr, Value as AstValue};
 
 use crate::error::Result;
 use crate::scope::Scope;
@@ -77,37 +75,15 @@ fn column_name(e: &Expr, alias: &str) -> Option<String> {
 
 /// `query` as a [`Projection`] when it has the shape of the module docs.
 pub(crate) fn projection_shape(query: &Query) -> Option<Projection<'_>> {
-    if query.with.is_some()
-        || query.limit_clause.is_some()
-        || query.fetch.is_some()
-        || !query.locks.is_empty()
-    {
+    if query.limit_clause.is_some() || query.fetch.is_some() || !query.locks.is_empty() {
         return None;
     }
-    let SetExpr::Select(select) = query.body.as_ref() else {
-        return None;
-    };
-    let plain = select.selection.is_none()
-        && select.having.is_none()
-        && select.distinct.is_none()
-        && select.top.is_none()
+    let (select, subquery, alias) = crate::sole::sole_derived(query)?;
+    let plain = select.top.is_none()
         && select.qualify.is_none()
         && select.named_window.is_empty()
-        && matches!(&select.group_by, GroupByExpr::Expressions(g, m) if g.is_empty() && m.is_empty())
-        && select.from.len() == 1
-        && select.from[0].joins.is_empty();
-    if !plain {
-        return None;
-    }
-    let TableFactor::Derived {
-        lateral: false,
-        subquery,
-        alias: Some(alias),
-    } = &select.from[0].relation
-    else {
-        return None;
-    };
-    if !alias.columns.is_empty() || subquery.with.is_some() {
+        && crate::sole::ungrouped(select);
+    if !plain || subquery.with.is_some() {
         return None;
     }
     // The subquery runs as a query of its own only when it has no joins (a left join is

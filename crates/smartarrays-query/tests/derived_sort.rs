@@ -7,29 +7,17 @@ mod common;
 
 use common::{both as run, int};
 use proptest::prelude::*;
-use smartarrays_encodings::{ColumnOptions, Values};
-use smartarrays_query::{sql_with, Catalog, QueryError, QueryOptions, Table, Value};
+use smartarrays_encodings::Values;
+use smartarrays_query::{sql_with, Catalog, QueryError, QueryOptions, Value};
 
 fn catalog(rows: &[(i64, u8)]) -> Catalog {
-    let mut catalog = Catalog::new();
-    catalog.insert(
-        Table::from_values(
-            "t",
-            vec![
-                (
-                    "a".into(),
-                    Values::Int64(rows.iter().map(|r| r.0).collect()),
-                ),
-                (
-                    "s".into(),
-                    Values::Utf8(rows.iter().map(|r| format!("s{}", r.1)).collect()),
-                ),
-            ],
-            &ColumnOptions::new(),
-        )
-        .unwrap(),
-    );
-    catalog
+    common::table_t(vec![
+        ("a", Values::Int64(rows.iter().map(|r| r.0).collect())),
+        (
+            "s",
+            Values::Utf8(rows.iter().map(|r| format!("s{}", r.1)).collect()),
+        ),
+    ])
 }
 
 fn check(rows: &[(i64, u8)]) {

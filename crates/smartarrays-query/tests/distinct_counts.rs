@@ -10,34 +10,16 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use common::{both, int};
 use proptest::prelude::*;
-use smartarrays_encodings::{ColumnOptions, Values};
-use smartarrays_query::{Catalog, Table, Value};
+use smartarrays_encodings::Values;
+use smartarrays_query::{Catalog, Value};
 
 /// `t(a, s, x)`: an integer key, a text key and the counted integer.
 fn catalog(rows: &[(i64, u8, i64)]) -> Catalog {
-    let mut catalog = Catalog::new();
-    catalog.insert(
-        Table::from_values(
-            "t",
-            vec![
-                (
-                    "a".into(),
-                    Values::Int64(rows.iter().map(|r| r.0).collect()),
-                ),
-                (
-                    "s".into(),
-                    Values::Utf8(rows.iter().map(|r| text(r.1)).collect()),
-                ),
-                (
-                    "x".into(),
-                    Values::Int64(rows.iter().map(|r| r.2).collect()),
-                ),
-            ],
-            &ColumnOptions::new(),
-        )
-        .unwrap(),
-    );
-    catalog
+    common::table_t(vec![
+        ("a", Values::Int64(rows.iter().map(|r| r.0).collect())),
+        ("s", Values::Utf8(rows.iter().map(|r| text(r.1)).collect())),
+        ("x", Values::Int64(rows.iter().map(|r| r.2).collect())),
+    ])
 }
 
 fn text(s: u8) -> String {

@@ -4,49 +4,27 @@
 //! group counts on both sides of the parallel merge's threshold (16,384 groups), packed keys
 //! too wide for a direct array (hash maps) and narrow enough for one, and text keys.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 
+use common::int;
 use proptest::prelude::*;
-use smartarrays_encodings::{ColumnOptions, Values};
-use smartarrays_query::{sql_with, Catalog, QueryOptions, Table, Value};
+use smartarrays_encodings::Values;
+use smartarrays_query::{sql_with, Catalog, QueryOptions, Value};
 
 /// `t(a, s, x, v)`: an integer key, a text key, a second integer key and a value.
 fn catalog(rows: &[(i64, u8, i64, i64)]) -> Catalog {
-    let mut catalog = Catalog::new();
-    catalog.insert(
-        Table::from_values(
-            "t",
-            vec![
-                (
-                    "a".into(),
-                    Values::Int64(rows.iter().map(|r| r.0).collect()),
-                ),
-                (
-                    "s".into(),
-                    Values::Utf8(rows.iter().map(|r| text(r.1)).collect()),
-                ),
-                (
-                    "x".into(),
-                    Values::Int64(rows.iter().map(|r| r.2).collect()),
-                ),
-                (
-                    "v".into(),
-                    Values::Int64(rows.iter().map(|r| r.3).collect()),
-                ),
-            ],
-            &ColumnOptions::new(),
-        )
-        .unwrap(),
-    );
-    catalog
+    common::table_t(vec![
+        ("a", Values::Int64(rows.iter().map(|r| r.0).collect())),
+        ("s", Values::Utf8(rows.iter().map(|r| text(r.1)).collect())),
+        ("x", Values::Int64(rows.iter().map(|r| r.2).collect())),
+        ("v", Values::Int64(rows.iter().map(|r| r.3).collect())),
+    ])
 }
 
 fn text(s: u8) -> String {
     format!("brand #{s}")
-}
-
-fn int(v: i64) -> Value {
-    Value::Int(i128::from(v))
 }
 
 /// The query's rows at each of 1, 2, 3 and 5 workers; all must agree.

@@ -176,6 +176,30 @@ fn order_index() -> HashMap<i64, usize> {
         .collect()
 }
 
+/// Per lineitem row, the row of its order.
+fn line_orders() -> Vec<usize> {
+    let orders = order_index();
+    ints("l_orderkey").iter().map(|k| orders[k]).collect()
+}
+
+/// Per lineitem row, `l_extendedprice * (1 - l_discount)` at scale 4.
+fn line_revenue() -> Vec<i128> {
+    ints("l_extendedprice")
+        .iter()
+        .zip(ints("l_discount"))
+        .map(|(&p, &d)| i128::from(p) * i128::from(100 - d))
+        .collect()
+}
+
+/// Integer column `key`'s value to integer column `value`'s, row by row.
+fn int_map(key: &str, value: &str) -> HashMap<i64, i64> {
+    ints(key)
+        .iter()
+        .copied()
+        .zip(ints(value).iter().copied())
+        .collect()
+}
+
 #[test]
 fn q3_matches_the_reference() {
     let cutoff = day("1995-03-15");
@@ -185,24 +209,17 @@ fn q3_matches_the_reference() {
         .filter(|(_, s)| *s == "BUILDING")
         .map(|(&k, _)| k)
         .collect();
-    let orders = order_index();
     let (odate, ocust, oprio) = (
         days("o_orderdate"),
         ints("o_custkey"),
         ints("o_shippriority"),
     );
     let mut groups: HashMap<i64, (i128, i32, i64)> = HashMap::new();
-    let (lkey, price, disc, ship) = (
-        ints("l_orderkey"),
-        ints("l_extendedprice"),
-        ints("l_discount"),
-        days("l_shipdate"),
-    );
-    for i in 0..lkey.len() {
-        let o = orders[&lkey[i]];
+    let (lkey, ship, revenue) = (ints("l_orderkey"), days("l_shipdate"), line_revenue());
+    for (i, o) in line_orders().into_iter().enumerate() {
         if ship[i] > cutoff && odate[o] < cutoff && building.contains(&ocust[o]) {
             let g = groups.entry(lkey[i]).or_insert((0, odate[o], oprio[o]));
-            g.0 += i128::from(price[i]) * i128::from(100 - disc[i]);
+            g.0 += revenue[i];
         }
     }
     let mut rows: Vec<(i64, (i128, i32, i64))> = groups.into_iter().collect();
@@ -242,27 +259,12 @@ fn q5_matches_the_reference() {
         .zip(ints("n_regionkey"))
         .map(|((&k, n), &r)| (k, (n.clone(), r)))
         .collect();
-    let cust_nation: HashMap<i64, i64> = ints("c_custkey")
-        .iter()
-        .copied()
-        .zip(ints("c_nationkey").iter().copied())
-        .collect();
-    let supp_nation: HashMap<i64, i64> = ints("s_suppkey")
-        .iter()
-        .copied()
-        .zip(ints("s_nationkey").iter().copied())
-        .collect();
-    let orders = order_index();
+    let cust_nation = int_map("c_custkey", "c_nationkey");
+    let supp_nation = int_map("s_suppkey", "s_nationkey");
     let (odate, ocust) = (days("o_orderdate"), ints("o_custkey"));
     let mut revenue: BTreeMap<String, i128> = BTreeMap::new();
-    let (lkey, lsupp, price, disc) = (
-        ints("l_orderkey"),
-        ints("l_suppkey"),
-        ints("l_extendedprice"),
-        ints("l_discount"),
-    );
-    for i in 0..lkey.len() {
-        let o = orders[&lkey[i]];
+    let (lsupp, line) = (ints("l_suppkey"), line_revenue());
+    for (i, o) in line_orders().into_iter().enumerate() {
         if odate[o] < lo || odate[o] >= hi {
             continue;
         }
@@ -270,8 +272,7 @@ fn q5_matches_the_reference() {
         let sn = supp_nation[&lsupp[i]];
         let (name, region) = &nation_name[&sn];
         if cn == sn && asia.contains(region) {
-            *revenue.entry(name.clone()).or_default() +=
-                i128::from(price[i]) * i128::from(100 - disc[i]);
+            *revenue.entry(name.clone()).or_default() += line[i];
         }
     }
     let mut rows: Vec<(String, i128)> = revenue.into_iter().collect();
@@ -296,11 +297,7 @@ fn q9_matches_the_reference() {
         .copied()
         .zip(strs("n_name"))
         .collect();
-    let supp_nation: HashMap<i64, i64> = ints("s_suppkey")
-        .iter()
-        .copied()
-        .zip(ints("s_nationkey").iter().copied())
-        .collect();
+    let supp_nation = int_map("s_suppkey", "s_nationkey");
     // The two-column key of partsupp.
     let supplycost: HashMap<(i64, i64), i64> = ints("ps_partkey")
         .iter()
@@ -342,20 +339,12 @@ fn q9_matches_the_reference() {
 #[test]
 fn q10_matches_the_reference() {
     let (lo, hi) = (day("1993-10-01"), day("1994-01-01"));
-    let orders = order_index();
     let (odate, ocust) = (days("o_orderdate"), ints("o_custkey"));
     let mut revenue: HashMap<i64, i128> = HashMap::new();
-    let (lkey, flag, price, disc) = (
-        ints("l_orderkey"),
-        strs("l_returnflag"),
-        ints("l_extendedprice"),
-        ints("l_discount"),
-    );
-    for i in 0..lkey.len() {
-        let o = orders[&lkey[i]];
+    let (flag, line) = (strs("l_returnflag"), line_revenue());
+    for (i, o) in line_orders().into_iter().enumerate() {
         if flag[i] == "R" && odate[o] >= lo && odate[o] < hi {
-            *revenue.entry(ocust[o]).or_default() +=
-                i128::from(price[i]) * i128::from(100 - disc[i]);
+            *revenue.entry(ocust[o]).or_default() += line[i];
         }
     }
     let customer: HashMap<i64, usize> = ints("c_custkey")

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use smartarrays::Runtime;
 
-use super::{run_builds, run_pipeline, scalar_i64, Plan, SinkPlan, SlotKind};
+use super::{run_builds, run_pipeline, scalar_i64, AggPlan, Plan, SinkPlan, SlotKind, VExpr};
 use crate::bind::{AggCall, AggFunc, BExpr};
 use crate::budget::Budget;
 use crate::codes::SharedCodes;
@@ -23,15 +23,14 @@ const BITS_PER_ROW: u64 = 64;
 /// Ranges of at most this many bits are always taken (128 KiB per worker).
 const SMALL_RANGE_BITS: u32 = 20;
 
+/// A packed grouping key of the hash sink: `(key, minimum, bits)`.
+type PackedKey = (VExpr, i64, u32);
+
 impl Plan<'_> {
-    /// The query's keys as a set, when it is `select k .. group by k` on one integer, decimal
-    /// or date key whose range is small enough for a bitmap per worker, with no HAVING, ORDER
-    /// BY or LIMIT; `None` otherwise (then the caller runs it another way).
-    pub(crate) fn run_key_set(
-        &self,
-        runtime: &Arc<Runtime>,
-        budget: &Budget,
-    ) -> Result<Option<(Type, KeySet)>> {
+    /// The hash aggregation's one packed key `(key, minimum, bits)` and its aggregates, when
+    /// the plan groups on that one integer key of type `ty` alone (no carried keys, not packed
+    /// with its sign) and has no HAVING, ORDER BY or LIMIT.
+    fn one_int_key(&self, ty: Type) -> Option<(&PackedKey, &[AggPlan])> {
         let SinkPlan::Hash {
             packed,
             carried,
@@ -41,25 +40,34 @@ impl Plan<'_> {
             ..
         } = &self.sink
         else {
-            return Ok(None);
+            return None;
         };
         let q = &self.query;
-        let ty = match q.outputs.as_slice() {
+        let one = packed.len() == 1
+            && carried.is_empty()
+            && !*single_signed
+            && matches!(&key_kinds[..], [SlotKind::Int(t)] if *t == ty)
+            && q.having.is_none()
+            && q.order_by.is_empty()
+            && q.limit.is_none();
+        one.then(|| (&packed[0], aggs.as_slice()))
+    }
+
+    /// The query's keys as a set, when it is `select k .. group by k` on one integer, decimal
+    /// or date key whose range is small enough for a bitmap per worker, with no HAVING, ORDER
+    /// BY or LIMIT; `None` otherwise (then the caller runs it another way).
+    pub(crate) fn run_key_set(
+        &self,
+        runtime: &Arc<Runtime>,
+        budget: &Budget,
+    ) -> Result<Option<(Type, KeySet)>> {
+        let ty = match self.query.outputs.as_slice() {
             [(_, BExpr::Key(0, ty))] if ty.is_exact() || *ty == Type::Date => *ty,
             _ => return Ok(None),
         };
-        if packed.len() != 1
-            || !carried.is_empty()
-            || !aggs.is_empty()
-            || *single_signed
-            || !matches!(&key_kinds[..], [SlotKind::Int(t)] if *t == ty)
-            || q.having.is_some()
-            || !q.order_by.is_empty()
-            || q.limit.is_some()
-        {
+        let Some(((key, min, bits), [])) = self.one_int_key(ty) else {
             return Ok(None);
-        }
-        let (key, min, bits) = &packed[0];
+        };
         let (min, bits) = (*min, *bits);
         let rows = self.root.rows as u64;
         if bits >= 40 || (bits > SMALL_RANGE_BITS && (1u64 << bits) > BITS_PER_ROW * rows) {
@@ -123,17 +131,6 @@ impl Plan<'_> {
         runtime: &Arc<Runtime>,
         budget: &Budget,
     ) -> Result<Option<(Vec<Type>, KeyRanges)>> {
-        let SinkPlan::Hash {
-            packed,
-            carried,
-            aggs,
-            key_kinds,
-            single_signed,
-            ..
-        } = &self.sink
-        else {
-            return Ok(None);
-        };
         let q = &self.query;
         let integral = |t: Type| t.is_exact() || t == Type::Date;
         let (kty, vty) = match q.outputs.as_slice() {
@@ -156,18 +153,9 @@ impl Plan<'_> {
             }] if a == b && a.ty() == vty => &q.tables[*table].table.columns()[*column].column,
             _ => return Ok(None),
         };
-        if packed.len() != 1
-            || !carried.is_empty()
-            || aggs.len() != 2
-            || *single_signed
-            || !matches!(&key_kinds[..], [SlotKind::Int(t)] if *t == kty)
-            || q.having.is_some()
-            || !q.order_by.is_empty()
-            || q.limit.is_some()
-        {
+        let Some(((key, kmin, bits), aggs @ [_, _])) = self.one_int_key(kty) else {
             return Ok(None);
-        }
-        let (key, kmin, bits) = &packed[0];
+        };
         let (kmin, bits) = (*kmin, *bits);
         let rows = self.root.rows as u64;
         if bits > RANGE_KEY_BITS || (bits > SMALL_RANGE_BITS && (1u64 << bits) > 4 * rows) {
