@@ -12,6 +12,7 @@
 //! each row's symbols only until the prefix is matched or missed; ranges and other `LIKE`
 //! patterns decompress each row.
 
+use std::collections::HashMap;
 use std::ops::Bound;
 
 use smartarrays::{ArrayOptions, ArrayView, SmartArray};
@@ -80,13 +81,32 @@ pub struct StringDictionary {
 impl StringDictionary {
     /// Builds the sorted dictionary of `values` and their codes, placed by `options`.
     pub fn new<S: AsRef<str> + Sync>(values: &[S], options: &ArrayOptions) -> Result<Self> {
-        let mut dictionary: Vec<String> = values.iter().map(|s| s.as_ref().to_string()).collect();
-        dictionary.sort_unstable();
-        dictionary.dedup();
+        // Each distinct string once, found by hashing (in the order first seen), and every
+        // row's index into them; then only the distinct strings are sorted, and a row's code is
+        // its string's rank. (Sorting every row and searching each one in the sorted strings
+        // cost two string comparisons per row and level: most of a Parquet load of free text.)
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        let mut distinct: Vec<&str> = Vec::new();
+        let first_seen: Vec<usize> = values
+            .iter()
+            .map(|value| {
+                let text = value.as_ref();
+                *seen.entry(text).or_insert_with(|| {
+                    distinct.push(text);
+                    distinct.len() - 1
+                })
+            })
+            .collect();
+        drop(seen);
+        let mut order: Vec<usize> = (0..distinct.len()).collect();
+        order.sort_unstable_by(|&a, &b| distinct[a].cmp(distinct[b]));
+        let mut rank = vec![0u64; distinct.len()];
+        for (code, &index) in order.iter().enumerate() {
+            rank[index] = code as u64;
+        }
+        let dictionary: Vec<String> = order.iter().map(|&i| distinct[i].to_string()).collect();
         let largest = dictionary.len().saturating_sub(1) as u64;
-        let codes = kernel::pack(values.len(), largest, options, |i| {
-            dictionary.partition_point(|d| d.as_str() < values[i].as_ref()) as u64
-        })?;
+        let codes = kernel::pack(values.len(), largest, options, |i| rank[first_seen[i]])?;
         Ok(StringDictionary {
             values: dictionary,
             codes,

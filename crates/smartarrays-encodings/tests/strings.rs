@@ -350,3 +350,25 @@ proptest! {
         prop_assert_eq!(verdicts, want);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The dictionary is the sorted distinct strings, and each row's code points at its own
+    /// string: against a sort and dedup of a `Vec`.
+    #[test]
+    fn a_string_dictionary_is_the_sorted_distinct_values(
+        values in prop::collection::vec(prop_oneof!["[abc]{0,3}", "\\PC{0,5}"], 0..1100),
+    ) {
+        let dictionary =
+            smartarrays_encodings::strings::StringDictionary::new(&values, &Default::default())
+                .unwrap();
+        let mut want = values.clone();
+        want.sort();
+        want.dedup();
+        prop_assert_eq!(dictionary.values(), want.as_slice());
+        for (row, value) in values.iter().enumerate() {
+            prop_assert_eq!(&dictionary.get(row).unwrap(), value);
+        }
+    }
+}
