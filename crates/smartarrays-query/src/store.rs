@@ -63,7 +63,7 @@ use std::fs::File;
 use std::io::{BufWriter, Seek, Write};
 use std::path::Path;
 
-use smartarrays_encodings::{Column, ColumnOptions, DataType, EncodingKind, Values};
+use smartarrays_encodings::{Column, ColumnOptions, DataType, EncodingKind};
 
 use crate::error::{QueryError, Result};
 use crate::table::{Table, TableColumn};
@@ -485,18 +485,7 @@ fn unpack_parts(
     match options.encoding {
         Some(kind) if kind != column.encoding_kind() => {
             let values = column.unpack(0..rows).map_err(encoding)?.values;
-            match values {
-                Values::UInt64(v) => Column::from_u64(&v, options),
-                Values::Int64(v) => Column::from_i64(&v, options),
-                Values::Float64(v) => Column::from_f64(&v, options),
-                Values::Decimal { unscaled, scale } => {
-                    Column::from_decimal(&unscaled, scale, options)
-                }
-                Values::Date32(v) => Column::from_dates(&v, options),
-                Values::Bool(v) => Column::from_bool(&v, options),
-                Values::Utf8(v) => Column::from_strs(&v, options),
-            }
-            .map_err(encoding)
+            crate::table::column_from_values(values, options).map_err(|e| e.to_string())
         }
         _ => Ok(column),
     }
