@@ -326,7 +326,10 @@ fn component_sizes_are_exact_whether_or_not_the_sampled_one_holds_half_the_verti
     // sampled component holds half the vertices, a little less or far less, so the size of the
     // largest comes from the sampled one's count or from counting every component.
     let chains = |n: u32, size: u32| -> Vec<[u32; 2]> {
-        (0..n - 1).filter(|v| (v + 1) % size != 0).map(|v| [v, v + 1]).collect()
+        (0..n - 1)
+            .filter(|v| (v + 1) % size != 0)
+            .map(|v| [v, v + 1])
+            .collect()
     };
     let mut cases: Vec<(u32, Vec<[u32; 2]>, u64, u64)> = vec![
         // Two halves.
