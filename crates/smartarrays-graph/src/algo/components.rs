@@ -72,12 +72,7 @@ fn link<C: Cell>(labels: &[C], u: usize, v: usize) {
 fn compress<C: Cell>(labels: &[C], runtime: &Runtime) {
     runtime.for_each_batch(0..labels.len(), BATCH, |_, range| {
         for v in range {
-            let parent = labels[v].get();
-            let label = root(labels, parent);
-            // Only changed labels are written back (no cache line made dirty for nothing).
-            if label != parent {
-                labels[v].set(label);
-            }
+            flatten(labels, v);
         }
     });
 }
@@ -244,6 +239,18 @@ fn root<C: Cell>(labels: &[C], mut label: u64) -> u64 {
     }
 }
 
+/// Points `v` straight at its tree's root and returns the root; only a changed label is
+/// written back (no cache line made dirty for nothing).
+#[inline]
+fn flatten<C: Cell>(labels: &[C], v: usize) -> u64 {
+    let parent = labels[v].get();
+    let label = root(labels, parent);
+    if label != parent {
+        labels[v].set(label);
+    }
+    label
+}
+
 /// The last [`compress`], counting on the way the roots (one per component) and the members of
 /// the component `sampled` ended in. When those are at least half of all vertices no other
 /// component can be larger, so the sizes of the others are only counted (by [`tally`]) when
@@ -257,11 +264,7 @@ fn compress_and_tally<C: Cell>(labels: &[C], sampled: u64, runtime: &Runtime) ->
         || (0u64, 0u64),
         |(mut count, mut members), _, range| {
             for v in range {
-                let parent = labels[v].get();
-                let label = root(labels, parent);
-                if label != parent {
-                    labels[v].set(label);
-                }
+                let label = flatten(labels, v);
                 count += u64::from(label == v as u64);
                 members += u64::from(label == giant);
             }
