@@ -877,3 +877,26 @@ unsafe fn sweep_batch<const PREFETCH: bool, W: EdgeWindow, S: SharedCell>(
     }
     (delta, lost)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_cells_hold_every_value_at_odd_thread_counts() {
+        for threads in [1, 3] {
+            let runtime = Runtime::with_threads(threads).unwrap();
+            for n in [0, 1, 63, 64, 65, 1023, 1025, BATCH * 8, BATCH * 8 + 1] {
+                let value = |v: usize| v as f64 * 0.5 - 3.0;
+                let wide: Vec<AtomicU64> = shared_cells(&runtime, n, value);
+                let narrow: Vec<AtomicU32> = shared_cells(&runtime, n, value);
+                assert_eq!((wide.len(), narrow.len()), (n, n));
+                for v in 0..n {
+                    assert_eq!(wide[v].read(), value(v), "n {n} vertex {v}");
+                    // Exact in f32 too: halves of integers below 2^23.
+                    assert_eq!(narrow[v].read(), value(v), "n {n} vertex {v}");
+                }
+            }
+        }
+    }
+}
