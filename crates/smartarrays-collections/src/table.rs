@@ -42,6 +42,28 @@ fn mark(remainder: u64) -> u64 {
     1 << (remainder & 63)
 }
 
+/// A table of fewer buckets than this (256 KiB of buckets) grows by doubling: cheap (every
+/// entry's new place follows from its old one, no key is recovered) and its memory is small.
+/// From this size on it grows by [`GROWTH`] instead, so that it never drops far below its
+/// load limit (a doubled table is half as full as it was: 0.375 after growing at 0.75).
+const GENTLE_GROWTH_BUCKETS: u64 = 1 << 12;
+
+/// The factor a table of at least [`GENTLE_GROWTH_BUCKETS`] buckets grows its bucket count
+/// by, as a fraction `GROWTH.0 / GROWTH.1`. Its load after a growth is the limit divided by
+/// this (0.6 at a limit of 0.75), every entry moves about `1 / (factor - 1)` times over the
+/// table's life (4 moves at 5/4, against 1 when doubling), and a growth holds the old and new
+/// tables at once: 2.25x the old table's memory, against 3x when doubling.
+const GROWTH: (u64, u64) = (5, 4);
+
+/// The bucket count after growing from `buckets` by [`GROWTH`] (or doubling when small).
+fn grown(buckets: u64) -> Option<u64> {
+    if buckets < GENTLE_GROWTH_BUCKETS {
+        return buckets.checked_mul(2);
+    }
+    let step = buckets / GROWTH.1 * (GROWTH.0 - GROWTH.1);
+    buckets.checked_add(step.max(1))
+}
+
 /// Most slots per bucket of a table that keeps a filter word per bucket: with more, a word's
 /// 64 bits would be too full to turn many absent keys away.
 const FILTER_MAX_SLOTS: u32 = 16;
@@ -135,22 +157,40 @@ fn max_load(slots: u32) -> f64 {
     }
 }
 
+/// How far under its load limit a table built for a known count starts: close, so that a
+/// table sized once (a batch, a group-by's partition, `with_capacity`) is nearly as full as
+/// the format allows, but not at it, so that a build rarely meets a cluster that does not fit.
+const BUILD_MARGIN: f64 = 0.03;
+
 /// The geometry for `entries` keys below `2^key_bits_min` with `value_bits`: key bits, bucket
-/// count and layout, at a load a little under the maximum.
+/// count and layout, at a load [`BUILD_MARGIN`] under the maximum.
 fn geometry(entries: u64, key_bits_min: u32, value_bits: u32) -> Result<(u32, u64, Layout)> {
     let overflow = || Error::CapacityOverflow { entries };
+    let need = |layout: Layout| need_of(entries, layout);
     let mut buckets = 1u64;
     for _ in 0..16 {
         let (key_bits, layout) = widths(buckets, key_bits_min, value_bits).ok_or_else(overflow)?;
-        let target = max_load(layout.slots) - 0.0625;
-        let need = ((entries as f64) / (f64::from(layout.slots) * target)).ceil() as u64;
+        let need = need(layout);
         if need <= buckets {
+            // Fewer buckets have longer remainders, so maybe fewer slots: `need` buckets
+            // do when their own layout holds the entries, else `buckets`.
+            let (small_key_bits, small) =
+                widths(need, key_bits_min, value_bits).ok_or_else(overflow)?;
+            if need_of(entries, small) <= need {
+                return Ok((small_key_bits, need, small));
+            }
             return Ok((key_bits, buckets, layout));
         }
         buckets = need;
     }
     let (key_bits, layout) = widths(buckets, key_bits_min, value_bits).ok_or_else(overflow)?;
     Ok((key_bits, buckets, layout))
+}
+
+/// Buckets of `layout` that hold `entries` at [`BUILD_MARGIN`] under the load limit.
+fn need_of(entries: u64, layout: Layout) -> u64 {
+    let target = max_load(layout.slots) - BUILD_MARGIN;
+    ((entries as f64) / (f64::from(layout.slots) * target)).ceil() as u64
 }
 
 /// Key bits and layout for `buckets` buckets: the hash domain must leave at least the tag's 7
@@ -353,9 +393,15 @@ impl Table {
     /// Hashes a code inside the domain.
     #[inline(always)]
     pub(crate) fn hash(&self, code: u64) -> Hashed {
+        self.hash_mixed(self.mixer.mix(code))
+    }
+
+    /// Hashes a mixed code `h = mix(code)` (below `2^w`).
+    #[inline(always)]
+    fn hash_mixed(&self, h: u64) -> Hashed {
         // `h * n` with `h` aligned to the top of a word: the high word is `h * n >> w` (the
         // home) and the low word the fraction `h * n mod 2^w`, aligned to the top too.
-        let top = self.mixer.mix(code) << self.top_shift;
+        let top = h << self.top_shift;
         let product = u128::from(top) * u128::from(self.buckets);
         let remainder = (product as u64) >> self.remainder_shift;
         Hashed {
@@ -674,10 +720,15 @@ impl Table {
     /// The key code of an entry from its home and remainder.
     #[inline]
     pub(crate) fn recover(&self, home: u64, remainder: u64) -> u64 {
+        self.mixer.unmix(self.recover_mixed(home, remainder))
+    }
+
+    /// The mixed code `h` of an entry from its home and remainder.
+    #[inline]
+    fn recover_mixed(&self, home: u64, remainder: u64) -> u64 {
         let low = u128::from(home) << self.key_bits | u128::from(remainder) << self.log;
         let buckets = u128::from(self.buckets);
-        let h = low.div_ceil(buckets) as u64;
-        self.mixer.unmix(h)
+        low.div_ceil(buckets) as u64
     }
 
     /// Every entry as (code, value), reading `replica`.
@@ -703,34 +754,51 @@ impl Table {
         self.rebuild(self.len as u64 + 1, self.key_bits, value_bits)
     }
 
-    /// Grows to hold at least `entries`: doubles the bucket count (no key needs recovering)
-    /// when the widths allow, else rebuilds through the keys.
+    /// Grows to hold at least `entries`: a small table doubles its bucket count (no key needs
+    /// recovering), a larger one grows by [`GROWTH`] through its keys (see [`Table::rebuild`]).
+    ///
+    /// A gentle step also gives back the spare value bits that widening added (see
+    /// [`Table::widen_values`]) beyond one: the values take what the largest one present needs
+    /// plus a bit, so that a table of 20-bit values widened to 25 bits does not carry the 5
+    /// bits through every later growth. A wider value after that widens again as usual.
     pub(crate) fn grow(&mut self, entries: u64) -> Result<()> {
         if self.buckets == 0 {
             let (key_bits, buckets, layout) = geometry(entries.max(1), self.key_bits, 0)?;
             *self = Table::allocate(Arc::clone(&self.storage), key_bits, buckets, layout)?;
             return Ok(());
         }
-        self.rebuild(entries, self.key_bits, self.layout.value_bits)
+        let mut value_bits = self.layout.value_bits;
+        if self.buckets >= GENTLE_GROWTH_BUCKETS {
+            let largest = self
+                .raw_entries(0)
+                .fold(0, |largest, (_, _, value)| largest | value);
+            value_bits = value_bits.min(bits_needed(largest) + 1);
+        }
+        self.rebuild(entries, self.key_bits, value_bits)
     }
 
     /// Makes room for `entries` keys at once, at the size an exact build would choose (not
-    /// a power-of-two step), so a batch of known size fills its table well.
-    pub(crate) fn reserve(&mut self, entries: u64) -> Result<()> {
+    /// a growth step), so a batch of known size fills its table well. `largest_key` and
+    /// `largest_value` (the bitwise or of the batch's codes and values) size the widths too,
+    /// so a batch into an empty table does not widen, and lose slots, after its sizing.
+    pub(crate) fn reserve(
+        &mut self,
+        entries: u64,
+        largest_key: u64,
+        largest_value: u64,
+    ) -> Result<()> {
         if entries <= self.max_entries() {
             return Ok(());
         }
-        let (_, buckets, _) = geometry(entries, self.key_bits, self.layout.value_bits)?;
+        let key_bits = self.key_bits.max(bits_needed(largest_key));
+        let value_bits = self.layout.value_bits.max(bits_needed(largest_value));
+        let (_, buckets, _) = geometry(entries, key_bits, value_bits)?;
         let doubled = self.buckets.saturating_mul(2);
         if buckets <= doubled {
             return self.grow(entries);
         }
-        let mut table = Table::with_geometry(
-            Arc::clone(&self.storage),
-            entries,
-            self.key_bits,
-            self.layout.value_bits,
-        )?;
+        let mut table =
+            Table::with_geometry(Arc::clone(&self.storage), entries, key_bits, value_bits)?;
         for (code, value) in self.entries(0) {
             table.insert_new(code, value)?;
         }
@@ -746,7 +814,9 @@ impl Table {
             *self = Table::allocate(Arc::clone(&self.storage), key_bits, buckets, layout)?;
             return Ok(());
         }
-        // Prefer doubling the bucket count: then the new position follows from the old one.
+        // The same bucket count when it holds `entries` (a widening), else the next step of
+        // the growth policy ([`grown`]: doubling while small, so the new position follows from
+        // the old one, then by [`GROWTH`]), as many steps as `entries` need.
         let mut buckets = self.buckets;
         let mut target = widths(buckets, key_bits, value_bits);
         let fits = |b: u64, t: &Option<(u32, Layout)>| {
@@ -755,9 +825,7 @@ impl Table {
             })
         };
         while !fits(buckets, &target) {
-            buckets = buckets
-                .checked_mul(2)
-                .ok_or(Error::CapacityOverflow { entries })?;
+            buckets = grown(buckets).ok_or(Error::CapacityOverflow { entries })?;
             target = widths(buckets, key_bits, value_bits);
             if target.is_none() {
                 return Err(Error::CapacityOverflow { entries });
@@ -787,6 +855,9 @@ impl Table {
                         stored: remainder_low & low_mask(layout.remainder_bits),
                         mark: mark(remainder_low),
                     }
+                } else if new_key_bits == self.key_bits {
+                    // The same hash domain, so the same mixer: the mixed code carries over.
+                    table.hash_mixed(self.recover_mixed(home, remainder))
                 } else {
                     table.hash(self.recover(home, remainder))
                 };
@@ -799,10 +870,8 @@ impl Table {
                 *self = table;
                 return Ok(());
             }
-            // A cluster did not fit within reach of its home: try twice the buckets.
-            buckets = buckets
-                .checked_mul(2)
-                .ok_or(Error::CapacityOverflow { entries })?;
+            // A cluster did not fit within reach of its home: try the next growth step.
+            buckets = grown(buckets).ok_or(Error::CapacityOverflow { entries })?;
             target = widths(buckets, key_bits, value_bits);
         }
     }
@@ -895,5 +964,55 @@ impl Table {
         let (key_bits, layout) = widths(doubled, self.key_bits, self.layout.value_bits)
             .ok_or(Error::CapacityOverflow { entries })?;
         Table::allocate(Arc::clone(&self.storage), key_bits, doubled, layout)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_tables_double_and_large_ones_grow_by_a_quarter() {
+        assert_eq!(grown(1), Some(2));
+        assert_eq!(grown(63), Some(126));
+        assert_eq!(
+            grown(GENTLE_GROWTH_BUCKETS - 1),
+            Some(2 * GENTLE_GROWTH_BUCKETS - 2)
+        );
+        assert_eq!(grown(GENTLE_GROWTH_BUCKETS), Some(5120));
+        assert_eq!(grown(GENTLE_GROWTH_BUCKETS + 1), Some(5121));
+        assert_eq!(grown(4099), Some(4099 + 1024));
+        assert_eq!(grown(1 << 40), Some(5 << 38));
+        assert_eq!(grown(u64::MAX), None);
+        assert_eq!(grown(u64::MAX / 5 * 4 + 4), None);
+        // Every step grows, and by no more than a doubling.
+        for b in [
+            1u64,
+            2,
+            3,
+            4095,
+            4096,
+            4097,
+            5119,
+            5120,
+            1 << 30,
+            (1 << 40) - 1,
+        ] {
+            let g = grown(b).unwrap();
+            assert!(g > b && g <= 2 * b, "{b} -> {g}");
+        }
+    }
+
+    #[test]
+    fn a_gentle_step_lands_between_the_limit_over_the_factor_and_the_limit() {
+        // The load right after a growth at the limit, for bucket counts from 4096 on.
+        for buckets in [4096u64, 5120, 6400, 100_000, 1 << 24] {
+            let (_, layout) = widths(buckets, 32, 20).unwrap();
+            let grown = grown(buckets).unwrap();
+            let (_, after) = widths(grown, 32, 20).unwrap();
+            let limit = buckets as f64 * f64::from(layout.slots) * max_load(layout.slots);
+            let load = limit / (grown as f64 * f64::from(after.slots));
+            assert!((0.55..=0.75).contains(&load), "{buckets}: {load}");
+        }
     }
 }
