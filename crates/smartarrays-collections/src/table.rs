@@ -133,6 +133,9 @@ pub(crate) struct Table {
     storage: Arc<Storage>,
     /// No entry placed and no page written since the table was mapped.
     untouched: bool,
+    /// The bitwise or of every value placed or set since the table was built (removals leave
+    /// it as it was): what the values need, without reading them.
+    values_seen: u64,
 }
 
 impl std::fmt::Debug for Table {
@@ -224,6 +227,7 @@ impl Table {
             filters: Vec::new(),
             storage,
             untouched: false,
+            values_seen: 0,
         }
     }
 
@@ -285,6 +289,7 @@ impl Table {
             filters,
             storage,
             untouched: true,
+            values_seen: 0,
         })
     }
 
@@ -541,6 +546,7 @@ impl Table {
 
     /// Overwrites the value at a position (the value must fit).
     pub(crate) fn set_value_at(&mut self, position: Position, value: u64) {
+        self.values_seen |= value;
         let mut bucket = self.buckets(0)[position.bucket];
         self.layout.set_value(&mut bucket, position.slot, value);
         self.write(position.bucket, &bucket);
@@ -591,6 +597,7 @@ impl Table {
                 }
                 self.len += 1;
                 self.untouched = false;
+                self.values_seen |= value;
                 return true;
             }
             index = if index as u64 + 1 == self.buckets {
@@ -769,10 +776,7 @@ impl Table {
         }
         let mut value_bits = self.layout.value_bits;
         if self.buckets >= GENTLE_GROWTH_BUCKETS {
-            let largest = self
-                .raw_entries(0)
-                .fold(0, |largest, (_, _, value)| largest | value);
-            value_bits = value_bits.min(bits_needed(largest) + 1);
+            value_bits = value_bits.min(bits_needed(self.values_seen) + 1);
         }
         self.rebuild(entries, self.key_bits, value_bits)
     }
