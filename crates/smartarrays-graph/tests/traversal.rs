@@ -320,6 +320,52 @@ fn components_skip_the_largest_one_only_where_every_edge_is_still_seen() {
     check_components(&graph, "kronecker");
 }
 
+#[test]
+fn component_sizes_are_exact_whether_or_not_the_sampled_one_holds_half_the_vertices() {
+    // Chains of `size` vertices (the last `rest` vertices alone, or one longer chain): the
+    // sampled component holds half the vertices, a little less or far less, so the size of the
+    // largest comes from the sampled one's count or from counting every component.
+    let chains = |n: u32, size: u32| -> Vec<[u32; 2]> {
+        (0..n - 1)
+            .filter(|v| (v + 1) % size != 0)
+            .map(|v| [v, v + 1])
+            .collect()
+    };
+    let mut cases: Vec<(u32, Vec<[u32; 2]>, u64, u64)> = vec![
+        // Two halves.
+        (1024, chains(1024, 512), 2, 512),
+        // Half and one more alone.
+        (1025, chains(1024, 512), 3, 512),
+        // Many small chains, sizes 1, 63, 64, 65.
+        (1023, chains(1023, 1), 1023, 1),
+        (64 * 63, chains(64 * 63, 63), 64, 63),
+        (64 * 64, chains(64 * 64, 64), 64, 64),
+        (65 * 65, chains(65 * 65, 65), 65, 65),
+    ];
+    // Half the vertices less one in the first chain, the rest in small ones and one longer.
+    let mut skewed = chains(1000, 499);
+    skewed.extend((1000..1499).filter(|v| v % 7 != 6).map(|v| [v, v + 1]));
+    cases.push((1500, skewed, 0, 499));
+    for (n, pairs, count, largest) in cases {
+        for variant in [Variant::U, Variant::VE] {
+            for threads in [1, 3] {
+                let graph = build(
+                    EdgeList::from_pairs(u64::from(n), false, pairs.clone()),
+                    &options(variant, threads),
+                )
+                .unwrap();
+                let label = format!("n {n} {variant:?} {threads} threads");
+                check_components(&graph, &label);
+                let components = connected_components(&graph).unwrap();
+                if count > 0 {
+                    assert_eq!(components.count, count, "{label}");
+                }
+                assert_eq!(components.largest, largest, "{label}");
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 

@@ -14,8 +14,8 @@ use pyo3::exceptions::{
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyList, PyString, PyTuple};
-use smartarrays::{ArrayOptions, PlacementReport};
-use smartarrays_collections::{Bag, Error, Key, Map, MemoryReport, Set};
+use smartarrays::ArrayOptions;
+use smartarrays_collections::{Bag, Error, Key, Map, MemoryReport, Set, Value};
 
 use crate::buffer::{copy_u64_words, new_numpy_u64};
 use crate::{info, input, runtime};
@@ -294,21 +294,60 @@ fn memory_dict<'py>(py: Python<'py>, report: &MemoryReport) -> PyResult<Bound<'p
     Ok(dict)
 }
 
-fn placement_list<'py>(
+/// `placement_report()` of a map, set or bag: one placement report per partition, read with
+/// the GIL released.
+fn placement_list<'py, V: Value>(
     py: Python<'py>,
-    reports: Result<Vec<PlacementReport>, Error>,
+    map: &Map<u64, V>,
 ) -> PyResult<Bound<'py, PyList>> {
     let list = PyList::empty(py);
-    for report in reports.py_col()? {
+    for report in py.detach(|| map.placement_report()).py_col()? {
         list.append(info::report_dict(py, &report)?)?;
     }
     Ok(list)
 }
 
-/// Entries sorted by key value (not by code).
-fn sorted_entries(keys: IntType, mut entries: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+/// `(keys, values)` numpy arrays of `entries` sorted by key value (not by code): `items()` of a
+/// map (its values) or a bag (its counts).
+fn sorted_items<'py>(
+    py: Python<'py>,
+    keys: IntType,
+    values: IntType,
+    mut entries: Vec<(u64, u64)>,
+) -> PyResult<Bound<'py, PyTuple>> {
     entries.sort_unstable_by_key(|&(k, _)| keys.value(k));
-    entries
+    let key_codes: Vec<u64> = entries.iter().map(|&(k, _)| k).collect();
+    let value_codes: Vec<u64> = entries.iter().map(|&(_, v)| v).collect();
+    PyTuple::new(
+        py,
+        [
+            keys.to_numpy(py, &key_codes)?,
+            values.to_numpy(py, &value_codes)?,
+        ],
+    )
+}
+
+/// `contains_many(keys)` of a map or set: a boolean mask of the keys present, probed with the
+/// GIL released.
+fn contains_mask<'py, V: Value>(
+    py: Python<'py>,
+    key_type: IntType,
+    map: &Map<u64, V>,
+    keys: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let codes = key_type.codes(py, keys, "keys")?;
+    let found = py
+        .detach(|| {
+            let mut out = vec![false; codes.len()];
+            map.contains_many(&codes, &mut out).map(|_| out)
+        })
+        .py_col()?;
+    new_numpy_u64(py, found.len(), |out| {
+        out.iter_mut()
+            .zip(&found)
+            .for_each(|(o, &f)| *o = u64::from(f))
+    })?
+    .call_method1("astype", ("bool",))
 }
 
 /// A hash map from integer keys to integer values (uint64 or int64 each) in compact, placed
@@ -614,20 +653,7 @@ impl PyMap {
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let codes = self.keys.codes(py, keys, "keys")?;
-        let map = &self.map;
-        let found = py
-            .detach(|| {
-                let mut out = vec![false; codes.len()];
-                map.contains_many(&codes, &mut out).map(|_| out)
-            })
-            .py_col()?;
-        new_numpy_u64(py, found.len(), |out| {
-            out.iter_mut()
-                .zip(&found)
-                .for_each(|(o, &f)| *o = u64::from(f))
-        })?
-        .call_method1("astype", ("bool",))
+        contains_mask(py, self.keys, &self.map, keys)
     }
 
     /// insert_many(keys, values): sets every key (later duplicates win).
@@ -667,16 +693,8 @@ impl PyMap {
     /// `(keys, values)`: numpy arrays of every entry, sorted by key.
     fn items<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let map = &self.map;
-        let entries = sorted_entries(self.keys, py.detach(|| map.iter().collect()));
-        let keys: Vec<u64> = entries.iter().map(|&(k, _)| k).collect();
-        let values: Vec<u64> = entries.iter().map(|&(_, v)| v).collect();
-        PyTuple::new(
-            py,
-            [
-                self.keys.to_numpy(py, &keys)?,
-                self.values.to_numpy(py, &values)?,
-            ],
-        )
+        let entries = py.detach(|| map.iter().collect());
+        sorted_items(py, self.keys, self.values, entries)
     }
 
     /// The keys, sorted, as a numpy array.
@@ -726,8 +744,7 @@ impl PyMap {
 
     /// Where the pages are: one placement report per partition.
     fn placement_report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let map = &self.map;
-        placement_list(py, py.detach(|| map.placement_report()))
+        placement_list(py, &self.map)
     }
 }
 
@@ -818,20 +835,7 @@ impl PySet {
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let codes = self.keys.codes(py, keys, "keys")?;
-        let set = &self.set;
-        let found = py
-            .detach(|| {
-                let mut out = vec![false; codes.len()];
-                set.contains_many(&codes, &mut out).map(|_| out)
-            })
-            .py_col()?;
-        new_numpy_u64(py, found.len(), |out| {
-            out.iter_mut()
-                .zip(&found)
-                .for_each(|(o, &f)| *o = u64::from(f))
-        })?
-        .call_method1("astype", ("bool",))
+        contains_mask(py, self.keys, self.set.as_map(), keys)
     }
 
     /// remove(key) -> True when it was present.
@@ -879,8 +883,7 @@ impl PySet {
 
     /// Where the pages are: one placement report per partition.
     fn placement_report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let map = self.set.as_map();
-        placement_list(py, py.detach(|| map.placement_report()))
+        placement_list(py, self.set.as_map())
     }
 }
 
@@ -1031,16 +1034,8 @@ impl PyBag {
     /// `(keys, counts)`: numpy arrays of every key and its count, sorted by key.
     fn items<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let bag = &self.bag;
-        let entries = sorted_entries(self.keys, py.detach(|| bag.iter().collect()));
-        let keys: Vec<u64> = entries.iter().map(|&(k, _)| k).collect();
-        let counts: Vec<u64> = entries.iter().map(|&(_, c)| c).collect();
-        PyTuple::new(
-            py,
-            [
-                self.keys.to_numpy(py, &keys)?,
-                IntType::U64.to_numpy(py, &counts)?,
-            ],
-        )
+        let entries = py.detach(|| bag.iter().collect());
+        sorted_items(py, self.keys, IntType::U64, entries)
     }
 
     /// Same as `items()`.
@@ -1073,8 +1068,7 @@ impl PyBag {
 
     /// Where the pages are: one placement report per partition.
     fn placement_report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let map = self.bag.as_map();
-        placement_list(py, py.detach(|| map.placement_report()))
+        placement_list(py, self.bag.as_map())
     }
 }
 

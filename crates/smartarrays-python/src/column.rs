@@ -33,6 +33,7 @@ use smartarrays_encodings::{
 };
 
 use crate::buffer::{copy_u64_words, new_numpy_u64};
+use crate::smart_array::{cast_to, refuse_no_copy};
 use crate::{arrow, info, input, runtime};
 
 /// A crate error as the Python exception a caller expects.
@@ -1309,17 +1310,8 @@ impl PyColumn {
         let column = Arc::clone(&self.column);
         let rows = py.detach(|| column.unpack(0..column.len())).py_enc()?;
         let nulls = rows.validity.map(NullBuffer::from);
-        fn narrow<T: TryFrom<i64>>(values: Vec<i64>) -> PyResult<Vec<T>> {
-            values
-                .into_iter()
-                .map(|v| {
-                    T::try_from(v).map_err(|_| {
-                        PyValueError::new_err(format!("value {v} does not fit the column's dtype"))
-                    })
-                })
-                .collect()
-        }
-        fn unarrow<T: TryFrom<u64>>(values: Vec<u64>) -> PyResult<Vec<T>> {
+        /// The decoded 64-bit values in the column's narrower integer dtype.
+        fn narrow<S: Copy + std::fmt::Display, T: TryFrom<S>>(values: Vec<S>) -> PyResult<Vec<T>> {
             values
                 .into_iter()
                 .map(|v| {
@@ -1331,23 +1323,23 @@ impl PyColumn {
         }
         let array: ArrayRef = match (self.logical, rows.values) {
             (Logical::I8, Values::Int64(v)) => {
-                Arc::new(Int8Array::new(narrow::<i8>(v)?.into(), nulls))
+                Arc::new(Int8Array::new(narrow::<i64, i8>(v)?.into(), nulls))
             }
             (Logical::I16, Values::Int64(v)) => {
-                Arc::new(Int16Array::new(narrow::<i16>(v)?.into(), nulls))
+                Arc::new(Int16Array::new(narrow::<i64, i16>(v)?.into(), nulls))
             }
             (Logical::I32, Values::Int64(v)) => {
-                Arc::new(Int32Array::new(narrow::<i32>(v)?.into(), nulls))
+                Arc::new(Int32Array::new(narrow::<i64, i32>(v)?.into(), nulls))
             }
             (Logical::I64, Values::Int64(v)) => Arc::new(Int64Array::new(v.into(), nulls)),
             (Logical::U8, Values::UInt64(v)) => {
-                Arc::new(UInt8Array::new(unarrow::<u8>(v)?.into(), nulls))
+                Arc::new(UInt8Array::new(narrow::<u64, u8>(v)?.into(), nulls))
             }
             (Logical::U16, Values::UInt64(v)) => {
-                Arc::new(UInt16Array::new(unarrow::<u16>(v)?.into(), nulls))
+                Arc::new(UInt16Array::new(narrow::<u64, u16>(v)?.into(), nulls))
             }
             (Logical::U32, Values::UInt64(v)) => {
-                Arc::new(UInt32Array::new(unarrow::<u32>(v)?.into(), nulls))
+                Arc::new(UInt32Array::new(narrow::<u64, u32>(v)?.into(), nulls))
             }
             (Logical::U64, Values::UInt64(v)) => Arc::new(UInt64Array::new(v.into(), nulls)),
             (Logical::F32, Values::Float64(v)) => Arc::new(Float32Array::new(
@@ -1395,52 +1387,8 @@ impl PyColumn {
 
     /// Positions of an index array (integers, negative from the end, or a boolean mask).
     fn positions(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
-        let numpy = py.import("numpy")?;
-        let mut indices = numpy.call_method1("asarray", (key,))?;
-        let ndim: usize = indices.getattr("ndim")?.extract()?;
-        if ndim != 1 {
-            return Err(PyIndexError::new_err(format!(
-                "index arrays must be one-dimensional, got {ndim} dimensions"
-            )));
-        }
-        let kind: String = indices.getattr("dtype")?.getattr("kind")?.extract()?;
-        let len = self.len();
-        match kind.as_str() {
-            "b" => {
-                let mask_len = indices.len()?;
-                if mask_len != len {
-                    return Err(PyIndexError::new_err(format!(
-                        "boolean index of length {mask_len} does not match the column length {len}"
-                    )));
-                }
-                indices = numpy.call_method1("flatnonzero", (indices,))?;
-            }
-            "i" | "u" => {}
-            _ if indices.len()? == 0 => return Ok(Vec::new()),
-            _ => {
-                return Err(PyIndexError::new_err(
-                    "only integers, slices and integer or boolean arrays are valid indices",
-                ))
-            }
-        }
-        let positions: Vec<i128> = indices.call_method0("tolist")?.extract()?;
-        positions
-            .into_iter()
-            .map(|position| {
-                let index = if position < 0 {
-                    position + len as i128
-                } else {
-                    position
-                };
-                if index < 0 || index >= len as i128 {
-                    Err(PyIndexError::new_err(format!(
-                        "index {position} is out of range for a column of length {len}"
-                    )))
-                } else {
-                    Ok(index as usize)
-                }
-            })
-            .collect()
+        let indices = py.import("numpy")?.call_method1("asarray", (key,))?;
+        input::index_positions(py, indices, self.len(), "column")
     }
 }
 
@@ -1624,11 +1572,10 @@ impl PyColumn {
         dtype: Option<&Bound<'py, PyAny>>,
         copy: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        if copy == Some(false) {
-            return Err(PyValueError::new_err(
-                "a column is encoded: converting it to numpy always makes a decoded copy",
-            ));
-        }
+        refuse_no_copy(
+            copy,
+            "a column is encoded: converting it to numpy always makes a decoded copy",
+        )?;
         let decoded = self.to_numpy(py)?;
         let masked = py.import("numpy")?.getattr("ma")?.getattr("MaskedArray")?;
         if decoded.is_instance(&masked)? {
@@ -1639,16 +1586,9 @@ impl PyColumn {
                     self.column.null_count()
                 )));
             }
-            let data = decoded.getattr("data")?;
-            return match dtype {
-                Some(dtype) if !dtype.is_none() => data.call_method1("astype", (dtype,)),
-                _ => Ok(data),
-            };
+            return cast_to(decoded.getattr("data")?, dtype);
         }
-        match dtype {
-            Some(dtype) if !dtype.is_none() => decoded.call_method1("astype", (dtype,)),
-            _ => Ok(decoded),
-        }
+        cast_to(decoded, dtype)
     }
 
     /// All values as a list of Python objects (None for nulls).

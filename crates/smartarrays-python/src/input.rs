@@ -3,7 +3,7 @@
 //! Python integers (checked one by one, with the index of the first bad value in the error).
 
 use pyo3::buffer::PyUntypedBuffer;
-use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyMemoryError, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyRange, PyString};
 use smartarrays::{ArrayOptions, Compression, Placement, SmartArray};
@@ -14,6 +14,69 @@ use crate::errors::to_py;
 /// Parses `placement=`: `"os"`, `"node:N"`, `"interleaved"`, `"interleaved:N,M"`, `"replicated"`.
 pub fn placement(text: &str) -> PyResult<Placement> {
     text.parse::<Placement>().map_err(to_py)
+}
+
+/// The positions an index array (already `numpy.asarray`'d) selects among the `len` elements of
+/// a `noun` ("column", "array"): integers, negative ones counting from the end, or a boolean mask
+/// of length `len`. An IndexError names what is wrong: more than one dimension, a mask of
+/// another length, a position out of range, or another dtype (an empty array of any dtype
+/// selects nothing).
+pub fn index_positions<'py>(
+    py: Python<'py>,
+    mut indices: Bound<'py, PyAny>,
+    len: usize,
+    noun: &str,
+) -> PyResult<Vec<usize>> {
+    let ndim: usize = indices.getattr("ndim")?.extract()?;
+    if ndim != 1 {
+        return Err(PyIndexError::new_err(format!(
+            "index arrays must be one-dimensional, got {ndim} dimensions"
+        )));
+    }
+    let kind: String = indices.getattr("dtype")?.getattr("kind")?.extract()?;
+    match kind.as_str() {
+        "b" => {
+            let mask_len = indices.len()?;
+            if mask_len != len {
+                return Err(PyIndexError::new_err(format!(
+                    "boolean index of length {mask_len} does not match the {noun} length {len}"
+                )));
+            }
+            indices = py
+                .import("numpy")?
+                .call_method1("flatnonzero", (indices,))?;
+        }
+        "i" | "u" => {}
+        _ if indices.len()? == 0 => return Ok(Vec::new()),
+        _ => {
+            return Err(PyIndexError::new_err(
+                "only integers, slices and integer or boolean arrays are valid indices",
+            ))
+        }
+    }
+    let article = if noun.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    let positions: Vec<i128> = indices.call_method0("tolist")?.extract()?;
+    positions
+        .into_iter()
+        .map(|position| {
+            let index = if position < 0 {
+                position + len as i128
+            } else {
+                position
+            };
+            if index < 0 || index >= len as i128 {
+                Err(PyIndexError::new_err(format!(
+                    "index {position} is out of range for {article} {noun} of length {len}"
+                )))
+            } else {
+                Ok(index as usize)
+            }
+        })
+        .collect()
 }
 
 /// UnknownNode (ValueError) when `placement` names a node `topology` does not have.

@@ -161,14 +161,11 @@ impl PackedWords {
         view: *mut ffi::Py_buffer,
         flags: c_int,
     ) -> PyResult<()> {
-        if view.is_null() {
-            return Err(PyBufferError::new_err("no buffer view to fill"));
-        }
-        if flags & ffi::PyBUF_WRITABLE == ffi::PyBUF_WRITABLE {
-            return Err(PyBufferError::new_err(
-                "packed words are read-only: a smart array is changed through a[i] = v",
-            ));
-        }
+        check_read_only_request(
+            view,
+            flags,
+            "packed words are read-only: a smart array is changed through a[i] = v",
+        )?;
         let bytes = slf.get().array.local().packed_bytes();
         let (address, len) = (bytes.as_ptr() as usize, bytes.len());
         // SAFETY: `view` is non-null (checked above) and CPython hands it to us to fill. The
@@ -185,6 +182,22 @@ impl PackedWords {
     /// # Safety
     /// Called by CPython with the view it got from `__getbuffer__`.
     unsafe fn __releasebuffer__(&self, _view: *mut ffi::Py_buffer) {}
+}
+
+/// The checks of a read-only `__getbuffer__` before it fills anything: a view to fill, and no
+/// request for a writable buffer (a BufferError saying `read_only`).
+fn check_read_only_request(
+    view: *mut ffi::Py_buffer,
+    flags: c_int,
+    read_only: &'static str,
+) -> PyResult<()> {
+    if view.is_null() {
+        return Err(PyBufferError::new_err("no buffer view to fill"));
+    }
+    if flags & ffi::PyBUF_WRITABLE == ffi::PyBUF_WRITABLE {
+        return Err(PyBufferError::new_err(read_only));
+    }
+    Ok(())
 }
 
 /// One buffer of a table's serialised form ([`smartarrays_query::Table::to_parts`]): a
@@ -227,14 +240,7 @@ impl PartBuffer {
         view: *mut ffi::Py_buffer,
         flags: c_int,
     ) -> PyResult<()> {
-        if view.is_null() {
-            return Err(PyBufferError::new_err("no buffer view to fill"));
-        }
-        if flags & ffi::PyBUF_WRITABLE == ffi::PyBUF_WRITABLE {
-            return Err(PyBufferError::new_err(
-                "a table's packed words are read-only",
-            ));
-        }
+        check_read_only_request(view, flags, "a table's packed words are read-only")?;
         let (address, len) = (slf.get().address, slf.get().len);
         // SAFETY: `view` is non-null (checked above) and CPython hands it to us to fill. The
         // bytes at `address..address + len` lie inside memory that `_owner` (an `Arc` of an

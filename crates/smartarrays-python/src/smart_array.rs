@@ -134,52 +134,12 @@ impl PySmartArray {
         array: Arc<SmartArray>,
         key: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let numpy = py.import("numpy")?;
-        let mut indices = numpy.call_method1("asarray", (key,))?;
-        let kind: String = indices.getattr("dtype")?.getattr("kind")?.extract()?;
+        let indices = py.import("numpy")?.call_method1("asarray", (key,))?;
         let ndim: usize = indices.getattr("ndim")?.extract()?;
         if ndim == 0 {
             return Err(not_an_index(key));
         }
-        if ndim != 1 {
-            return Err(PyIndexError::new_err(format!(
-                "index arrays must be one-dimensional, got {ndim} dimensions"
-            )));
-        }
-        let len = array.len();
-        match kind.as_str() {
-            "b" => {
-                let mask_len = indices.len()?;
-                if mask_len != len {
-                    return Err(PyIndexError::new_err(format!(
-                        "boolean index of length {mask_len} does not match the array length {len}"
-                    )));
-                }
-                indices = numpy.call_method1("flatnonzero", (indices,))?;
-            }
-            "i" | "u" => {}
-            _ if indices.len()? == 0 => {}
-            _ => {
-                return Err(PyIndexError::new_err(
-                    "only integers, slices and integer or boolean arrays are valid indices",
-                ))
-            }
-        }
-        let positions: Vec<i128> = indices.call_method0("tolist")?.extract()?;
-        let mut resolved = Vec::with_capacity(positions.len());
-        for &position in &positions {
-            let index = if position < 0 {
-                position + len as i128
-            } else {
-                position
-            };
-            if index < 0 || index >= len as i128 {
-                return Err(PyIndexError::new_err(format!(
-                    "index {position} is out of range for an array of length {len}"
-                )));
-            }
-            resolved.push(index as usize);
-        }
+        let resolved = input::index_positions(py, indices, array.len(), "array")?;
         // The core's batched gather (one check, prefetching reads); indices are in range.
         new_numpy_u64(py, resolved.len(), |out| {
             let gathered = array.get_many(&resolved, out);
@@ -389,16 +349,11 @@ impl PySmartArray {
         dtype: Option<&Bound<'py, PyAny>>,
         copy: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        if copy == Some(false) {
-            return Err(PyValueError::new_err(
-                "a smart array is bit-packed: converting it to numpy always makes a decoded copy",
-            ));
-        }
-        let decoded = self.to_numpy(py)?;
-        match dtype {
-            Some(dtype) if !dtype.is_none() => decoded.call_method1("astype", (dtype,)),
-            _ => Ok(decoded),
-        }
+        refuse_no_copy(
+            copy,
+            "a smart array is bit-packed: converting it to numpy always makes a decoded copy",
+        )?;
+        cast_to(self.to_numpy(py)?, dtype)
     }
 
     /// numpy's function protocol (NEP 18): `np.sum`, `np.mean`, `np.max`/`np.amax` and
@@ -679,5 +634,25 @@ impl SmartArrayIterator {
         let value = self.buffer[self.next - self.buffer_start];
         self.next += 1;
         Some(value)
+    }
+}
+
+/// The `copy` argument of numpy's `__array__` for an object that converts by decoding:
+/// `copy=False` (no copy) cannot be honoured, so it is a ValueError saying `why`.
+pub(crate) fn refuse_no_copy(copy: Option<bool>, why: &'static str) -> PyResult<()> {
+    if copy == Some(false) {
+        return Err(PyValueError::new_err(why));
+    }
+    Ok(())
+}
+
+/// The `dtype` argument of numpy's `__array__`: `values` cast to it, or as they are for None.
+pub(crate) fn cast_to<'py>(
+    values: Bound<'py, PyAny>,
+    dtype: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    match dtype {
+        Some(dtype) if !dtype.is_none() => values.call_method1("astype", (dtype,)),
+        _ => Ok(values),
     }
 }

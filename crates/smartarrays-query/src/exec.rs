@@ -973,21 +973,24 @@ enum SinkPlan {
         aggs: Vec<AggPlan>,
         key_kinds: Vec<SlotKind>,
     },
-    /// Aggregation on the collections crate's hash map: packed keys, plus keys that must be
-    /// functionally dependent on them (checked on every row).
-    Hash {
-        packed: Vec<(VExpr, i64, u32)>,   // (key, minimum, bits)
-        carried: Vec<(KeySource, usize)>, // (how to read it, key index)
-        packed_index: Vec<usize>,
-        aggs: Vec<AggPlan>,
-        key_kinds: Vec<SlotKind>,
-        single_signed: bool,
-    },
+    /// Aggregation on the collections crate's hash map.
+    Hash(HashSink),
     /// No aggregation: collect the expressions' values.
     Collect {
         exprs: Vec<KeySource>,
         kinds: Vec<SlotKind>,
     },
+}
+
+/// A hash aggregation's keys and aggregates: packed keys, plus keys that must be functionally
+/// dependent on them (checked on every row).
+struct HashSink {
+    packed: Vec<(VExpr, i64, u32)>,   // (key, minimum, bits)
+    carried: Vec<(KeySource, usize)>, // (how to read it, key index)
+    packed_index: Vec<usize>,
+    aggs: Vec<AggPlan>,
+    key_kinds: Vec<SlotKind>,
+    single_signed: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -1188,7 +1191,7 @@ impl<'a> Plan<'a> {
             &crate::implied::implied_filters(&query.conjuncts),
         );
         let sink = plan_sink(&query, &root_pipeline)?;
-        if let SinkPlan::Direct { aggs, .. } | SinkPlan::Hash { aggs, .. } = &sink {
+        if let SinkPlan::Direct { aggs, .. } | SinkPlan::Hash(HashSink { aggs, .. }) = &sink {
             let mut text_slots = Vec::new();
             for a in aggs {
                 if let Some(e) = &a.arg {
@@ -1226,7 +1229,7 @@ impl<'a> Plan<'a> {
                 "aggregate on a direct array of {groups} groups (dictionary codes of the keys), {} aggregates, 128-bit sums",
                 aggs.len()
             ),
-            SinkPlan::Hash { packed, carried, aggs, .. } => format!(
+            SinkPlan::Hash(HashSink { packed, carried, aggs, .. }) => format!(
                 "hash aggregate (collections Map, thread-local tables merged) on {} packed keys ({} bits){}, {} aggregates, 128-bit sums",
                 packed.len(),
                 packed.iter().map(|p| p.2).sum::<u32>(),
@@ -2061,14 +2064,14 @@ fn plan_sink(query: &BoundQuery<'_>, root: &Pipeline<'_>) -> Result<SinkPlan> {
                 && i == 0
                 && query.keys.len() == 1 =>
             {
-                return Ok(SinkPlan::Hash {
+                return Ok(SinkPlan::Hash(HashSink {
                     packed: vec![(compiler.compile(e)?, 0, 64)],
                     carried: Vec::new(),
                     packed_index: vec![0],
                     aggs,
                     key_kinds,
                     single_signed: true,
-                });
+                }));
             }
             None => carried.push((key_source(e)?, i)),
         }
@@ -2107,14 +2110,14 @@ fn plan_sink(query: &BoundQuery<'_>, root: &Pipeline<'_>) -> Result<SinkPlan> {
         ));
         packed_index.push(i);
     }
-    Ok(SinkPlan::Hash {
+    Ok(SinkPlan::Hash(HashSink {
         packed,
         carried,
         packed_index,
         aggs,
         key_kinds,
         single_signed: false,
-    })
+    }))
 }
 
 fn scalar_i64(s: &smartarrays_encodings::Scalar) -> Option<i64> {
@@ -3212,6 +3215,14 @@ const MAP_START_GROUPS: usize = 1 << 12;
 const DIRECT_GROUP_BITS: u32 = 25;
 
 impl<'a> Plan<'a> {
+    /// The hash aggregation's keys and aggregates, when the plan's sink is one.
+    fn hash_sink(&self) -> Option<&HashSink> {
+        match &self.sink {
+            SinkPlan::Hash(hash) => Some(hash),
+            _ => None,
+        }
+    }
+
     /// The hash aggregation's groups (its sink must be [`SinkPlan::Hash`]): the workers'
     /// tables merged, one per partition of the key space.
     fn hash_groups(
@@ -3233,14 +3244,14 @@ impl<'a> Plan<'a> {
         budget: &Scope<'_>,
         route: Option<&(dyn Fn(u64) -> u64 + Sync)>,
     ) -> Result<Vec<HashState>> {
-        let SinkPlan::Hash {
+        let Some(HashSink {
             packed,
             carried,
             aggs,
             key_kinds,
             single_signed,
             ..
-        } = &self.sink
+        }) = self.hash_sink()
         else {
             unreachable!("hash_groups of a plan without a hash aggregation")
         };
@@ -3486,14 +3497,14 @@ impl<'a> Plan<'a> {
         runtime: &Arc<Runtime>,
         budget: &Budget,
     ) -> Result<Option<Vec<Vec<i64>>>> {
-        let SinkPlan::Hash {
+        let Some(HashSink {
             packed,
             carried,
             packed_index,
             aggs,
             key_kinds,
             single_signed,
-        } = &self.sink
+        }) = self.hash_sink()
         else {
             return Ok(None);
         };
@@ -3579,15 +3590,12 @@ impl<'a> Plan<'a> {
 
     /// The packed field of the last output's key, when [`Plan::prefix_countable`].
     fn prefix_count_fields(&self, prefix: usize) -> Option<usize> {
-        let SinkPlan::Hash {
+        let HashSink {
             carried,
             packed_index,
             key_kinds,
             ..
-        } = &self.sink
-        else {
-            return None;
-        };
+        } = self.hash_sink()?;
         let q = &self.query;
         if prefix == 0
             || q.outputs.len() != prefix + 1
@@ -3633,13 +3641,13 @@ impl<'a> Plan<'a> {
         let Some(field) = self.prefix_count_fields(prefix) else {
             return Ok(None);
         };
-        let SinkPlan::Hash {
+        let Some(HashSink {
             packed,
             packed_index,
             key_kinds,
             single_signed,
             ..
-        } = &self.sink
+        }) = self.hash_sink()
         else {
             return Ok(None);
         };
@@ -3845,14 +3853,14 @@ impl<'a> Plan<'a> {
                 }
                 out
             }
-            SinkPlan::Hash {
+            SinkPlan::Hash(HashSink {
                 packed,
                 carried,
                 packed_index,
                 aggs,
                 key_kinds,
                 single_signed,
-            } => {
+            }) => {
                 let merged = self.hash_groups(&builds, runtime, budget)?;
                 // A HAVING on aggregates alone drops its groups before their keys are built.
                 let early_having = self.query.having.as_ref().filter(|h| {

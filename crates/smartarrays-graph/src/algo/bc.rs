@@ -306,8 +306,9 @@ fn brandes<C: Cell>(
                 |a, _| a,
             );
         }
-        // Reset what this source touched.
-        for vertices in &levels {
+        // Reset what this source touched (not after the last: the cells are dropped).
+        let last = index + 1 == sources.len();
+        for vertices in levels.iter().filter(|_| !last) {
             for &v in vertices {
                 let v = v as usize;
                 depth[v].set(C::NONE);

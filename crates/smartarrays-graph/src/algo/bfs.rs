@@ -99,19 +99,26 @@ pub fn bfs(graph: &Graph, source: u64) -> Result<BfsResult> {
 }
 
 /// The search state shared by the steps.
-struct Search<'a, C> {
+struct Search<'a, C, O> {
     parents: &'a [C],
     levels: &'a [C],
-    offsets: &'a [u64],
-    in_offsets: &'a [u64],
+    offsets: &'a [O],
+    in_offsets: &'a [O],
     targets: Targets<'a>,
     in_targets: Targets<'a>,
 }
 
-impl<C: Cell> Search<'_, C> {
+impl<C: Cell, O: AsIndex> Search<'_, C, O> {
     /// One top-down step: claims the unvisited out-neighbours of `queue`; returns the next
     /// queue and the out-edges of its vertices.
-    fn top_down(&self, runtime: &Runtime, queue: &[u64], level: u64) -> (Vec<u64>, u64) {
+    /// When `seen` is not empty (after a bottom-up phase), the claimed vertices are set in it.
+    fn top_down(
+        &self,
+        runtime: &Runtime,
+        queue: &[u64],
+        seen: &[AtomicU64],
+        level: u64,
+    ) -> (Vec<u64>, u64) {
         let (next, scout, _) = fold_steps(
             runtime,
             0..queue.len(),
@@ -122,7 +129,7 @@ impl<C: Cell> Search<'_, C> {
                 with_window!(self.targets, &mut buffer, 0, |window| {
                     for &u in &queue[range] {
                         let u = u as usize;
-                        let (mut s, t) = (self.offsets[u] as usize, self.offsets[u + 1] as usize);
+                        let (mut s, t) = (self.offsets[u].at(), self.offsets[u + 1].at());
                         while s < t {
                             let piece = window.piece(s, t);
                             for &v in piece {
@@ -130,8 +137,12 @@ impl<C: Cell> Search<'_, C> {
                                 let slot = &self.parents[v];
                                 if slot.get() == C::NONE && slot.replace(C::NONE, u as u64) {
                                     self.levels[v].set(level);
+                                    if !seen.is_empty() {
+                                        seen[v / 64].fetch_or(1 << (v % 64), Ordering::Relaxed);
+                                    }
                                     next.push(v as u64);
-                                    scout += self.offsets[v + 1] - self.offsets[v];
+                                    scout +=
+                                        (self.offsets[v + 1].at() - self.offsets[v].at()) as u64;
                                 }
                             }
                             s += piece.len();
@@ -148,33 +159,37 @@ impl<C: Cell> Search<'_, C> {
         (next, scout)
     }
 
-    /// One bottom-up step: every unvisited vertex takes its first in-neighbour in `front` as
-    /// parent; the vertices found are set in `next` (every word of it is written). Returns how
-    /// many were found.
+    /// One bottom-up step: every unvisited vertex (a zero bit in `seen`) takes its first
+    /// in-neighbour in `front` as parent; the vertices found are set in `next` (every word of it
+    /// is written) and in `seen`. Returns how many were found. Visited vertices are skipped a
+    /// word of the bitmap at a time, without reading their parents.
     fn bottom_up(
         &self,
         runtime: &Runtime,
         front: &[AtomicU64],
         next: &[AtomicU64],
+        seen: &[AtomicU64],
         level: u64,
     ) -> u64 {
-        let n = self.parents.len();
         runtime
             .map_reduce(
                 0..next.len(),
                 VERTEX_BATCH / 64,
                 || (0u64, Vec::new()),
                 |(mut found, mut buffer), _, words| {
-                    let limit = self.in_offsets[(words.end * 64).min(n)] as usize;
+                    let n = self.parents.len();
+                    let limit = self.in_offsets[(words.end * 64).min(n)].at();
                     with_window!(self.in_targets, &mut buffer, limit, |window| {
                         for word in words {
+                            let visited = seen[word].load(Ordering::Relaxed);
+                            let mut todo = !visited;
                             let mut bits = 0u64;
-                            for v in word * 64..(word * 64 + 64).min(n) {
-                                if self.parents[v].get() != C::NONE {
-                                    continue;
-                                }
+                            while todo != 0 {
+                                let bit = todo.trailing_zeros() as usize;
+                                todo &= todo - 1;
+                                let v = word * 64 + bit;
                                 let (mut s, t) =
-                                    (self.in_offsets[v] as usize, self.in_offsets[v + 1] as usize);
+                                    (self.in_offsets[v].at(), self.in_offsets[v + 1].at());
                                 'scan: while s < t {
                                     let piece = window.piece(s, t);
                                     for &u in piece {
@@ -184,8 +199,7 @@ impl<C: Cell> Search<'_, C> {
                                         {
                                             self.parents[v].set(u as u64);
                                             self.levels[v].set(level);
-                                            bits |= 1 << (v % 64);
-                                            found += 1;
+                                            bits |= 1 << bit;
                                             break 'scan;
                                         }
                                     }
@@ -193,6 +207,10 @@ impl<C: Cell> Search<'_, C> {
                                 }
                             }
                             next[word].store(bits, Ordering::Relaxed);
+                            if bits != 0 {
+                                seen[word].store(visited | bits, Ordering::Relaxed);
+                                found += u64::from(bits.count_ones());
+                            }
                         }
                     });
                     (found, buffer)
@@ -203,21 +221,72 @@ impl<C: Cell> Search<'_, C> {
     }
 }
 
+/// The visited bitmap of the vertices whose parent is set, with the bits past the last vertex
+/// set as well (so a bottom-up step never looks at them).
+fn visited_bitmap<C: Cell>(parents: &[C], runtime: &Runtime) -> Vec<AtomicU64> {
+    let n = parents.len();
+    let mut seen: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+    runtime.map_reduce_mut(
+        &mut seen,
+        VERTEX_BATCH / 64,
+        || (),
+        |(), _, range, words| {
+            for (word, slot) in range.zip(words) {
+                let mut bits = 0u64;
+                for bit in 0..64 {
+                    let v = word * 64 + bit;
+                    if v >= n || parents[v].get() != C::NONE {
+                        bits |= 1 << bit;
+                    }
+                }
+                *slot.get_mut() = bits;
+            }
+        },
+        |(), ()| (),
+    );
+    seen
+}
+
+/// Runs the search on the graph's offsets read in place when both directions store them at 32
+/// bits (no decoded copy per search), else decoded to `u64`s once.
 fn search<C: Cell>(graph: &Graph, source: u64) -> Result<BfsResult> {
-    let n = graph.vertices();
-    let runtime = Arc::clone(graph.runtime());
-    let parents: Vec<C> = (0..n).map(|_| C::new(C::NONE)).collect();
-    let levels: Vec<C> = (0..n).map(|_| C::new(C::NONE)).collect();
-    parents[source as usize].set(source);
-    levels[source as usize].set(0);
-    let (mut forward_buffer, mut reverse_buffer) = (Vec::new(), Vec::new());
     let incoming = graph.incoming();
+    let forward = graph.begin().local();
+    let reverse = incoming.offsets().local();
+    let narrow_offsets = (
+        forward.as_native::<u32>(),
+        if graph.is_directed() {
+            reverse.as_native::<u32>()
+        } else {
+            forward.as_native::<u32>()
+        },
+    );
+    if let (Some(offsets), Some(in_offsets)) = narrow_offsets {
+        return search_with::<C, u32>(graph, source, offsets, in_offsets);
+    }
+    let (mut forward_buffer, mut reverse_buffer) = (Vec::new(), Vec::new());
     let offsets = cells::offsets(graph.begin(), &mut forward_buffer);
     let in_offsets = if graph.is_directed() {
         cells::offsets(incoming.offsets(), &mut reverse_buffer)
     } else {
         offsets
     };
+    search_with::<C, u64>(graph, source, offsets, in_offsets)
+}
+
+fn search_with<C: Cell, O: AsIndex>(
+    graph: &Graph,
+    source: u64,
+    offsets: &[O],
+    in_offsets: &[O],
+) -> Result<BfsResult> {
+    let n = graph.vertices();
+    let runtime = Arc::clone(graph.runtime());
+    let parents: Vec<C> = (0..n).map(|_| C::new(C::NONE)).collect();
+    let levels: Vec<C> = (0..n).map(|_| C::new(C::NONE)).collect();
+    parents[source as usize].set(source);
+    levels[source as usize].set(0);
+    let incoming = graph.incoming();
     let state = Search {
         parents: &parents,
         levels: &levels,
@@ -228,17 +297,19 @@ fn search<C: Cell>(graph: &Graph, source: u64) -> Result<BfsResult> {
     };
     let words = n.div_ceil(64);
     let mut queue: Vec<u64> = vec![source];
-    let mut scout = offsets[source as usize + 1] - offsets[source as usize];
+    let mut scout = (offsets[source as usize + 1].at() - offsets[source as usize].at()) as u64;
     let mut unexplored = graph.stored_entries();
     let mut reached = 1u64;
     let mut depth = 0u64;
     let (mut top_down_steps, mut bottom_up_steps) = (0, 0);
     let (mut front, mut next): (Vec<AtomicU64>, Vec<AtomicU64>) = (Vec::new(), Vec::new());
+    let mut seen: Vec<AtomicU64> = Vec::new();
     while !queue.is_empty() {
         if scout > unexplored / ALPHA && queue.len() > 1 {
             if front.is_empty() {
                 front = (0..words).map(|_| AtomicU64::new(0)).collect();
                 next = (0..words).map(|_| AtomicU64::new(0)).collect();
+                seen = visited_bitmap(&parents, &runtime);
             } else {
                 front.iter().for_each(|w| w.store(0, Ordering::Relaxed));
             }
@@ -252,7 +323,7 @@ fn search<C: Cell>(graph: &Graph, source: u64) -> Result<BfsResult> {
             let mut size = queue.len() as u64;
             loop {
                 let previous = size;
-                size = state.bottom_up(&runtime, &front, &next, depth + 1);
+                size = state.bottom_up(&runtime, &front, &next, &seen, depth + 1);
                 bottom_up_steps += 1;
                 std::mem::swap(&mut front, &mut next);
                 if size == 0 {
@@ -273,7 +344,7 @@ fn search<C: Cell>(graph: &Graph, source: u64) -> Result<BfsResult> {
             continue;
         }
         unexplored = unexplored.saturating_sub(scout);
-        let (found, edges) = state.top_down(&runtime, &queue, depth + 1);
+        let (found, edges) = state.top_down(&runtime, &queue, &seen, depth + 1);
         top_down_steps += 1;
         queue = found;
         scout = edges;
@@ -291,9 +362,16 @@ fn search<C: Cell>(graph: &Graph, source: u64) -> Result<BfsResult> {
     let pack = |source: &[C], bits: u32| {
         let marker = max_value(bits);
         SmartArray::from_batches(source.len(), &options.clone().bits(bits), |range, out| {
-            for (slot, cell) in out.iter_mut().zip(&source[range]) {
-                let value = cell.get();
-                *slot = if value == C::NONE { marker } else { value };
+            if marker == C::NONE {
+                // The cells' "none" is the array's marker already.
+                for (slot, cell) in out.iter_mut().zip(&source[range]) {
+                    *slot = cell.get();
+                }
+            } else {
+                for (slot, cell) in out.iter_mut().zip(&source[range]) {
+                    let value = cell.get();
+                    *slot = if value == C::NONE { marker } else { value };
+                }
             }
         })
     };

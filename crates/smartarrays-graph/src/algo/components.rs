@@ -72,15 +72,7 @@ fn link<C: Cell>(labels: &[C], u: usize, v: usize) {
 fn compress<C: Cell>(labels: &[C], runtime: &Runtime) {
     runtime.for_each_batch(0..labels.len(), BATCH, |_, range| {
         for v in range {
-            let mut label = labels[v].get();
-            loop {
-                let above = labels[label as usize].get();
-                if above == label {
-                    break;
-                }
-                label = above;
-            }
-            labels[v].set(label);
+            flatten(labels, v);
         }
     });
 }
@@ -187,19 +179,27 @@ fn most_sampled<C: Cell>(labels: &[C]) -> u64 {
         .map_or(0, |(label, _)| label)
 }
 
-fn afforest<C: Cell>(graph: &Graph, runtime: &Runtime) -> Vec<C> {
+/// Afforest's labels, and the component count and largest size.
+fn afforest<C: Cell>(graph: &Graph, runtime: &Runtime) -> (Vec<C>, u64, u64) {
     let n = graph.vertices();
     let labels: Vec<C> = (0..n as u64).map(C::new).collect();
     if n == 0 {
-        return labels;
+        return (labels, 0, 0);
     }
     let (mut forward_buffer, mut reverse_buffer) = (Vec::new(), Vec::new());
     let offsets = cells::offsets(graph.begin(), &mut forward_buffer);
     let targets = Targets::of(graph.edge().local());
-    for round in 0..SAMPLED_NEIGHBOURS {
-        link_lists(&labels, offsets, targets, (round, round + 1), None, runtime);
-        compress(&labels, runtime);
-    }
+    // Both sampled neighbours of a vertex are linked in one pass and the trees compressed
+    // once: the labels end the same as with a compression after each round, in one pass less.
+    link_lists(
+        &labels,
+        offsets,
+        targets,
+        (0, SAMPLED_NEIGHBOURS),
+        None,
+        runtime,
+    );
+    compress(&labels, runtime);
     let largest = most_sampled(&labels);
     link_lists(
         &labels,
@@ -223,8 +223,61 @@ fn afforest<C: Cell>(graph: &Graph, runtime: &Runtime) -> Vec<C> {
             runtime,
         );
     }
-    compress(&labels, runtime);
-    labels
+    let (count, largest) = compress_and_tally(&labels, largest, runtime);
+    (labels, count, largest)
+}
+
+/// The root of the tree `label` lies in.
+#[inline]
+fn root<C: Cell>(labels: &[C], mut label: u64) -> u64 {
+    loop {
+        let above = labels[label as usize].get();
+        if above == label {
+            return label;
+        }
+        label = above;
+    }
+}
+
+/// Points `v` straight at its tree's root and returns the root; only a changed label is
+/// written back (no cache line made dirty for nothing).
+#[inline]
+fn flatten<C: Cell>(labels: &[C], v: usize) -> u64 {
+    let parent = labels[v].get();
+    let label = root(labels, parent);
+    if label != parent {
+        labels[v].set(label);
+    }
+    label
+}
+
+/// The last [`compress`], counting on the way the roots (one per component) and the members of
+/// the component `sampled` ended in. When those are at least half of all vertices no other
+/// component can be larger, so the sizes of the others are only counted (by [`tally`]) when
+/// the sampled component is small.
+fn compress_and_tally<C: Cell>(labels: &[C], sampled: u64, runtime: &Runtime) -> (u64, u64) {
+    // The links are done: the trees no longer change, only get flatter.
+    let giant = root(labels, sampled);
+    let (count, members) = runtime.map_reduce(
+        0..labels.len(),
+        BATCH,
+        || (0u64, 0u64),
+        |(mut count, mut members), _, range| {
+            for v in range {
+                let label = flatten(labels, v);
+                count += u64::from(label == v as u64);
+                members += u64::from(label == giant);
+            }
+            (count, members)
+        },
+        |a, b| (a.0 + b.0, a.1 + b.1),
+    );
+    let n = labels.len() as u64;
+    if members >= n - members {
+        (count, members)
+    } else {
+        tally(labels)
+    }
 }
 
 /// Component count and largest size of final labels (each vertex labelled with its root).
@@ -267,15 +320,18 @@ fn tally<C: Cell>(labels: &[C]) -> (u64, u64) {
 pub fn connected_components(graph: &Graph) -> Result<Components> {
     let runtime = Arc::clone(graph.runtime());
     if narrow(graph.vertices()) {
-        finish(graph, &afforest::<AtomicU32>(graph, &runtime), runtime)
+        finish(graph, afforest::<AtomicU32>(graph, &runtime), runtime)
     } else {
-        finish(graph, &afforest::<AtomicU64>(graph, &runtime), runtime)
+        finish(graph, afforest::<AtomicU64>(graph, &runtime), runtime)
     }
 }
 
-fn finish<C: Cell>(graph: &Graph, labels: &[C], runtime: Arc<Runtime>) -> Result<Components> {
+fn finish<C: Cell>(
+    graph: &Graph,
+    (labels, count, largest): (Vec<C>, u64, u64),
+    runtime: Arc<Runtime>,
+) -> Result<Components> {
     let n = labels.len();
-    let (count, largest) = tally(labels);
     let properties = graph.properties();
     let bits = property_bits(properties, n.saturating_sub(1) as u64);
     let options = ArrayOptions::new()

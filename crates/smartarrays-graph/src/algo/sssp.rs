@@ -23,11 +23,12 @@ use crate::error::{GraphError, Result};
 use crate::graph::property_bits;
 use crate::{EdgeWeights, Graph};
 
-const UNREACHED: u64 = u64::MAX;
 /// Frontier vertices per parallel batch.
 const FRONTIER_BATCH: usize = 64;
 /// Frontiers of at most this many vertices are expanded on the calling thread.
 const INLINE: usize = 256;
+/// Vertices per batch of the passes that build the result.
+const RESULT_BATCH: usize = 16_384;
 /// Buckets after the current one that workers file into lists of their own.
 const NEAR: usize = 1024;
 
@@ -275,20 +276,24 @@ fn search<C: Cell>(
             buckets.entry(index).or_default().push(v);
         }
     }
-    let distances: Vec<u64> = distances
-        .iter()
-        .map(|d| match d.get() {
-            d if d == C::NONE => UNREACHED,
-            d => d,
-        })
-        .collect();
-    let reached = distances.iter().filter(|&&d| d != UNREACHED).count() as u64;
-    let max_distance = distances
-        .iter()
-        .copied()
-        .filter(|&d| d != UNREACHED)
-        .max()
-        .unwrap_or(0);
+    // Reached count and largest distance in one parallel pass over the cells; the array is
+    // then filled from them directly.
+    let (reached, max_distance) = runtime.map_reduce(
+        0..n,
+        RESULT_BATCH,
+        || (0u64, 0u64),
+        |(mut reached, mut largest), _, range| {
+            for cell in &distances[range] {
+                let d = cell.get();
+                if d != C::NONE {
+                    reached += 1;
+                    largest = largest.max(d);
+                }
+            }
+            (reached, largest)
+        },
+        |a, b| (a.0 + b.0, a.1.max(b.1)),
+    );
     let properties = graph.properties();
     // One more than the largest distance, so the all-ones marker never is one.
     let bits = property_bits(properties, max_distance.saturating_add(1));
@@ -298,8 +303,11 @@ fn search<C: Cell>(
         .bits(bits);
     let marker = max_value(bits);
     let distances = SmartArray::from_batches(n, &array_options, |range, out| {
-        for (slot, &d) in out.iter_mut().zip(&distances[range]) {
-            *slot = if d == UNREACHED { marker } else { d };
+        for (slot, cell) in out.iter_mut().zip(&distances[range]) {
+            *slot = match cell.get() {
+                d if d == C::NONE => marker,
+                d => d,
+            };
         }
     })?;
     Ok(SsspResult {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use smartarrays::Runtime;
 
-use super::{run_builds, run_pipeline, scalar_i64, AggPlan, Plan, SinkPlan, SlotKind, VExpr};
+use super::{run_builds, run_pipeline, scalar_i64, AggPlan, HashSink, Plan, SlotKind, VExpr};
 use crate::bind::{AggCall, AggFunc, BExpr};
 use crate::budget::Budget;
 use crate::codes::SharedCodes;
@@ -31,17 +31,14 @@ impl Plan<'_> {
     /// the plan groups on that one integer key of type `ty` alone (no carried keys, not packed
     /// with its sign) and has no HAVING, ORDER BY or LIMIT.
     fn one_int_key(&self, ty: Type) -> Option<(&PackedKey, &[AggPlan])> {
-        let SinkPlan::Hash {
+        let HashSink {
             packed,
             carried,
             aggs,
             key_kinds,
             single_signed,
             ..
-        } = &self.sink
-        else {
-            return None;
-        };
+        } = self.hash_sink()?;
         let q = &self.query;
         let one = packed.len() == 1
             && carried.is_empty()
