@@ -23,8 +23,10 @@
 //! more slots per bucket, 0.6 with fewer; clusters that find no slot within reach start near
 //! 0.78). Below 4096 buckets (256 KiB) it doubles its bucket count: every entry's new place
 //! follows from its old one, with no key recovered. From 4096 buckets on it grows by a quarter
-//! (5/4), rehashing each entry from its recovered hash (one 128-by-64-bit division each; the
-//! new homes come out in order, so the new table is written front to back). The load after a
+//! (5/4), rehashing each entry from its recovered hash (no division per entry: each home's
+//! quotient by the bucket count steps along with the buckets, and the rest divides by a
+//! multiplication with a reciprocal; the new homes come out in order, so the new table is
+//! written front to back). The load after a
 //! growth is therefore at least 0.6 (0.75 / 1.25) where doubling would leave 0.375, so bytes
 //! per entry stay within 1.25x of the full table's at every size, at the price of moving each
 //! entry about four times over the table's life instead of once. A growth holds the old and

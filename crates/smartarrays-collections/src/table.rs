@@ -64,6 +64,88 @@ fn grown(buckets: u64) -> Option<u64> {
     buckets.checked_add(step.max(1))
 }
 
+/// Recovers the mixed codes `h = ceil((home * 2^w + remainder * 2^k) / n)` of a table's
+/// entries with no 128-bit division per entry (a rebuild by 5/4 moves every entry about four
+/// times over a table's life, and the division was most of a move's cost).
+///
+/// Write `home * 2^w = q * n + s` (`s < n`): then `h = q + ceil((s + remainder * 2^k) / n)`.
+/// The pair `(q, s)` of each home follows from the previous home's by adding the pair of
+/// `2^w` once (bucket by bucket, see [`Table::each_mixed`]); the second part's dividend `x`
+/// is below `2^w + n`, at most 65 bits, and its quotient comes from a multiplication by the
+/// reciprocal `m = floor((2^64 - 1) / n)`: `t = floor(x * m / 2^64)` is at most `x / n` and
+/// more than `x / n - 3`, so at most two subtractions of `n` from `x - t * n` correct it.
+#[derive(Clone, Copy, Debug)]
+struct Recovery {
+    /// The bucket count `n`.
+    buckets: u64,
+    /// `k = floor(log2 n)`.
+    log: u32,
+    /// `w`.
+    key_bits: u32,
+    /// `floor(2^w / n)` (wrapped to 64 bits for `n = 1, w = 64`, whose single home never
+    /// steps to a next one).
+    step_quotient: u64,
+    /// `2^w mod n`.
+    step_residue: u64,
+    /// `floor((2^64 - 1) / n)`.
+    reciprocal: u64,
+}
+
+impl Recovery {
+    fn new(key_bits: u32, buckets: u64, log: u32) -> Recovery {
+        let domain = 1u128 << key_bits;
+        let n = u128::from(buckets.max(1));
+        Recovery {
+            buckets: buckets.max(1),
+            log,
+            key_bits,
+            step_quotient: (domain / n) as u64,
+            step_residue: (domain % n) as u64,
+            reciprocal: u64::MAX / buckets.max(1),
+        }
+    }
+
+    /// The pair `(q, s)` of `home`, by division (for a first home, or one that wrapped).
+    fn base(&self, home: u64) -> (u64, u64) {
+        let a = u128::from(home) << self.key_bits;
+        let n = u128::from(self.buckets);
+        ((a / n) as u64, (a % n) as u64)
+    }
+
+    /// The pair of the home after the one whose pair is `(q, s)`.
+    #[inline(always)]
+    fn next(&self, (q, s): (u64, u64)) -> (u64, u64) {
+        // `s + step_residue < 2n`, far below 2^64 (n <= 2^40).
+        let s = s + self.step_residue;
+        let q = q.wrapping_add(self.step_quotient);
+        if s >= self.buckets {
+            (q.wrapping_add(1), s - self.buckets)
+        } else {
+            (q, s)
+        }
+    }
+
+    /// The mixed code of the entry with `remainder` whose home's pair is `(q, s)`.
+    #[inline(always)]
+    fn mixed(&self, (q, s): (u64, u64), remainder: u64) -> u64 {
+        // `remainder < 2^(w - k)`, so the shift keeps every bit; `x = 2^64 * carry + low`.
+        let (low, carry) = s.overflowing_add(remainder << self.log);
+        let m = self.reciprocal;
+        let mut t = ((u128::from(low) * u128::from(m)) >> 64) as u64;
+        if carry {
+            t += m;
+        }
+        // `x - t * n` is below 3n, so its low 64 bits are all of it.
+        let mut rest = low.wrapping_sub(t.wrapping_mul(self.buckets));
+        while rest >= self.buckets {
+            rest -= self.buckets;
+            t += 1;
+        }
+        // Wrapping only for (home, remainder) pairs no hash has (`h` would be `2^64`).
+        q.wrapping_add(t).wrapping_add(u64::from(rest != 0))
+    }
+}
+
 /// Most slots per bucket of a table that keeps a filter word per bucket: with more, a word's
 /// 64 bits would be too full to turn many absent keys away.
 const FILTER_MAX_SLOTS: u32 = 16;
@@ -738,6 +820,42 @@ impl Table {
         low.div_ceil(buckets) as u64
     }
 
+    /// Calls `each(h, value)` with the mixed code `h` of every entry, bucket by bucket
+    /// (replica 0), until `each` returns `false`; returns whether it never did. The homes'
+    /// quotient pairs (see [`Recovery`]) step along with the buckets, and a displaced entry
+    /// takes its home's pair from the last [`MAX_DISPLACEMENT`] buckets' (a home before bucket
+    /// 0, wrapped around, divides once).
+    fn each_mixed(&self, mut each: impl FnMut(u64, u64) -> bool) -> bool {
+        const RING: usize = (MAX_DISPLACEMENT + 1) as usize;
+        let recovery = Recovery::new(self.key_bits, self.buckets, self.log);
+        let layout = self.layout;
+        let stored_mask = low_mask(layout.remainder_bits);
+        let mut ring = [(0u64, 0u64); RING];
+        let mut pair = (0u64, 0u64);
+        for (index, bucket) in self.buckets(0).iter().enumerate() {
+            ring[index % RING] = pair;
+            let mut occupied = layout.occupied(bucket);
+            while occupied != 0 {
+                let slot = occupied.trailing_zeros();
+                occupied &= occupied - 1;
+                let field = layout.key_field(bucket, slot);
+                let displacement = (field >> layout.remainder_bits) as usize;
+                let tag = u64::from(Layout::tag(bucket, slot) & 0x7f);
+                let remainder = tag << layout.remainder_bits | field & stored_mask;
+                let home = if displacement <= index {
+                    ring[(index - displacement) % RING]
+                } else {
+                    recovery.base(index as u64 + self.buckets - displacement as u64)
+                };
+                if !each(recovery.mixed(home, remainder), layout.value(bucket, slot)) {
+                    return false;
+                }
+            }
+            pair = recovery.next(pair);
+        }
+        true
+    }
+
     /// Every entry as (code, value), reading `replica`.
     pub(crate) fn entries(&self, replica: usize) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.raw_entries(replica)
@@ -847,29 +965,26 @@ impl Table {
             let by_position = new_key_bits == self.key_bits
                 && buckets == self.buckets << shift
                 && self.key_bits - self.log - shift >= TAG_BITS;
-            let mut complete = true;
-            for (home, remainder, value) in self.raw_entries(0) {
-                let hashed = if by_position {
-                    let remainder_bits = self.key_bits - self.log;
-                    let kept = remainder_bits - shift;
+            let complete = if by_position {
+                let remainder_bits = self.key_bits - self.log;
+                let kept = remainder_bits - shift;
+                self.raw_entries(0).all(|(home, remainder, value)| {
                     let remainder_low = remainder & low_mask(kept);
-                    Hashed {
+                    let hashed = Hashed {
                         home: home << shift | remainder.checked_shr(kept).unwrap_or(0),
                         tag: 0x80 | (remainder_low >> layout.remainder_bits) as u8,
                         stored: remainder_low & low_mask(layout.remainder_bits),
                         mark: mark(remainder_low),
-                    }
-                } else if new_key_bits == self.key_bits {
-                    // The same hash domain, so the same mixer: the mixed code carries over.
-                    table.hash_mixed(self.recover_mixed(home, remainder))
-                } else {
-                    table.hash(self.recover(home, remainder))
-                };
-                if !table.place(&hashed, value) {
-                    complete = false;
-                    break;
-                }
-            }
+                    };
+                    table.place(&hashed, value)
+                })
+            } else if new_key_bits == self.key_bits {
+                // The same hash domain, so the same mixer: the mixed code carries over.
+                self.each_mixed(|h, value| table.place(&table.hash_mixed(h), value))
+            } else {
+                let mixer = self.mixer;
+                self.each_mixed(|h, value| table.place(&table.hash(mixer.unmix(h)), value))
+            };
             if complete {
                 *self = table;
                 return Ok(());
@@ -973,7 +1088,110 @@ impl Table {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
+
+    /// The mixed code by one 128-bit division (the reference for [`Recovery`]).
+    fn divided(key_bits: u32, buckets: u64, log: u32, home: u64, remainder: u64) -> u64 {
+        let low = u128::from(home) << key_bits | u128::from(remainder) << log;
+        low.div_ceil(u128::from(buckets)) as u64
+    }
+
+    /// A geometry (key bits, buckets, log) from raw draws: `log` from the bucket count, key
+    /// bits at least `log + TAG_BITS` (as [`widths`] requires), at most 64.
+    fn geometry_of(buckets: u64, key_bits: u32) -> (u32, u64, u32) {
+        let buckets = buckets.clamp(1, 1 << 40);
+        let log = 63 - buckets.leading_zeros();
+        (key_bits.clamp(log + TAG_BITS, 64), buckets, log)
+    }
+
+    /// Checks [`Recovery`] at `home` for remainders `remainders`, through both its division
+    /// (`base`) and, when `home > 0`, a step from the home before.
+    fn check_recovery(key_bits: u32, buckets: u64, home: u64, remainders: &[u64]) {
+        let (key_bits, buckets, log) = geometry_of(buckets, key_bits);
+        let home = home % buckets;
+        let recovery = Recovery::new(key_bits, buckets, log);
+        let pair = recovery.base(home);
+        if home > 0 {
+            assert_eq!(
+                recovery.next(recovery.base(home - 1)),
+                pair,
+                "step to {home}"
+            );
+        }
+        let max = low_mask(key_bits - log);
+        for &remainder in remainders {
+            let remainder = remainder & max;
+            assert_eq!(
+                recovery.mixed(pair, remainder),
+                divided(key_bits, buckets, log, home, remainder),
+                "w {key_bits} n {buckets} home {home} remainder {remainder}"
+            );
+        }
+    }
+
+    #[test]
+    fn recovery_matches_the_division_at_extremes() {
+        let remainders = [0, 1, 2, 0x7f, 1 << 20, u64::MAX / 3, u64::MAX - 1, u64::MAX];
+        let counts = [
+            1u64,
+            2,
+            3,
+            63,
+            64,
+            65,
+            1023,
+            1025,
+            4095,
+            4096,
+            4097,
+            5120,
+            (1 << 32) - 1,
+            1 << 32,
+            (1 << 33) - 1,
+            (1 << 40) - 1,
+            1 << 40,
+        ];
+        for buckets in counts {
+            for key_bits in [7, 8, 32, 33, 47, 48, 63, 64] {
+                for home in [0, 1, 2, buckets / 2, buckets - 2, buckets - 1] {
+                    check_recovery(key_bits, buckets, home, &remainders);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn recovery_steps_through_every_home_of_small_tables() {
+        for (key_bits, buckets) in [(7, 1), (8, 2), (9, 3), (13, 37), (64, 41), (64, 4097)] {
+            let (key_bits, buckets, log) = geometry_of(buckets, key_bits);
+            let recovery = Recovery::new(key_bits, buckets, log);
+            let mut pair = (0, 0);
+            for home in 0..buckets {
+                assert_eq!(pair, recovery.base(home), "w {key_bits} n {buckets}");
+                for remainder in [0, 1, low_mask(key_bits - log)] {
+                    assert_eq!(
+                        recovery.mixed(pair, remainder),
+                        divided(key_bits, buckets, log, home, remainder)
+                    );
+                }
+                pair = recovery.next(pair);
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn recovery_matches_the_division(
+            key_bits in 7u32..=64,
+            buckets in prop_oneof![1u64..=8192, 1u64..=(1 << 40)],
+            home in any::<u64>(),
+            remainders in proptest::collection::vec(any::<u64>(), 1..8),
+        ) {
+            check_recovery(key_bits, buckets, home, &remainders);
+        }
+    }
 
     #[test]
     fn small_tables_double_and_large_ones_grow_by_a_quarter() {
