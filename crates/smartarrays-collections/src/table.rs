@@ -146,6 +146,76 @@ impl Recovery {
     }
 }
 
+/// The hashing constants of a table (see [`Table::clone_hasher`]).
+struct Hasher {
+    mixer: Mixer,
+    top_shift: u32,
+    remainder_shift: u32,
+    buckets: u64,
+    remainder_bits: u32,
+    stored_mask: u64,
+}
+
+impl Hasher {
+    /// As [`Table::hash_mixed`].
+    #[inline(always)]
+    fn hash_mixed(&self, h: u64) -> Hashed {
+        let top = h << self.top_shift;
+        let product = u128::from(top) * u128::from(self.buckets);
+        let remainder = (product as u64) >> self.remainder_shift;
+        Hashed {
+            home: (product >> 64) as u64,
+            tag: 0x80 | (remainder >> self.remainder_bits) as u8,
+            stored: remainder & self.stored_mask,
+            mark: mark(remainder),
+        }
+    }
+}
+
+/// Places entries into the first replica of a table being rebuilt, in place (no copy of the
+/// bucket, no loop over replicas); [`Table::copy_first_replica`] copies the result over.
+struct Filler<'a> {
+    layout: Layout,
+    buckets: &'a mut [Bucket],
+    filter: Option<&'a mut [u64]>,
+    /// Entries placed.
+    placed: usize,
+    /// The bitwise or of the values placed.
+    values_seen: u64,
+}
+
+impl Filler<'_> {
+    /// Places into the first free slot within reach of the home; its displacement, `None`
+    /// when there is none.
+    #[inline(always)]
+    fn place(&mut self, hashed: &Hashed, value: u64) -> Option<u64> {
+        let count = self.buckets.len();
+        let home = hashed.home as usize;
+        let mut index = home;
+        for displacement in 0..=MAX_DISPLACEMENT {
+            let bucket = self.buckets.get_mut(index)?;
+            if let Some(slot) = self.layout.first_empty(bucket) {
+                let field = hashed.stored | displacement << self.layout.remainder_bits;
+                self.layout.fill(bucket, slot, hashed.tag, field, value);
+                if let Some(word) = self.filter.as_mut().and_then(|f| f.get_mut(home)) {
+                    *word |= hashed.mark;
+                }
+                // Every bucket passed on the way counts one more entry beyond it.
+                let mut passed = home;
+                for _ in 0..displacement {
+                    Layout::bump_overflow(&mut self.buckets[passed], true);
+                    passed = if passed + 1 == count { 0 } else { passed + 1 };
+                }
+                self.placed += 1;
+                self.values_seen |= value;
+                return Some(displacement);
+            }
+            index = if index + 1 == count { 0 } else { index + 1 };
+        }
+        None
+    }
+}
+
 /// Most slots per bucket of a table that keeps a filter word per bucket: with more, a word's
 /// 64 bits would be too full to turn many absent keys away.
 const FILTER_MAX_SLOTS: u32 = 16;
@@ -650,45 +720,29 @@ impl Table {
             // A small table's first entry: the rest will likely follow from this thread.
             self.prefault();
         }
-        let mut index = hashed.home as usize;
-        for displacement in 0..=MAX_DISPLACEMENT {
-            let Some(&bucket) = self.buckets(0).get(index) else {
-                return false;
-            };
-            if let Some(slot) = self.layout.first_empty(&bucket) {
-                let mut bucket = bucket;
-                let field = hashed.stored | displacement << self.layout.remainder_bits;
-                self.layout
-                    .fill(&mut bucket, slot, hashed.tag, field, value);
+        // In place in the first replica, then the buckets it changed copied to the others.
+        let Some(displacement) = self.filler().place(hashed, value) else {
+            return false;
+        };
+        if self.regions.len() > 1 {
+            let home = hashed.home as usize;
+            let count = self.buckets as usize;
+            for step in 0..=displacement as usize {
+                let index = (home + step) % count;
+                let bucket = self.buckets(0)[index];
                 self.write(index, &bucket);
-                let home = hashed.home as usize;
-                for filter in &mut self.filters {
-                    filter.words_mut()[home] |= hashed.mark;
-                }
-                // Every bucket passed on the way counts one more entry beyond it.
-                let mut passed = hashed.home as usize;
-                for _ in 0..displacement {
-                    let mut over = self.buckets(0)[passed];
-                    Layout::bump_overflow(&mut over, true);
-                    self.write(passed, &over);
-                    passed = if passed as u64 + 1 == self.buckets {
-                        0
-                    } else {
-                        passed + 1
-                    };
-                }
-                self.len += 1;
-                self.untouched = false;
-                self.values_seen |= value;
-                return true;
             }
-            index = if index as u64 + 1 == self.buckets {
-                0
-            } else {
-                index + 1
-            };
+            if let Some((first, rest)) = self.filters.split_first_mut() {
+                let word = first.words()[home];
+                for filter in rest {
+                    filter.words_mut()[home] = word;
+                }
+            }
         }
-        false
+        self.len += 1;
+        self.untouched = false;
+        self.values_seen |= value;
+        true
     }
 
     /// Inserts a code known to be absent, widening and growing as needed.
@@ -838,7 +892,9 @@ impl Table {
             while occupied != 0 {
                 let slot = occupied.trailing_zeros();
                 occupied &= occupied - 1;
-                let field = layout.key_field(bucket, slot);
+                // One read for the key field and, when the slot fits a word, the value.
+                let head = layout.head(bucket, slot);
+                let field = layout.head_key(head);
                 let displacement = (field >> layout.remainder_bits) as usize;
                 let tag = u64::from(Layout::tag(bucket, slot) & 0x7f);
                 let remainder = tag << layout.remainder_bits | field & stored_mask;
@@ -847,7 +903,8 @@ impl Table {
                 } else {
                     recovery.base(index as u64 + self.buckets - displacement as u64)
                 };
-                if !each(recovery.mixed(home, remainder), layout.value(bucket, slot)) {
+                let value = layout.head_value(bucket, slot, head);
+                if !each(recovery.mixed(home, remainder), value) {
                     return false;
                 }
             }
@@ -978,12 +1035,25 @@ impl Table {
                     };
                     table.place(&hashed, value)
                 })
-            } else if new_key_bits == self.key_bits {
-                // The same hash domain, so the same mixer: the mixed code carries over.
-                self.each_mixed(|h, value| table.place(&table.hash_mixed(h), value))
             } else {
-                let mixer = self.mixer;
-                self.each_mixed(|h, value| table.place(&table.hash(mixer.unmix(h)), value))
+                // Placed in the first replica only, copied to the others at the end.
+                if self.len > 0 && table.untouched && table.mapped_pages() <= PREFAULT_SMALL_PAGES {
+                    table.prefault();
+                }
+                let hasher = table.clone_hasher();
+                let mixer = (new_key_bits != self.key_bits).then_some(self.mixer);
+                let mut filler = table.filler();
+                let complete = self.each_mixed(|h, value| {
+                    // The same hash domain has the same mixer: the mixed code carries over.
+                    let h = mixer.map_or(h, |m| hasher.mixer.mix(m.unmix(h)));
+                    filler.place(&hasher.hash_mixed(h), value).is_some()
+                });
+                let (placed, values) = (filler.placed, filler.values_seen);
+                table.len += placed;
+                table.values_seen |= values;
+                table.untouched &= placed == 0;
+                table.copy_first_replica();
+                complete
             };
             if complete {
                 *self = table;
@@ -992,6 +1062,44 @@ impl Table {
             // A cluster did not fit within reach of its home: try the next growth step.
             buckets = grown(buckets).ok_or(Error::CapacityOverflow { entries })?;
             target = widths(buckets, key_bits, value_bits);
+        }
+    }
+
+    /// The hashing half of the table (what [`Table::hash_mixed`] reads), apart from its
+    /// memory, so a rebuild can hash while a [`Filler`] holds the memory.
+    fn clone_hasher(&self) -> Hasher {
+        Hasher {
+            mixer: self.mixer,
+            top_shift: self.top_shift,
+            remainder_shift: self.remainder_shift,
+            buckets: self.buckets,
+            remainder_bits: self.layout.remainder_bits,
+            stored_mask: self.stored_mask,
+        }
+    }
+
+    /// A filler of the first replica's buckets and filter words.
+    fn filler(&mut self) -> Filler<'_> {
+        Filler {
+            layout: self.layout,
+            buckets: self
+                .regions
+                .first_mut()
+                .map_or(&mut [][..], |r| r.words_mut().as_chunks_mut::<8>().0),
+            filter: self.filters.first_mut().map(Region::words_mut),
+            placed: 0,
+            values_seen: 0,
+        }
+    }
+
+    /// Copies the first replica's buckets and filter words over every other replica's.
+    fn copy_first_replica(&mut self) {
+        for regions in [&mut self.regions, &mut self.filters] {
+            if let Some((first, rest)) = regions.split_first_mut() {
+                for region in rest {
+                    region.words_mut().copy_from_slice(first.words());
+                }
+            }
         }
     }
 
