@@ -92,6 +92,18 @@ fn set_bits(bucket: &mut Bucket, offset: u32, width: u32, value: u64) {
     }
 }
 
+/// Ors `bits` (a field already zero in the bucket, `bits` inside its width) in at bit
+/// `offset`, without a branch: the bits past the word go to the next one (the last word's
+/// fields never reach past it, so nothing wraps into word 0).
+#[inline(always)]
+fn or_bits(bucket: &mut Bucket, offset: u32, bits: u64) {
+    let word = (offset / 64) as usize;
+    let shift = offset % 64;
+    bucket[word & 7] |= bits << shift;
+    // `>> 1 >> (63 - shift)` is `>> (64 - shift)`, and 0 when `shift` is 0.
+    bucket[(word + 1) & 7] |= bits >> 1 >> (63 - shift);
+}
+
 #[cfg(not(target_arch = "x86_64"))]
 /// High bit of every zero byte of `x`, exactly (no false positives).
 #[inline(always)]
@@ -310,17 +322,27 @@ impl Layout {
         );
     }
 
-    /// Fills `slot`.
+    /// Fills `slot` (an empty one: its payload bits are zero).
     #[inline(always)]
     pub(crate) fn fill(&self, bucket: &mut Bucket, slot: u32, tag: u8, key_field: u64, value: u64) {
-        Self::set_tag(bucket, slot, tag);
-        set_bits(
-            bucket,
-            self.payload(slot),
-            self.remainder_bits + DISPLACEMENT_BITS,
-            key_field,
-        );
-        self.set_value(bucket, slot, value);
+        // The slot's tag byte is zero.
+        bucket[(slot / 8) as usize] |= u64::from(tag) << ((slot % 8) * 8);
+        if self.slot_bits <= 64 {
+            // Key field and value in one write: the head is the whole slot.
+            or_bits(
+                bucket,
+                self.payload(slot),
+                key_field | value.checked_shl(self.value_shift).unwrap_or(0),
+            );
+        } else {
+            or_bits(bucket, self.payload(slot), key_field);
+            set_bits(
+                bucket,
+                self.payload(slot) + self.value_shift,
+                self.value_bits,
+                value,
+            );
+        }
     }
 
     /// Empties `slot` (tag and payload zeroed).

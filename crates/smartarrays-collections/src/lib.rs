@@ -18,6 +18,25 @@
 //! most 16 slots per bucket keep one filter word per bucket beside the buckets (a bit per key
 //! homed there), read first, so most absent keys never read a bucket.
 //!
+//! ## Growth and the memory it takes
+//! A table grows when an insert would take it past its load limit (0.75 of its slots with 8 or
+//! more slots per bucket, 0.6 with fewer; clusters that find no slot within reach start near
+//! 0.78). Below 4096 buckets (256 KiB) it doubles its bucket count: every entry's new place
+//! follows from its old one, with no key recovered. From 4096 buckets on it grows by a quarter
+//! (5/4), rehashing each entry from its recovered hash (no division per entry: each home's
+//! quotient by the bucket count steps along with the buckets, and the rest divides by a
+//! multiplication with a reciprocal; the new homes come out in order, so the new table is
+//! written front to back). The load after a
+//! growth is therefore at least 0.6 (0.75 / 1.25) where doubling would leave 0.375, so bytes
+//! per entry stay within 1.25x of the full table's at every size, at the price of moving each
+//! entry about four times over the table's life instead of once. A growth holds the old and
+//! the new table at once: 2.25x the old table's memory at its peak (3x when doubling). A gentle
+//! step also gives back spare value bits that earlier widening added (values keep what the
+//! largest one present needs plus one bit). Tables built from a known count
+//! ([`Map::with_capacity`], `insert_many` into an empty map, the group-by builders
+//! behind [`Map::aggregate_parallel`], [`Bag::count_parallel`] and [`Set::from_keys`]) are
+//! sized for that count at a load of about 0.72 and grow only past it.
+//!
 //! A probe compares its tag with a bucket's tag lane 16 slots at a time (SSE2 on x86-64, a
 //! word-parallel compare elsewhere) and reads the home bucket and the remainder from one
 //! product of the top-aligned hash.

@@ -340,7 +340,9 @@ impl<K: Key, V: Value> Map<K, V> {
             // An upper bound (duplicates make it generous): one exact resize, not a chain of
             // doublings.
             let entries = (self.len() + keys.len()) as u64;
-            self.parts[0].reserve(entries)?;
+            let largest_key = keys.iter().fold(0, |a, k| a | k.to_code());
+            let largest_value = values.iter().fold(0, |a, v| a | v.to_code());
+            self.parts[0].reserve(entries, largest_key, largest_value)?;
         }
         for (chunk, chunk_values) in keys.chunks(WINDOW).zip(values.chunks(WINDOW)) {
             self.prefetch_for_write(chunk);

@@ -42,6 +42,180 @@ fn mark(remainder: u64) -> u64 {
     1 << (remainder & 63)
 }
 
+/// A table of fewer buckets than this (256 KiB of buckets) grows by doubling: cheap (every
+/// entry's new place follows from its old one, no key is recovered) and its memory is small.
+/// From this size on it grows by [`GROWTH`] instead, so that it never drops far below its
+/// load limit (a doubled table is half as full as it was: 0.375 after growing at 0.75).
+const GENTLE_GROWTH_BUCKETS: u64 = 1 << 12;
+
+/// The factor a table of at least [`GENTLE_GROWTH_BUCKETS`] buckets grows its bucket count
+/// by, as a fraction `GROWTH.0 / GROWTH.1`. Its load after a growth is the limit divided by
+/// this (0.6 at a limit of 0.75), every entry moves about `1 / (factor - 1)` times over the
+/// table's life (4 moves at 5/4, against 1 when doubling), and a growth holds the old and new
+/// tables at once: 2.25x the old table's memory, against 3x when doubling.
+const GROWTH: (u64, u64) = (5, 4);
+
+/// The bucket count after growing from `buckets` by [`GROWTH`] (or doubling when small).
+fn grown(buckets: u64) -> Option<u64> {
+    if buckets < GENTLE_GROWTH_BUCKETS {
+        return buckets.checked_mul(2);
+    }
+    let step = buckets / GROWTH.1 * (GROWTH.0 - GROWTH.1);
+    buckets.checked_add(step.max(1))
+}
+
+/// Recovers the mixed codes `h = ceil((home * 2^w + remainder * 2^k) / n)` of a table's
+/// entries with no 128-bit division per entry (a rebuild by 5/4 moves every entry about four
+/// times over a table's life, and the division was most of a move's cost).
+///
+/// Write `home * 2^w = q * n + s` (`s < n`): then `h = q + ceil((s + remainder * 2^k) / n)`.
+/// The pair `(q, s)` of each home follows from the previous home's by adding the pair of
+/// `2^w` once (bucket by bucket, see [`Table::each_mixed`]); the second part's dividend `x`
+/// is below `2^w + n`, at most 65 bits, and its quotient comes from a multiplication by the
+/// reciprocal `m = floor((2^64 - 1) / n)`: `t = floor(x * m / 2^64)` is at most `x / n` and
+/// more than `x / n - 3`, so at most two subtractions of `n` from `x - t * n` correct it.
+#[derive(Clone, Copy, Debug)]
+struct Recovery {
+    /// The bucket count `n`.
+    buckets: u64,
+    /// `k = floor(log2 n)`.
+    log: u32,
+    /// `w`.
+    key_bits: u32,
+    /// `floor(2^w / n)` (wrapped to 64 bits for `n = 1, w = 64`, whose single home never
+    /// steps to a next one).
+    step_quotient: u64,
+    /// `2^w mod n`.
+    step_residue: u64,
+    /// `floor((2^64 - 1) / n)`.
+    reciprocal: u64,
+}
+
+impl Recovery {
+    fn new(key_bits: u32, buckets: u64, log: u32) -> Recovery {
+        let domain = 1u128 << key_bits;
+        let n = u128::from(buckets.max(1));
+        Recovery {
+            buckets: buckets.max(1),
+            log,
+            key_bits,
+            step_quotient: (domain / n) as u64,
+            step_residue: (domain % n) as u64,
+            reciprocal: u64::MAX / buckets.max(1),
+        }
+    }
+
+    /// The pair `(q, s)` of `home`, by division (for a first home, or one that wrapped).
+    fn base(&self, home: u64) -> (u64, u64) {
+        let a = u128::from(home) << self.key_bits;
+        let n = u128::from(self.buckets);
+        ((a / n) as u64, (a % n) as u64)
+    }
+
+    /// The pair of the home after the one whose pair is `(q, s)`.
+    #[inline(always)]
+    fn next(&self, (q, s): (u64, u64)) -> (u64, u64) {
+        // `s + step_residue < 2n`, far below 2^64 (n <= 2^40).
+        let s = s + self.step_residue;
+        let q = q.wrapping_add(self.step_quotient);
+        if s >= self.buckets {
+            (q.wrapping_add(1), s - self.buckets)
+        } else {
+            (q, s)
+        }
+    }
+
+    /// The mixed code of the entry with `remainder` whose home's pair is `(q, s)`.
+    #[inline(always)]
+    fn mixed(&self, (q, s): (u64, u64), remainder: u64) -> u64 {
+        // `remainder < 2^(w - k)`, so the shift keeps every bit; `x = 2^64 * carry + low`.
+        let (low, carry) = s.overflowing_add(remainder << self.log);
+        let m = self.reciprocal;
+        let mut t = ((u128::from(low) * u128::from(m)) >> 64) as u64;
+        if carry {
+            t += m;
+        }
+        // `x - t * n` is below 3n, so its low 64 bits are all of it.
+        let mut rest = low.wrapping_sub(t.wrapping_mul(self.buckets));
+        while rest >= self.buckets {
+            rest -= self.buckets;
+            t += 1;
+        }
+        // Wrapping only for (home, remainder) pairs no hash has (`h` would be `2^64`).
+        q.wrapping_add(t).wrapping_add(u64::from(rest != 0))
+    }
+}
+
+/// The hashing constants of a table (see [`Table::clone_hasher`]).
+struct Hasher {
+    mixer: Mixer,
+    top_shift: u32,
+    remainder_shift: u32,
+    buckets: u64,
+    remainder_bits: u32,
+    stored_mask: u64,
+}
+
+impl Hasher {
+    /// As [`Table::hash_mixed`].
+    #[inline(always)]
+    fn hash_mixed(&self, h: u64) -> Hashed {
+        let top = h << self.top_shift;
+        let product = u128::from(top) * u128::from(self.buckets);
+        let remainder = (product as u64) >> self.remainder_shift;
+        Hashed {
+            home: (product >> 64) as u64,
+            tag: 0x80 | (remainder >> self.remainder_bits) as u8,
+            stored: remainder & self.stored_mask,
+            mark: mark(remainder),
+        }
+    }
+}
+
+/// Places entries into the first replica of a table being rebuilt, in place (no copy of the
+/// bucket, no loop over replicas); [`Table::copy_first_replica`] copies the result over.
+struct Filler<'a> {
+    layout: Layout,
+    buckets: &'a mut [Bucket],
+    filter: Option<&'a mut [u64]>,
+    /// Entries placed.
+    placed: usize,
+    /// The bitwise or of the values placed.
+    values_seen: u64,
+}
+
+impl Filler<'_> {
+    /// Places into the first free slot within reach of the home; its displacement, `None`
+    /// when there is none.
+    #[inline(always)]
+    fn place(&mut self, hashed: &Hashed, value: u64) -> Option<u64> {
+        let count = self.buckets.len();
+        let home = hashed.home as usize;
+        let mut index = home;
+        for displacement in 0..=MAX_DISPLACEMENT {
+            let bucket = self.buckets.get_mut(index)?;
+            if let Some(slot) = self.layout.first_empty(bucket) {
+                let field = hashed.stored | displacement << self.layout.remainder_bits;
+                self.layout.fill(bucket, slot, hashed.tag, field, value);
+                if let Some(word) = self.filter.as_mut().and_then(|f| f.get_mut(home)) {
+                    *word |= hashed.mark;
+                }
+                // Every bucket passed on the way counts one more entry beyond it.
+                let mut passed = home;
+                for _ in 0..displacement {
+                    Layout::bump_overflow(&mut self.buckets[passed], true);
+                    passed = if passed + 1 == count { 0 } else { passed + 1 };
+                }
+                self.placed += 1;
+                self.values_seen |= value;
+                return Some(displacement);
+            }
+            index = if index + 1 == count { 0 } else { index + 1 };
+        }
+        None
+    }
+}
+
 /// Most slots per bucket of a table that keeps a filter word per bucket: with more, a word's
 /// 64 bits would be too full to turn many absent keys away.
 const FILTER_MAX_SLOTS: u32 = 16;
@@ -111,6 +285,9 @@ pub(crate) struct Table {
     storage: Arc<Storage>,
     /// No entry placed and no page written since the table was mapped.
     untouched: bool,
+    /// The bitwise or of every value placed or set since the table was built (removals leave
+    /// it as it was): what the values need, without reading them.
+    values_seen: u64,
 }
 
 impl std::fmt::Debug for Table {
@@ -135,22 +312,40 @@ fn max_load(slots: u32) -> f64 {
     }
 }
 
+/// How far under its load limit a table built for a known count starts: close, so that a
+/// table sized once (a batch, a group-by's partition, `with_capacity`) is nearly as full as
+/// the format allows, but not at it, so that a build rarely meets a cluster that does not fit.
+const BUILD_MARGIN: f64 = 0.03;
+
 /// The geometry for `entries` keys below `2^key_bits_min` with `value_bits`: key bits, bucket
-/// count and layout, at a load a little under the maximum.
+/// count and layout, at a load [`BUILD_MARGIN`] under the maximum.
 fn geometry(entries: u64, key_bits_min: u32, value_bits: u32) -> Result<(u32, u64, Layout)> {
     let overflow = || Error::CapacityOverflow { entries };
+    let need = |layout: Layout| need_of(entries, layout);
     let mut buckets = 1u64;
     for _ in 0..16 {
         let (key_bits, layout) = widths(buckets, key_bits_min, value_bits).ok_or_else(overflow)?;
-        let target = max_load(layout.slots) - 0.0625;
-        let need = ((entries as f64) / (f64::from(layout.slots) * target)).ceil() as u64;
+        let need = need(layout);
         if need <= buckets {
+            // Fewer buckets have longer remainders, so maybe fewer slots: `need` buckets
+            // do when their own layout holds the entries, else `buckets`.
+            let (small_key_bits, small) =
+                widths(need, key_bits_min, value_bits).ok_or_else(overflow)?;
+            if need_of(entries, small) <= need {
+                return Ok((small_key_bits, need, small));
+            }
             return Ok((key_bits, buckets, layout));
         }
         buckets = need;
     }
     let (key_bits, layout) = widths(buckets, key_bits_min, value_bits).ok_or_else(overflow)?;
     Ok((key_bits, buckets, layout))
+}
+
+/// Buckets of `layout` that hold `entries` at [`BUILD_MARGIN`] under the load limit.
+fn need_of(entries: u64, layout: Layout) -> u64 {
+    let target = max_load(layout.slots) - BUILD_MARGIN;
+    ((entries as f64) / (f64::from(layout.slots) * target)).ceil() as u64
 }
 
 /// Key bits and layout for `buckets` buckets: the hash domain must leave at least the tag's 7
@@ -184,6 +379,7 @@ impl Table {
             filters: Vec::new(),
             storage,
             untouched: false,
+            values_seen: 0,
         }
     }
 
@@ -245,6 +441,7 @@ impl Table {
             filters,
             storage,
             untouched: true,
+            values_seen: 0,
         })
     }
 
@@ -353,9 +550,15 @@ impl Table {
     /// Hashes a code inside the domain.
     #[inline(always)]
     pub(crate) fn hash(&self, code: u64) -> Hashed {
+        self.hash_mixed(self.mixer.mix(code))
+    }
+
+    /// Hashes a mixed code `h = mix(code)` (below `2^w`).
+    #[inline(always)]
+    fn hash_mixed(&self, h: u64) -> Hashed {
         // `h * n` with `h` aligned to the top of a word: the high word is `h * n >> w` (the
         // home) and the low word the fraction `h * n mod 2^w`, aligned to the top too.
-        let top = self.mixer.mix(code) << self.top_shift;
+        let top = h << self.top_shift;
         let product = u128::from(top) * u128::from(self.buckets);
         let remainder = (product as u64) >> self.remainder_shift;
         Hashed {
@@ -495,6 +698,7 @@ impl Table {
 
     /// Overwrites the value at a position (the value must fit).
     pub(crate) fn set_value_at(&mut self, position: Position, value: u64) {
+        self.values_seen |= value;
         let mut bucket = self.buckets(0)[position.bucket];
         self.layout.set_value(&mut bucket, position.slot, value);
         self.write(position.bucket, &bucket);
@@ -516,44 +720,29 @@ impl Table {
             // A small table's first entry: the rest will likely follow from this thread.
             self.prefault();
         }
-        let mut index = hashed.home as usize;
-        for displacement in 0..=MAX_DISPLACEMENT {
-            let Some(&bucket) = self.buckets(0).get(index) else {
-                return false;
-            };
-            if let Some(slot) = self.layout.first_empty(&bucket) {
-                let mut bucket = bucket;
-                let field = hashed.stored | displacement << self.layout.remainder_bits;
-                self.layout
-                    .fill(&mut bucket, slot, hashed.tag, field, value);
+        // In place in the first replica, then the buckets it changed copied to the others.
+        let Some(displacement) = self.filler().place(hashed, value) else {
+            return false;
+        };
+        if self.regions.len() > 1 {
+            let home = hashed.home as usize;
+            let count = self.buckets as usize;
+            for step in 0..=displacement as usize {
+                let index = (home + step) % count;
+                let bucket = self.buckets(0)[index];
                 self.write(index, &bucket);
-                let home = hashed.home as usize;
-                for filter in &mut self.filters {
-                    filter.words_mut()[home] |= hashed.mark;
-                }
-                // Every bucket passed on the way counts one more entry beyond it.
-                let mut passed = hashed.home as usize;
-                for _ in 0..displacement {
-                    let mut over = self.buckets(0)[passed];
-                    Layout::bump_overflow(&mut over, true);
-                    self.write(passed, &over);
-                    passed = if passed as u64 + 1 == self.buckets {
-                        0
-                    } else {
-                        passed + 1
-                    };
-                }
-                self.len += 1;
-                self.untouched = false;
-                return true;
             }
-            index = if index as u64 + 1 == self.buckets {
-                0
-            } else {
-                index + 1
-            };
+            if let Some((first, rest)) = self.filters.split_first_mut() {
+                let word = first.words()[home];
+                for filter in rest {
+                    filter.words_mut()[home] = word;
+                }
+            }
         }
-        false
+        self.len += 1;
+        self.untouched = false;
+        self.values_seen |= value;
+        true
     }
 
     /// Inserts a code known to be absent, widening and growing as needed.
@@ -674,10 +863,54 @@ impl Table {
     /// The key code of an entry from its home and remainder.
     #[inline]
     pub(crate) fn recover(&self, home: u64, remainder: u64) -> u64 {
+        self.mixer.unmix(self.recover_mixed(home, remainder))
+    }
+
+    /// The mixed code `h` of an entry from its home and remainder.
+    #[inline]
+    fn recover_mixed(&self, home: u64, remainder: u64) -> u64 {
         let low = u128::from(home) << self.key_bits | u128::from(remainder) << self.log;
         let buckets = u128::from(self.buckets);
-        let h = low.div_ceil(buckets) as u64;
-        self.mixer.unmix(h)
+        low.div_ceil(buckets) as u64
+    }
+
+    /// Calls `each(h, value)` with the mixed code `h` of every entry, bucket by bucket
+    /// (replica 0), until `each` returns `false`; returns whether it never did. The homes'
+    /// quotient pairs (see [`Recovery`]) step along with the buckets, and a displaced entry
+    /// takes its home's pair from the last [`MAX_DISPLACEMENT`] buckets' (a home before bucket
+    /// 0, wrapped around, divides once).
+    fn each_mixed(&self, mut each: impl FnMut(u64, u64) -> bool) -> bool {
+        const RING: usize = (MAX_DISPLACEMENT + 1) as usize;
+        let recovery = Recovery::new(self.key_bits, self.buckets, self.log);
+        let layout = self.layout;
+        let stored_mask = low_mask(layout.remainder_bits);
+        let mut ring = [(0u64, 0u64); RING];
+        let mut pair = (0u64, 0u64);
+        for (index, bucket) in self.buckets(0).iter().enumerate() {
+            ring[index % RING] = pair;
+            let mut occupied = layout.occupied(bucket);
+            while occupied != 0 {
+                let slot = occupied.trailing_zeros();
+                occupied &= occupied - 1;
+                // One read for the key field and, when the slot fits a word, the value.
+                let head = layout.head(bucket, slot);
+                let field = layout.head_key(head);
+                let displacement = (field >> layout.remainder_bits) as usize;
+                let tag = u64::from(Layout::tag(bucket, slot) & 0x7f);
+                let remainder = tag << layout.remainder_bits | field & stored_mask;
+                let home = if displacement <= index {
+                    ring[(index - displacement) % RING]
+                } else {
+                    recovery.base(index as u64 + self.buckets - displacement as u64)
+                };
+                let value = layout.head_value(bucket, slot, head);
+                if !each(recovery.mixed(home, remainder), value) {
+                    return false;
+                }
+            }
+            pair = recovery.next(pair);
+        }
+        true
     }
 
     /// Every entry as (code, value), reading `replica`.
@@ -703,34 +936,48 @@ impl Table {
         self.rebuild(self.len as u64 + 1, self.key_bits, value_bits)
     }
 
-    /// Grows to hold at least `entries`: doubles the bucket count (no key needs recovering)
-    /// when the widths allow, else rebuilds through the keys.
+    /// Grows to hold at least `entries`: a small table doubles its bucket count (no key needs
+    /// recovering), a larger one grows by [`GROWTH`] through its keys (see [`Table::rebuild`]).
+    ///
+    /// A gentle step also gives back the spare value bits that widening added (see
+    /// [`Table::widen_values`]) beyond one: the values take what the largest one present needs
+    /// plus a bit, so that a table of 20-bit values widened to 25 bits does not carry the 5
+    /// bits through every later growth. A wider value after that widens again as usual.
     pub(crate) fn grow(&mut self, entries: u64) -> Result<()> {
         if self.buckets == 0 {
             let (key_bits, buckets, layout) = geometry(entries.max(1), self.key_bits, 0)?;
             *self = Table::allocate(Arc::clone(&self.storage), key_bits, buckets, layout)?;
             return Ok(());
         }
-        self.rebuild(entries, self.key_bits, self.layout.value_bits)
+        let mut value_bits = self.layout.value_bits;
+        if self.buckets >= GENTLE_GROWTH_BUCKETS {
+            value_bits = value_bits.min(bits_needed(self.values_seen) + 1);
+        }
+        self.rebuild(entries, self.key_bits, value_bits)
     }
 
     /// Makes room for `entries` keys at once, at the size an exact build would choose (not
-    /// a power-of-two step), so a batch of known size fills its table well.
-    pub(crate) fn reserve(&mut self, entries: u64) -> Result<()> {
+    /// a growth step), so a batch of known size fills its table well. `largest_key` and
+    /// `largest_value` (the bitwise or of the batch's codes and values) size the widths too,
+    /// so a batch into an empty table does not widen, and lose slots, after its sizing.
+    pub(crate) fn reserve(
+        &mut self,
+        entries: u64,
+        largest_key: u64,
+        largest_value: u64,
+    ) -> Result<()> {
         if entries <= self.max_entries() {
             return Ok(());
         }
-        let (_, buckets, _) = geometry(entries, self.key_bits, self.layout.value_bits)?;
+        let key_bits = self.key_bits.max(bits_needed(largest_key));
+        let value_bits = self.layout.value_bits.max(bits_needed(largest_value));
+        let (_, buckets, _) = geometry(entries, key_bits, value_bits)?;
         let doubled = self.buckets.saturating_mul(2);
         if buckets <= doubled {
             return self.grow(entries);
         }
-        let mut table = Table::with_geometry(
-            Arc::clone(&self.storage),
-            entries,
-            self.key_bits,
-            self.layout.value_bits,
-        )?;
+        let mut table =
+            Table::with_geometry(Arc::clone(&self.storage), entries, key_bits, value_bits)?;
         for (code, value) in self.entries(0) {
             table.insert_new(code, value)?;
         }
@@ -746,7 +993,9 @@ impl Table {
             *self = Table::allocate(Arc::clone(&self.storage), key_bits, buckets, layout)?;
             return Ok(());
         }
-        // Prefer doubling the bucket count: then the new position follows from the old one.
+        // The same bucket count when it holds `entries` (a widening), else the next step of
+        // the growth policy ([`grown`]: doubling while small, so the new position follows from
+        // the old one, then by [`GROWTH`]), as many steps as `entries` need.
         let mut buckets = self.buckets;
         let mut target = widths(buckets, key_bits, value_bits);
         let fits = |b: u64, t: &Option<(u32, Layout)>| {
@@ -755,9 +1004,7 @@ impl Table {
             })
         };
         while !fits(buckets, &target) {
-            buckets = buckets
-                .checked_mul(2)
-                .ok_or(Error::CapacityOverflow { entries })?;
+            buckets = grown(buckets).ok_or(Error::CapacityOverflow { entries })?;
             target = widths(buckets, key_bits, value_bits);
             if target.is_none() {
                 return Err(Error::CapacityOverflow { entries });
@@ -775,35 +1022,84 @@ impl Table {
             let by_position = new_key_bits == self.key_bits
                 && buckets == self.buckets << shift
                 && self.key_bits - self.log - shift >= TAG_BITS;
-            let mut complete = true;
-            for (home, remainder, value) in self.raw_entries(0) {
-                let hashed = if by_position {
-                    let remainder_bits = self.key_bits - self.log;
-                    let kept = remainder_bits - shift;
+            let complete = if by_position {
+                let remainder_bits = self.key_bits - self.log;
+                let kept = remainder_bits - shift;
+                self.raw_entries(0).all(|(home, remainder, value)| {
                     let remainder_low = remainder & low_mask(kept);
-                    Hashed {
+                    let hashed = Hashed {
                         home: home << shift | remainder.checked_shr(kept).unwrap_or(0),
                         tag: 0x80 | (remainder_low >> layout.remainder_bits) as u8,
                         stored: remainder_low & low_mask(layout.remainder_bits),
                         mark: mark(remainder_low),
-                    }
-                } else {
-                    table.hash(self.recover(home, remainder))
-                };
-                if !table.place(&hashed, value) {
-                    complete = false;
-                    break;
+                    };
+                    table.place(&hashed, value)
+                })
+            } else {
+                // Placed in the first replica only, copied to the others at the end.
+                if self.len > 0 && table.untouched && table.mapped_pages() <= PREFAULT_SMALL_PAGES {
+                    table.prefault();
                 }
-            }
+                let hasher = table.clone_hasher();
+                let mixer = (new_key_bits != self.key_bits).then_some(self.mixer);
+                let mut filler = table.filler();
+                let complete = self.each_mixed(|h, value| {
+                    // The same hash domain has the same mixer: the mixed code carries over.
+                    let h = mixer.map_or(h, |m| hasher.mixer.mix(m.unmix(h)));
+                    filler.place(&hasher.hash_mixed(h), value).is_some()
+                });
+                let (placed, values) = (filler.placed, filler.values_seen);
+                table.len += placed;
+                table.values_seen |= values;
+                table.untouched &= placed == 0;
+                table.copy_first_replica();
+                complete
+            };
             if complete {
                 *self = table;
                 return Ok(());
             }
-            // A cluster did not fit within reach of its home: try twice the buckets.
-            buckets = buckets
-                .checked_mul(2)
-                .ok_or(Error::CapacityOverflow { entries })?;
+            // A cluster did not fit within reach of its home: try the next growth step.
+            buckets = grown(buckets).ok_or(Error::CapacityOverflow { entries })?;
             target = widths(buckets, key_bits, value_bits);
+        }
+    }
+
+    /// The hashing half of the table (what [`Table::hash_mixed`] reads), apart from its
+    /// memory, so a rebuild can hash while a [`Filler`] holds the memory.
+    fn clone_hasher(&self) -> Hasher {
+        Hasher {
+            mixer: self.mixer,
+            top_shift: self.top_shift,
+            remainder_shift: self.remainder_shift,
+            buckets: self.buckets,
+            remainder_bits: self.layout.remainder_bits,
+            stored_mask: self.stored_mask,
+        }
+    }
+
+    /// A filler of the first replica's buckets and filter words.
+    fn filler(&mut self) -> Filler<'_> {
+        Filler {
+            layout: self.layout,
+            buckets: self
+                .regions
+                .first_mut()
+                .map_or(&mut [][..], |r| r.words_mut().as_chunks_mut::<8>().0),
+            filter: self.filters.first_mut().map(Region::words_mut),
+            placed: 0,
+            values_seen: 0,
+        }
+    }
+
+    /// Copies the first replica's buckets and filter words over every other replica's.
+    fn copy_first_replica(&mut self) {
+        for regions in [&mut self.regions, &mut self.filters] {
+            if let Some((first, rest)) = regions.split_first_mut() {
+                for region in rest {
+                    region.words_mut().copy_from_slice(first.words());
+                }
+            }
         }
     }
 
@@ -895,5 +1191,158 @@ impl Table {
         let (key_bits, layout) = widths(doubled, self.key_bits, self.layout.value_bits)
             .ok_or(Error::CapacityOverflow { entries })?;
         Table::allocate(Arc::clone(&self.storage), key_bits, doubled, layout)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// The mixed code by one 128-bit division (the reference for [`Recovery`]).
+    fn divided(key_bits: u32, buckets: u64, log: u32, home: u64, remainder: u64) -> u64 {
+        let low = u128::from(home) << key_bits | u128::from(remainder) << log;
+        low.div_ceil(u128::from(buckets)) as u64
+    }
+
+    /// A geometry (key bits, buckets, log) from raw draws: `log` from the bucket count, key
+    /// bits at least `log + TAG_BITS` (as [`widths`] requires), at most 64.
+    fn geometry_of(buckets: u64, key_bits: u32) -> (u32, u64, u32) {
+        let buckets = buckets.clamp(1, 1 << 40);
+        let log = 63 - buckets.leading_zeros();
+        (key_bits.clamp(log + TAG_BITS, 64), buckets, log)
+    }
+
+    /// Checks [`Recovery`] at `home` for remainders `remainders`, through both its division
+    /// (`base`) and, when `home > 0`, a step from the home before.
+    fn check_recovery(key_bits: u32, buckets: u64, home: u64, remainders: &[u64]) {
+        let (key_bits, buckets, log) = geometry_of(buckets, key_bits);
+        let home = home % buckets;
+        let recovery = Recovery::new(key_bits, buckets, log);
+        let pair = recovery.base(home);
+        if home > 0 {
+            assert_eq!(
+                recovery.next(recovery.base(home - 1)),
+                pair,
+                "step to {home}"
+            );
+        }
+        let max = low_mask(key_bits - log);
+        for &remainder in remainders {
+            let remainder = remainder & max;
+            assert_eq!(
+                recovery.mixed(pair, remainder),
+                divided(key_bits, buckets, log, home, remainder),
+                "w {key_bits} n {buckets} home {home} remainder {remainder}"
+            );
+        }
+    }
+
+    #[test]
+    fn recovery_matches_the_division_at_extremes() {
+        let remainders = [0, 1, 2, 0x7f, 1 << 20, u64::MAX / 3, u64::MAX - 1, u64::MAX];
+        let counts = [
+            1u64,
+            2,
+            3,
+            63,
+            64,
+            65,
+            1023,
+            1025,
+            4095,
+            4096,
+            4097,
+            5120,
+            (1 << 32) - 1,
+            1 << 32,
+            (1 << 33) - 1,
+            (1 << 40) - 1,
+            1 << 40,
+        ];
+        for buckets in counts {
+            for key_bits in [7, 8, 32, 33, 47, 48, 63, 64] {
+                for home in [0, 1, 2, buckets / 2, buckets - 2, buckets - 1] {
+                    check_recovery(key_bits, buckets, home, &remainders);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn recovery_steps_through_every_home_of_small_tables() {
+        for (key_bits, buckets) in [(7, 1), (8, 2), (9, 3), (13, 37), (64, 41), (64, 4097)] {
+            let (key_bits, buckets, log) = geometry_of(buckets, key_bits);
+            let recovery = Recovery::new(key_bits, buckets, log);
+            let mut pair = (0, 0);
+            for home in 0..buckets {
+                assert_eq!(pair, recovery.base(home), "w {key_bits} n {buckets}");
+                for remainder in [0, 1, low_mask(key_bits - log)] {
+                    assert_eq!(
+                        recovery.mixed(pair, remainder),
+                        divided(key_bits, buckets, log, home, remainder)
+                    );
+                }
+                pair = recovery.next(pair);
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn recovery_matches_the_division(
+            key_bits in 7u32..=64,
+            buckets in prop_oneof![1u64..=8192, 1u64..=(1 << 40)],
+            home in any::<u64>(),
+            remainders in proptest::collection::vec(any::<u64>(), 1..8),
+        ) {
+            check_recovery(key_bits, buckets, home, &remainders);
+        }
+    }
+
+    #[test]
+    fn small_tables_double_and_large_ones_grow_by_a_quarter() {
+        assert_eq!(grown(1), Some(2));
+        assert_eq!(grown(63), Some(126));
+        assert_eq!(
+            grown(GENTLE_GROWTH_BUCKETS - 1),
+            Some(2 * GENTLE_GROWTH_BUCKETS - 2)
+        );
+        assert_eq!(grown(GENTLE_GROWTH_BUCKETS), Some(5120));
+        assert_eq!(grown(GENTLE_GROWTH_BUCKETS + 1), Some(5121));
+        assert_eq!(grown(4099), Some(4099 + 1024));
+        assert_eq!(grown(1 << 40), Some(5 << 38));
+        assert_eq!(grown(u64::MAX), None);
+        assert_eq!(grown(u64::MAX / 5 * 4 + 4), None);
+        // Every step grows, and by no more than a doubling.
+        for b in [
+            1u64,
+            2,
+            3,
+            4095,
+            4096,
+            4097,
+            5119,
+            5120,
+            1 << 30,
+            (1 << 40) - 1,
+        ] {
+            let g = grown(b).unwrap();
+            assert!(g > b && g <= 2 * b, "{b} -> {g}");
+        }
+    }
+
+    #[test]
+    fn a_gentle_step_lands_between_the_limit_over_the_factor_and_the_limit() {
+        // The load right after a growth at the limit, for bucket counts from 4096 on.
+        for buckets in [4096u64, 5120, 6400, 100_000, 1 << 24] {
+            let (_, layout) = widths(buckets, 32, 20).unwrap();
+            let grown = grown(buckets).unwrap();
+            let (_, after) = widths(grown, 32, 20).unwrap();
+            let limit = buckets as f64 * f64::from(layout.slots) * max_load(layout.slots);
+            let load = limit / (grown as f64 * f64::from(after.slots));
+            assert!((0.55..=0.75).contains(&load), "{buckets}: {load}");
+        }
     }
 }
