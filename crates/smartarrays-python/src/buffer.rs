@@ -247,6 +247,19 @@ pub fn new_numpy_u64<'py>(
     Ok(array)
 }
 
+/// A new numpy array of `dtype` (a numpy dtype name such as `"bool"` or `"uint32"`) holding
+/// `values`, which must each fit that dtype: they are written as uint64 words and cast once.
+pub fn numpy_from_words<'py>(
+    py: Python<'py>,
+    values: impl ExactSizeIterator<Item = u64> + Send,
+    dtype: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let words = new_numpy_u64(py, values.len(), |out| {
+        out.iter_mut().zip(values).for_each(|(o, v)| *o = v)
+    })?;
+    words.call_method1("astype", (dtype,))
+}
+
 /// Copies a C-contiguous buffer of native-order 64-bit unsigned words (a numpy uint64 array, or
 /// `bytes` / a pickle buffer viewed as uint64 by the caller) into a vector.
 pub fn copy_u64_words(buffer: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {

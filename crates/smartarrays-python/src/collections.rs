@@ -17,7 +17,7 @@ use pyo3::types::{PyDict, PyFloat, PyList, PyString, PyTuple};
 use smartarrays::ArrayOptions;
 use smartarrays_collections::{Bag, Error, Key, Map, MemoryReport, Set, Value};
 
-use crate::buffer::{copy_u64_words, new_numpy_u64};
+use crate::buffer::{copy_u64_words, new_numpy_u64, numpy_from_words};
 use crate::{info, input, runtime};
 
 /// A collections error as the Python exception a caller expects.
@@ -342,12 +342,7 @@ fn contains_mask<'py, V: Value>(
             map.contains_many(&codes, &mut out).map(|_| out)
         })
         .py_col()?;
-    new_numpy_u64(py, found.len(), |out| {
-        out.iter_mut()
-            .zip(&found)
-            .for_each(|(o, &f)| *o = u64::from(f))
-    })?
-    .call_method1("astype", ("bool",))
+    numpy_from_words(py, found.iter().map(|&f| u64::from(f)), "bool")
 }
 
 /// A hash map from integer keys to integer values (uint64 or int64 each) in compact, placed
@@ -638,12 +633,7 @@ impl PyMap {
         if fill.is_some() {
             return Ok(values);
         }
-        let mask = new_numpy_u64(py, found.len(), |out| {
-            out.iter_mut()
-                .zip(&found)
-                .for_each(|(o, v)| *o = u64::from(v.is_some()))
-        })?
-        .call_method1("astype", ("bool",))?;
+        let mask = numpy_from_words(py, found.iter().map(|v| u64::from(v.is_some())), "bool")?;
         Ok(PyTuple::new(py, [values, mask])?.into_any())
     }
 
@@ -1195,12 +1185,7 @@ impl PyDictionary {
         let codes = py
             .detach(|| dictionary.intern_many(strings.iter().map(String::as_str)))
             .py_col()?;
-        new_numpy_u64(py, codes.len(), |out| {
-            out.iter_mut()
-                .zip(&codes)
-                .for_each(|(o, &c)| *o = u64::from(c))
-        })?
-        .call_method1("astype", ("uint32",))
+        numpy_from_words(py, codes.iter().map(|&c| u64::from(c)), "uint32")
     }
 
     /// resolve(code) -> the string of a code, or None.

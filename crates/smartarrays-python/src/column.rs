@@ -32,7 +32,7 @@ use smartarrays_encodings::{
     Selection, Sum, Values,
 };
 
-use crate::buffer::{copy_u64_words, new_numpy_u64};
+use crate::buffer::{copy_u64_words, new_numpy_u64, numpy_from_words};
 use crate::smart_array::{cast_to, refuse_no_copy};
 use crate::{arrow, info, input, runtime};
 
@@ -1203,10 +1203,7 @@ impl PyColumn {
                 out.iter_mut().zip(&v).for_each(|(o, &x)| *o = x.to_bits())
             })?
             .call_method1("view", ("float64",))?,
-            Values::Bool(v) => new_numpy_u64(py, len, |out| {
-                out.iter_mut().zip(&v).for_each(|(o, &x)| *o = u64::from(x))
-            })?
-            .call_method1("astype", ("bool",))?,
+            Values::Bool(v) => numpy_from_words(py, v.iter().map(|&x| u64::from(x)), "bool")?,
             Values::Date32(v) => new_numpy_u64(py, len, |out| {
                 out.iter_mut()
                     .zip(&v)
@@ -1250,12 +1247,7 @@ impl PyColumn {
                 Ok(out)
             };
         };
-        let invalid = new_numpy_u64(py, len, |o| {
-            o.iter_mut()
-                .zip(&valid)
-                .for_each(|(o, &ok)| *o = u64::from(!ok))
-        })?
-        .call_method1("astype", ("bool",))?;
+        let invalid = numpy_from_words(py, valid.iter().map(|&ok| u64::from(!ok)), "bool")?;
         let kind: String = out.getattr("dtype")?.getattr("kind")?.extract()?;
         if self.masked || !matches!(kind.as_str(), "O" | "M") {
             let kwargs = PyDict::new(py);
