@@ -661,4 +661,34 @@ mod tests {
             }
         }
     }
+
+    /// Searches started at once from several threads on one runtime (whose regions must not
+    /// hold some workers each while waiting for the others) all finish with exact distances.
+    #[test]
+    fn concurrent_searches_on_one_runtime() {
+        let n = 600u64;
+        let triples: Vec<(u64, u64, u32)> = (0..n * 6)
+            .map(|i| ((i * 7919) % n, (i * 104_729 + 1) % n, (i % 97) as u32 + 1))
+            .collect();
+        let expected = dijkstra(n as usize, &triples, 0);
+        let runtime = Arc::new(Runtime::with_threads(2).unwrap());
+        let mut edges = WeightedEdges::new(true);
+        for &(s, t, w) in &triples {
+            edges.push(s, t, w);
+        }
+        let options = GraphOptions::variant(Variant::U).runtime(runtime);
+        let (graph, weights) = build_weighted(edges, &options).unwrap();
+        std::thread::scope(|scope| {
+            for _ in 0..3 {
+                scope.spawn(|| {
+                    for _ in 0..20 {
+                        let result =
+                            sssp(&graph, &weights, 0, &SsspOptions::default(), |_, _| {}).unwrap();
+                        let got: Vec<Option<u64>> = (0..n).map(|v| result.distance(v)).collect();
+                        assert_eq!(got, expected);
+                    }
+                });
+            }
+        });
+    }
 }

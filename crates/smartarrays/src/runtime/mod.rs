@@ -250,7 +250,9 @@ impl Runtime {
     /// and returns the results in worker order; `None`, without running anything, when the
     /// workers cannot run at once (a forked child whose threads could not be started again).
     /// Tasks that wait for each other (a barrier between the rounds of one parallel region)
-    /// need this guarantee, which [`Runtime::on_each_worker`] does not give.
+    /// need this guarantee, which [`Runtime::on_each_worker`] does not give. Such calls run one
+    /// at a time in the process (two at once could each hold some workers while waiting for
+    /// the others), so `task` must not call this method again.
     ///
     /// # Example
     /// ```
@@ -268,7 +270,11 @@ impl Runtime {
         &self,
         task: impl Fn(&Worker) -> R + Sync,
     ) -> Option<Vec<R>> {
+        static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
         let pool = self.threads_of_this_process()?;
+        let _turn = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         Some(pool.broadcast(|context| task(&self.workers[context.index()])))
     }
 
