@@ -221,30 +221,22 @@ impl<C: Cell, O: AsIndex> Search<'_, C, O> {
     }
 }
 
-/// The visited bitmap of the vertices whose parent is set, with the bits past the last vertex
-/// set as well (so a bottom-up step never looks at them).
-fn visited_bitmap<C: Cell>(parents: &[C], runtime: &Runtime) -> Vec<AtomicU64> {
-    let n = parents.len();
-    let mut seen: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
-    runtime.map_reduce_mut(
-        &mut seen,
-        VERTEX_BATCH / 64,
-        || (),
-        |(), _, range, words| {
-            for (word, slot) in range.zip(words) {
-                let mut bits = 0u64;
-                for bit in 0..64 {
-                    let v = word * 64 + bit;
-                    if v >= n || parents[v].get() != C::NONE {
-                        bits |= 1 << bit;
-                    }
-                }
-                *slot.get_mut() = bits;
-            }
-        },
-        |(), ()| (),
-    );
-    seen
+/// The visited bitmap of the `visited` vertices (every vertex claimed by the top-down steps so
+/// far), with the bits past the last vertex set as well (so a bottom-up step never looks at
+/// them). Setting the bits of the few visited vertices costs far less than testing every
+/// vertex's parent.
+fn visited_bitmap(visited: &[u64], n: usize) -> Vec<AtomicU64> {
+    let mut seen: Vec<u64> = vec![0; n.div_ceil(64)];
+    for &v in visited {
+        seen[v as usize / 64] |= 1 << (v % 64);
+    }
+    let tail = n % 64;
+    if tail > 0 {
+        if let Some(last) = seen.last_mut() {
+            *last |= !0u64 << tail;
+        }
+    }
+    seen.into_iter().map(AtomicU64::new).collect()
 }
 
 /// Runs the search on the graph's offsets read in place when both directions store them at 32
@@ -304,12 +296,16 @@ fn search_with<C: Cell, O: AsIndex>(
     let (mut top_down_steps, mut bottom_up_steps) = (0, 0);
     let (mut front, mut next): (Vec<AtomicU64>, Vec<AtomicU64>) = (Vec::new(), Vec::new());
     let mut seen: Vec<AtomicU64> = Vec::new();
+    // Every vertex claimed before the first bottom-up step (the queues so far).
+    let mut visited: Vec<u64> = Vec::new();
     while !queue.is_empty() {
         if scout > unexplored / ALPHA && queue.len() > 1 {
             if front.is_empty() {
                 front = (0..words).map(|_| AtomicU64::new(0)).collect();
                 next = (0..words).map(|_| AtomicU64::new(0)).collect();
-                seen = visited_bitmap(&parents, &runtime);
+                visited.extend_from_slice(&queue);
+                seen = visited_bitmap(&visited, n);
+                visited = Vec::new();
             } else {
                 front.iter().for_each(|w| w.store(0, Ordering::Relaxed));
             }
@@ -344,6 +340,9 @@ fn search_with<C: Cell, O: AsIndex>(
             continue;
         }
         unexplored = unexplored.saturating_sub(scout);
+        if front.is_empty() {
+            visited.extend_from_slice(&queue);
+        }
         let (found, edges) = state.top_down(&runtime, &queue, &seen, depth + 1);
         top_down_steps += 1;
         queue = found;

@@ -246,6 +246,38 @@ impl Runtime {
         &self.topology
     }
 
+    /// Runs `task` once on every worker, all of them at the same time (each on its own thread),
+    /// and returns the results in worker order; `None`, without running anything, when the
+    /// workers cannot run at once (a forked child whose threads could not be started again).
+    /// Tasks that wait for each other (a barrier between the rounds of one parallel region)
+    /// need this guarantee, which [`Runtime::on_each_worker`] does not give. Such calls run one
+    /// at a time in the process (two at once could each hold some workers while waiting for
+    /// the others), so `task` must not call this method again.
+    ///
+    /// # Example
+    /// ```
+    /// use std::sync::Barrier;
+    /// use smartarrays::Runtime;
+    /// let runtime = Runtime::with_threads(3).unwrap();
+    /// let barrier = Barrier::new(runtime.threads());
+    /// let ids = runtime.on_each_worker_together(|worker| {
+    ///     barrier.wait();
+    ///     worker.index
+    /// });
+    /// assert_eq!(ids, Some(vec![0, 1, 2]));
+    /// ```
+    pub fn on_each_worker_together<R: Send>(
+        &self,
+        task: impl Fn(&Worker) -> R + Sync,
+    ) -> Option<Vec<R>> {
+        static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let pool = self.threads_of_this_process()?;
+        let _turn = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        Some(pool.broadcast(|context| task(&self.workers[context.index()])))
+    }
+
     /// Runs `task` once on every worker and returns the results in worker order.
     pub fn on_each_worker<R: Send>(&self, task: impl Fn(&Worker) -> R + Sync) -> Vec<R> {
         match self.threads_of_this_process() {
