@@ -307,9 +307,8 @@ fn brandes<C: Cell>(
             );
         }
         // Reset what this source touched (not after the last: the cells are dropped).
-        let last = index + 1 == sources.len();
-        for vertices in levels.iter().filter(|_| !last) {
-            for &v in vertices {
+        if index + 1 < sources.len() {
+            for &v in levels.iter().flatten() {
                 let v = v as usize;
                 depth[v].set(C::NONE);
                 store(&paths[v], 0.0);
