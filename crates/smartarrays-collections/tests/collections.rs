@@ -3,29 +3,14 @@
 //! against a fold, bags past 2^32, and every placement on a described two-node machine.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use proptest::prelude::*;
 use smartarrays::{ArrayOptions, HugePages, Placement, Runtime, RuntimeOptions, Topology};
 use smartarrays_collections::{Bag, Dictionary, Error, Map, Set};
 
-/// A runtime on a described two-node machine, so replicated maps really have two replicas.
-fn two_node_runtime() -> Arc<Runtime> {
-    static RUNTIME: OnceLock<Arc<Runtime>> = OnceLock::new();
-    RUNTIME
-        .get_or_init(|| {
-            let topology = Arc::new(Topology::uniform(2, 2, 8 << 30).unwrap());
-            Arc::new(
-                Runtime::new(RuntimeOptions {
-                    threads: Some(2),
-                    topology: Some(topology),
-                    no_pinning: true,
-                })
-                .unwrap(),
-            )
-        })
-        .clone()
-}
+mod common;
+use common::two_node_runtime;
 
 fn two_node(placement: Placement) -> ArrayOptions {
     ArrayOptions::new()

@@ -4,11 +4,13 @@
 //! happens while a table grows, replicas, and readers on other threads.
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
 
 use proptest::prelude::*;
-use smartarrays::{ArrayOptions, HugePages, Placement, Runtime, RuntimeOptions, Topology};
+use smartarrays::{ArrayOptions, HugePages, Placement};
 use smartarrays_collections::{Map, Set};
+
+mod common;
+use common::two_node_runtime;
 
 /// Tables below this many buckets double; from it on they grow by 5/4.
 const GENTLE: u64 = 4096;
@@ -177,24 +179,6 @@ fn widening_while_growing_keeps_every_entry() {
         reference.insert(i, expected);
     }
     check(&map, &reference, &[1 << 39, u64::MAX]);
-}
-
-/// A runtime on a described two-node machine, so a replicated map has two replicas.
-fn two_node_runtime() -> Arc<Runtime> {
-    static RUNTIME: OnceLock<Arc<Runtime>> = OnceLock::new();
-    RUNTIME
-        .get_or_init(|| {
-            let topology = Arc::new(Topology::uniform(2, 2, 8 << 30).unwrap());
-            Arc::new(
-                Runtime::new(RuntimeOptions {
-                    threads: Some(3),
-                    topology: Some(topology),
-                    no_pinning: true,
-                })
-                .unwrap(),
-            )
-        })
-        .clone()
 }
 
 #[test]
