@@ -146,20 +146,44 @@ impl Recovery {
     }
 }
 
-/// The hashing constants of a table (see [`Table::clone_hasher`]).
+/// The hashing constants of a table: the half of it that [`Table::hash`] reads, apart from its
+/// memory, so that a rebuild can hash (a copy) while a [`Filler`] holds the memory.
+#[derive(Clone, Copy, Debug)]
 struct Hasher {
     mixer: Mixer,
+    /// `64 - key_bits`: a hash shifted up by this is aligned to the top of a word, so one
+    /// 64x64-bit product gives the home bucket (high word) and the fraction (low word).
     top_shift: u32,
+    /// `64 - key_bits + log`: the fraction's top-aligned word shifted down by this is the
+    /// remainder.
     remainder_shift: u32,
+    /// The bucket count `n`.
     buckets: u64,
+    /// Remainder bits kept in the payload (the rest go to the tag).
     remainder_bits: u32,
+    /// Low ones over the remainder bits kept in the payload.
     stored_mask: u64,
 }
 
 impl Hasher {
-    /// As [`Table::hash_mixed`].
+    /// The hasher of a table of `buckets` buckets (`log = floor(log2 buckets)`) hashing over
+    /// `key_bits` bits and keeping `remainder_bits` of each remainder in the payload.
+    fn new(key_bits: u32, buckets: u64, log: u32, remainder_bits: u32) -> Hasher {
+        Hasher {
+            mixer: Mixer::new(key_bits),
+            top_shift: 64 - key_bits,
+            remainder_shift: 64 - key_bits + log,
+            buckets,
+            remainder_bits,
+            stored_mask: low_mask(remainder_bits),
+        }
+    }
+
+    /// Hashes a mixed code `h = mix(code)` (below `2^w`).
     #[inline(always)]
     fn hash_mixed(&self, h: u64) -> Hashed {
+        // `h * n` with `h` aligned to the top of a word: the high word is `h * n >> w` (the
+        // home) and the low word the fraction `h * n mod 2^w`, aligned to the top too.
         let top = h << self.top_shift;
         let product = u128::from(top) * u128::from(self.buckets);
         let remainder = (product as u64) >> self.remainder_shift;
@@ -259,18 +283,10 @@ pub(crate) struct Table {
     buckets: u64,
     /// `floor(log2 n)`.
     log: u32,
-    /// `64 - key_bits`: a hash shifted up by this is aligned to the top of a word, so one
-    /// 64x64-bit product gives the home bucket (high word) and the fraction (low word).
-    top_shift: u32,
-    /// `64 - key_bits + log`: the fraction's top-aligned word shifted down by this is the
-    /// remainder.
-    remainder_shift: u32,
-    /// Low ones over the remainder bits kept in the payload.
-    stored_mask: u64,
     /// The bits no key code inside the hash domain has (`!(2^w - 1)`).
     outside: u64,
     layout: Layout,
-    mixer: Mixer,
+    hasher: Hasher,
     len: usize,
     /// Entries the table holds before it grows (its slots times the load limit).
     limit: u64,
@@ -366,12 +382,9 @@ impl Table {
             key_bits: TAG_BITS,
             buckets: 0,
             log: 0,
-            top_shift: 64 - TAG_BITS,
-            remainder_shift: 64 - TAG_BITS,
-            stored_mask: 0,
             outside: u64::MAX,
             layout: Layout::new(0, 0),
-            mixer: Mixer::new(TAG_BITS),
+            hasher: Hasher::new(TAG_BITS, 0, 0, 0),
             len: 0,
             limit: 0,
             regions: Vec::new(),
@@ -428,12 +441,9 @@ impl Table {
             key_bits,
             buckets,
             log,
-            top_shift: 64 - key_bits,
-            remainder_shift: 64 - key_bits + log,
-            stored_mask: low_mask(layout.remainder_bits),
             outside: !low_mask(key_bits),
             layout,
-            mixer: Mixer::new(key_bits),
+            hasher: Hasher::new(key_bits, buckets, log, layout.remainder_bits),
             len: 0,
             limit: (buckets as f64 * f64::from(layout.slots) * max_load(layout.slots)) as u64,
             regions: allocation.regions,
@@ -550,23 +560,7 @@ impl Table {
     /// Hashes a code inside the domain.
     #[inline(always)]
     pub(crate) fn hash(&self, code: u64) -> Hashed {
-        self.hash_mixed(self.mixer.mix(code))
-    }
-
-    /// Hashes a mixed code `h = mix(code)` (below `2^w`).
-    #[inline(always)]
-    fn hash_mixed(&self, h: u64) -> Hashed {
-        // `h * n` with `h` aligned to the top of a word: the high word is `h * n >> w` (the
-        // home) and the low word the fraction `h * n mod 2^w`, aligned to the top too.
-        let top = h << self.top_shift;
-        let product = u128::from(top) * u128::from(self.buckets);
-        let remainder = (product as u64) >> self.remainder_shift;
-        Hashed {
-            home: (product >> 64) as u64,
-            tag: 0x80 | (remainder >> self.layout.remainder_bits) as u8,
-            stored: remainder & self.stored_mask,
-            mark: mark(remainder),
-        }
+        self.hasher.hash_mixed(self.hasher.mixer.mix(code))
     }
 
     /// The filter words of replica `replica` (one per bucket).
@@ -863,7 +857,7 @@ impl Table {
     /// The key code of an entry from its home and remainder.
     #[inline]
     pub(crate) fn recover(&self, home: u64, remainder: u64) -> u64 {
-        self.mixer.unmix(self.recover_mixed(home, remainder))
+        self.hasher.mixer.unmix(self.recover_mixed(home, remainder))
     }
 
     /// The mixed code `h` of an entry from its home and remainder.
@@ -1040,8 +1034,8 @@ impl Table {
                 if self.len > 0 && table.untouched && table.mapped_pages() <= PREFAULT_SMALL_PAGES {
                     table.prefault();
                 }
-                let hasher = table.clone_hasher();
-                let mixer = (new_key_bits != self.key_bits).then_some(self.mixer);
+                let hasher = table.hasher;
+                let mixer = (new_key_bits != self.key_bits).then_some(self.hasher.mixer);
                 let mut filler = table.filler();
                 let complete = self.each_mixed(|h, value| {
                     // The same hash domain has the same mixer: the mixed code carries over.
@@ -1062,19 +1056,6 @@ impl Table {
             // A cluster did not fit within reach of its home: try the next growth step.
             buckets = grown(buckets).ok_or(Error::CapacityOverflow { entries })?;
             target = widths(buckets, key_bits, value_bits);
-        }
-    }
-
-    /// The hashing half of the table (what [`Table::hash_mixed`] reads), apart from its
-    /// memory, so a rebuild can hash while a [`Filler`] holds the memory.
-    fn clone_hasher(&self) -> Hasher {
-        Hasher {
-            mixer: self.mixer,
-            top_shift: self.top_shift,
-            remainder_shift: self.remainder_shift,
-            buckets: self.buckets,
-            remainder_bits: self.layout.remainder_bits,
-            stored_mask: self.stored_mask,
         }
     }
 
