@@ -202,10 +202,6 @@ struct Filler<'a> {
     layout: Layout,
     buckets: &'a mut [Bucket],
     filter: Option<&'a mut [u64]>,
-    /// Entries placed.
-    placed: usize,
-    /// The bitwise or of the values placed.
-    values_seen: u64,
 }
 
 impl Filler<'_> {
@@ -230,8 +226,6 @@ impl Filler<'_> {
                     Layout::bump_overflow(&mut self.buckets[passed], true);
                     passed = if passed + 1 == count { 0 } else { passed + 1 };
                 }
-                self.placed += 1;
-                self.values_seen |= value;
                 return Some(displacement);
             }
             index = if index + 1 == count { 0 } else { index + 1 };
@@ -708,35 +702,54 @@ impl Table {
     }
 
     /// Puts a key known to be absent into the first free slot within reach of its home;
-    /// `false` when there is none (the table must grow).
+    /// `false` when there is none (the table must grow). Inlined into its callers (a single
+    /// insert is mostly this); the rare parts, a first entry and several replicas, are
+    /// out of line.
+    #[inline(always)]
     fn place(&mut self, hashed: &Hashed, value: u64) -> bool {
-        if self.untouched && self.mapped_pages() <= PREFAULT_SMALL_PAGES {
-            // A small table's first entry: the rest will likely follow from this thread.
-            self.prefault();
+        if self.untouched {
+            self.first_place();
         }
         // In place in the first replica, then the buckets it changed copied to the others.
         let Some(displacement) = self.filler().place(hashed, value) else {
             return false;
         };
         if self.regions.len() > 1 {
-            let home = hashed.home as usize;
-            let count = self.buckets as usize;
-            for step in 0..=displacement as usize {
-                let index = (home + step) % count;
-                let bucket = self.buckets(0)[index];
-                self.write(index, &bucket);
-            }
-            if let Some((first, rest)) = self.filters.split_first_mut() {
-                let word = first.words()[home];
-                for filter in rest {
-                    filter.words_mut()[home] = word;
-                }
-            }
+            self.copy_placed(hashed.home as usize, displacement);
         }
         self.len += 1;
-        self.untouched = false;
         self.values_seen |= value;
         true
+    }
+
+    /// Before the first entry of a table: a small table has every page written now (the rest
+    /// of its entries will likely follow from this thread).
+    #[cold]
+    #[inline(never)]
+    fn first_place(&mut self) {
+        if self.mapped_pages() <= PREFAULT_SMALL_PAGES {
+            self.prefault();
+        }
+        self.untouched = false;
+    }
+
+    /// Copies the buckets a placement at `home` with `displacement` changed, and the home's
+    /// filter word, from the first replica to the others.
+    #[cold]
+    #[inline(never)]
+    fn copy_placed(&mut self, home: usize, displacement: u64) {
+        let count = self.buckets as usize;
+        for step in 0..=displacement as usize {
+            let index = (home + step) % count;
+            let bucket = self.buckets(0)[index];
+            self.write(index, &bucket);
+        }
+        if let Some((first, rest)) = self.filters.split_first_mut() {
+            let word = first.words()[home];
+            for filter in rest {
+                filter.words_mut()[home] = word;
+            }
+        }
     }
 
     /// Inserts a code known to be absent, widening and growing as needed.
@@ -1037,16 +1050,20 @@ impl Table {
                 let hasher = table.hasher;
                 let mixer = (new_key_bits != self.key_bits).then_some(self.hasher.mixer);
                 let mut filler = table.filler();
+                let mut values = 0;
                 let complete = self.each_mixed(|h, value| {
                     // The same hash domain has the same mixer: the mixed code carries over.
                     let h = mixer.map_or(h, |m| hasher.mixer.mix(m.unmix(h)));
+                    values |= value;
                     filler.place(&hasher.hash_mixed(h), value).is_some()
                 });
-                let (placed, values) = (filler.placed, filler.values_seen);
-                table.len += placed;
-                table.values_seen |= values;
-                table.untouched &= placed == 0;
-                table.copy_first_replica();
+                // A complete move placed every entry (an incomplete table is dropped).
+                if complete {
+                    table.len = self.len;
+                    table.values_seen = values;
+                    table.untouched &= self.len == 0;
+                    table.copy_first_replica();
+                }
                 complete
             };
             if complete {
@@ -1059,7 +1076,9 @@ impl Table {
         }
     }
 
-    /// A filler of the first replica's buckets and filter words.
+    /// A filler of the first replica's buckets and filter words (inlined: a single insert
+    /// builds one per placement).
+    #[inline(always)]
     fn filler(&mut self) -> Filler<'_> {
         Filler {
             layout: self.layout,
@@ -1068,8 +1087,6 @@ impl Table {
                 .first_mut()
                 .map_or(&mut [][..], |r| r.words_mut().as_chunks_mut::<8>().0),
             filter: self.filters.first_mut().map(Region::words_mut),
-            placed: 0,
-            values_seen: 0,
         }
     }
 
