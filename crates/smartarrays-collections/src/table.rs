@@ -209,6 +209,23 @@ impl Filler<'_> {
     /// when there is none.
     #[inline(always)]
     fn place(&mut self, hashed: &Hashed, value: u64) -> Option<u64> {
+        let layout = self.layout;
+        let home = hashed.home as usize;
+        // The home bucket first, on its own: most entries land there, with no loop state.
+        let bucket = self.buckets.get_mut(home)?;
+        if let Some(slot) = layout.first_empty(bucket) {
+            layout.fill(bucket, slot, hashed.tag, hashed.stored, value);
+            if let Some(word) = self.filter.as_mut().and_then(|f| f.get_mut(home)) {
+                *word |= hashed.mark;
+            }
+            return Some(0);
+        }
+        self.place_displaced(hashed, value)
+    }
+
+    /// The rest of [`Filler::place`]: the buckets after home.
+    #[inline(never)]
+    fn place_displaced(&mut self, hashed: &Hashed, value: u64) -> Option<u64> {
         let count = self.buckets.len();
         let home = hashed.home as usize;
         let mut index = home;
