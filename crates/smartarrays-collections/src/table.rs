@@ -922,7 +922,10 @@ impl Table {
                 let displacement = (field >> layout.remainder_bits) as usize;
                 let tag = u64::from(Layout::tag(bucket, slot) & 0x7f);
                 let remainder = tag << layout.remainder_bits | field & stored_mask;
-                let home = if displacement <= index {
+                // Most entries are in their home bucket, whose pair is at hand.
+                let home = if displacement == 0 {
+                    pair
+                } else if displacement <= index {
                     ring[(index - displacement) % RING]
                 } else {
                     recovery.base(index as u64 + self.buckets - displacement as u64)
