@@ -146,20 +146,44 @@ impl Recovery {
     }
 }
 
-/// The hashing constants of a table (see [`Table::clone_hasher`]).
+/// The hashing constants of a table: the half of it that [`Table::hash`] reads, apart from its
+/// memory, so that a rebuild can hash (a copy) while a [`Filler`] holds the memory.
+#[derive(Clone, Copy, Debug)]
 struct Hasher {
     mixer: Mixer,
+    /// `64 - key_bits`: a hash shifted up by this is aligned to the top of a word, so one
+    /// 64x64-bit product gives the home bucket (high word) and the fraction (low word).
     top_shift: u32,
+    /// `64 - key_bits + log`: the fraction's top-aligned word shifted down by this is the
+    /// remainder.
     remainder_shift: u32,
+    /// The bucket count `n`.
     buckets: u64,
+    /// Remainder bits kept in the payload (the rest go to the tag).
     remainder_bits: u32,
+    /// Low ones over the remainder bits kept in the payload.
     stored_mask: u64,
 }
 
 impl Hasher {
-    /// As [`Table::hash_mixed`].
+    /// The hasher of a table of `buckets` buckets (`log = floor(log2 buckets)`) hashing over
+    /// `key_bits` bits and keeping `remainder_bits` of each remainder in the payload.
+    fn new(key_bits: u32, buckets: u64, log: u32, remainder_bits: u32) -> Hasher {
+        Hasher {
+            mixer: Mixer::new(key_bits),
+            top_shift: 64 - key_bits,
+            remainder_shift: 64 - key_bits + log,
+            buckets,
+            remainder_bits,
+            stored_mask: low_mask(remainder_bits),
+        }
+    }
+
+    /// Hashes a mixed code `h = mix(code)` (below `2^w`).
     #[inline(always)]
     fn hash_mixed(&self, h: u64) -> Hashed {
+        // `h * n` with `h` aligned to the top of a word: the high word is `h * n >> w` (the
+        // home) and the low word the fraction `h * n mod 2^w`, aligned to the top too.
         let top = h << self.top_shift;
         let product = u128::from(top) * u128::from(self.buckets);
         let remainder = (product as u64) >> self.remainder_shift;
@@ -178,10 +202,6 @@ struct Filler<'a> {
     layout: Layout,
     buckets: &'a mut [Bucket],
     filter: Option<&'a mut [u64]>,
-    /// Entries placed.
-    placed: usize,
-    /// The bitwise or of the values placed.
-    values_seen: u64,
 }
 
 impl Filler<'_> {
@@ -189,6 +209,23 @@ impl Filler<'_> {
     /// when there is none.
     #[inline(always)]
     fn place(&mut self, hashed: &Hashed, value: u64) -> Option<u64> {
+        let layout = self.layout;
+        let home = hashed.home as usize;
+        // The home bucket first, on its own: most entries land there, with no loop state.
+        let bucket = self.buckets.get_mut(home)?;
+        if let Some(slot) = layout.first_empty(bucket) {
+            layout.fill(bucket, slot, hashed.tag, hashed.stored, value);
+            if let Some(word) = self.filter.as_mut().and_then(|f| f.get_mut(home)) {
+                *word |= hashed.mark;
+            }
+            return Some(0);
+        }
+        self.place_displaced(hashed, value)
+    }
+
+    /// The rest of [`Filler::place`]: the buckets after home.
+    #[inline(never)]
+    fn place_displaced(&mut self, hashed: &Hashed, value: u64) -> Option<u64> {
         let count = self.buckets.len();
         let home = hashed.home as usize;
         let mut index = home;
@@ -206,8 +243,6 @@ impl Filler<'_> {
                     Layout::bump_overflow(&mut self.buckets[passed], true);
                     passed = if passed + 1 == count { 0 } else { passed + 1 };
                 }
-                self.placed += 1;
-                self.values_seen |= value;
                 return Some(displacement);
             }
             index = if index + 1 == count { 0 } else { index + 1 };
@@ -259,18 +294,10 @@ pub(crate) struct Table {
     buckets: u64,
     /// `floor(log2 n)`.
     log: u32,
-    /// `64 - key_bits`: a hash shifted up by this is aligned to the top of a word, so one
-    /// 64x64-bit product gives the home bucket (high word) and the fraction (low word).
-    top_shift: u32,
-    /// `64 - key_bits + log`: the fraction's top-aligned word shifted down by this is the
-    /// remainder.
-    remainder_shift: u32,
-    /// Low ones over the remainder bits kept in the payload.
-    stored_mask: u64,
     /// The bits no key code inside the hash domain has (`!(2^w - 1)`).
     outside: u64,
     layout: Layout,
-    mixer: Mixer,
+    hasher: Hasher,
     len: usize,
     /// Entries the table holds before it grows (its slots times the load limit).
     limit: u64,
@@ -366,12 +393,9 @@ impl Table {
             key_bits: TAG_BITS,
             buckets: 0,
             log: 0,
-            top_shift: 64 - TAG_BITS,
-            remainder_shift: 64 - TAG_BITS,
-            stored_mask: 0,
             outside: u64::MAX,
             layout: Layout::new(0, 0),
-            mixer: Mixer::new(TAG_BITS),
+            hasher: Hasher::new(TAG_BITS, 0, 0, 0),
             len: 0,
             limit: 0,
             regions: Vec::new(),
@@ -428,12 +452,9 @@ impl Table {
             key_bits,
             buckets,
             log,
-            top_shift: 64 - key_bits,
-            remainder_shift: 64 - key_bits + log,
-            stored_mask: low_mask(layout.remainder_bits),
             outside: !low_mask(key_bits),
             layout,
-            mixer: Mixer::new(key_bits),
+            hasher: Hasher::new(key_bits, buckets, log, layout.remainder_bits),
             len: 0,
             limit: (buckets as f64 * f64::from(layout.slots) * max_load(layout.slots)) as u64,
             regions: allocation.regions,
@@ -550,23 +571,7 @@ impl Table {
     /// Hashes a code inside the domain.
     #[inline(always)]
     pub(crate) fn hash(&self, code: u64) -> Hashed {
-        self.hash_mixed(self.mixer.mix(code))
-    }
-
-    /// Hashes a mixed code `h = mix(code)` (below `2^w`).
-    #[inline(always)]
-    fn hash_mixed(&self, h: u64) -> Hashed {
-        // `h * n` with `h` aligned to the top of a word: the high word is `h * n >> w` (the
-        // home) and the low word the fraction `h * n mod 2^w`, aligned to the top too.
-        let top = h << self.top_shift;
-        let product = u128::from(top) * u128::from(self.buckets);
-        let remainder = (product as u64) >> self.remainder_shift;
-        Hashed {
-            home: (product >> 64) as u64,
-            tag: 0x80 | (remainder >> self.layout.remainder_bits) as u8,
-            stored: remainder & self.stored_mask,
-            mark: mark(remainder),
-        }
+        self.hasher.hash_mixed(self.hasher.mixer.mix(code))
     }
 
     /// The filter words of replica `replica` (one per bucket).
@@ -714,35 +719,54 @@ impl Table {
     }
 
     /// Puts a key known to be absent into the first free slot within reach of its home;
-    /// `false` when there is none (the table must grow).
+    /// `false` when there is none (the table must grow). Inlined into its callers (a single
+    /// insert is mostly this); the rare parts, a first entry and several replicas, are
+    /// out of line.
+    #[inline(always)]
     fn place(&mut self, hashed: &Hashed, value: u64) -> bool {
-        if self.untouched && self.mapped_pages() <= PREFAULT_SMALL_PAGES {
-            // A small table's first entry: the rest will likely follow from this thread.
-            self.prefault();
+        if self.untouched {
+            self.first_place();
         }
         // In place in the first replica, then the buckets it changed copied to the others.
         let Some(displacement) = self.filler().place(hashed, value) else {
             return false;
         };
         if self.regions.len() > 1 {
-            let home = hashed.home as usize;
-            let count = self.buckets as usize;
-            for step in 0..=displacement as usize {
-                let index = (home + step) % count;
-                let bucket = self.buckets(0)[index];
-                self.write(index, &bucket);
-            }
-            if let Some((first, rest)) = self.filters.split_first_mut() {
-                let word = first.words()[home];
-                for filter in rest {
-                    filter.words_mut()[home] = word;
-                }
-            }
+            self.copy_placed(hashed.home as usize, displacement);
         }
         self.len += 1;
-        self.untouched = false;
         self.values_seen |= value;
         true
+    }
+
+    /// Before the first entry of a table: a small table has every page written now (the rest
+    /// of its entries will likely follow from this thread).
+    #[cold]
+    #[inline(never)]
+    fn first_place(&mut self) {
+        if self.mapped_pages() <= PREFAULT_SMALL_PAGES {
+            self.prefault();
+        }
+        self.untouched = false;
+    }
+
+    /// Copies the buckets a placement at `home` with `displacement` changed, and the home's
+    /// filter word, from the first replica to the others.
+    #[cold]
+    #[inline(never)]
+    fn copy_placed(&mut self, home: usize, displacement: u64) {
+        let count = self.buckets as usize;
+        for step in 0..=displacement as usize {
+            let index = (home + step) % count;
+            let bucket = self.buckets(0)[index];
+            self.write(index, &bucket);
+        }
+        if let Some((first, rest)) = self.filters.split_first_mut() {
+            let word = first.words()[home];
+            for filter in rest {
+                filter.words_mut()[home] = word;
+            }
+        }
     }
 
     /// Inserts a code known to be absent, widening and growing as needed.
@@ -863,7 +887,7 @@ impl Table {
     /// The key code of an entry from its home and remainder.
     #[inline]
     pub(crate) fn recover(&self, home: u64, remainder: u64) -> u64 {
-        self.mixer.unmix(self.recover_mixed(home, remainder))
+        self.hasher.mixer.unmix(self.recover_mixed(home, remainder))
     }
 
     /// The mixed code `h` of an entry from its home and remainder.
@@ -898,7 +922,10 @@ impl Table {
                 let displacement = (field >> layout.remainder_bits) as usize;
                 let tag = u64::from(Layout::tag(bucket, slot) & 0x7f);
                 let remainder = tag << layout.remainder_bits | field & stored_mask;
-                let home = if displacement <= index {
+                // Most entries are in their home bucket, whose pair is at hand.
+                let home = if displacement == 0 {
+                    pair
+                } else if displacement <= index {
                     ring[(index - displacement) % RING]
                 } else {
                     recovery.base(index as u64 + self.buckets - displacement as u64)
@@ -1040,19 +1067,23 @@ impl Table {
                 if self.len > 0 && table.untouched && table.mapped_pages() <= PREFAULT_SMALL_PAGES {
                     table.prefault();
                 }
-                let hasher = table.clone_hasher();
-                let mixer = (new_key_bits != self.key_bits).then_some(self.mixer);
+                let hasher = table.hasher;
+                let mixer = (new_key_bits != self.key_bits).then_some(self.hasher.mixer);
                 let mut filler = table.filler();
+                let mut values = 0;
                 let complete = self.each_mixed(|h, value| {
                     // The same hash domain has the same mixer: the mixed code carries over.
                     let h = mixer.map_or(h, |m| hasher.mixer.mix(m.unmix(h)));
+                    values |= value;
                     filler.place(&hasher.hash_mixed(h), value).is_some()
                 });
-                let (placed, values) = (filler.placed, filler.values_seen);
-                table.len += placed;
-                table.values_seen |= values;
-                table.untouched &= placed == 0;
-                table.copy_first_replica();
+                // A complete move placed every entry (an incomplete table is dropped).
+                if complete {
+                    table.len = self.len;
+                    table.values_seen = values;
+                    table.untouched &= self.len == 0;
+                    table.copy_first_replica();
+                }
                 complete
             };
             if complete {
@@ -1065,20 +1096,9 @@ impl Table {
         }
     }
 
-    /// The hashing half of the table (what [`Table::hash_mixed`] reads), apart from its
-    /// memory, so a rebuild can hash while a [`Filler`] holds the memory.
-    fn clone_hasher(&self) -> Hasher {
-        Hasher {
-            mixer: self.mixer,
-            top_shift: self.top_shift,
-            remainder_shift: self.remainder_shift,
-            buckets: self.buckets,
-            remainder_bits: self.layout.remainder_bits,
-            stored_mask: self.stored_mask,
-        }
-    }
-
-    /// A filler of the first replica's buckets and filter words.
+    /// A filler of the first replica's buckets and filter words (inlined: a single insert
+    /// builds one per placement).
+    #[inline(always)]
     fn filler(&mut self) -> Filler<'_> {
         Filler {
             layout: self.layout,
@@ -1087,8 +1107,6 @@ impl Table {
                 .first_mut()
                 .map_or(&mut [][..], |r| r.words_mut().as_chunks_mut::<8>().0),
             filter: self.filters.first_mut().map(Region::words_mut),
-            placed: 0,
-            values_seen: 0,
         }
     }
 

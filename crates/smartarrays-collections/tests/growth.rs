@@ -276,3 +276,50 @@ proptest! {
         prop_assert_eq!(items, expected);
     }
 }
+
+/// Single inserts from empty to the entries that fill 4095, 4096 and 4097 buckets (one key
+/// less, exactly, one more), with keys at `u64::MAX` (the widest hash domain from the first
+/// entry) and values that widen on the last inserts, so growths and widenings meet at the
+/// doubling limit; on one region and on two replicas.
+#[test]
+fn single_inserts_across_the_doubling_limit_with_extreme_keys() {
+    let replicated = ArrayOptions::new()
+        .runtime(two_node_runtime())
+        .placement(Placement::Replicated)
+        .huge_pages(HugePages::Never);
+    for options in [ArrayOptions::new(), replicated] {
+        // The slots per bucket of full-width keys with 16-bit values, from a map that size.
+        let mut probe: Map<u64, u64> = Map::with_options(&options).unwrap();
+        for i in 0..20_000u64 {
+            probe.insert(u64::MAX - scatter(i), i & 0xffff).unwrap();
+        }
+        let slots = probe.memory_report().slots_per_bucket as u64;
+        for buckets in [GENTLE - 1, GENTLE, GENTLE + 1] {
+            let full = buckets * slots * 3 / 4;
+            for n in [full - 1, full, full + 1] {
+                let mut map: Map<u64, u64> = Map::with_options(&options).unwrap();
+                let mut reference = HashMap::new();
+                for i in 0..n {
+                    let key = if i == 0 {
+                        u64::MAX
+                    } else {
+                        u64::MAX - scatter(i)
+                    };
+                    // The last three values widen the table at its largest.
+                    let value = if i + 3 >= n { u64::MAX - i } else { i & 0xffff };
+                    assert_eq!(
+                        map.insert(key, value).unwrap(),
+                        reference.insert(key, value)
+                    );
+                }
+                check(&map, &reference, &[0, 1, u64::MAX - 1]);
+                let report = map.memory_report();
+                assert_eq!(report.value_bits, 64, "{report}");
+                for replica in 0..report.replicas {
+                    assert_eq!(map.get_from_replica(replica, u64::MAX), Some(0));
+                    assert_eq!(map.get_from_replica(replica, u64::MAX - 1), None);
+                }
+            }
+        }
+    }
+}
