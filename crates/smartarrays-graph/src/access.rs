@@ -284,7 +284,7 @@ unsafe fn gather<const PREFETCH: bool, const CHECKED: bool, I: AsIndex, C: Contr
 }
 
 /// `KEEP[rest][lane]`: 1 for the first `rest` lanes, else 0 (see [`gather_one_exit`]).
-const KEEP: [[f64; 3]; 4] = [
+pub(crate) const KEEP: [[f64; 3]; 4] = [
     [0.0, 0.0, 0.0],
     [1.0, 0.0, 0.0],
     [1.0, 1.0, 0.0],
@@ -313,18 +313,16 @@ unsafe fn gather_one_exit<const CHECKED: bool, I: AsIndex, C: Contribution>(
         // `values.len()` by the contract.
         unsafe { read::<CHECKED, C>(values, id.at()) }.to_f64()
     };
-    let n = ids.len();
     let mut partial = [0.0f64; 4];
-    let mut j = 0;
-    while j + 4 <= n {
-        let quad = &ids[j..j + 4];
+    let mut quads = ids.chunks_exact(4);
+    for quad in &mut quads {
         partial[0] += value(quad[0]);
         partial[1] += value(quad[1]);
         partial[2] += value(quad[2]);
         partial[3] += value(quad[3]);
-        j += 4;
     }
-    let rest = n - j;
+    let rest = quads.remainder().len();
+    let j = ids.len() - rest;
     if let Some(three) = ahead.get(j..j + 3) {
         // Times 1 for the ids still in `ids`, times 0 past them: exact for finite values.
         // The factors come from a table, as the compiler turns a select, a bit mask or a
