@@ -36,7 +36,7 @@ impl AsIndex for u64 {
 /// Sequential access to neighbour ids by position.
 pub(crate) trait EdgeWindow {
     type Id: AsIndex;
-    /// A non-empty prefix of the ids at positions `s..t` (`s < t`).
+    /// A prefix of the ids at positions `s..t` (`s <= t`), non-empty when `s < t`.
     fn piece(&mut self, s: usize, t: usize) -> &[Self::Id] {
         self.piece_ahead(s, t).0
     }
@@ -214,8 +214,9 @@ pub(crate) fn gather_sum_ahead<const PREFETCH: bool, I: AsIndex, C: Contribution
 /// [`gather_sum_ahead`] without bounds checks on `values` (two instructions fewer per edge).
 ///
 /// # Safety
-/// Every id in `ids` must be below `values.len()` (true of a [`crate::Graph`]'s neighbour ids
-/// against an array of one value per vertex: loaders and `build` check it).
+/// Every id in `ahead` (so every id in `ids`) must be below `values.len()` (true of a
+/// [`crate::Graph`]'s neighbour ids against an array of one value per vertex: loaders and
+/// `build` check it).
 #[inline(always)]
 pub(crate) unsafe fn gather_sum_trusted<const PREFETCH: bool, I: AsIndex, C: Contribution>(
     ids: &[I],
@@ -229,7 +230,7 @@ pub(crate) unsafe fn gather_sum_trusted<const PREFETCH: bool, I: AsIndex, C: Con
 /// The gather behind [`gather_sum_ahead`] and [`gather_sum_trusted`].
 ///
 /// # Safety
-/// With `CHECKED` false, every id in `ids` must be below `values.len()`.
+/// With `CHECKED` false, every id in `ahead` must be below `values.len()`.
 #[inline(always)]
 unsafe fn gather<const PREFETCH: bool, const CHECKED: bool, I: AsIndex, C: Contribution>(
     ids: &[I],
@@ -240,10 +241,14 @@ unsafe fn gather<const PREFETCH: bool, const CHECKED: bool, I: AsIndex, C: Contr
         // SAFETY: ids come from `ids`: checked, or below `values.len()` by the contract.
         unsafe { read::<CHECKED, C>(values, id.at()) }.to_f64()
     };
+    if !PREFETCH {
+        // SAFETY: passed on from the caller (checked reads, or ids in range).
+        return unsafe { gather_one_exit::<CHECKED, I, C>(ids, ahead, values) };
+    }
     let mut partial = [0.0f64; 4];
     let whole = ids.len() / 4 * 4;
     let mut j = 0;
-    if PREFETCH {
+    {
         // Quads whose prefetch targets all lie in `ahead`.
         let covered = (ahead.len().saturating_sub(PREFETCH_DISTANCE + 3) / 4 * 4).min(whole);
         while j < covered {
@@ -276,6 +281,62 @@ unsafe fn gather<const PREFETCH: bool, const CHECKED: bool, I: AsIndex, C: Contr
         sum += value(id);
     }
     sum
+}
+
+/// `KEEP[rest][lane]`: 1 for the first `rest` lanes, else 0 (see [`gather_one_exit`]).
+pub(crate) const KEEP: [[f64; 3]; 4] = [
+    [0.0, 0.0, 0.0],
+    [1.0, 0.0, 0.0],
+    [1.0, 1.0, 0.0],
+    [1.0, 1.0, 1.0],
+];
+
+/// The gather without prefetch, with a single data-dependent branch per call: the loop over
+/// whole quads of `ids` (four accumulators, so consecutive loads and additions overlap). The 0
+/// to 3 ids left over are summed without a branch on their count: the three ids from there on
+/// in `ahead` are read (real neighbour ids, so their values are in range and finite) and those
+/// past `ids` are multiplied by 0. A separate loop over the rest mispredicted its exit about
+/// once a vertex on top of the quad loop's (GAPBS's plain loop has one exit per vertex). Only
+/// when `ahead` ends within three ids (the end of the array or of a decoded window) are the
+/// rest summed one by one. Also takes an empty `ids`, so callers need no emptiness test.
+///
+/// # Safety
+/// With `CHECKED` false, every id in `ahead` must be below `values.len()`.
+#[inline(always)]
+unsafe fn gather_one_exit<const CHECKED: bool, I: AsIndex, C: Contribution>(
+    ids: &[I],
+    ahead: &[I],
+    values: &[C],
+) -> f64 {
+    let value = |id: I| {
+        // SAFETY: ids come from `ahead` (of which `ids` is a prefix): checked, or below
+        // `values.len()` by the contract.
+        unsafe { read::<CHECKED, C>(values, id.at()) }.to_f64()
+    };
+    let mut partial = [0.0f64; 4];
+    let mut quads = ids.chunks_exact(4);
+    for quad in &mut quads {
+        partial[0] += value(quad[0]);
+        partial[1] += value(quad[1]);
+        partial[2] += value(quad[2]);
+        partial[3] += value(quad[3]);
+    }
+    let rest = quads.remainder().len();
+    let j = ids.len() - rest;
+    if let Some(three) = ahead.get(j..j + 3) {
+        // Times 1 for the ids still in `ids`, times 0 past them: exact for finite values.
+        // The factors come from a table, as the compiler turns a select, a bit mask or a
+        // converted comparison back into a branch.
+        let keep = &KEEP[rest & 3];
+        for (lane, &id) in three.iter().enumerate() {
+            partial[lane] += value(id) * keep[lane];
+        }
+    } else {
+        for &id in &ids[j..] {
+            partial[3] += value(id);
+        }
+    }
+    (partial[0] + partial[1]) + (partial[2] + partial[3])
 }
 
 /// A neighbour array as kernels see it.
@@ -444,6 +505,39 @@ mod tests {
             for sum in sums {
                 // The values are multiples of 1/4 below 2^10: every order sums exactly.
                 assert_eq!(sum, expected, "{n} ids");
+            }
+        }
+    }
+
+    #[test]
+    fn the_one_exit_gather_masks_the_ids_past_the_list() {
+        // Values with large, distinct ids past each list, so a lane read but not masked
+        // would show; f64 values exact in every order (multiples of 1/8 below 2^20).
+        let values: Vec<f64> = (0..2000).map(|i| (i % 251) as f64 * 0.125 + 3.0).collect();
+        let last = values.len() as u32 - 1;
+        for n in [0, 1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 63, 64, 65, 1023, 1025] {
+            // Ids at both ends of the range among scattered ones.
+            let list: Vec<u32> = (0..n as u32)
+                .map(|i| match i % 3 {
+                    0 => 0,
+                    1 => last,
+                    _ => (i * 7919) % last,
+                })
+                .collect();
+            let expected: f64 = list.iter().map(|&id| values[id as usize]).sum();
+            // `ahead` ending with the list, and 1, 2, 3 and 10 ids past it (the ids past
+            // the list must not count, whatever they are).
+            for extra in [0, 1, 2, 3, 10] {
+                let mut ahead = list.clone();
+                ahead.extend((0..extra).map(|k| if k % 2 == 0 { last } else { 1 }));
+                let checked = gather_sum_ahead::<false, _, _>(&list, &ahead, &values);
+                // SAFETY: every id in `ahead` is at most `last`, below `values.len()`.
+                let trusted = unsafe { gather_sum_trusted::<false, _, _>(&list, &ahead, &values) };
+                assert_eq!(checked, expected, "{n} ids, {extra} past");
+                assert_eq!(trusted, expected, "{n} ids, {extra} past");
+                let wide: Vec<u64> = ahead.iter().map(|&id| u64::from(id)).collect();
+                let sum = gather_sum_ahead::<false, _, _>(&wide[..n], &wide, &values);
+                assert_eq!(sum, expected, "{n} u64 ids, {extra} past");
             }
         }
     }
