@@ -140,6 +140,55 @@ fn bottom_up_steps_are_exact_at_bitmap_word_boundaries() {
     }
 }
 
+/// Bottom-up steps on in-lists whose only frontier neighbour comes last, of lengths around
+/// the 64 single reads of a packed list and the 2048-id pieces decoded after them, and on long
+/// lists without one (unreached vertices).
+#[test]
+fn bottom_up_finds_parents_at_the_end_of_long_in_lists() {
+    let (fillers, frontier) = (5000u64, 3000u64);
+    let lengths = [
+        0u64, 1, 2, 62, 63, 64, 65, 66, 127, 1023, 2111, 2112, 2113, 2114, 4160, 4161, 4999,
+    ];
+    let targets = fillers + frontier;
+    let source = targets + 2 * lengths.len() as u64;
+    let mut pairs: Vec<[u32; 2]> = Vec::new();
+    let mut edge = |from: u64, to: u64| pairs.push([from as u32, to as u32]);
+    // The frontier after one step: its vertices' edges among themselves make the next step
+    // bottom-up.
+    for f in fillers..targets {
+        edge(source, f);
+        for k in 1..=5 {
+            edge(f, fillers + (f - fillers + k * 7) % frontier);
+        }
+    }
+    for (k, &length) in lengths.iter().enumerate() {
+        // Target 2k: `length` unreached in-neighbours, then one in the frontier (a larger id).
+        // Target 2k + 1: the same unreached in-neighbours only.
+        let (found, missed) = (targets + 2 * k as u64, targets + 2 * k as u64 + 1);
+        for filler in 0..length {
+            edge(filler, found);
+            edge(filler, missed);
+        }
+        edge(fillers + k as u64 * 11, found);
+    }
+    for variant in [Variant::U, Variant::VE] {
+        for threads in [1, 3] {
+            let edges = EdgeList::from_pairs(source + 1, true, pairs.clone());
+            let graph = build(edges, &options(variant, threads)).unwrap();
+            let label = format!("long in-lists {variant:?} {threads} threads");
+            let (_, bottom_up) = check_bfs(&graph, source as usize, &label);
+            assert!(bottom_up > 0, "{label}: no bottom-up step");
+            let result = bfs(&graph, source).unwrap();
+            for (k, &length) in lengths.iter().enumerate() {
+                let found = targets + 2 * k as u64;
+                assert_eq!(result.level(found), Some(2), "{label}: target of {length}");
+                assert_eq!(result.parent(found), Some(fillers + k as u64 * 11));
+                assert_eq!(result.level(found + 1), None, "{label}: unreached {length}");
+            }
+        }
+    }
+}
+
 #[test]
 fn a_path_stays_top_down_and_reaches_its_end() {
     let n = 1025u64;

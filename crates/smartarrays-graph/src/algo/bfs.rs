@@ -10,7 +10,7 @@ use std::sync::Arc;
 use smartarrays::codec::max_value;
 use smartarrays::{ArrayOptions, Runtime, SmartArray};
 
-use crate::access::{with_window, AsIndex, EdgeWindow, Targets};
+use crate::access::{with_window, AsIndex, EdgeWindow, FirstHit, Probed, Targets};
 use crate::algo::cells::{self, narrow, Cell};
 use crate::algo::fold_steps;
 use crate::error::{GraphError, Result};
@@ -70,11 +70,11 @@ impl BfsResult {
 ///
 /// Vertex ids and levels are kept in 32-bit cells while the graph has fewer than 2^32 - 1
 /// vertices. Top-down steps read each frontier vertex's neighbour list in one piece (decoded
-/// block-wise when the edges are bit-packed); bottom-up steps walk the vertices in order with one
-/// decoding window per batch, so a packed array is unpacked sequentially, and stop at the first
-/// in-neighbour found in the frontier bitmap. The switch follows Beamer's rule: bottom-up once the
-/// edges out of the frontier exceed the unexplored edges / 15, back to top-down once the frontier
-/// shrinks below vertices / 18.
+/// block-wise when the edges are bit-packed); bottom-up steps walk the vertices in order and stop
+/// at the first in-neighbour found in the frontier bitmap, reading bit-packed in-neighbours one
+/// at a time (the first 64 of a list, then decoded in pieces), as most searches stop after a
+/// few. The switch follows Beamer's rule: bottom-up once the edges out of the frontier exceed the
+/// unexplored edges / 15, back to top-down once the frontier shrinks below vertices / 18.
 ///
 /// # Example
 /// ```
@@ -177,6 +177,16 @@ impl<C: Cell, O: AsIndex> Search<'_, C, O> {
                 VERTEX_BATCH / 64,
                 || (0u64, Vec::new()),
                 |(mut found, mut buffer), _, words| {
+                    if let Targets::Packed(view) = self.in_targets {
+                        // Read neighbour by neighbour: most searches stop after a few, so
+                        // decoding the batch's lists in windows would decode mostly unread ids.
+                        let mut search = Probed::new(view, &mut buffer);
+                        for word in words {
+                            found +=
+                                self.bottom_up_word(&mut search, word, front, next, seen, level);
+                        }
+                        return (found, buffer);
+                    }
                     let n = self.parents.len();
                     let limit = self.in_offsets[(words.end * 64).min(n)].at();
                     with_window!(self.in_targets, &mut buffer, limit, |window| {
@@ -218,6 +228,44 @@ impl<C: Cell, O: AsIndex> Search<'_, C, O> {
                 |a, b| (a.0 + b.0, a.1),
             )
             .0
+    }
+}
+
+impl<C: Cell, O: AsIndex> Search<'_, C, O> {
+    /// The bottom-up step of the 64 vertices of bitmap word `word`, with the in-neighbours
+    /// searched through `search`; returns how many found a parent.
+    #[inline(always)]
+    fn bottom_up_word(
+        &self,
+        search: &mut impl FirstHit,
+        word: usize,
+        front: &[AtomicU64],
+        next: &[AtomicU64],
+        seen: &[AtomicU64],
+        level: u64,
+    ) -> u64 {
+        let visited = seen[word].load(Ordering::Relaxed);
+        let mut todo = !visited;
+        let mut bits = 0u64;
+        while todo != 0 {
+            let bit = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
+            let v = word * 64 + bit;
+            let parent =
+                search.first_hit(self.in_offsets[v].at(), self.in_offsets[v + 1].at(), |u| {
+                    front[u / 64].load(Ordering::Relaxed) & (1 << (u % 64)) != 0
+                });
+            if let Some(u) = parent {
+                self.parents[v].set(u as u64);
+                self.levels[v].set(level);
+                bits |= 1 << bit;
+            }
+        }
+        next[word].store(bits, Ordering::Relaxed);
+        if bits != 0 {
+            seen[word].store(visited | bits, Ordering::Relaxed);
+        }
+        u64::from(bits.count_ones())
     }
 }
 
