@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use smartarrays::Runtime;
+use smartarrays::{Placement, Runtime, RuntimeOptions, Topology};
 use smartarrays_graph::{
     bfs, build, connected_components, generate, tc, EdgeList, Graph, GraphOptions, TcOrder, Variant,
 };
@@ -184,6 +184,62 @@ fn bottom_up_finds_parents_at_the_end_of_long_in_lists() {
                 assert_eq!(result.level(found), Some(2), "{label}: target of {length}");
                 assert_eq!(result.parent(found), Some(fillers + k as u64 * 11));
                 assert_eq!(result.level(found + 1), None, "{label}: unreached {length}");
+            }
+        }
+    }
+}
+
+/// Levels and parents written straight into the result arrays (U layout: 32-bit properties)
+/// at every placement, on this machine and on a described two-node one (replicated results have
+/// two replicas, which must agree), next to the packed V+E results; with unreached vertices
+/// and a lone vertex.
+#[test]
+fn results_are_exact_at_every_placement_and_in_every_replica() {
+    let two_nodes = Arc::new(
+        Runtime::new(RuntimeOptions {
+            threads: Some(3),
+            topology: Some(Arc::new(Topology::uniform(2, 2, 8 << 30).unwrap())),
+            no_pinning: true,
+        })
+        .unwrap(),
+    );
+    for runtime in [Arc::new(Runtime::with_threads(2).unwrap()), two_nodes] {
+        for placement in Placement::all(runtime.topology()) {
+            for variant in [Variant::U, Variant::VE] {
+                for n in [1u64, 65, 1025] {
+                    // A random graph on the first half of the vertices; the rest unreached.
+                    let half = n.div_ceil(2);
+                    let mut state = n;
+                    let mut next = || {
+                        state = state
+                            .wrapping_mul(6_364_136_223_846_793_005)
+                            .wrapping_add(1);
+                        ((state >> 33) % half) as u32
+                    };
+                    let pairs: Vec<[u32; 2]> = (0..half * 8).map(|_| [next(), next()]).collect();
+                    let edges = EdgeList::from_pairs(n, false, pairs);
+                    let options = GraphOptions::variant(variant)
+                        .runtime(Arc::clone(&runtime))
+                        .placement(placement.clone());
+                    let graph = build(edges, &options).unwrap();
+                    let label = format!("{placement} {variant:?} n {n}");
+                    check_bfs(&graph, 0, &label);
+                    let result = bfs(&graph, 0).unwrap();
+                    if variant == Variant::U {
+                        assert_eq!((result.levels.bits(), result.parents.bits()), (32, 32));
+                    }
+                    for array in [&result.levels, &result.parents] {
+                        let values = array.to_vec();
+                        for r in 0..array.replica_count() {
+                            assert_eq!(array.replica(r).to_vec(), values, "{label}: replica {r}");
+                        }
+                    }
+                    assert_eq!(
+                        result.level(n - 1).is_some(),
+                        n == 1,
+                        "{label}: last vertex"
+                    );
+                }
             }
         }
     }

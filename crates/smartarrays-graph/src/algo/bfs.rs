@@ -314,6 +314,17 @@ fn search<C: Cell>(graph: &Graph, source: u64) -> Result<BfsResult> {
     search_with::<C, u64>(graph, source, offsets, in_offsets)
 }
 
+/// What a search found besides its levels and parents.
+struct Walk {
+    reached: u64,
+    depth: u64,
+    steps: (usize, usize),
+}
+
+/// Searches in the cells of the result arrays themselves when both are stored at the cells'
+/// width whatever the depth (the U layout: no per-search vectors of cells to fill and copy;
+/// the arrays are filled with "none" in parallel, where their pages belong); else in vectors
+/// of cells packed into the arrays at the end.
 fn search_with<C: Cell, O: AsIndex>(
     graph: &Graph,
     source: u64,
@@ -322,14 +333,83 @@ fn search_with<C: Cell, O: AsIndex>(
 ) -> Result<BfsResult> {
     let n = graph.vertices();
     let runtime = Arc::clone(graph.runtime());
+    let properties = graph.properties();
+    let parent_bits = property_bits(properties, n as u64);
+    let options = ArrayOptions::new()
+        .placement(properties.placement.clone())
+        .runtime(Arc::clone(&runtime));
+    let (fewest, most) = (
+        property_bits(properties, 1),
+        property_bits(properties, n as u64),
+    );
+    if fewest == most && max_value(parent_bits) == C::NONE {
+        // Levels (at most n - 1, so depth + 1 <= n) and parents take the cells' width.
+        let none = |_| C::NONE;
+        let mut parents = SmartArray::from_fn(n, &options.clone().bits(parent_bits), none)?;
+        let mut levels = SmartArray::from_fn(n, &options.clone().bits(parent_bits), none)?;
+        let walk = C::update(&mut parents, |parents| {
+            C::update(&mut levels, |levels| {
+                walk(graph, source, parents, levels, offsets, in_offsets)
+            })
+        });
+        if let Some(Some(walk)) = walk {
+            return Ok(BfsResult {
+                source,
+                levels,
+                parents,
+                reached: walk.reached,
+                depth: walk.depth,
+                steps: walk.steps,
+            });
+        }
+    }
     let parents: Vec<C> = (0..n).map(|_| C::new(C::NONE)).collect();
     let levels: Vec<C> = (0..n).map(|_| C::new(C::NONE)).collect();
+    let walk = walk(graph, source, &parents, &levels, offsets, in_offsets);
+    let level_bits = property_bits(properties, walk.depth + 1);
+    let pack = |source: &[C], bits: u32| {
+        let marker = max_value(bits);
+        SmartArray::from_batches(source.len(), &options.clone().bits(bits), |range, out| {
+            if marker == C::NONE {
+                // The cells' "none" is the array's marker already.
+                for (slot, cell) in out.iter_mut().zip(&source[range]) {
+                    *slot = cell.get();
+                }
+            } else {
+                for (slot, cell) in out.iter_mut().zip(&source[range]) {
+                    let value = cell.get();
+                    *slot = if value == C::NONE { marker } else { value };
+                }
+            }
+        })
+    };
+    Ok(BfsResult {
+        source,
+        levels: pack(&levels, level_bits)?,
+        parents: pack(&parents, parent_bits)?,
+        reached: walk.reached,
+        depth: walk.depth,
+        steps: walk.steps,
+    })
+}
+
+/// The search itself, in `parents` and `levels` (all "none" on entry).
+fn walk<C: Cell, O: AsIndex>(
+    graph: &Graph,
+    source: u64,
+    parents: &[C],
+    levels: &[C],
+    offsets: &[O],
+    in_offsets: &[O],
+) -> Walk {
+    let n = graph.vertices();
+    let runtime = Arc::clone(graph.runtime());
     parents[source as usize].set(source);
     levels[source as usize].set(0);
     let incoming = graph.incoming();
     let state = Search {
-        parents: &parents,
-        levels: &levels,
+        parents,
+        levels,
         offsets,
         in_offsets,
         targets: Targets::of(graph.edge().local()),
@@ -400,36 +480,11 @@ fn search_with<C: Cell, O: AsIndex>(
             reached += queue.len() as u64;
         }
     }
-    let properties = graph.properties();
-    let level_bits = property_bits(properties, depth + 1);
-    let parent_bits = property_bits(properties, n as u64);
-    let options = ArrayOptions::new()
-        .placement(properties.placement.clone())
-        .runtime(Arc::clone(&runtime));
-    let pack = |source: &[C], bits: u32| {
-        let marker = max_value(bits);
-        SmartArray::from_batches(source.len(), &options.clone().bits(bits), |range, out| {
-            if marker == C::NONE {
-                // The cells' "none" is the array's marker already.
-                for (slot, cell) in out.iter_mut().zip(&source[range]) {
-                    *slot = cell.get();
-                }
-            } else {
-                for (slot, cell) in out.iter_mut().zip(&source[range]) {
-                    let value = cell.get();
-                    *slot = if value == C::NONE { marker } else { value };
-                }
-            }
-        })
-    };
-    Ok(BfsResult {
-        source,
-        levels: pack(&levels, level_bits)?,
-        parents: pack(&parents, parent_bits)?,
+    Walk {
         reached,
         depth,
         steps: (top_down_steps, bottom_up_steps),
-    })
+    }
 }
 
 fn bitmap_to_queue(bitmap: &[AtomicU64], n: usize, runtime: &Runtime) -> Vec<u64> {
