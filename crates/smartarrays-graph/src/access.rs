@@ -115,6 +115,95 @@ impl EdgeWindow for Decoded<'_, '_> {
     }
 }
 
+/// Searches of one vertex's neighbour list that stop at the first hit (bottom-up BFS steps):
+/// ids read in place, or read one at a time from a bit-packed array for the first
+/// [`PROBE`] positions and only then decoded in bulk, so a list whose first neighbours hit is
+/// never decoded as a whole.
+pub(crate) trait FirstHit {
+    /// The first id at positions `s..t` for which `hit` holds, if any.
+    fn first_hit(&mut self, s: usize, t: usize, hit: impl FnMut(usize) -> bool) -> Option<usize>;
+}
+
+/// Positions of a packed list read one value at a time before the rest is decoded in bulk: a
+/// single read costs a few instructions, a bulk decode a call with a fixed overhead per piece.
+pub(crate) const PROBE: usize = 64;
+
+impl<T: AsIndex> FirstHit for Direct<'_, T> {
+    #[inline(always)]
+    fn first_hit(
+        &mut self,
+        s: usize,
+        t: usize,
+        mut hit: impl FnMut(usize) -> bool,
+    ) -> Option<usize> {
+        for &u in &self.0[s..t] {
+            if hit(u.at()) {
+                return Some(u.at());
+            }
+        }
+        None
+    }
+}
+
+/// A bit-packed neighbour array searched with [`FirstHit`]: single reads, then pieces of at
+/// most [`WINDOW`] values decoded into the buffer.
+pub(crate) struct Probed<'a, 'b> {
+    view: ArrayView<'a>,
+    buffer: &'b mut Vec<u64>,
+}
+
+impl<'a, 'b> Probed<'a, 'b> {
+    pub(crate) fn new(view: ArrayView<'a>, buffer: &'b mut Vec<u64>) -> Probed<'a, 'b> {
+        buffer.resize(WINDOW, 0);
+        Probed { view, buffer }
+    }
+
+    /// The bulk part of [`FirstHit::first_hit`], kept out of line (most searches end within
+    /// the probes).
+    #[inline(never)]
+    fn decode_rest(
+        &mut self,
+        mut s: usize,
+        t: usize,
+        hit: &mut impl FnMut(usize) -> bool,
+    ) -> Option<usize> {
+        while s < t {
+            let end = t.min(s + WINDOW);
+            let piece = &mut self.buffer[..end - s];
+            // Positions come from the graph's offsets, so the range lies inside the array.
+            let _ = self.view.unpack(s, piece);
+            if let Some(u) = piece.iter().map(|&u| u as usize).find(|&u| hit(u)) {
+                return Some(u);
+            }
+            s = end;
+        }
+        None
+    }
+}
+
+impl FirstHit for Probed<'_, '_> {
+    #[inline(always)]
+    fn first_hit(
+        &mut self,
+        s: usize,
+        t: usize,
+        mut hit: impl FnMut(usize) -> bool,
+    ) -> Option<usize> {
+        let probed = t.min(s + PROBE);
+        for i in s..probed {
+            let u = self.view.value(i) as usize;
+            if hit(u) {
+                return Some(u);
+            }
+        }
+        if probed < t {
+            self.decode_rest(probed, t, &mut hit)
+        } else {
+            None
+        }
+    }
+}
+
 /// A value type PageRank's contributions are stored in (`f64`, or `f32` for half the memory
 /// traffic of the gather); sums are always taken in `f64`. Implemented for `f64` and `f32` only
 /// (sealed).

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use smartarrays::Runtime;
+use smartarrays::{Placement, Runtime, RuntimeOptions, Topology};
 use smartarrays_graph::{
     bfs, build, connected_components, generate, tc, EdgeList, Graph, GraphOptions, TcOrder, Variant,
 };
@@ -134,6 +134,111 @@ fn bottom_up_steps_are_exact_at_bitmap_word_boundaries() {
                         assert!(bottom_up > 0, "{label}: no bottom-up step");
                     }
                     check_components(&graph, &label);
+                }
+            }
+        }
+    }
+}
+
+/// Bottom-up steps on in-lists whose only frontier neighbour comes last, of lengths around
+/// the 64 single reads of a packed list and the 2048-id pieces decoded after them, and on long
+/// lists without one (unreached vertices).
+#[test]
+fn bottom_up_finds_parents_at_the_end_of_long_in_lists() {
+    let (fillers, frontier) = (5000u64, 3000u64);
+    let lengths = [
+        0u64, 1, 2, 62, 63, 64, 65, 66, 127, 1023, 2111, 2112, 2113, 2114, 4160, 4161, 4999,
+    ];
+    let targets = fillers + frontier;
+    let source = targets + 2 * lengths.len() as u64;
+    let mut pairs: Vec<[u32; 2]> = Vec::new();
+    let mut edge = |from: u64, to: u64| pairs.push([from as u32, to as u32]);
+    // The frontier after one step: its vertices' edges among themselves make the next step
+    // bottom-up.
+    for f in fillers..targets {
+        edge(source, f);
+        for k in 1..=5 {
+            edge(f, fillers + (f - fillers + k * 7) % frontier);
+        }
+    }
+    for (k, &length) in lengths.iter().enumerate() {
+        // Target 2k: `length` unreached in-neighbours, then one in the frontier (a larger id).
+        // Target 2k + 1: the same unreached in-neighbours only.
+        let (found, missed) = (targets + 2 * k as u64, targets + 2 * k as u64 + 1);
+        for filler in 0..length {
+            edge(filler, found);
+            edge(filler, missed);
+        }
+        edge(fillers + k as u64 * 11, found);
+    }
+    for variant in [Variant::U, Variant::VE] {
+        for threads in [1, 3] {
+            let edges = EdgeList::from_pairs(source + 1, true, pairs.clone());
+            let graph = build(edges, &options(variant, threads)).unwrap();
+            let label = format!("long in-lists {variant:?} {threads} threads");
+            let (_, bottom_up) = check_bfs(&graph, source as usize, &label);
+            assert!(bottom_up > 0, "{label}: no bottom-up step");
+            let result = bfs(&graph, source).unwrap();
+            for (k, &length) in lengths.iter().enumerate() {
+                let found = targets + 2 * k as u64;
+                assert_eq!(result.level(found), Some(2), "{label}: target of {length}");
+                assert_eq!(result.parent(found), Some(fillers + k as u64 * 11));
+                assert_eq!(result.level(found + 1), None, "{label}: unreached {length}");
+            }
+        }
+    }
+}
+
+/// Levels and parents written straight into the result arrays (U layout: 32-bit properties)
+/// at every placement, on this machine and on a described two-node one (replicated results have
+/// two replicas, which must agree), next to the packed V+E results; with unreached vertices
+/// and a lone vertex.
+#[test]
+fn results_are_exact_at_every_placement_and_in_every_replica() {
+    let two_nodes = Arc::new(
+        Runtime::new(RuntimeOptions {
+            threads: Some(3),
+            topology: Some(Arc::new(Topology::uniform(2, 2, 8 << 30).unwrap())),
+            no_pinning: true,
+        })
+        .unwrap(),
+    );
+    for runtime in [Arc::new(Runtime::with_threads(2).unwrap()), two_nodes] {
+        for placement in Placement::all(runtime.topology()) {
+            for variant in [Variant::U, Variant::VE] {
+                for n in [1u64, 65, 1025] {
+                    // A random graph on the first half of the vertices; the rest unreached.
+                    let half = n.div_ceil(2);
+                    let mut state = n;
+                    let mut next = || {
+                        state = state
+                            .wrapping_mul(6_364_136_223_846_793_005)
+                            .wrapping_add(1);
+                        ((state >> 33) % half) as u32
+                    };
+                    let pairs: Vec<[u32; 2]> = (0..half * 8).map(|_| [next(), next()]).collect();
+                    let edges = EdgeList::from_pairs(n, false, pairs);
+                    let options = GraphOptions::variant(variant)
+                        .runtime(Arc::clone(&runtime))
+                        .placement(placement.clone());
+                    let graph = build(edges, &options).unwrap();
+                    let label = format!("{placement} {variant:?} n {n}");
+                    check_bfs(&graph, 0, &label);
+                    let result = bfs(&graph, 0).unwrap();
+                    if variant == Variant::U {
+                        assert_eq!((result.levels.bits(), result.parents.bits()), (32, 32));
+                    }
+                    for array in [&result.levels, &result.parents] {
+                        let values = array.to_vec();
+                        for r in 0..array.replica_count() {
+                            assert_eq!(array.replica(r).to_vec(), values, "{label}: replica {r}");
+                        }
+                    }
+                    assert_eq!(
+                        result.level(n - 1).is_some(),
+                        n == 1,
+                        "{label}: last vertex"
+                    );
                 }
             }
         }

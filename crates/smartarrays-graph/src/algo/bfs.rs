@@ -10,7 +10,7 @@ use std::sync::Arc;
 use smartarrays::codec::max_value;
 use smartarrays::{ArrayOptions, Runtime, SmartArray};
 
-use crate::access::{with_window, AsIndex, EdgeWindow, Targets};
+use crate::access::{with_window, AsIndex, EdgeWindow, FirstHit, Probed, Targets};
 use crate::algo::cells::{self, narrow, Cell};
 use crate::algo::fold_steps;
 use crate::error::{GraphError, Result};
@@ -70,11 +70,11 @@ impl BfsResult {
 ///
 /// Vertex ids and levels are kept in 32-bit cells while the graph has fewer than 2^32 - 1
 /// vertices. Top-down steps read each frontier vertex's neighbour list in one piece (decoded
-/// block-wise when the edges are bit-packed); bottom-up steps walk the vertices in order with one
-/// decoding window per batch, so a packed array is unpacked sequentially, and stop at the first
-/// in-neighbour found in the frontier bitmap. The switch follows Beamer's rule: bottom-up once the
-/// edges out of the frontier exceed the unexplored edges / 15, back to top-down once the frontier
-/// shrinks below vertices / 18.
+/// block-wise when the edges are bit-packed); bottom-up steps walk the vertices in order and stop
+/// at the first in-neighbour found in the frontier bitmap, reading bit-packed in-neighbours one
+/// at a time (the first 64 of a list, then decoded in pieces), as most searches stop after a
+/// few. The switch follows Beamer's rule: bottom-up once the edges out of the frontier exceed the
+/// unexplored edges / 15, back to top-down once the frontier shrinks below vertices / 18.
 ///
 /// # Example
 /// ```
@@ -177,6 +177,16 @@ impl<C: Cell, O: AsIndex> Search<'_, C, O> {
                 VERTEX_BATCH / 64,
                 || (0u64, Vec::new()),
                 |(mut found, mut buffer), _, words| {
+                    if let Targets::Packed(view) = self.in_targets {
+                        // Read neighbour by neighbour: most searches stop after a few, so
+                        // decoding the batch's lists in windows would decode mostly unread ids.
+                        let mut search = Probed::new(view, &mut buffer);
+                        for word in words {
+                            found +=
+                                self.bottom_up_word(&mut search, word, front, next, seen, level);
+                        }
+                        return (found, buffer);
+                    }
                     let n = self.parents.len();
                     let limit = self.in_offsets[(words.end * 64).min(n)].at();
                     with_window!(self.in_targets, &mut buffer, limit, |window| {
@@ -218,6 +228,44 @@ impl<C: Cell, O: AsIndex> Search<'_, C, O> {
                 |a, b| (a.0 + b.0, a.1),
             )
             .0
+    }
+}
+
+impl<C: Cell, O: AsIndex> Search<'_, C, O> {
+    /// The bottom-up step of the 64 vertices of bitmap word `word`, with the in-neighbours
+    /// searched through `search`; returns how many found a parent.
+    #[inline(always)]
+    fn bottom_up_word(
+        &self,
+        search: &mut impl FirstHit,
+        word: usize,
+        front: &[AtomicU64],
+        next: &[AtomicU64],
+        seen: &[AtomicU64],
+        level: u64,
+    ) -> u64 {
+        let visited = seen[word].load(Ordering::Relaxed);
+        let mut todo = !visited;
+        let mut bits = 0u64;
+        while todo != 0 {
+            let bit = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
+            let v = word * 64 + bit;
+            let parent =
+                search.first_hit(self.in_offsets[v].at(), self.in_offsets[v + 1].at(), |u| {
+                    front[u / 64].load(Ordering::Relaxed) & (1 << (u % 64)) != 0
+                });
+            if let Some(u) = parent {
+                self.parents[v].set(u as u64);
+                self.levels[v].set(level);
+                bits |= 1 << bit;
+            }
+        }
+        next[word].store(bits, Ordering::Relaxed);
+        if bits != 0 {
+            seen[word].store(visited | bits, Ordering::Relaxed);
+        }
+        u64::from(bits.count_ones())
     }
 }
 
@@ -266,6 +314,17 @@ fn search<C: Cell>(graph: &Graph, source: u64) -> Result<BfsResult> {
     search_with::<C, u64>(graph, source, offsets, in_offsets)
 }
 
+/// What a search found besides its levels and parents.
+struct Walk {
+    reached: u64,
+    depth: u64,
+    steps: (usize, usize),
+}
+
+/// Searches in the cells of the result arrays themselves when both are stored at the cells'
+/// width whatever the depth (the U layout: no per-search vectors of cells to fill and copy;
+/// the arrays are filled with "none" in parallel, where their pages belong); else in vectors
+/// of cells packed into the arrays at the end.
 fn search_with<C: Cell, O: AsIndex>(
     graph: &Graph,
     source: u64,
@@ -274,14 +333,83 @@ fn search_with<C: Cell, O: AsIndex>(
 ) -> Result<BfsResult> {
     let n = graph.vertices();
     let runtime = Arc::clone(graph.runtime());
+    let properties = graph.properties();
+    let parent_bits = property_bits(properties, n as u64);
+    let options = ArrayOptions::new()
+        .placement(properties.placement.clone())
+        .runtime(Arc::clone(&runtime));
+    let (fewest, most) = (
+        property_bits(properties, 1),
+        property_bits(properties, n as u64),
+    );
+    if fewest == most && max_value(parent_bits) == C::NONE {
+        // Levels (at most n - 1, so depth + 1 <= n) and parents take the cells' width.
+        let none = |_| C::NONE;
+        let mut parents = SmartArray::from_fn(n, &options.clone().bits(parent_bits), none)?;
+        let mut levels = SmartArray::from_fn(n, &options.clone().bits(parent_bits), none)?;
+        let walk = C::update(&mut parents, |parents| {
+            C::update(&mut levels, |levels| {
+                walk(graph, source, parents, levels, offsets, in_offsets)
+            })
+        });
+        if let Some(Some(walk)) = walk {
+            return Ok(BfsResult {
+                source,
+                levels,
+                parents,
+                reached: walk.reached,
+                depth: walk.depth,
+                steps: walk.steps,
+            });
+        }
+    }
     let parents: Vec<C> = (0..n).map(|_| C::new(C::NONE)).collect();
     let levels: Vec<C> = (0..n).map(|_| C::new(C::NONE)).collect();
+    let walk = walk(graph, source, &parents, &levels, offsets, in_offsets);
+    let level_bits = property_bits(properties, walk.depth + 1);
+    let pack = |source: &[C], bits: u32| {
+        let marker = max_value(bits);
+        SmartArray::from_batches(source.len(), &options.clone().bits(bits), |range, out| {
+            if marker == C::NONE {
+                // The cells' "none" is the array's marker already.
+                for (slot, cell) in out.iter_mut().zip(&source[range]) {
+                    *slot = cell.get();
+                }
+            } else {
+                for (slot, cell) in out.iter_mut().zip(&source[range]) {
+                    let value = cell.get();
+                    *slot = if value == C::NONE { marker } else { value };
+                }
+            }
+        })
+    };
+    Ok(BfsResult {
+        source,
+        levels: pack(&levels, level_bits)?,
+        parents: pack(&parents, parent_bits)?,
+        reached: walk.reached,
+        depth: walk.depth,
+        steps: walk.steps,
+    })
+}
+
+/// The search itself, in `parents` and `levels` (all "none" on entry).
+fn walk<C: Cell, O: AsIndex>(
+    graph: &Graph,
+    source: u64,
+    parents: &[C],
+    levels: &[C],
+    offsets: &[O],
+    in_offsets: &[O],
+) -> Walk {
+    let n = graph.vertices();
+    let runtime = Arc::clone(graph.runtime());
     parents[source as usize].set(source);
     levels[source as usize].set(0);
     let incoming = graph.incoming();
     let state = Search {
-        parents: &parents,
-        levels: &levels,
+        parents,
+        levels,
         offsets,
         in_offsets,
         targets: Targets::of(graph.edge().local()),
@@ -352,36 +480,11 @@ fn search_with<C: Cell, O: AsIndex>(
             reached += queue.len() as u64;
         }
     }
-    let properties = graph.properties();
-    let level_bits = property_bits(properties, depth + 1);
-    let parent_bits = property_bits(properties, n as u64);
-    let options = ArrayOptions::new()
-        .placement(properties.placement.clone())
-        .runtime(Arc::clone(&runtime));
-    let pack = |source: &[C], bits: u32| {
-        let marker = max_value(bits);
-        SmartArray::from_batches(source.len(), &options.clone().bits(bits), |range, out| {
-            if marker == C::NONE {
-                // The cells' "none" is the array's marker already.
-                for (slot, cell) in out.iter_mut().zip(&source[range]) {
-                    *slot = cell.get();
-                }
-            } else {
-                for (slot, cell) in out.iter_mut().zip(&source[range]) {
-                    let value = cell.get();
-                    *slot = if value == C::NONE { marker } else { value };
-                }
-            }
-        })
-    };
-    Ok(BfsResult {
-        source,
-        levels: pack(&levels, level_bits)?,
-        parents: pack(&parents, parent_bits)?,
+    Walk {
         reached,
         depth,
         steps: (top_down_steps, bottom_up_steps),
-    })
+    }
 }
 
 fn bitmap_to_queue(bitmap: &[AtomicU64], n: usize, runtime: &Runtime) -> Vec<u64> {

@@ -5,6 +5,8 @@
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
+use smartarrays::SmartArray;
+
 /// An atomic per-vertex value read and written as `u64`.
 pub(crate) trait Cell: Send + Sync + Sized {
     /// All ones at the cell's width: "no value".
@@ -17,10 +19,16 @@ pub(crate) trait Cell: Send + Sync + Sized {
     fn set(&self, value: u64);
     /// Replaces `current` by `new`; false when the cell held something else.
     fn replace(&self, current: u64, new: u64) -> bool;
+    /// Runs `body` on the values of `array` as cells, when it is stored at the cells' width
+    /// (else `None`, without calling `body`).
+    fn update<R>(array: &mut SmartArray, body: impl FnOnce(&[Self]) -> R) -> Option<R>;
 }
 
 impl Cell for AtomicU32 {
     const NONE: u64 = u32::MAX as u64;
+    fn update<R>(array: &mut SmartArray, body: impl FnOnce(&[Self]) -> R) -> Option<R> {
+        array.update_atomic_u32(body)
+    }
     #[inline(always)]
     fn new(value: u64) -> Self {
         AtomicU32::new(value as u32)
@@ -47,6 +55,9 @@ impl Cell for AtomicU32 {
 
 impl Cell for AtomicU64 {
     const NONE: u64 = u64::MAX;
+    fn update<R>(array: &mut SmartArray, body: impl FnOnce(&[Self]) -> R) -> Option<R> {
+        array.update_atomic_u64(body)
+    }
     #[inline(always)]
     fn new(value: u64) -> Self {
         AtomicU64::new(value)

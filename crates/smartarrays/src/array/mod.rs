@@ -3,6 +3,7 @@
 //! (zigzag) and [`F64Array`] (uncompressed floating point), and the "auto" options hook
 //! ([`Compression::Auto`], [`Placement::Auto`](crate::Placement::Auto), [`install_advisor`]).
 
+mod atomic;
 mod auto;
 mod float;
 mod reduce;

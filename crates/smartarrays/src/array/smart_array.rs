@@ -3,8 +3,10 @@
 //! [`Runtime`].
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicU32, AtomicU64};
 use std::sync::Arc;
 
+use super::atomic;
 pub use super::auto::Advice;
 use super::auto::{self, AutoRequest, Compression, Usage};
 use super::view::{ArrayView, Iter};
@@ -725,6 +727,94 @@ impl SmartArray {
         }
     }
 
+    /// Runs `body` on the values of a 32-bit array as atomics ([`AtomicU32`], one per value, in
+    /// the first replica), so that several threads can write them in place; then copies the first
+    /// replica to the others (replicated arrays). Returns `None`, and does not call `body`, unless
+    /// the array is stored at exactly 32 bits on a little-endian target. For kernels that would
+    /// otherwise fill a vector of atomics and copy it into a new array at the end.
+    ///
+    /// # Example
+    /// ```
+    /// use std::sync::atomic::Ordering;
+    /// use smartarrays::{ArrayOptions, SmartArray};
+    /// let mut array = SmartArray::from_fn(4, &ArrayOptions::new().bits(32), |_| u32::MAX as u64).unwrap();
+    /// let done = array.update_atomic_u32(|values| {
+    ///     values[2].store(7, Ordering::Relaxed);
+    ///     values.len()
+    /// });
+    /// assert_eq!(done, Some(4));
+    /// assert_eq!(array.to_vec(), vec![u32::MAX as u64, u32::MAX as u64, 7, u32::MAX as u64]);
+    /// // At any other width the values are not 32-bit integers in memory.
+    /// let mut packed = SmartArray::from_fn(4, &ArrayOptions::new().bits(20), |_| 0).unwrap();
+    /// assert_eq!(packed.update_atomic_u32(|values| values.len()), None);
+    /// ```
+    pub fn update_atomic_u32<R>(&mut self, body: impl FnOnce(&[AtomicU32]) -> R) -> Option<R> {
+        if self.bits != 32 || !cfg!(target_endian = "little") {
+            return None;
+        }
+        let len = self.len;
+        let result = body(atomic::as_atomic_u32(self.regions[0].words_mut(), len));
+        self.copy_first_replica(len.div_ceil(2));
+        Some(result)
+    }
+
+    /// [`SmartArray::update_atomic_u32`] for arrays stored at 64 bits ([`AtomicU64`] values).
+    ///
+    /// # Example
+    /// ```
+    /// use std::sync::atomic::Ordering;
+    /// use smartarrays::{ArrayOptions, SmartArray};
+    /// let mut array = SmartArray::zeroed(3, 64, &ArrayOptions::new()).unwrap();
+    /// array.update_atomic_u64(|values| values[0].fetch_add(u64::MAX, Ordering::Relaxed));
+    /// assert_eq!(array.to_vec(), vec![u64::MAX, 0, 0]);
+    /// assert!(SmartArray::zeroed(3, 32, &ArrayOptions::new()).unwrap().update_atomic_u64(|_| ()).is_none());
+    /// ```
+    pub fn update_atomic_u64<R>(&mut self, body: impl FnOnce(&[AtomicU64]) -> R) -> Option<R> {
+        if self.bits != 64 {
+            return None;
+        }
+        let len = self.len;
+        let result = body(atomic::as_atomic_u64(self.regions[0].words_mut(), len));
+        self.copy_first_replica(len);
+        Some(result)
+    }
+
+    /// Copies the first `words` words of the first replica to the other replicas, each by its
+    /// own node's workers (nothing to do without replicas).
+    fn copy_first_replica(&mut self, words: usize) {
+        let (first, rest) = self
+            .regions
+            .split_first_mut()
+            .expect("an array has at least one region");
+        if rest.is_empty() {
+            return;
+        }
+        let source = &first.words()[..words];
+        let parts: Vec<Part> = self.region_nodes[1..]
+            .iter()
+            .map(|&node| Part {
+                node,
+                range: 0..words,
+            })
+            .collect();
+        let pieces: Vec<DisjointBatches<u64>> = rest
+            .iter_mut()
+            .map(|region| DisjointBatches::new(&mut region.words_mut()[..words], PARALLEL_BATCH))
+            .collect();
+        self.runtime.run_parts(
+            &parts,
+            PARALLEL_BATCH,
+            false,
+            || (),
+            |(), _, part, range| {
+                pieces[part].with_batch(&range.clone(), |piece| {
+                    piece.copy_from_slice(&source[range]);
+                });
+            },
+            |(), ()| (),
+        );
+    }
+
     /// Rewrites a 64-bit array in place, in parallel: `body(accumulator, worker, range, words)`
     /// gets the batches `range` (boundaries at multiples of `batch`) of the first replica as
     /// mutable words, exactly once each; the other replicas are then copied from the first by
@@ -742,45 +832,18 @@ impl SmartArray {
         assert_eq!(self.bits, 64, "in-place batch updates need a 64-bit array");
         let (len, batch) = (self.len, batch.max(1));
         let runtime = Arc::clone(&self.runtime);
-        let (first, rest) = self
+        let first = self
             .regions
-            .split_first_mut()
+            .first_mut()
             .expect("an array has at least one region");
-        let result = {
-            runtime.map_reduce_mut(
-                &mut first.words_mut()[..len],
-                batch,
-                &identity,
-                &body,
-                combine,
-            )
-        };
-        if !rest.is_empty() {
-            let source = &first.words()[..len];
-            let parts: Vec<Part> = self.region_nodes[1..]
-                .iter()
-                .map(|&node| Part {
-                    node,
-                    range: 0..len,
-                })
-                .collect();
-            let pieces: Vec<DisjointBatches<u64>> = rest
-                .iter_mut()
-                .map(|region| DisjointBatches::new(&mut region.words_mut()[..len], PARALLEL_BATCH))
-                .collect();
-            runtime.run_parts(
-                &parts,
-                PARALLEL_BATCH,
-                false,
-                || (),
-                |(), _, part, range| {
-                    pieces[part].with_batch(&range.clone(), |piece| {
-                        piece.copy_from_slice(&source[range]);
-                    });
-                },
-                |(), ()| (),
-            );
-        }
+        let result = runtime.map_reduce_mut(
+            &mut first.words_mut()[..len],
+            batch,
+            &identity,
+            &body,
+            combine,
+        );
+        self.copy_first_replica(len);
         result
     }
 }
