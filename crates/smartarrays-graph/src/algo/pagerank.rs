@@ -1023,4 +1023,65 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn one_sweep_matches_a_plain_serial_gauss_seidel_step() {
+        // One worker sweeps the batches in order, so a plain serial Gauss-Seidel step (with
+        // 0 in a dangling vertex's cell, as the formula has it) gives the same values up to
+        // the order of additions inside a vertex.
+        let runtime = Arc::new(Runtime::with_threads(1).unwrap());
+        let options = crate::GraphOptions::default().runtime(Arc::clone(&runtime));
+        for (scale, directed) in [(1, true), (6, true), (9, true), (9, false)] {
+            let edges = crate::generate::kronecker(scale, 8, 3, directed).unwrap();
+            let graph = crate::build(edges, &options).unwrap();
+            let n = graph.vertices();
+            let array_options = ArrayOptions::new().runtime(Arc::clone(&runtime));
+            let degrees_array = out_degree_array(&graph, &array_options).unwrap();
+            let degrees = degrees_array.to_vec();
+            let offsets = graph.incoming().offsets().to_vec();
+            let sources = graph.incoming().targets().to_vec();
+            let (base, d) = (0.15 / n as f64, 0.85);
+            let start = |v: usize| 1.0 / n as f64 + v as f64 * 1e-6;
+            let share = |v: usize, rank: f64| {
+                if degrees[v] == 0 {
+                    0.0
+                } else {
+                    rank / degrees[v] as f64
+                }
+            };
+            let mut cells = (0..n).map(|v| share(v, start(v))).collect::<Vec<_>>();
+            let mut expected = (0..n).map(start).collect::<Vec<_>>();
+            let (mut delta, mut lost) = (0.0, 0.0);
+            for v in 0..n {
+                let range = offsets[v] as usize..offsets[v + 1] as usize;
+                let sum: f64 = sources[range].iter().map(|&u| cells[u as usize]).sum();
+                let new = base + d * sum;
+                delta += (new - expected[v]).abs();
+                if degrees[v] == 0 {
+                    lost += new;
+                }
+                expected[v] = new;
+                cells[v] = share(v, new);
+            }
+            for spread in [false, true] {
+                let wide: Vec<AtomicU64> = shared_cells(&runtime, n, |v| share(v, start(v)));
+                let mut ranks = F64Array::from_fn(n, &array_options, start).unwrap();
+                let (change, dangling) =
+                    sweep(&graph, &mut ranks, &degrees_array, &wide, base, d, spread);
+                let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs().max(1e-9);
+                assert!(close(change, delta), "scale {scale}: {change} vs {delta}");
+                let lost = if spread { lost } else { 0.0 };
+                assert!(close(dangling, lost), "scale {scale}: {dangling} vs {lost}");
+                for (v, (got, want)) in ranks.to_vec().iter().zip(&expected).enumerate() {
+                    assert!(
+                        close(*got, *want),
+                        "scale {scale} vertex {v}: {got} vs {want}"
+                    );
+                    if degrees[v] > 0 {
+                        assert!(close(wide[v].read(), cells[v]), "scale {scale} vertex {v}");
+                    }
+                }
+            }
+        }
+    }
 }
