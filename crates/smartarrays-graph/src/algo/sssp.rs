@@ -78,8 +78,13 @@ impl SsspResult {
 /// each target's distance with an atomic minimum and files every target it improved. Every
 /// tentative distance is the length of a simple path (a relaxation that revisits a vertex
 /// cannot lower it), so it stays below the cells' marker (see [`sssp`]'s choice of cells).
+///
+/// The distances are read without bounds checks (one compare and branch per edge saved).
+///
+/// # Safety
+/// Every id in `ids` must be below `distances.len()`.
 #[inline(always)]
-fn relax<I: Copy + Into<u64>, W: Copy + Into<u64>, C: Cell>(
+unsafe fn relax<I: Copy + Into<u64>, W: Copy + Into<u64>, C: Cell>(
     ids: &[I],
     weights: &[W],
     du: u64,
@@ -89,7 +94,9 @@ fn relax<I: Copy + Into<u64>, W: Copy + Into<u64>, C: Cell>(
     for (&v, &w) in ids.iter().zip(weights) {
         let v: u64 = v.into();
         let candidate = du + w.into();
-        let slot = &distances[v as usize];
+        debug_assert!((v as usize) < distances.len());
+        // SAFETY: the caller guarantees every id in `ids` is below `distances.len()`.
+        let slot = unsafe { distances.get_unchecked(v as usize) };
         let mut old = slot.get();
         while candidate < old {
             if slot.replace(old, candidate) {
@@ -341,11 +348,15 @@ fn search_sliced<C: Cell>(
         let neighbours = run(targets, s, t, &mut ids);
         let edge_weights = run(weight_values, s, t, &mut ws);
         let mut file = |v: u64, candidate: u64| bins.file(v, bucket_of(candidate));
-        match (neighbours, edge_weights) {
-            (Run::N32(a), Run::N32(b)) => relax(a, b, du, distances, &mut file),
-            (Run::N32(a), Run::N64(b)) => relax(a, b, du, distances, &mut file),
-            (Run::N64(a), Run::N32(b)) => relax(a, b, du, distances, &mut file),
-            (Run::N64(a), Run::N64(b)) => relax(a, b, du, distances, &mut file),
+        // SAFETY: the runs hold the graph's neighbour ids, all below `n` (checked when the
+        // graph was built or loaded), and `distances` holds `n` cells.
+        unsafe {
+            match (neighbours, edge_weights) {
+                (Run::N32(a), Run::N32(b)) => relax(a, b, du, distances, &mut file),
+                (Run::N32(a), Run::N64(b)) => relax(a, b, du, distances, &mut file),
+                (Run::N64(a), Run::N32(b)) => relax(a, b, du, distances, &mut file),
+                (Run::N64(a), Run::N64(b)) => relax(a, b, du, distances, &mut file),
+            }
         }
         bins.ids = ids;
         bins.ws = ws;
@@ -657,6 +668,41 @@ mod tests {
                         buckets(&cut).windows(2).all(|w| w[0] <= w[1]),
                         "{label}: buckets in order"
                     );
+                }
+            }
+        }
+    }
+
+    /// The unchecked distance reads on small graphs at the edge sizes: chains of 1, 2, 63, 64,
+    /// 65 and 1025 vertices whose second half is unreachable (the last vertex only has a
+    /// self-loop, which fixes `n`), weights 1 and the largest `u32` (64-bit cells), 1 and 3
+    /// workers, against Dijkstra.
+    #[test]
+    fn trusted_relaxation_small_graphs_match_dijkstra() {
+        for n in [1u64, 2, 63, 64, 65, 1025] {
+            for max in [1u32, 255, u32::MAX] {
+                let half = n.div_ceil(2);
+                let mut triples: Vec<(u64, u64, u32)> = (1..half)
+                    .flat_map(|v| [(v - 1, v, max), (0, v, (v as u32).max(1))])
+                    .collect();
+                triples.push((n - 1, n - 1, max));
+                let expected = dijkstra(n as usize, &triples, 0);
+                for threads in [1, 3] {
+                    let runtime = Arc::new(Runtime::with_threads(threads).unwrap());
+                    let mut edges = WeightedEdges::new(true);
+                    for &(s, t, w) in &triples {
+                        edges.push(s, t, w);
+                    }
+                    let options = GraphOptions::variant(Variant::U).runtime(runtime);
+                    let (graph, weights) = build_weighted(edges, &options).unwrap();
+                    assert_eq!(graph.vertices() as u64, n);
+                    let result =
+                        sssp(&graph, &weights, 0, &SsspOptions::default(), |_, _| {}).unwrap();
+                    let got: Vec<Option<u64>> = (0..n).map(|v| result.distance(v)).collect();
+                    assert_eq!(got, expected, "n {n} max {max} threads {threads}");
+                    let reached = got.iter().filter(|d| d.is_some()).count() as u64;
+                    assert_eq!(reached, half, "n {n}");
+                    verify_sssp(&graph, &weights, &result).unwrap();
                 }
             }
         }
