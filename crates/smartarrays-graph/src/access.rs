@@ -402,13 +402,22 @@ unsafe fn gather_one_exit<const CHECKED: bool, I: AsIndex, C: Contribution>(
         // `values.len()` by the contract.
         unsafe { read::<CHECKED, C>(values, id.at()) }.to_f64()
     };
+    sum_one_exit(ids, ahead, value)
+}
+
+/// The sum of `read(id)` over `ids` in the shape of [`gather_one_exit`] (four accumulators over
+/// whole quads, then the 0 to 3 ids left over read from `ahead` and multiplied by 1 or 0 from
+/// [`KEEP`], or one by one when `ahead` ends within three ids), for any reader: `ahead` starts
+/// with `ids`, and `read` must give a finite value for every id of `ahead`.
+#[inline(always)]
+pub(crate) fn sum_one_exit<I: AsIndex>(ids: &[I], ahead: &[I], read: impl Fn(I) -> f64) -> f64 {
     let mut partial = [0.0f64; 4];
     let mut quads = ids.chunks_exact(4);
     for quad in &mut quads {
-        partial[0] += value(quad[0]);
-        partial[1] += value(quad[1]);
-        partial[2] += value(quad[2]);
-        partial[3] += value(quad[3]);
+        partial[0] += read(quad[0]);
+        partial[1] += read(quad[1]);
+        partial[2] += read(quad[2]);
+        partial[3] += read(quad[3]);
     }
     let rest = quads.remainder().len();
     let j = ids.len() - rest;
@@ -418,11 +427,11 @@ unsafe fn gather_one_exit<const CHECKED: bool, I: AsIndex, C: Contribution>(
         // converted comparison back into a branch.
         let keep = &KEEP[rest & 3];
         for (lane, &id) in three.iter().enumerate() {
-            partial[lane] += value(id) * keep[lane];
+            partial[lane] += read(id) * keep[lane];
         }
     } else {
-        for &id in &ids[j..] {
-            partial[3] += value(id);
+        for &id in quads.remainder() {
+            partial[3] += read(id);
         }
     }
     (partial[0] + partial[1]) + (partial[2] + partial[3])

@@ -28,8 +28,8 @@ use smartarrays::{ArrayOptions, F64Array, Runtime, SmartArray};
 use smartarrays::memory::prefetch::CacheLevel;
 
 use crate::access::{
-    f64_for_worker, gather_sum_ahead, gather_sum_trusted, values, with_window, worth_prefetching,
-    AsIndex, Direct, EdgeWindow, Targets, KEEP, PREFETCH_DISTANCE,
+    f64_for_worker, gather_sum_ahead, gather_sum_trusted, sum_one_exit, values, with_window,
+    worth_prefetching, AsIndex, Direct, EdgeWindow, Targets, PREFETCH_DISTANCE,
 };
 use crate::error::{GraphError, Result};
 use crate::graph::property_bits;
@@ -618,26 +618,7 @@ unsafe fn gather_shared<const PREFETCH: bool, I: AsIndex, S: SharedCell>(
     if !PREFETCH {
         // One mispredicted exit per vertex, as in the Jacobi gather
         // (`crate::access::gather_one_exit`): quads, then the rest from `ahead` times 1 or 0.
-        let mut quads = ids.chunks_exact(4);
-        for quad in &mut quads {
-            partial[0] += read(quad[0]);
-            partial[1] += read(quad[1]);
-            partial[2] += read(quad[2]);
-            partial[3] += read(quad[3]);
-        }
-        let rest = quads.remainder().len();
-        let j = ids.len() - rest;
-        if let Some(three) = ahead.get(j..j + 3) {
-            let keep = &KEEP[rest & 3];
-            for (lane, &id) in three.iter().enumerate() {
-                partial[lane] += read(id) * keep[lane];
-            }
-        } else {
-            for &id in quads.remainder() {
-                partial[3] += read(id);
-            }
-        }
-        return (partial[0] + partial[1]) + (partial[2] + partial[3]);
+        return sum_one_exit(ids, ahead, read);
     }
     let mut chunks = ids.chunks_exact(4);
     let mut j = 0;
