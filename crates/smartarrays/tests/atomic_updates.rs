@@ -130,3 +130,52 @@ fn other_widths_refuse_without_calling_the_body() {
         assert_eq!(array.to_vec(), expected, "bits {bits}");
     }
 }
+
+#[test]
+fn a_panicking_body_still_leaves_the_replicas_equal() {
+    for (runtime, label) in runtimes() {
+        for placement in Placement::all(runtime.topology()) {
+            for bits in [32u32, 64] {
+                let options = ArrayOptions::new()
+                    .placement(placement.clone())
+                    .bits(bits)
+                    .runtime(Arc::clone(&runtime));
+                let len = 1025;
+                let mut array = SmartArray::zeroed(len, bits, &options).unwrap();
+                let context = format!("{label}: {placement} bits {bits}");
+                // The body writes the first 500 values, then panics.
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    if bits == 32 {
+                        array.update_atomic_u32(|values| {
+                            for (i, value) in values.iter().enumerate().take(500) {
+                                value.store(i as u32 + 1, Ordering::Relaxed);
+                            }
+                            panic!("the body fails half way");
+                        });
+                    } else {
+                        array.update_atomic_u64(|values| {
+                            for (i, value) in values.iter().enumerate().take(500) {
+                                value.store(u64::MAX - i as u64, Ordering::Relaxed);
+                            }
+                            panic!("the body fails half way");
+                        });
+                    }
+                }));
+                let message = outcome.expect_err(&context);
+                assert_eq!(
+                    message.downcast_ref::<&str>(),
+                    Some(&"the body fails half way"),
+                    "{context}: the body's own panic goes on"
+                );
+                let expected: Vec<u64> = (0..len)
+                    .map(|i| match (i < 500, bits) {
+                        (false, _) => 0,
+                        (true, 32) => i as u64 + 1,
+                        (true, _) => u64::MAX - i as u64,
+                    })
+                    .collect();
+                check_replicas(&array, &expected, &context);
+            }
+        }
+    }
+}

@@ -3,6 +3,7 @@
 //! [`Runtime`].
 
 use std::ops::Range;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU32, AtomicU64};
 use std::sync::Arc;
 
@@ -733,6 +734,9 @@ impl SmartArray {
     /// the array is stored at exactly 32 bits on a little-endian target. For kernels that would
     /// otherwise fill a vector of atomics and copy it into a new array at the end.
     ///
+    /// If `body` panics, the values it wrote before the panic are still copied to every replica
+    /// before the panic goes on, so the replicas of an array never disagree.
+    ///
     /// # Example
     /// ```
     /// use std::sync::atomic::Ordering;
@@ -753,9 +757,11 @@ impl SmartArray {
             return None;
         }
         let len = self.len;
-        let result = body(atomic::as_atomic_u32(self.regions[0].words_mut(), len));
+        let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            body(atomic::as_atomic_u32(self.regions[0].words_mut(), len))
+        }));
         self.copy_first_replica(len.div_ceil(2));
-        Some(result)
+        Some(result.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     }
 
     /// [`SmartArray::update_atomic_u32`] for arrays stored at 64 bits ([`AtomicU64`] values).
@@ -774,9 +780,11 @@ impl SmartArray {
             return None;
         }
         let len = self.len;
-        let result = body(atomic::as_atomic_u64(self.regions[0].words_mut(), len));
+        let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            body(atomic::as_atomic_u64(self.regions[0].words_mut(), len))
+        }));
         self.copy_first_replica(len);
-        Some(result)
+        Some(result.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     }
 
     /// Copies the first `words` words of the first replica to the other replicas, each by its
