@@ -136,6 +136,11 @@ impl<T: AsIndex> FirstHit for Direct<'_, T> {
         t: usize,
         mut hit: impl FnMut(usize) -> bool,
     ) -> Option<usize> {
+        // Empty lists (vertices without in-edges, which a bottom-up step meets on every level)
+        // leave before the slice's bounds checks.
+        if s >= t {
+            return None;
+        }
         for &u in &self.0[s..t] {
             if hit(u.at()) {
                 return Some(u.at());

@@ -4,13 +4,14 @@
 //! frontier bitmap, which is cheaper when the frontier is large. Levels are exact either way;
 //! parents are one valid BFS tree (which one may vary between runs).
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use smartarrays::codec::max_value;
 use smartarrays::{ArrayOptions, Runtime, SmartArray};
 
-use crate::access::{with_window, AsIndex, EdgeWindow, FirstHit, Probed, Targets};
+use crate::access::{with_window, AsIndex, Direct, EdgeWindow, FirstHit, Probed, Targets};
 use crate::algo::cells::{self, narrow, Cell};
 use crate::algo::fold_steps;
 use crate::error::{GraphError, Result};
@@ -177,52 +178,28 @@ impl<C: Cell, O: AsIndex> Search<'_, C, O> {
                 VERTEX_BATCH / 64,
                 || (0u64, Vec::new()),
                 |(mut found, mut buffer), _, words| {
-                    if let Targets::Packed(view) = self.in_targets {
+                    found += match self.in_targets {
                         // Read neighbour by neighbour: most searches stop after a few, so
                         // decoding the batch's lists in windows would decode mostly unread ids.
-                        let mut search = Probed::new(view, &mut buffer);
-                        for word in words {
-                            found +=
-                                self.bottom_up_word(&mut search, word, front, next, seen, level);
-                        }
-                        return (found, buffer);
-                    }
-                    let n = self.parents.len();
-                    let limit = self.in_offsets[(words.end * 64).min(n)].at();
-                    with_window!(self.in_targets, &mut buffer, limit, |window| {
-                        for word in words {
-                            let visited = seen[word].load(Ordering::Relaxed);
-                            let mut todo = !visited;
-                            let mut bits = 0u64;
-                            while todo != 0 {
-                                let bit = todo.trailing_zeros() as usize;
-                                todo &= todo - 1;
-                                let v = word * 64 + bit;
-                                let (mut s, t) =
-                                    (self.in_offsets[v].at(), self.in_offsets[v + 1].at());
-                                'scan: while s < t {
-                                    let piece = window.piece(s, t);
-                                    for &u in piece {
-                                        let u = u.at();
-                                        if front[u / 64].load(Ordering::Relaxed) & (1 << (u % 64))
-                                            != 0
-                                        {
-                                            self.parents[v].set(u as u64);
-                                            self.levels[v].set(level);
-                                            bits |= 1 << bit;
-                                            break 'scan;
-                                        }
-                                    }
-                                    s += piece.len();
-                                }
-                            }
-                            next[word].store(bits, Ordering::Relaxed);
-                            if bits != 0 {
-                                seen[word].store(visited | bits, Ordering::Relaxed);
-                                found += u64::from(bits.count_ones());
-                            }
-                        }
-                    });
+                        Targets::Packed(view) => self.bottom_up_words(
+                            &mut Probed::new(view, &mut buffer),
+                            words,
+                            [front, next, seen],
+                            level,
+                        ),
+                        Targets::U32(ids) => self.bottom_up_words(
+                            &mut Direct(ids),
+                            words,
+                            [front, next, seen],
+                            level,
+                        ),
+                        Targets::U64(ids) => self.bottom_up_words(
+                            &mut Direct(ids),
+                            words,
+                            [front, next, seen],
+                            level,
+                        ),
+                    };
                     (found, buffer)
                 },
                 |a, b| (a.0 + b.0, a.1),
@@ -232,16 +209,30 @@ impl<C: Cell, O: AsIndex> Search<'_, C, O> {
 }
 
 impl<C: Cell, O: AsIndex> Search<'_, C, O> {
-    /// The bottom-up step of the 64 vertices of bitmap word `word`, with the in-neighbours
-    /// searched through `search`; returns how many found a parent.
+    /// The bottom-up step of the vertices of bitmap words `words`, with the in-neighbours
+    /// searched through `search`; the three bitmaps are the frontier, the next frontier and the
+    /// visited vertices. Returns how many found a parent.
+    #[inline(always)]
+    fn bottom_up_words(
+        &self,
+        search: &mut impl FirstHit,
+        words: Range<usize>,
+        [front, next, seen]: [&[AtomicU64]; 3],
+        level: u64,
+    ) -> u64 {
+        words
+            .map(|word| self.bottom_up_word(search, word, [front, next, seen], level))
+            .sum()
+    }
+
+    /// The bottom-up step of the 64 vertices of bitmap word `word` (see
+    /// [`Search::bottom_up_words`]).
     #[inline(always)]
     fn bottom_up_word(
         &self,
         search: &mut impl FirstHit,
         word: usize,
-        front: &[AtomicU64],
-        next: &[AtomicU64],
-        seen: &[AtomicU64],
+        [front, next, seen]: [&[AtomicU64]; 3],
         level: u64,
     ) -> u64 {
         let visited = seen[word].load(Ordering::Relaxed);
