@@ -295,6 +295,15 @@ fn search<C: Cell>(graph: &Graph, source: u64) -> Result<BfsResult> {
     if let (Some(offsets), Some(in_offsets)) = narrow_offsets {
         return search_with::<C, u32>(graph, source, offsets, in_offsets);
     }
+    // Bit-packed offsets that fit 32 bits (V, V+E): one 32-bit copy per direction.
+    if let Some(offsets) = cells::offsets_u32(graph.begin()) {
+        if !graph.is_directed() {
+            return search_with::<C, u32>(graph, source, &offsets, &offsets);
+        }
+        if let Some(in_offsets) = cells::offsets_u32(incoming.offsets()) {
+            return search_with::<C, u32>(graph, source, &offsets, &in_offsets);
+        }
+    }
     let (mut forward_buffer, mut reverse_buffer) = (Vec::new(), Vec::new());
     let offsets = cells::offsets(graph.begin(), &mut forward_buffer);
     let in_offsets = if graph.is_directed() {

@@ -97,3 +97,70 @@ pub(crate) fn offsets<'a>(
         }
     }
 }
+
+/// Offsets decoded per piece of this many values.
+const OFFSET_BATCH: usize = 16_384;
+
+/// The offsets of `array` as `u32`s, decoded in parallel batches, when the array is bit-packed
+/// below 64 bits and its last (largest) offset fits 32 bits; else `None`. Half the bytes of a
+/// `u64` copy to write, fault in and read back during a kernel.
+pub(crate) fn offsets_u32(array: &SmartArray) -> Option<Vec<u32>> {
+    let len = array.len();
+    if array.bits() == 64 || len == 0 || array.get(len - 1).ok()? > u64::from(u32::MAX) {
+        return None;
+    }
+    let view = array.local();
+    let mut out = vec![0u32; len];
+    let batches = smartarrays::runtime::DisjointBatches::new(&mut out, OFFSET_BATCH);
+    array
+        .runtime()
+        .for_each_batch(0..len, OFFSET_BATCH, |_, range| {
+            let mut wide = [0u64; 1024];
+            batches.with_batch(&range, |piece| {
+                for (i, chunk) in piece.chunks_mut(wide.len()).enumerate() {
+                    let wide = &mut wide[..chunk.len()];
+                    // In bounds: the batch lies within the array.
+                    let _ = view.unpack(range.start + i * 1024, wide);
+                    for (slot, &value) in chunk.iter_mut().zip(wide.iter()) {
+                        *slot = value as u32;
+                    }
+                }
+            });
+        });
+    drop(batches);
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smartarrays::ArrayOptions;
+
+    #[test]
+    fn offsets_u32_decode_every_batch_and_refuse_what_does_not_fit() {
+        for len in [1usize, 2, 1023, 1025, 16_384, 16_385, 70_001] {
+            for bits in [17u32, 32, 33] {
+                let options = ArrayOptions::new().bits(bits);
+                let array =
+                    SmartArray::from_fn(len, &options, |i| (i as u64 * 3) & max(bits)).unwrap();
+                let decoded = offsets_u32(&array).expect("fits 32 bits");
+                let expected: Vec<u32> = array.to_vec().iter().map(|&v| v as u32).collect();
+                assert_eq!(decoded, expected, "len {len} bits {bits}");
+            }
+        }
+        // Stored at 64 bits: read in place instead.
+        let wide = SmartArray::from_fn(10, &ArrayOptions::new().bits(64), |i| i as u64).unwrap();
+        assert!(offsets_u32(&wide).is_none());
+        // A last offset past u32::MAX.
+        let big =
+            SmartArray::from_fn(3, &ArrayOptions::new().bits(33), |i| (i as u64) << 31).unwrap();
+        assert!(offsets_u32(&big).is_none());
+        // No offsets at all.
+        let empty = SmartArray::from_fn(0, &ArrayOptions::new().bits(20), |_| 0).unwrap();
+        assert!(offsets_u32(&empty).is_none());
+    }
+
+    fn max(bits: u32) -> u64 {
+        smartarrays::codec::max_value(bits.min(32))
+    }
+}
