@@ -581,6 +581,11 @@ impl<C: Contribution> RankState for SmartRanks<'_, C> {
                     );
                     let limit = offsets[offsets.len() - 1] as usize;
                     let targets = Targets::of(incoming.targets().for_worker(worker));
+                    if let Some(delta) =
+                        pull_simd(targets, offsets, contributions, ranks, base, damping)
+                    {
+                        return (change + delta, offsets_buffer, edges_buffer);
+                    }
                     let delta = with_window!(targets, &mut edges_buffer, limit, |window| {
                         // SAFETY: the window yields the graph's neighbour ids, all below
                         // `n` (checked when the graph was built or loaded), and
@@ -595,6 +600,31 @@ impl<C: Contribution> RankState for SmartRanks<'_, C> {
             )
             .0
     }
+}
+
+/// The pull of a batch through the AVX2 gather ([`crate::pull_x86`]) where it applies: 32-bit
+/// ids read in place, `f32` contributions small enough to gather without prefetch
+/// ([`worth_prefetching`]), a CPU with AVX2. `None` otherwise (the caller runs the scalar pull).
+#[inline]
+fn pull_simd<C: Contribution>(
+    targets: Targets<'_>,
+    offsets: &[u64],
+    contributions: &[C],
+    ranks: &mut [f64],
+    base: f64,
+    damping: f64,
+) -> Option<f64> {
+    // `Contribution` is sealed to `f64` and `f32`: four bytes means `f32`.
+    let (Targets::U32(ids), 4) = (targets, std::mem::size_of::<C>()) else {
+        return None;
+    };
+    let contributions: &[f32] = bytemuck::cast_slice(contributions);
+    if worth_prefetching(contributions) {
+        return None;
+    }
+    // SAFETY: the ids are the graph's neighbour ids, all below `n` (checked when the graph was
+    // built or loaded), and `contributions` holds `n` values.
+    unsafe { crate::pull_x86::pull_u32_f32(ids, offsets, contributions, ranks, base, damping) }
 }
 
 /// Sum of the contributions of `ids` read from shared cells (`f64` bits); with `PREFETCH`,
