@@ -1,14 +1,17 @@
 //! The Jacobi PageRank pull over 32-bit neighbour ids read in place with `f32` contributions,
 //! as an AVX2 gather (x86-64 only, chosen at run time through the core's kernel level, so
 //! `SMARTARRAYS_KERNEL=scalar` turns it off). Each vertex sums its in-neighbours' contributions
-//! eight at a time (`vpgatherdd` into `f32` lanes, widened to two `f64` accumulators of four
-//! lanes), and its last 0 to 8 ids through a masked load and a masked gather: one loop exit per
+//! eight at a time (`vgatherdps` into `f32` lanes, widened to two `f64` accumulators of four
+//! lanes), and its last 0 to 7 ids through a masked load and a masked gather: one loop exit per
 //! vertex and no read past its list, where the scalar gather (`crate::access::sum_one_exit`)
 //! reads up to three ids ahead and multiplies them by 0. Sums stay `f64` over `f32` values;
-//! only the order of the additions inside a vertex differs from the scalar gather's.
+//! only the order of the additions inside a vertex differs from the scalar gather's. The
+//! Gauss-Seidel sweep uses the same sum on a one-worker runtime, where no other thread stores
+//! into the cells it reads as plain `f32`.
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Whether [`pull_u32_f32`] runs the AVX2 gather on this CPU (and kernel level setting).
 #[inline]
@@ -82,6 +85,86 @@ unsafe fn pull_avx2(
         *rank = new;
     }
     change
+}
+
+/// One batch of a Gauss-Seidel sweep over 32-bit ids read in place and `f32` cells, as
+/// `crate::algo::pagerank::sweep_batch` (vertices from `first` on, `offsets` and `degrees`
+/// the batch's): each vertex's new rank from the cells of its in-neighbours (summed by the AVX2
+/// gather), its cell rewritten at once; returns the change and, with `SPREAD`, the rank of
+/// vertices without out-edges. `None` where the gather is not available (see [`available`]).
+///
+/// # Safety
+/// Every id of the batch's lists must be below `cells.len()`, and no other thread may read or
+/// write `cells` during the call (a sweep on a one-worker runtime): the gather reads them as
+/// plain `f32`, which would race with another worker's stores.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) unsafe fn sweep_u32_f32<const SPREAD: bool>(
+    ids: &[u32],
+    offsets: &[u64],
+    degrees: &[u64],
+    cells: &[AtomicU32],
+    first: usize,
+    ranks: &mut [f64],
+    base: f64,
+    d: f64,
+) -> Option<(f64, f64)> {
+    if !available() || cells.len() > i32::MAX as usize {
+        return None;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: AVX2 is available (checked above); the ids and the exclusive use of
+        // `cells` are the caller's contract.
+        Some(unsafe { sweep_avx2::<SPREAD>(ids, offsets, degrees, cells, first, ranks, base, d) })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        unreachable!()
+    }
+}
+
+/// The loop of [`sweep_u32_f32`].
+///
+/// # Safety
+/// As [`sweep_u32_f32`], and AVX2 must be available.
+#[allow(clippy::too_many_arguments)]
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn sweep_avx2<const SPREAD: bool>(
+    ids: &[u32],
+    offsets: &[u64],
+    degrees: &[u64],
+    cells: &[AtomicU32],
+    first: usize,
+    ranks: &mut [f64],
+    base: f64,
+    d: f64,
+) -> (f64, f64) {
+    // `AtomicU32` has the size and layout of `u32`, so the cells read as `f32` bits in place.
+    let values = cells.as_ptr().cast::<f32>();
+    let (mut delta, mut lost) = (0.0, 0.0);
+    let n = ranks.len();
+    let (ends, degrees, mine) = (&offsets[1..=n], &degrees[..n], &cells[first..first + n]);
+    let mut s = offsets[0] as usize;
+    for (((rank, &end), &degree), cell) in ranks.iter_mut().zip(ends).zip(degrees).zip(mine) {
+        let t = end as usize;
+        // SAFETY: AVX2 is enabled here; the ids are below `cells.len()` and no other thread
+        // touches `cells` (the caller's contract); this thread's own stores below are
+        // sequenced before the next vertex's reads.
+        let sum = unsafe { sum_list(&ids[s..t], values) };
+        s = t;
+        let new = base + d * sum;
+        delta += (new - *rank).abs();
+        *rank = new;
+        if SPREAD {
+            lost += new * crate::algo::pagerank::DANGLES[degree.min(3) as usize];
+        }
+        // As the scalar sweep: a dangling vertex's cell holds its rank (no edge reads it).
+        let contribution = new / degree.max(1) as i64 as f64;
+        cell.store((contribution as f32).to_bits(), Ordering::Relaxed);
+    }
+    (delta, lost)
 }
 
 /// The sum of `values[id]` over `list`, in `f64`: eight ids at a time, then the last 0 to 7
