@@ -11,7 +11,7 @@
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::AtomicU32;
 
 /// Whether [`pull_u32_f32`] runs the AVX2 gather on this CPU (and kernel level setting).
 #[inline]
@@ -34,6 +34,7 @@ pub(crate) fn available() -> bool {
 ///
 /// # Safety
 /// Every id in `ids[offsets[0]..offsets[last]]` must be below `contributions.len()`.
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
 #[inline]
 pub(crate) unsafe fn pull_u32_f32(
     ids: &[u32],
@@ -98,6 +99,7 @@ unsafe fn pull_avx2(
 /// write `cells` during the call (a sweep on a one-worker runtime): the gather reads them as
 /// plain `f32`, which would race with another worker's stores.
 #[allow(clippy::too_many_arguments)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
 #[inline]
 pub(crate) unsafe fn sweep_u32_f32<const SPREAD: bool>(
     ids: &[u32],
@@ -162,7 +164,10 @@ unsafe fn sweep_avx2<const SPREAD: bool>(
         }
         // As the scalar sweep: a dangling vertex's cell holds its rank (no edge reads it).
         let contribution = new / degree.max(1) as i64 as f64;
-        cell.store((contribution as f32).to_bits(), Ordering::Relaxed);
+        cell.store(
+            (contribution as f32).to_bits(),
+            std::sync::atomic::Ordering::Relaxed,
+        );
     }
     (delta, lost)
 }
