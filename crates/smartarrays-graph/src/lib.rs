@@ -43,6 +43,7 @@ mod graph;
 pub mod io;
 mod options;
 mod progress;
+mod pull_x86;
 mod weights;
 
 pub use algo::bc::{bc, BcOptions, BcResult, BcSources};

@@ -267,7 +267,7 @@ pub fn iterate(
 }
 
 /// `DANGLES[degree.min(3)]`: 1 for a vertex without out-edges, else 0.
-const DANGLES: [f64; 4] = [1.0, 0.0, 0.0, 0.0];
+pub(crate) const DANGLES: [f64; 4] = [1.0, 0.0, 0.0, 0.0];
 
 /// Contributions of a batch: `out[i] = ranks[i] / degree[i]`; returns the rank of the batch's
 /// vertices without out-edges.
@@ -581,6 +581,11 @@ impl<C: Contribution> RankState for SmartRanks<'_, C> {
                     );
                     let limit = offsets[offsets.len() - 1] as usize;
                     let targets = Targets::of(incoming.targets().for_worker(worker));
+                    if let Some(delta) =
+                        pull_simd(targets, offsets, contributions, ranks, base, damping)
+                    {
+                        return (change + delta, offsets_buffer, edges_buffer);
+                    }
                     let delta = with_window!(targets, &mut edges_buffer, limit, |window| {
                         // SAFETY: the window yields the graph's neighbour ids, all below
                         // `n` (checked when the graph was built or loaded), and
@@ -595,6 +600,31 @@ impl<C: Contribution> RankState for SmartRanks<'_, C> {
             )
             .0
     }
+}
+
+/// The pull of a batch through the AVX2 gather ([`crate::pull_x86`]) where it applies: 32-bit
+/// ids read in place, `f32` contributions small enough to gather without prefetch
+/// ([`worth_prefetching`]), a CPU with AVX2. `None` otherwise (the caller runs the scalar pull).
+#[inline]
+fn pull_simd<C: Contribution>(
+    targets: Targets<'_>,
+    offsets: &[u64],
+    contributions: &[C],
+    ranks: &mut [f64],
+    base: f64,
+    damping: f64,
+) -> Option<f64> {
+    // `Contribution` is sealed to `f64` and `f32`: four bytes means `f32`.
+    let (Targets::U32(ids), 4) = (targets, std::mem::size_of::<C>()) else {
+        return None;
+    };
+    let contributions: &[f32] = bytemuck::cast_slice(contributions);
+    if worth_prefetching(contributions) {
+        return None;
+    }
+    // SAFETY: the ids are the graph's neighbour ids, all below `n` (checked when the graph was
+    // built or loaded), and `contributions` holds `n` values.
+    unsafe { crate::pull_x86::pull_u32_f32(ids, offsets, contributions, ranks, base, damping) }
 }
 
 /// Sum of the contributions of `ids` read from shared cells (`f64` bits); with `PREFETCH`,
@@ -749,6 +779,14 @@ trait SharedCell: Send + Sync {
     fn new(value: f64) -> Self;
     fn read(&self) -> f64;
     fn write(&self, value: f64);
+    /// The cells as `f32` cells, when they are.
+    fn narrow(cells: &[Self]) -> Option<&[AtomicU32]>
+    where
+        Self: Sized,
+    {
+        let _ = cells;
+        None
+    }
 }
 
 impl SharedCell for AtomicU64 {
@@ -776,6 +814,9 @@ impl SharedCell for AtomicU32 {
     #[inline(always)]
     fn write(&self, value: f64) {
         self.store((value as f32).to_bits(), Ordering::Relaxed)
+    }
+    fn narrow(cells: &[Self]) -> Option<&[AtomicU32]> {
+        Some(cells)
     }
 }
 
@@ -809,6 +850,9 @@ fn sweep<S: SharedCell>(
     spread: bool,
 ) -> (f64, f64) {
     let incoming = graph.incoming();
+    // The sweep runs on the ranks' runtime, the graph's: with one worker no other thread
+    // touches the cells (see `sweep_simd`).
+    let one_worker = graph.runtime().threads() == 1;
     let (change, dangling, ..) = ranks.par_update(
         BATCH,
         || (0.0, 0.0, Vec::new(), Vec::new(), Vec::new()),
@@ -828,6 +872,26 @@ fn sweep<S: SharedCell>(
             );
             let limit = offsets[offsets.len() - 1] as usize;
             let targets = Targets::of(incoming.targets().for_worker(worker));
+            if let Some((delta, lost)) = sweep_simd(
+                one_worker,
+                targets,
+                offsets,
+                degrees,
+                cells,
+                range.start,
+                ranks,
+                base,
+                d,
+                spread,
+            ) {
+                return (
+                    change + delta,
+                    dangling + lost,
+                    offsets_buffer,
+                    degree_buffer,
+                    edges_buffer,
+                );
+            }
             let (delta, lost) = with_window!(targets, &mut edges_buffer, limit, |window| {
                 let prefetching = worth_prefetching(cells);
                 let (w, first) = (&mut window, range.start);
@@ -862,6 +926,47 @@ fn sweep<S: SharedCell>(
         |a, b| (a.0 + b.0, a.1 + b.1, a.2, a.3, a.4),
     );
     (change, dangling)
+}
+
+/// A batch of a Gauss-Seidel sweep through the AVX2 gather ([`crate::pull_x86`]) where it
+/// applies: one worker (the gather reads the cells as plain `f32`, which another worker's
+/// stores would race with), 32-bit ids read in place, `f32` cells too few to prefetch
+/// ([`worth_prefetching`]), a CPU with AVX2. `None` otherwise (the caller runs the scalar
+/// sweep).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn sweep_simd<S: SharedCell>(
+    one_worker: bool,
+    targets: Targets<'_>,
+    offsets: &[u64],
+    degrees: &[u64],
+    cells: &[S],
+    first: usize,
+    ranks: &mut [f64],
+    base: f64,
+    d: f64,
+    spread: bool,
+) -> Option<(f64, f64)> {
+    let (true, Targets::U32(ids), Some(cells)) = (one_worker, targets, S::narrow(cells)) else {
+        return None;
+    };
+    if worth_prefetching(cells) {
+        return None;
+    }
+    // SAFETY: the ids are the graph's neighbour ids, all below its vertex count (checked when
+    // it was built or loaded), `cells` holds one cell per vertex, and with one worker no other
+    // thread touches the cells during the sweep (the caller waits for the worker).
+    unsafe {
+        if spread {
+            crate::pull_x86::sweep_u32_f32::<true>(
+                ids, offsets, degrees, cells, first, ranks, base, d,
+            )
+        } else {
+            crate::pull_x86::sweep_u32_f32::<false>(
+                ids, offsets, degrees, cells, first, ranks, base, d,
+            )
+        }
+    }
 }
 
 /// One batch of a Gauss-Seidel sweep (vertices from `first` on; `offsets` and `degrees` are
@@ -1060,6 +1165,46 @@ mod tests {
                     );
                     if degrees[v] > 0 {
                         assert!(close(wide[v].read(), cells[v]), "scale {scale} vertex {v}");
+                    }
+                }
+            }
+            // `f32` cells (the default precision): on one worker over 32-bit ids read in
+            // place, the sweep takes the AVX2 gather where the CPU has it. The reference
+            // rounds every cell to `f32` as it is written.
+            assert_eq!(graph.incoming().targets().bits(), 32, "ids read in place");
+            let narrow_share = |v: usize, rank: f64| f64::from(share(v, rank) as f32);
+            let mut cells = (0..n)
+                .map(|v| narrow_share(v, start(v)))
+                .collect::<Vec<_>>();
+            let mut expected = (0..n).map(start).collect::<Vec<_>>();
+            let (mut delta, mut lost) = (0.0, 0.0);
+            for v in 0..n {
+                let range = offsets[v] as usize..offsets[v + 1] as usize;
+                let sum: f64 = sources[range].iter().map(|&u| cells[u as usize]).sum();
+                let new = base + d * sum;
+                delta += (new - expected[v]).abs();
+                if degrees[v] == 0 {
+                    lost += new;
+                }
+                expected[v] = new;
+                cells[v] = narrow_share(v, new);
+            }
+            for spread in [false, true] {
+                let narrow: Vec<AtomicU32> = shared_cells(&runtime, n, |v| share(v, start(v)));
+                let mut ranks = F64Array::from_fn(n, &array_options, start).unwrap();
+                let (change, dangling) =
+                    sweep(&graph, &mut ranks, &degrees_array, &narrow, base, d, spread);
+                let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs().max(1e-9);
+                assert!(close(change, delta), "scale {scale}: {change} vs {delta}");
+                let lost = if spread { lost } else { 0.0 };
+                assert!(close(dangling, lost), "scale {scale}: {dangling} vs {lost}");
+                for (v, (got, want)) in ranks.to_vec().iter().zip(&expected).enumerate() {
+                    assert!(
+                        close(*got, *want),
+                        "scale {scale} vertex {v}: {got} vs {want}"
+                    );
+                    if degrees[v] > 0 {
+                        assert_eq!(narrow[v].read(), cells[v], "scale {scale} vertex {v}");
                     }
                 }
             }
