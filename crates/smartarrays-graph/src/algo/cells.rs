@@ -91,11 +91,17 @@ pub(crate) fn filled<C: Cell>(
     value: impl Fn(usize) -> u64 + Sync,
 ) -> Vec<C> {
     let cells: Vec<C> = bytemuck::zeroed_vec(n);
-    runtime.for_each_batch(0..n, FILL_BATCH, |_, range| {
+    let fill = |range: std::ops::Range<usize>| {
         for v in range {
             cells[v].set(value(v));
         }
-    });
+    };
+    // One worker: the calling thread fills (a region would only add the hand-over to it).
+    if runtime.threads() == 1 {
+        fill(0..n);
+    } else {
+        runtime.for_each_batch(0..n, FILL_BATCH, |_, range| fill(range));
+    }
     cells
 }
 
