@@ -177,18 +177,18 @@ fn brandes<C: Cell>(
 ) -> Result<BcResult> {
     let n = graph.vertices();
     let runtime = Arc::clone(graph.runtime());
-    let depth: Vec<C> = (0..n).map(|_| C::new(C::NONE)).collect();
-    let paths: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
-    let dependency: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
-    let scores: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
+    // Filled in parallel: the first touch of these pages is the kernel's largest serial cost
+    // otherwise (the level loops write them at scattered places, a page fault each).
+    let depth: Vec<C> = cells::filled(n, &runtime, |_| C::NONE);
+    let paths: Vec<AtomicU64> = cells::filled(n, &runtime, |_| 0);
+    let dependency: Vec<AtomicU64> = cells::filled(n, &runtime, |_| 0);
+    let scores: Vec<AtomicU64> = cells::filled(n, &runtime, |_| 0);
     let mut forward_buffer = Vec::new();
     let begin = cells::offsets(graph.begin(), &mut forward_buffer);
     let forward = Targets::of(graph.edge().local());
     // One bit per out-edge position: set when the edge leads one level down (a successor).
-    let successors: Vec<AtomicU64> = (0..begin[n] as usize)
-        .step_by(64)
-        .map(|_| AtomicU64::new(0))
-        .collect();
+    let successors: Vec<AtomicU64> =
+        cells::filled((begin[n] as usize).div_ceil(64), &runtime, |_| 0);
     let (depth, paths, dependency, scores) = (&depth, &paths, &dependency, &scores);
     let successors = &successors;
     let is_successor = |e: usize| successors[e / 64].load(Ordering::Relaxed) & (1 << (e % 64)) != 0;

@@ -5,10 +5,10 @@
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-use smartarrays::SmartArray;
+use smartarrays::{Runtime, SmartArray};
 
 /// An atomic per-vertex value read and written as `u64`.
-pub(crate) trait Cell: Send + Sync + Sized {
+pub(crate) trait Cell: Send + Sync + Sized + bytemuck::Zeroable {
     /// All ones at the cell's width: "no value".
     const NONE: u64;
     /// A cell holding `value` (which fits the width).
@@ -77,6 +77,34 @@ impl Cell for AtomicU64 {
     }
 }
 
+/// Indices per batch of [`filled`]'s parallel pass (a few pages of cells).
+const FILL_BATCH: usize = 16 * 1024;
+
+/// `n` cells, cell `v` holding `value(v)`, written by the runtime's workers. The cells are
+/// first allocated as zeroed memory, which the allocator takes as fresh untouched pages (a
+/// `collect` of zeros may compile to a serial `memset` instead), so the pages are faulted in by
+/// the workers in parallel, as OpenMP codes do with a parallel fill, rather than by one thread,
+/// or later, one at a time, by a kernel's scattered first writes.
+pub(crate) fn filled<C: Cell>(
+    n: usize,
+    runtime: &Runtime,
+    value: impl Fn(usize) -> u64 + Sync,
+) -> Vec<C> {
+    let cells: Vec<C> = bytemuck::zeroed_vec(n);
+    let fill = |range: std::ops::Range<usize>| {
+        for v in range {
+            cells[v].set(value(v));
+        }
+    };
+    // One worker: the calling thread fills (a region would only add the hand-over to it).
+    if runtime.threads() == 1 {
+        fill(0..n);
+    } else {
+        runtime.for_each_batch(0..n, FILL_BATCH, |_, range| fill(range));
+    }
+    cells
+}
+
 /// Whether 32-bit cells hold every id of a graph with `n` vertices and the marker besides.
 pub(crate) fn narrow(n: usize) -> bool {
     (n as u64) < u64::from(u32::MAX)
@@ -135,6 +163,38 @@ pub(crate) fn offsets_u32(array: &SmartArray) -> Option<Vec<u32>> {
 mod tests {
     use super::*;
     use smartarrays::ArrayOptions;
+
+    fn check<C: Cell>(runtime: &Runtime, n: usize) {
+        let value = |v: usize| (v as u64).wrapping_mul(2_654_435_761) % C::NONE;
+        let cells: Vec<C> = filled(n, runtime, value);
+        assert_eq!(cells.len(), n);
+        for (v, cell) in cells.iter().enumerate() {
+            assert_eq!(cell.get(), value(v), "n {n} v {v}");
+        }
+        let none: Vec<C> = filled(n, runtime, |_| C::NONE);
+        assert!(none.iter().all(|c| c.get() == C::NONE));
+    }
+
+    #[test]
+    fn filled_cells_hold_their_values_at_edge_sizes() {
+        for threads in [1, 2, 3] {
+            let runtime = Runtime::with_threads(threads).unwrap();
+            for n in [
+                0,
+                1,
+                63,
+                64,
+                65,
+                1023,
+                1025,
+                FILL_BATCH - 1,
+                3 * FILL_BATCH + 1,
+            ] {
+                check::<AtomicU32>(&runtime, n);
+                check::<AtomicU64>(&runtime, n);
+            }
+        }
+    }
 
     #[test]
     fn offsets_u32_decode_every_batch_and_refuse_what_does_not_fit() {

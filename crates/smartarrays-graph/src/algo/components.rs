@@ -182,7 +182,7 @@ fn most_sampled<C: Cell>(labels: &[C]) -> u64 {
 /// Afforest's labels, and the component count and largest size.
 fn afforest<C: Cell>(graph: &Graph, runtime: &Runtime) -> (Vec<C>, u64, u64) {
     let n = graph.vertices();
-    let labels: Vec<C> = (0..n as u64).map(C::new).collect();
+    let labels: Vec<C> = cells::filled(n, runtime, |v| v as u64);
     if n == 0 {
         return (labels, 0, 0);
     }
