@@ -363,8 +363,8 @@ fn search_with<C: Cell, O: AsIndex>(
             });
         }
     }
-    let parents: Vec<C> = (0..n).map(|_| C::new(C::NONE)).collect();
-    let levels: Vec<C> = (0..n).map(|_| C::new(C::NONE)).collect();
+    let parents: Vec<C> = cells::filled(n, &runtime, |_| C::NONE);
+    let levels: Vec<C> = cells::filled(n, &runtime, |_| C::NONE);
     let walk = walk(graph, source, &parents, &levels, offsets, in_offsets);
     let level_bits = property_bits(properties, walk.depth + 1);
     let pack = |source: &[C], bits: u32| {
