@@ -239,6 +239,21 @@ fn results_are_exact_at_every_placement_and_in_every_replica() {
                         n == 1,
                         "{label}: last vertex"
                     );
+                    // Components: U labels in place in the result array (32 bits), V+E
+                    // packed at the end; every replica equal either way.
+                    check_components(&graph, &label);
+                    let labels = connected_components(&graph).unwrap().labels;
+                    if variant == Variant::U {
+                        assert_eq!(labels.bits(), 32, "{label}: component labels");
+                    }
+                    let values = labels.to_vec();
+                    for r in 0..labels.replica_count() {
+                        assert_eq!(
+                            labels.replica(r).to_vec(),
+                            values,
+                            "{label}: labels replica {r}"
+                        );
+                    }
                 }
             }
         }

@@ -180,11 +180,9 @@ fn most_sampled<C: Cell>(labels: &[C]) -> u64 {
 }
 
 /// Afforest's labels, and the component count and largest size.
-fn afforest<C: Cell>(graph: &Graph, runtime: &Runtime) -> (Vec<C>, u64, u64) {
-    let n = graph.vertices();
-    let labels: Vec<C> = cells::filled(n, runtime, |v| v as u64);
-    if n == 0 {
-        return (labels, 0, 0);
+fn afforest<C: Cell>(graph: &Graph, labels: &[C], runtime: &Runtime) -> (u64, u64) {
+    if labels.is_empty() {
+        return (0, 0);
     }
     let (mut forward_buffer, mut reverse_buffer) = (Vec::new(), Vec::new());
     let offsets = cells::offsets(graph.begin(), &mut forward_buffer);
@@ -192,17 +190,17 @@ fn afforest<C: Cell>(graph: &Graph, runtime: &Runtime) -> (Vec<C>, u64, u64) {
     // Both sampled neighbours of a vertex are linked in one pass and the trees compressed
     // once: the labels end the same as with a compression after each round, in one pass less.
     link_lists(
-        &labels,
+        labels,
         offsets,
         targets,
         (0, SAMPLED_NEIGHBOURS),
         None,
         runtime,
     );
-    compress(&labels, runtime);
-    let largest = most_sampled(&labels);
+    compress(labels, runtime);
+    let largest = most_sampled(labels);
     link_lists(
-        &labels,
+        labels,
         offsets,
         targets,
         (SAMPLED_NEIGHBOURS, usize::MAX),
@@ -215,7 +213,7 @@ fn afforest<C: Cell>(graph: &Graph, runtime: &Runtime) -> (Vec<C>, u64, u64) {
         let in_offsets = cells::offsets(incoming.offsets(), &mut reverse_buffer);
         let in_targets = Targets::of(incoming.targets().local());
         link_lists(
-            &labels,
+            labels,
             in_offsets,
             in_targets,
             (0, usize::MAX),
@@ -223,8 +221,7 @@ fn afforest<C: Cell>(graph: &Graph, runtime: &Runtime) -> (Vec<C>, u64, u64) {
             runtime,
         );
     }
-    let (count, largest) = compress_and_tally(&labels, largest, runtime);
-    (labels, count, largest)
+    compress_and_tally(labels, largest, runtime)
 }
 
 /// The root of the tree `label` lies in.
@@ -318,28 +315,47 @@ fn tally<C: Cell>(labels: &[C]) -> (u64, u64) {
 /// assert_eq!((components.count, components.largest), (2, 3));
 /// ```
 pub fn connected_components(graph: &Graph) -> Result<Components> {
-    let runtime = Arc::clone(graph.runtime());
     if narrow(graph.vertices()) {
-        finish(graph, afforest::<AtomicU32>(graph, &runtime), runtime)
+        components::<AtomicU32>(graph)
     } else {
-        finish(graph, afforest::<AtomicU64>(graph, &runtime), runtime)
+        components::<AtomicU64>(graph)
     }
 }
 
-fn finish<C: Cell>(
-    graph: &Graph,
-    (labels, count, largest): (Vec<C>, u64, u64),
-    runtime: Arc<Runtime>,
-) -> Result<Components> {
-    let n = labels.len();
+/// Runs Afforest in the cells of the result array itself when it is stored at the cells' width
+/// (the U layout: no vector of cells to fill and copy; the array's identity labels are written
+/// in parallel where its pages belong); else in a vector of cells packed into the result at the
+/// end (minimal widths, V and V+E).
+fn components<C: Cell>(graph: &Graph) -> Result<Components> {
+    let runtime = Arc::clone(graph.runtime());
+    let n = graph.vertices();
     let properties = graph.properties();
     let bits = property_bits(properties, n.saturating_sub(1) as u64);
     let options = ArrayOptions::new()
         .placement(properties.placement.clone())
         .bits(bits)
-        .runtime(runtime);
+        .runtime(Arc::clone(&runtime));
+    let cell_bits = if C::NONE == u64::from(u32::MAX) {
+        32
+    } else {
+        64
+    };
+    if bits == cell_bits {
+        let mut labels = SmartArray::from_fn(n, &options, |v| v as u64)?;
+        if let Some((count, largest)) =
+            C::update(&mut labels, |cells| afforest(graph, cells, &runtime))
+        {
+            return Ok(Components {
+                labels,
+                count,
+                largest,
+            });
+        }
+    }
+    let vector: Vec<C> = cells::filled(n, &runtime, |v| v as u64);
+    let (count, largest) = afforest(graph, &vector, &runtime);
     let labels = SmartArray::from_batches(n, &options, |range, out| {
-        for (slot, cell) in out.iter_mut().zip(&labels[range]) {
+        for (slot, cell) in out.iter_mut().zip(&vector[range]) {
             *slot = cell.get();
         }
     })?;
