@@ -603,6 +603,39 @@ impl Table {
         })
     }
 
+    /// The filter words and buckets of replica `replica`, for a caller that looks up many
+    /// keys (see [`Table::lookup_hash`] and [`Table::value_in_slices`]).
+    #[inline(always)]
+    pub(crate) fn lookup_slices(&self, replica: usize) -> (&[u64], &[Bucket]) {
+        (self.filter(replica), self.buckets(replica))
+    }
+
+    /// Hashes `code` for a lookup in `slices` (from [`Table::lookup_slices`]) and prefetches
+    /// its filter word and home bucket. A code outside the hash domain gets a home past every
+    /// slice, so its probe finds nothing (and its prefetch, past the end, reads nothing).
+    #[inline(always)]
+    pub(crate) fn lookup_hash(&self, (filter, buckets): (&[u64], &[Bucket]), code: u64) -> Hashed {
+        let mut hashed = self.hash(code);
+        if code & self.outside != 0 {
+            hashed.home = u64::MAX;
+        }
+        prefetch(filter, hashed.home as usize, CacheLevel::L1);
+        prefetch(buckets, hashed.home as usize, CacheLevel::L1);
+        hashed
+    }
+
+    /// [`Table::value_in`] over slices from [`Table::lookup_slices`].
+    #[inline(always)]
+    pub(crate) fn value_in_slices(
+        &self,
+        (filter, buckets): (&[u64], &[Bucket]),
+        hashed: &Hashed,
+    ) -> Option<u64> {
+        self.probe_slices(filter, buckets, hashed, |bucket, position, head| {
+            self.layout.head_value(bucket, position.slot, head)
+        })
+    }
+
     /// The probe behind [`Table::find_in`] and [`Table::value_in`]: `hit` gets the bucket,
     /// position and head (see [`Layout::head`]) of the key.
     #[inline(always)]
