@@ -645,7 +645,19 @@ impl Table {
         hashed: &Hashed,
         hit: impl FnOnce(&Bucket, Position, u64) -> T,
     ) -> Option<T> {
-        self.probe_slices(self.filter(replica), self.buckets(replica), hashed, hit)
+        // The bucket slice only past the filter: most misses end at the filter word.
+        if Self::filtered_out(self.filter(replica), hashed) {
+            return None;
+        }
+        self.probe_buckets(self.buckets(replica), hashed, hit)
+    }
+
+    /// Whether the filter word of the key's home rules it out (never when there is no filter).
+    #[inline(always)]
+    fn filtered_out(filter: &[u64], hashed: &Hashed) -> bool {
+        filter
+            .get(hashed.home as usize)
+            .is_some_and(|&word| word & hashed.mark == 0)
     }
 
     /// [`Table::probe`] over the filter words and buckets of one replica, taken once by a
@@ -659,12 +671,21 @@ impl Table {
         hashed: &Hashed,
         hit: impl FnOnce(&Bucket, Position, u64) -> T,
     ) -> Option<T> {
-        let index = hashed.home as usize;
-        if let Some(&word) = filter.get(index) {
-            if word & hashed.mark == 0 {
-                return None;
-            }
+        if Self::filtered_out(filter, hashed) {
+            return None;
         }
+        self.probe_buckets(buckets, hashed, hit)
+    }
+
+    /// The buckets' half of a probe, once the filter has let the key through.
+    #[inline(always)]
+    fn probe_buckets<T>(
+        &self,
+        buckets: &[Bucket],
+        hashed: &Hashed,
+        hit: impl FnOnce(&Bucket, Position, u64) -> T,
+    ) -> Option<T> {
+        let index = hashed.home as usize;
         // The home bucket first, on its own: most keys are there, and its check needs no
         // loop state.
         let bucket = buckets.get(index)?;
