@@ -296,6 +296,25 @@ impl<K: Key, V: Value> Map<K, V> {
             });
         }
         let replica = self.parts[0].local_replica();
+        if let [table] = self.parts.as_slice() {
+            // One table (every map not built in parallel): its slices taken once, and a
+            // window of hashes alone (a key outside the domain hashes to a home past the
+            // table), so a miss is a filter word or a tag compare and no more.
+            let slices = table.lookup_slices(replica);
+            let mut window = [table.lookup_hash(slices, 0); WINDOW];
+            for (chunk_index, chunk) in keys.chunks(WINDOW).enumerate() {
+                for (slot, key) in window.iter_mut().zip(chunk) {
+                    *slot = table.lookup_hash(slices, key.to_code());
+                }
+                for (offset, h) in window[..chunk.len()].iter().enumerate() {
+                    found(
+                        chunk_index * WINDOW + offset,
+                        table.value_in_slices(slices, h),
+                    );
+                }
+            }
+            return Ok(());
+        }
         let mut hashed = [(0usize, 0u64, None::<Hashed>); WINDOW];
         for (chunk_index, chunk) in keys.chunks(WINDOW).enumerate() {
             for (slot, key) in hashed.iter_mut().zip(chunk) {

@@ -603,6 +603,39 @@ impl Table {
         })
     }
 
+    /// The filter words and buckets of replica `replica`, for a caller that looks up many
+    /// keys (see [`Table::lookup_hash`] and [`Table::value_in_slices`]).
+    #[inline(always)]
+    pub(crate) fn lookup_slices(&self, replica: usize) -> (&[u64], &[Bucket]) {
+        (self.filter(replica), self.buckets(replica))
+    }
+
+    /// Hashes `code` for a lookup in `slices` (from [`Table::lookup_slices`]) and prefetches
+    /// its filter word and home bucket. A code outside the hash domain gets a home past every
+    /// slice, so its probe finds nothing (and its prefetch, past the end, reads nothing).
+    #[inline(always)]
+    pub(crate) fn lookup_hash(&self, (filter, buckets): (&[u64], &[Bucket]), code: u64) -> Hashed {
+        let mut hashed = self.hash(code);
+        if code & self.outside != 0 {
+            hashed.home = u64::MAX;
+        }
+        prefetch(filter, hashed.home as usize, CacheLevel::L1);
+        prefetch(buckets, hashed.home as usize, CacheLevel::L1);
+        hashed
+    }
+
+    /// [`Table::value_in`] over slices from [`Table::lookup_slices`].
+    #[inline(always)]
+    pub(crate) fn value_in_slices(
+        &self,
+        (filter, buckets): (&[u64], &[Bucket]),
+        hashed: &Hashed,
+    ) -> Option<u64> {
+        self.probe_slices(filter, buckets, hashed, |bucket, position, head| {
+            self.layout.head_value(bucket, position.slot, head)
+        })
+    }
+
     /// The probe behind [`Table::find_in`] and [`Table::value_in`]: `hit` gets the bucket,
     /// position and head (see [`Layout::head`]) of the key.
     #[inline(always)]
@@ -612,13 +645,50 @@ impl Table {
         hashed: &Hashed,
         hit: impl FnOnce(&Bucket, Position, u64) -> T,
     ) -> Option<T> {
-        let index = hashed.home as usize;
-        if !self.filters.is_empty() && self.filter(replica).get(index)? & hashed.mark == 0 {
+        // The bucket slice only past the filter: most misses end at the filter word.
+        if Self::filtered_out(self.filter(replica), hashed) {
             return None;
         }
+        self.probe_buckets(self.buckets(replica), hashed, hit)
+    }
+
+    /// Whether the filter word of the key's home rules it out (never when there is no filter).
+    #[inline(always)]
+    fn filtered_out(filter: &[u64], hashed: &Hashed) -> bool {
+        filter
+            .get(hashed.home as usize)
+            .is_some_and(|&word| word & hashed.mark == 0)
+    }
+
+    /// [`Table::probe`] over the filter words and buckets of one replica, taken once by a
+    /// caller that probes many keys. A table with a filter has one word per bucket, and an
+    /// empty table no buckets, so a home past the filter's end is a home past the buckets.
+    #[inline(always)]
+    fn probe_slices<T>(
+        &self,
+        filter: &[u64],
+        buckets: &[Bucket],
+        hashed: &Hashed,
+        hit: impl FnOnce(&Bucket, Position, u64) -> T,
+    ) -> Option<T> {
+        if Self::filtered_out(filter, hashed) {
+            return None;
+        }
+        self.probe_buckets(buckets, hashed, hit)
+    }
+
+    /// The buckets' half of a probe, once the filter has let the key through.
+    #[inline(always)]
+    fn probe_buckets<T>(
+        &self,
+        buckets: &[Bucket],
+        hashed: &Hashed,
+        hit: impl FnOnce(&Bucket, Position, u64) -> T,
+    ) -> Option<T> {
+        let index = hashed.home as usize;
         // The home bucket first, on its own: most keys are there, and its check needs no
         // loop state.
-        let bucket = self.buckets(replica).get(index)?;
+        let bucket = buckets.get(index)?;
         if let Some((slot, head)) = self.find_slot(bucket, hashed.tag, hashed.stored) {
             return Some(hit(
                 bucket,
@@ -632,7 +702,9 @@ impl Table {
         if Layout::overflow(bucket) == 0 {
             return None;
         }
-        self.probe_displaced(replica, hashed, hit)
+        // The hash goes by value, in registers: a reference would make every probe store
+        // it to the stack before its filter check, for this rare call's sake.
+        self.probe_displaced(buckets, index, hashed.tag, hashed.stored, hit)
     }
 
     /// The slot of `bucket` whose tag is `tag` and key field `expected`, with its head.
@@ -650,26 +722,27 @@ impl Table {
         None
     }
 
-    /// The rest of [`Table::probe`]: the buckets after home, while the overflow counts say
+    /// The rest of [`Table::probe`]: the buckets after `home`, while the overflow counts say
     /// some entry went past them.
     #[inline(never)]
     fn probe_displaced<T>(
         &self,
-        replica: usize,
-        hashed: &Hashed,
+        buckets: &[Bucket],
+        home: usize,
+        tag: u8,
+        stored: u64,
         hit: impl FnOnce(&Bucket, Position, u64) -> T,
     ) -> Option<T> {
-        let buckets = self.buckets(replica);
         let shift = self.layout.remainder_bits;
-        let mut index = hashed.home as usize;
+        let mut index = home;
         for displacement in 1..=MAX_DISPLACEMENT {
             index += 1;
             if index as u64 == self.buckets {
                 index = 0;
             }
             let bucket = buckets.get(index)?;
-            let expected = hashed.stored | displacement << shift;
-            if let Some((slot, head)) = self.find_slot(bucket, hashed.tag, expected) {
+            let expected = stored | displacement << shift;
+            if let Some((slot, head)) = self.find_slot(bucket, tag, expected) {
                 return Some(hit(
                     bucket,
                     Position {
@@ -689,7 +762,9 @@ impl Table {
     /// The value of `code`, reading `replica`.
     #[inline(always)]
     pub(crate) fn get_in(&self, replica: usize, code: u64) -> Option<u64> {
-        if !self.fits_key(code) {
+        // Not [`Table::fits_key`]: an empty table has no buckets, so its probe finds nothing
+        // without the bucket count's check.
+        if code & self.outside != 0 {
             return None;
         }
         self.value_in(replica, &self.hash(code))

@@ -631,3 +631,60 @@ fn small_tables_are_written_whole_at_their_first_entry_and_large_ones_are_not() 
         assert_eq!(grown.get(k), Some(v));
     }
 }
+
+/// Batched lookups against single ones and a `HashMap`, at sizes around the batch window (16)
+/// and the edge sizes: in a map whose layout keeps a filter and in a set of small keys whose
+/// buckets hold too many slots for one, with absent keys inside and outside the key domain
+/// (`u64::MAX`, `1 << 63`) and in empty tables.
+#[test]
+fn batched_lookups_agree_with_single_ones_at_window_and_edge_sizes() {
+    for n in [0usize, 1, 15, 16, 17, 63, 64, 65, 1023, 1025] {
+        let keys: Vec<u64> = (0..n as u64)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 24)
+            .collect();
+        let mut map: Map<u64, u64> = Map::new().unwrap();
+        let mut set: Set<u64> = Set::new().unwrap();
+        let mut reference = HashMap::new();
+        for &k in &keys {
+            map.insert(k, k ^ 0x5555).unwrap();
+            set.insert(k & 0x3ff).unwrap();
+            reference.insert(k, k ^ 0x5555);
+        }
+        let small: HashSet<u64> = keys.iter().map(|k| k & 0x3ff).collect();
+        if n >= 1023 {
+            assert!(map.memory_report().slots_per_bucket <= 16, "n {n}");
+            assert!(set.memory_report().slots_per_bucket > 16, "n {n}");
+        }
+        let probes: Vec<u64> = keys
+            .iter()
+            .copied()
+            .chain((0..n as u64 + 3).map(|i| i.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 24))
+            .chain((0..n as u64).map(|i| i * 3))
+            .chain([0, 1, u64::MAX, u64::MAX - 1, 1 << 63])
+            .collect();
+        let mut out = vec![None; probes.len()];
+        let hits = map.get_many(&probes, &mut out).unwrap();
+        let mut present = vec![false; probes.len()];
+        assert_eq!(
+            map.contains_many(&probes, &mut present).unwrap(),
+            hits,
+            "n {n}"
+        );
+        let mut in_set = vec![false; probes.len()];
+        let set_hits = set.contains_many(&probes, &mut in_set).unwrap();
+        for (i, &k) in probes.iter().enumerate() {
+            let expected = reference.get(&k).copied();
+            assert_eq!(out[i], expected, "n {n} key {k}");
+            assert_eq!(map.get(k), expected, "n {n} key {k}");
+            assert_eq!(present[i], expected.is_some(), "n {n} key {k}");
+            assert_eq!(in_set[i], small.contains(&k), "n {n} key {k}");
+            assert_eq!(set.contains(k), small.contains(&k), "n {n} key {k}");
+        }
+        let expected_hits = probes.iter().filter(|k| reference.contains_key(k)).count();
+        assert_eq!(hits, expected_hits, "n {n}");
+        assert_eq!(
+            set_hits,
+            probes.iter().filter(|k| small.contains(k)).count()
+        );
+    }
+}
