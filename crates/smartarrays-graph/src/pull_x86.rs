@@ -27,6 +27,13 @@ pub(crate) fn available() -> bool {
     }
 }
 
+/// Whether the gather runs over `len` values here: AVX2 is available and every index fits the
+/// gather's signed 32-bit lanes.
+#[inline]
+fn usable(len: usize) -> bool {
+    available() && len <= i32::MAX as usize
+}
+
 /// New ranks of a batch (`offsets` one more than `ranks`, indexing `ids`), as the scalar pull:
 /// `rank = base + damping * sum of contributions[id]` over the vertex's ids; returns the sum of
 /// absolute changes. `None` when the AVX2 gather is not available (see [`available`]) or the
@@ -44,7 +51,7 @@ pub(crate) unsafe fn pull_u32_f32(
     base: f64,
     damping: f64,
 ) -> Option<f64> {
-    if !available() || contributions.len() > i32::MAX as usize {
+    if !usable(contributions.len()) {
         return None;
     }
     assert_eq!(offsets.len(), ranks.len() + 1);
@@ -111,7 +118,7 @@ pub(crate) unsafe fn sweep_u32_f32<const SPREAD: bool>(
     base: f64,
     d: f64,
 ) -> Option<(f64, f64)> {
-    if !available() || cells.len() > i32::MAX as usize {
+    if !usable(cells.len()) {
         return None;
     }
     #[cfg(target_arch = "x86_64")]
@@ -145,7 +152,7 @@ unsafe fn sweep_avx2<const SPREAD: bool>(
 ) -> (f64, f64) {
     // `AtomicU32` has the size and layout of `u32`, so the cells read as `f32` bits in place.
     let values = cells.as_ptr().cast::<f32>();
-    let (mut delta, mut lost) = (0.0, 0.0);
+    let mut totals = (0.0, 0.0);
     let n = ranks.len();
     let (ends, degrees, mine) = (&offsets[1..=n], &degrees[..n], &cells[first..first + n]);
     let mut s = offsets[0] as usize;
@@ -156,20 +163,15 @@ unsafe fn sweep_avx2<const SPREAD: bool>(
         // sequenced before the next vertex's reads.
         let sum = unsafe { sum_list(&ids[s..t], values) };
         s = t;
-        let new = base + d * sum;
-        delta += (new - *rank).abs();
-        *rank = new;
-        if SPREAD {
-            lost += new * crate::algo::pagerank::DANGLES[degree.min(3) as usize];
-        }
-        // As the scalar sweep: a dangling vertex's cell holds its rank (no edge reads it).
-        let contribution = new / degree.max(1) as i64 as f64;
-        cell.store(
-            (contribution as f32).to_bits(),
-            std::sync::atomic::Ordering::Relaxed,
+        crate::algo::pagerank::finish_vertex::<SPREAD, _>(
+            base + d * sum,
+            rank,
+            degree,
+            cell,
+            &mut totals,
         );
     }
-    (delta, lost)
+    totals
 }
 
 /// The sum of `values[id]` over `list`, in `f64`: eight ids at a time, then the last 0 to 7

@@ -775,7 +775,7 @@ pub fn pagerank_gauss_seidel(
 
 /// A contribution shared between the workers of a Gauss-Seidel sweep: `f64` or `f32` bits in
 /// an atomic word.
-trait SharedCell: Send + Sync {
+pub(crate) trait SharedCell: Send + Sync {
     fn new(value: f64) -> Self;
     fn read(&self) -> f64;
     fn write(&self, value: f64);
@@ -988,7 +988,7 @@ unsafe fn sweep_batch<const PREFETCH: bool, const SPREAD: bool, W: EdgeWindow, S
     base: f64,
     d: f64,
 ) -> (f64, f64) {
-    let (mut delta, mut lost) = (0.0, 0.0);
+    let mut totals = (0.0, 0.0);
     // Zipped slices of the batch's length, so the loop has no bounds check per vertex (the
     // indexed form had three, and spilled the sums to the stack).
     let n = ranks.len();
@@ -1007,17 +1007,30 @@ unsafe fn sweep_batch<const PREFETCH: bool, const SPREAD: bool, W: EdgeWindow, S
                 break;
             }
         }
-        let new = base + d * sum;
-        delta += (new - *rank).abs();
-        *rank = new;
-        if SPREAD {
-            lost += new * DANGLES[degree.min(3) as usize];
-        }
-        // A dangling vertex's cell gets its rank (finite): no edge reads it but the masked
-        // lanes of a gather, which multiply it by 0.
-        cell.write(new / degree.max(1) as i64 as f64);
+        finish_vertex::<SPREAD, _>(base + d * sum, rank, degree, cell, &mut totals);
     }
-    (delta, lost)
+    totals
+}
+
+/// The end of one vertex's Gauss-Seidel step, in the scalar sweep and the AVX2 one
+/// ([`crate::pull_x86`]) alike: `new` replaces `rank`, the change adds to `totals.0` and, with
+/// `SPREAD`, a dangling vertex's rank to `totals.1`; the cell gets the new contribution.
+#[inline(always)]
+pub(crate) fn finish_vertex<const SPREAD: bool, S: SharedCell>(
+    new: f64,
+    rank: &mut f64,
+    degree: u64,
+    cell: &S,
+    totals: &mut (f64, f64),
+) {
+    totals.0 += (new - *rank).abs();
+    *rank = new;
+    if SPREAD {
+        totals.1 += new * DANGLES[degree.min(3) as usize];
+    }
+    // A dangling vertex's cell gets its rank (finite): no edge reads it but the masked lanes
+    // of a gather, which multiply it by 0.
+    cell.write(new / degree.max(1) as i64 as f64);
 }
 
 #[cfg(test)]
@@ -1110,104 +1123,106 @@ mod tests {
         }
     }
 
+    /// A plain serial Gauss-Seidel step from `start`, with 0 in a dangling vertex's cell (as
+    /// the formula has it) and every cell rounded by `round` as it is written: the new ranks,
+    /// the cells, the total change and the sum of the dangling vertices' new ranks.
+    fn serial_step(
+        offsets: &[u64],
+        sources: &[u64],
+        degrees: &[u64],
+        (base, d): (f64, f64),
+        start: impl Fn(usize) -> f64,
+        round: impl Fn(f64) -> f64,
+    ) -> (Vec<f64>, Vec<f64>, f64, f64) {
+        let n = degrees.len();
+        let share = |v: usize, rank: f64| {
+            round(if degrees[v] == 0 {
+                0.0
+            } else {
+                rank / degrees[v] as f64
+            })
+        };
+        let mut cells = (0..n).map(|v| share(v, start(v))).collect::<Vec<_>>();
+        let mut ranks = (0..n).map(&start).collect::<Vec<_>>();
+        let (mut delta, mut lost) = (0.0, 0.0);
+        for v in 0..n {
+            let range = offsets[v] as usize..offsets[v + 1] as usize;
+            let sum: f64 = sources[range].iter().map(|&u| cells[u as usize]).sum();
+            let new = base + d * sum;
+            delta += (new - ranks[v]).abs();
+            if degrees[v] == 0 {
+                lost += new;
+            }
+            ranks[v] = new;
+            cells[v] = share(v, new);
+        }
+        (ranks, cells, delta, lost)
+    }
+
+    /// Runs one `sweep` over cells of type `S`, with and without spreading the dangling ranks,
+    /// and checks it against `serial_step` with `round` (the rounding of an `S` cell). `exact`
+    /// asks for the cells to match the reference's bit for bit.
+    fn check_one_sweep<S: SharedCell>(
+        graph: &Graph,
+        runtime: &Arc<Runtime>,
+        round: impl Fn(f64) -> f64,
+        exact: bool,
+    ) {
+        let n = graph.vertices();
+        let array_options = ArrayOptions::new().runtime(Arc::clone(runtime));
+        let degrees_array = out_degree_array(graph, &array_options).unwrap();
+        let degrees = degrees_array.to_vec();
+        let offsets = graph.incoming().offsets().to_vec();
+        let sources = graph.incoming().targets().to_vec();
+        let (base, d) = (0.15 / n as f64, 0.85);
+        let start = |v: usize| 1.0 / n as f64 + v as f64 * 1e-6;
+        let (expected, cells, delta, lost) =
+            serial_step(&offsets, &sources, &degrees, (base, d), start, round);
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs().max(1e-9);
+        for spread in [false, true] {
+            let share = |v: usize| {
+                if degrees[v] == 0 {
+                    0.0
+                } else {
+                    start(v) / degrees[v] as f64
+                }
+            };
+            let shared: Vec<S> = shared_cells(runtime, n, share);
+            let mut ranks = F64Array::from_fn(n, &array_options, start).unwrap();
+            let (change, dangling) =
+                sweep(graph, &mut ranks, &degrees_array, &shared, base, d, spread);
+            assert!(close(change, delta), "n {n}: {change} vs {delta}");
+            let lost = if spread { lost } else { 0.0 };
+            assert!(close(dangling, lost), "n {n}: {dangling} vs {lost}");
+            for (v, (got, want)) in ranks.to_vec().iter().zip(&expected).enumerate() {
+                assert!(close(*got, *want), "n {n} vertex {v}: {got} vs {want}");
+                if degrees[v] > 0 {
+                    let cell = shared[v].read();
+                    if exact {
+                        assert_eq!(cell, cells[v], "n {n} vertex {v}");
+                    } else {
+                        assert!(close(cell, cells[v]), "n {n} vertex {v}: {cell}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn one_sweep_matches_a_plain_serial_gauss_seidel_step() {
-        // One worker sweeps the batches in order, so a plain serial Gauss-Seidel step (with
-        // 0 in a dangling vertex's cell, as the formula has it) gives the same values up to
-        // the order of additions inside a vertex.
+        // One worker sweeps the batches in order, so a plain serial Gauss-Seidel step gives
+        // the same values up to the order of additions inside a vertex.
         let runtime = Arc::new(Runtime::with_threads(1).unwrap());
         let options = crate::GraphOptions::default().runtime(Arc::clone(&runtime));
         for (scale, directed) in [(1, true), (6, true), (9, true), (9, false)] {
             let edges = crate::generate::kronecker(scale, 8, 3, directed).unwrap();
             let graph = crate::build(edges, &options).unwrap();
-            let n = graph.vertices();
-            let array_options = ArrayOptions::new().runtime(Arc::clone(&runtime));
-            let degrees_array = out_degree_array(&graph, &array_options).unwrap();
-            let degrees = degrees_array.to_vec();
-            let offsets = graph.incoming().offsets().to_vec();
-            let sources = graph.incoming().targets().to_vec();
-            let (base, d) = (0.15 / n as f64, 0.85);
-            let start = |v: usize| 1.0 / n as f64 + v as f64 * 1e-6;
-            let share = |v: usize, rank: f64| {
-                if degrees[v] == 0 {
-                    0.0
-                } else {
-                    rank / degrees[v] as f64
-                }
-            };
-            let mut cells = (0..n).map(|v| share(v, start(v))).collect::<Vec<_>>();
-            let mut expected = (0..n).map(start).collect::<Vec<_>>();
-            let (mut delta, mut lost) = (0.0, 0.0);
-            for v in 0..n {
-                let range = offsets[v] as usize..offsets[v + 1] as usize;
-                let sum: f64 = sources[range].iter().map(|&u| cells[u as usize]).sum();
-                let new = base + d * sum;
-                delta += (new - expected[v]).abs();
-                if degrees[v] == 0 {
-                    lost += new;
-                }
-                expected[v] = new;
-                cells[v] = share(v, new);
-            }
-            for spread in [false, true] {
-                let wide: Vec<AtomicU64> = shared_cells(&runtime, n, |v| share(v, start(v)));
-                let mut ranks = F64Array::from_fn(n, &array_options, start).unwrap();
-                let (change, dangling) =
-                    sweep(&graph, &mut ranks, &degrees_array, &wide, base, d, spread);
-                let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs().max(1e-9);
-                assert!(close(change, delta), "scale {scale}: {change} vs {delta}");
-                let lost = if spread { lost } else { 0.0 };
-                assert!(close(dangling, lost), "scale {scale}: {dangling} vs {lost}");
-                for (v, (got, want)) in ranks.to_vec().iter().zip(&expected).enumerate() {
-                    assert!(
-                        close(*got, *want),
-                        "scale {scale} vertex {v}: {got} vs {want}"
-                    );
-                    if degrees[v] > 0 {
-                        assert!(close(wide[v].read(), cells[v]), "scale {scale} vertex {v}");
-                    }
-                }
-            }
+            check_one_sweep::<AtomicU64>(&graph, &runtime, |x| x, false);
             // `f32` cells (the default precision): on one worker over 32-bit ids read in
             // place, the sweep takes the AVX2 gather where the CPU has it. The reference
             // rounds every cell to `f32` as it is written.
             assert_eq!(graph.incoming().targets().bits(), 32, "ids read in place");
-            let narrow_share = |v: usize, rank: f64| f64::from(share(v, rank) as f32);
-            let mut cells = (0..n)
-                .map(|v| narrow_share(v, start(v)))
-                .collect::<Vec<_>>();
-            let mut expected = (0..n).map(start).collect::<Vec<_>>();
-            let (mut delta, mut lost) = (0.0, 0.0);
-            for v in 0..n {
-                let range = offsets[v] as usize..offsets[v + 1] as usize;
-                let sum: f64 = sources[range].iter().map(|&u| cells[u as usize]).sum();
-                let new = base + d * sum;
-                delta += (new - expected[v]).abs();
-                if degrees[v] == 0 {
-                    lost += new;
-                }
-                expected[v] = new;
-                cells[v] = narrow_share(v, new);
-            }
-            for spread in [false, true] {
-                let narrow: Vec<AtomicU32> = shared_cells(&runtime, n, |v| share(v, start(v)));
-                let mut ranks = F64Array::from_fn(n, &array_options, start).unwrap();
-                let (change, dangling) =
-                    sweep(&graph, &mut ranks, &degrees_array, &narrow, base, d, spread);
-                let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs().max(1e-9);
-                assert!(close(change, delta), "scale {scale}: {change} vs {delta}");
-                let lost = if spread { lost } else { 0.0 };
-                assert!(close(dangling, lost), "scale {scale}: {dangling} vs {lost}");
-                for (v, (got, want)) in ranks.to_vec().iter().zip(&expected).enumerate() {
-                    assert!(
-                        close(*got, *want),
-                        "scale {scale} vertex {v}: {got} vs {want}"
-                    );
-                    if degrees[v] > 0 {
-                        assert_eq!(narrow[v].read(), cells[v], "scale {scale} vertex {v}");
-                    }
-                }
-            }
+            check_one_sweep::<AtomicU32>(&graph, &runtime, |x| f64::from(x as f32), true);
         }
     }
 }
