@@ -339,6 +339,13 @@ unsafe fn gather<const PREFETCH: bool, const CHECKED: bool, I: AsIndex, C: Contr
         // SAFETY: passed on from the caller (checked reads, or ids in range).
         return unsafe { gather_one_exit::<CHECKED, I, C>(ids, ahead, values) };
     }
+    // Four accumulators, so consecutive loads and additions overlap.
+    let add_quad = |partial: &mut [f64; 4], quad: &[I]| {
+        partial[0] += value(quad[0]);
+        partial[1] += value(quad[1]);
+        partial[2] += value(quad[2]);
+        partial[3] += value(quad[3]);
+    };
     let mut partial = [0.0f64; 4];
     let whole = ids.len() / 4 * 4;
     let mut j = 0;
@@ -350,19 +357,12 @@ unsafe fn gather<const PREFETCH: bool, const CHECKED: bool, I: AsIndex, C: Contr
             for &id in next {
                 prefetch(values, id.at());
             }
-            let quad = &ids[j..j + 4];
-            partial[0] += value(quad[0]);
-            partial[1] += value(quad[1]);
-            partial[2] += value(quad[2]);
-            partial[3] += value(quad[3]);
+            add_quad(&mut partial, &ids[j..j + 4]);
             j += 4;
         }
     }
     for quad in ids[j..whole].chunks_exact(4) {
-        partial[0] += value(quad[0]);
-        partial[1] += value(quad[1]);
-        partial[2] += value(quad[2]);
-        partial[3] += value(quad[3]);
+        add_quad(&mut partial, quad);
     }
     let mut sum = (partial[0] + partial[1]) + (partial[2] + partial[3]);
     for (k, &id) in ids[whole..].iter().enumerate() {
