@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use smartarrays::{ArrayOptions, HugePages, Placement, Runtime, RuntimeOptions, Topology};
+use smartarrays::{ArrayOptions, HugePages, Placement, Runtime, Topology};
 use smartarrays_collections::{Bag, Dictionary, Error, Map, Set};
 
 mod common;
@@ -344,14 +344,7 @@ fn errors_are_typed_not_panics() {
     // A described machine with 1 MiB per node cannot hold a table for ten million entries:
     // refused before mapping.
     let topology = Arc::new(Topology::uniform(2, 1, 1 << 20).unwrap());
-    let runtime = Arc::new(
-        Runtime::new(RuntimeOptions {
-            threads: Some(1),
-            topology: Some(topology),
-            no_pinning: true,
-        })
-        .unwrap(),
-    );
+    let runtime = Arc::new(Runtime::on_described(topology, 1).unwrap());
     for placement in placements() {
         let options = ArrayOptions::new()
             .runtime(Arc::clone(&runtime))

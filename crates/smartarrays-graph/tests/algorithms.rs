@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use smartarrays::{Placement, Runtime, RuntimeOptions, Topology};
+use smartarrays::{Placement, Runtime, Topology};
 use smartarrays_graph::{
     bfs, build, connected_components, degree_centrality, degree_centrality_into, generate,
     pagerank, Dangling, EdgeList, Graph, GraphError, GraphOptions, Keep, PageRankOptions,
@@ -19,14 +19,7 @@ fn runtimes() -> Vec<Arc<Runtime>> {
     vec![
         Arc::new(Runtime::with_threads(1).unwrap()),
         Arc::new(Runtime::with_threads(3).unwrap()),
-        Arc::new(
-            Runtime::new(RuntimeOptions {
-                threads: Some(2),
-                topology: Some(described),
-                no_pinning: true,
-            })
-            .unwrap(),
-        ),
+        Arc::new(Runtime::on_described(described, 2).unwrap()),
     ]
 }
 

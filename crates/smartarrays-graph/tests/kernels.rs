@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use smartarrays::{Placement, Runtime, RuntimeOptions, Topology};
+use smartarrays::{Placement, Runtime, Topology};
 use smartarrays_graph::io::{
     parse_weighted_edge_list, read_weighted_edges, write_weighted_edge_list,
 };
@@ -24,14 +24,7 @@ fn runtimes() -> Vec<Arc<Runtime>> {
     vec![
         Arc::new(Runtime::with_threads(1).unwrap()),
         Arc::new(Runtime::with_threads(3).unwrap()),
-        Arc::new(
-            Runtime::new(RuntimeOptions {
-                threads: Some(2),
-                topology: Some(described),
-                no_pinning: true,
-            })
-            .unwrap(),
-        ),
+        Arc::new(Runtime::on_described(described, 2).unwrap()),
     ]
 }
 

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use smartarrays::{Placement, Runtime, RuntimeOptions, Topology};
+use smartarrays::{Placement, Runtime, Topology};
 use smartarrays_graph::{
     bfs, build, connected_components, generate, tc, EdgeList, Graph, GraphOptions, TcOrder, Variant,
 };
@@ -196,12 +196,7 @@ fn bottom_up_finds_parents_at_the_end_of_long_in_lists() {
 #[test]
 fn results_are_exact_at_every_placement_and_in_every_replica() {
     let two_nodes = Arc::new(
-        Runtime::new(RuntimeOptions {
-            threads: Some(3),
-            topology: Some(Arc::new(Topology::uniform(2, 2, 8 << 30).unwrap())),
-            no_pinning: true,
-        })
-        .unwrap(),
+        Runtime::on_described(Arc::new(Topology::uniform(2, 2, 8 << 30).unwrap()), 3).unwrap(),
     );
     for runtime in [Arc::new(Runtime::with_threads(2).unwrap()), two_nodes] {
         for placement in Placement::all(runtime.topology()) {

@@ -4,21 +4,14 @@
 
 use std::sync::Arc;
 
-use smartarrays::{ArrayOptions, HugePages, Placement, Runtime, RuntimeOptions, Topology};
+use smartarrays::{ArrayOptions, HugePages, Placement, Runtime, Topology};
 use smartarrays_query::encodings::ColumnOptions;
 use smartarrays_query::{explain, queries, sql_with, tpch, QueryOptions};
 
 /// A runtime on a described machine of two nodes with `memory` bytes each.
 fn two_nodes(memory: u64) -> Arc<Runtime> {
     let topology = Arc::new(Topology::uniform(2, 1, memory).unwrap());
-    Arc::new(
-        Runtime::new(RuntimeOptions {
-            threads: Some(2),
-            topology: Some(topology),
-            no_pinning: true,
-        })
-        .unwrap(),
-    )
+    Arc::new(Runtime::on_described(topology, 2).unwrap())
 }
 
 fn options(runtime: &Arc<Runtime>, placement: Placement) -> ColumnOptions {
@@ -83,14 +76,7 @@ fn auto_replicates_small_tables_and_interleaves_large_ones() {
 #[test]
 fn one_node_keeps_the_os_placement_and_says_why() {
     let topology = Arc::new(Topology::uniform(1, 2, 8 << 30).unwrap());
-    let runtime = Arc::new(
-        Runtime::new(RuntimeOptions {
-            threads: Some(1),
-            topology: Some(topology),
-            no_pinning: true,
-        })
-        .unwrap(),
-    );
+    let runtime = Arc::new(Runtime::on_described(topology, 1).unwrap());
     let catalog = tpch::generate(0.001, &options(&runtime, Placement::Auto), |_, _, _| {}).unwrap();
     for table in catalog.tables() {
         assert_eq!(table.placement(), Placement::OsDefault, "{}", table.name());

@@ -5,7 +5,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
 
-use smartarrays::{ArrayOptions, Placement, Runtime, RuntimeOptions, SmartArray, Topology};
+use smartarrays::{ArrayOptions, Placement, Runtime, SmartArray, Topology};
 
 const LENGTHS: [usize; 9] = [0, 1, 2, 63, 64, 65, 1023, 1025, 70_001];
 
@@ -13,14 +13,7 @@ fn runtimes() -> Vec<(Arc<Runtime>, &'static str)> {
     static TWO_NODES: OnceLock<Arc<Runtime>> = OnceLock::new();
     let two = TWO_NODES.get_or_init(|| {
         let topology = Arc::new(Topology::uniform(2, 2, 8 << 30).unwrap());
-        Arc::new(
-            Runtime::new(RuntimeOptions {
-                threads: Some(3),
-                topology: Some(topology),
-                no_pinning: true,
-            })
-            .unwrap(),
-        )
+        Arc::new(Runtime::on_described(topology, 3).unwrap())
     });
     vec![
         (Arc::new(Runtime::with_threads(2).unwrap()), "this machine"),

@@ -8,8 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use smartarrays::array::{install_advisor, uninstall_advisor, Advice, Advise, AutoRequest};
 use smartarrays::{
-    ArrayOptions, Compression, Error, Placement, Runtime, RuntimeOptions, SmartArray, Topology,
-    Usage,
+    ArrayOptions, Compression, Error, Placement, Runtime, SmartArray, Topology, Usage,
 };
 
 /// A scripted advisor: answers with a fixed placement and either the minimal or the natural
@@ -140,14 +139,7 @@ fn auto_options_resolve_through_the_installed_advisor() {
     // 5. Every constructor asks, at edge lengths, including a replicated answer on a described
     //    two-node machine (so there really are two replicas to fill).
     let topology = Arc::new(Topology::uniform(2, 2, 1 << 30).unwrap());
-    let two_nodes = Arc::new(
-        Runtime::new(RuntimeOptions {
-            threads: Some(3),
-            topology: Some(topology),
-            no_pinning: true,
-        })
-        .unwrap(),
-    );
+    let two_nodes = Arc::new(Runtime::on_described(topology, 3).unwrap());
     for len in [0usize, 1, 63, 64, 65, 1023, 1025] {
         let reference: Vec<u64> = (0..len as u64).map(|i| i * 3).collect();
         let options = auto.clone().runtime(Arc::clone(&two_nodes));

@@ -6,8 +6,7 @@ use std::sync::Arc;
 
 use smartarrays::codec::max_value;
 use smartarrays::{
-    ArrayOptions, Compression, Error, F64Array, Placement, Runtime, RuntimeOptions, SmartArray,
-    Topology,
+    ArrayOptions, Compression, Error, F64Array, Placement, Runtime, SmartArray, Topology,
 };
 
 fn value(i: usize, bits: u32) -> u64 {
@@ -21,14 +20,7 @@ fn runtimes() -> Vec<Arc<Runtime>> {
     let described = Arc::new(Topology::uniform(2, 1, 1 << 30).unwrap());
     vec![
         Arc::new(Runtime::with_threads(2).unwrap()),
-        Arc::new(
-            Runtime::new(RuntimeOptions {
-                threads: Some(3),
-                topology: Some(described),
-                no_pinning: true,
-            })
-            .unwrap(),
-        ),
+        Arc::new(Runtime::on_described(described, 3).unwrap()),
     ]
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use smartarrays::codec::{max_value, Combine};
-use smartarrays::{ArrayOptions, Error, Placement, Runtime, RuntimeOptions, SmartArray, Topology};
+use smartarrays::{ArrayOptions, Error, Placement, Runtime, SmartArray, Topology};
 
 fn value(i: usize, bits: u32, seed: u64) -> u64 {
     (i as u64 ^ seed)
@@ -25,14 +25,7 @@ fn expected(values: &[u64], start: usize, count: usize) -> Vec<u64> {
 #[test]
 fn differences_match_a_vector_at_every_width_length_and_placement() {
     let described = Arc::new(Topology::uniform(2, 1, 1 << 30).unwrap());
-    let runtime = Arc::new(
-        Runtime::new(RuntimeOptions {
-            threads: Some(3),
-            topology: Some(described),
-            no_pinning: true,
-        })
-        .unwrap(),
-    );
+    let runtime = Arc::new(Runtime::on_described(described, 3).unwrap());
     for placement in Placement::all(runtime.topology()) {
         for bits in 1..=64u32 {
             for len in [1usize, 2, 63, 64, 65, 1023, 1025] {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use smartarrays::codec::max_value;
-use smartarrays::{ArrayOptions, Error, Placement, Runtime, RuntimeOptions, SmartArray, Topology};
+use smartarrays::{ArrayOptions, Error, Placement, Runtime, SmartArray, Topology};
 
 fn old_value(i: usize, bits: u32) -> u64 {
     (i as u64)
@@ -27,14 +27,7 @@ fn runtimes() -> Vec<Arc<Runtime>> {
     let described = Arc::new(Topology::uniform(2, 2, 1 << 30).unwrap());
     vec![
         Arc::new(Runtime::with_threads(1).unwrap()),
-        Arc::new(
-            Runtime::new(RuntimeOptions {
-                threads: Some(3),
-                topology: Some(described),
-                no_pinning: true,
-            })
-            .unwrap(),
-        ),
+        Arc::new(Runtime::on_described(described, 3).unwrap()),
     ]
 }
 

@@ -7,8 +7,7 @@ use std::sync::{Arc, OnceLock};
 use proptest::prelude::*;
 use smartarrays::codec::{self, KernelLevel};
 use smartarrays::{
-    ArrayOptions, Compression, Error, HugePages, Placement, Runtime, RuntimeOptions, SmartArray,
-    Topology,
+    ArrayOptions, Compression, Error, HugePages, Placement, Runtime, SmartArray, Topology,
 };
 
 const LENGTHS: [usize; 10] = [0, 1, 63, 64, 65, 1023, 1024, 1025, 4097, 70_001];
@@ -26,14 +25,7 @@ fn two_node_runtime() -> Arc<Runtime> {
     RUNTIME
         .get_or_init(|| {
             let topology = Arc::new(Topology::uniform(2, 2, 8 << 30).unwrap());
-            Arc::new(
-                Runtime::new(RuntimeOptions {
-                    threads: Some(3),
-                    topology: Some(topology),
-                    no_pinning: true,
-                })
-                .unwrap(),
-            )
+            Arc::new(Runtime::on_described(topology, 3).unwrap())
         })
         .clone()
 }

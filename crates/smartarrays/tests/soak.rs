@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use smartarrays::array::Threads;
-use smartarrays::{codec, ArrayOptions, Placement, Runtime, RuntimeOptions, SmartArray, Topology};
+use smartarrays::{codec, ArrayOptions, Placement, Runtime, SmartArray, Topology};
 
 /// A small deterministic generator (xorshift), so a failure can be replayed from its seed.
 struct Steps(u64);
@@ -34,12 +34,7 @@ fn seconds() -> u64 {
 #[test]
 fn mixed_reads_writes_thread_counts_and_forks_stay_correct() {
     let described = Arc::new(
-        Runtime::new(RuntimeOptions {
-            threads: Some(3),
-            topology: Some(Arc::new(Topology::uniform(2, 2, 8 << 30).unwrap())),
-            no_pinning: true,
-        })
-        .unwrap(),
+        Runtime::on_described(Arc::new(Topology::uniform(2, 2, 8 << 30).unwrap()), 3).unwrap(),
     );
     let runtimes: Vec<Arc<Runtime>> = vec![
         Arc::new(Runtime::with_threads(1).unwrap()),

@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use smartarrays::{Runtime, RuntimeOptions, Topology};
+use smartarrays::{Runtime, Topology};
 
 /// A runtime on a described two-node machine (two cores per node, three workers: an odd count),
 /// so a replicated collection really has two replicas. Built once per test binary.
@@ -11,14 +11,7 @@ pub fn two_node_runtime() -> Arc<Runtime> {
     RUNTIME
         .get_or_init(|| {
             let topology = Arc::new(Topology::uniform(2, 2, 8 << 30).unwrap());
-            Arc::new(
-                Runtime::new(RuntimeOptions {
-                    threads: Some(3),
-                    topology: Some(topology),
-                    no_pinning: true,
-                })
-                .unwrap(),
-            )
+            Arc::new(Runtime::on_described(topology, 3).unwrap())
         })
         .clone()
 }

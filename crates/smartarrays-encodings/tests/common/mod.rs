@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use std::ops::Bound;
 use std::sync::{Arc, OnceLock};
 
-use smartarrays::{ArrayOptions, Runtime, RuntimeOptions, Topology};
+use smartarrays::{ArrayOptions, Runtime, Topology};
 use smartarrays_encodings::{Column, DataType, Predicate, Scalar, Sum, Values};
 
 /// A runtime on a described two-node machine, so replicated columns really have two replicas.
@@ -15,14 +15,7 @@ pub fn two_node_runtime() -> Arc<Runtime> {
     RUNTIME
         .get_or_init(|| {
             let topology = Arc::new(Topology::uniform(2, 2, 8 << 30).unwrap());
-            Arc::new(
-                Runtime::new(RuntimeOptions {
-                    threads: Some(2),
-                    topology: Some(topology),
-                    no_pinning: true,
-                })
-                .unwrap(),
-            )
+            Arc::new(Runtime::on_described(topology, 2).unwrap())
         })
         .clone()
 }

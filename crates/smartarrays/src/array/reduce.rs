@@ -180,16 +180,11 @@ fn merge_minmax(a: Option<(u64, u64)>, b: Option<(u64, u64)>) -> Option<(u64, u6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ArrayOptions, Placement, RuntimeOptions, Topology};
+    use crate::{ArrayOptions, Placement, Topology};
 
     fn every_threads() -> Vec<Threads> {
         let topology = Arc::new(Topology::uniform(2, 2, 8 << 30).unwrap());
-        let two_nodes = Runtime::new(RuntimeOptions {
-            threads: Some(3),
-            topology: Some(topology),
-            no_pinning: true,
-        })
-        .unwrap();
+        let two_nodes = Runtime::on_described(topology, 3).unwrap();
         vec![
             Threads::Array,
             Threads::Calling,
@@ -243,14 +238,7 @@ mod tests {
     #[test]
     fn replicated_arrays_reduce_alike_on_every_threads_choice() {
         let topology = Arc::new(Topology::uniform(2, 1, 8 << 30).unwrap());
-        let runtime = Arc::new(
-            Runtime::new(RuntimeOptions {
-                threads: Some(2),
-                topology: Some(topology),
-                no_pinning: true,
-            })
-            .unwrap(),
-        );
+        let runtime = Arc::new(Runtime::on_described(topology, 2).unwrap());
         let options = ArrayOptions::new()
             .placement(Placement::Replicated)
             .runtime(runtime);

@@ -210,6 +210,28 @@ impl Runtime {
         })
     }
 
+    /// A runtime with `threads` workers on a described machine (for instance
+    /// [`Topology::uniform`]), never pinned, since the described CPUs may not exist: data placed
+    /// per node (replicated, node-local) gets one part per described node even on a one-node
+    /// host. Tests and simulations use it to check placement.
+    ///
+    /// # Example
+    /// ```
+    /// use smartarrays::{Runtime, Topology};
+    /// let topology = Topology::uniform(2, 2, 1 << 30).unwrap();
+    /// let runtime = Runtime::on_described(topology, 3).unwrap();
+    /// assert_eq!(runtime.threads(), 3);
+    /// let nodes: Vec<usize> = runtime.workers().iter().map(|w| w.node).collect();
+    /// assert!(nodes.contains(&0) && nodes.contains(&1));
+    /// ```
+    pub fn on_described(topology: impl Into<Arc<Topology>>, threads: usize) -> Result<Runtime> {
+        Runtime::new(RuntimeOptions {
+            threads: Some(threads),
+            topology: Some(topology.into()),
+            no_pinning: true,
+        })
+    }
+
     /// The process-wide default runtime: one worker per CPU (or `SMARTARRAYS_THREADS`), on
     /// [`Topology::current`]. Created on first use.
     pub fn global() -> Result<Arc<Runtime>> {
