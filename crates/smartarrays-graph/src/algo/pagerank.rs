@@ -118,6 +118,18 @@ impl Default for PageRankOptions {
 }
 
 impl PageRankOptions {
+    /// The rank every vertex of an `n`-vertex graph starts an iteration's sum from: the
+    /// teleport share, plus each vertex's share of the `dangling` rank when it is spread.
+    fn base(&self, dangling: f64, n: usize) -> f64 {
+        let d = self.damping;
+        let spread = if self.dangling == Dangling::Spread {
+            d * dangling / n as f64
+        } else {
+            0.0
+        };
+        (1.0 - d) / n as f64 + spread
+    }
+
     /// Refuses a damping outside `[0, 1)`, a negative or NaN tolerance, and zero iterations.
     pub fn check(&self) -> Result<()> {
         if !(0.0..1.0).contains(&self.damping) {
@@ -163,6 +175,30 @@ pub struct PageRankSummary {
     pub change: f64,
     /// Every iteration.
     pub history: Vec<Iteration>,
+}
+
+impl PageRankSummary {
+    /// Adds iteration `iteration` (begun at `started`, with this `change`) to the history,
+    /// tells `on_iteration`, and marks the run converged when the change is below `tolerance`.
+    fn record(
+        &mut self,
+        iteration: usize,
+        change: f64,
+        started: Instant,
+        tolerance: f64,
+        on_iteration: &mut dyn FnMut(&Iteration),
+    ) {
+        let step = Iteration {
+            iteration,
+            change,
+            seconds: started.elapsed().as_secs_f64(),
+        };
+        on_iteration(&step);
+        self.history.push(step);
+        self.iterations = iteration;
+        self.change = change;
+        self.converged = change < tolerance;
+    }
 }
 
 /// Ranks and the run's summary.
@@ -244,22 +280,8 @@ pub fn iterate(
     for iteration in summary.iterations + 1..=options.max_iterations {
         let started = Instant::now();
         let dangling = state.spread();
-        let spread = if options.dangling == Dangling::Spread {
-            d * dangling / n as f64
-        } else {
-            0.0
-        };
-        let change = state.pull((1.0 - d) / n as f64 + spread, d);
-        let step = Iteration {
-            iteration,
-            change,
-            seconds: started.elapsed().as_secs_f64(),
-        };
-        on_iteration(&step);
-        summary.history.push(step);
-        summary.iterations = iteration;
-        summary.change = change;
-        summary.converged = change < options.tolerance;
+        let change = state.pull(options.base(dangling, n), d);
+        summary.record(iteration, change, started, options.tolerance, on_iteration);
         if change < threshold {
             break;
         }
@@ -743,28 +765,20 @@ pub fn pagerank_gauss_seidel(
             wide = shared_cells(&runtime, n, |v| contribution(v, current[v]));
         }
         let started = Instant::now();
-        let spread = if options.dangling == Dangling::Spread {
-            d * dangling / n as f64
-        } else {
-            0.0
-        };
-        let base = (1.0 - d) / n as f64 + spread;
+        let base = options.base(dangling, n);
         let spreading = options.dangling == Dangling::Spread;
         let (change, next_dangling) = match &narrow {
             Some(cells) => sweep(graph, &mut ranks, &out_degrees, cells, base, d, spreading),
             None => sweep(graph, &mut ranks, &out_degrees, &wide, base, d, spreading),
         };
         dangling = next_dangling;
-        let step = Iteration {
+        summary.record(
             iteration,
             change,
-            seconds: started.elapsed().as_secs_f64(),
-        };
-        on_iteration(&step);
-        summary.history.push(step);
-        summary.iterations = iteration;
-        summary.change = change;
-        summary.converged = change < options.tolerance;
+            started,
+            options.tolerance,
+            &mut on_iteration,
+        );
     }
     Ok(PageRankResult {
         ranks,
