@@ -115,23 +115,12 @@ impl ColumnParts<'_> {
     }
 }
 
-/// FNV-1a (64 bit).
-pub(crate) fn checksum(bytes: &[u8]) -> u64 {
+/// The checksum a parts header ends with: FNV-1a (64 bit) over the header's bytes before it.
+/// Public so that formats built on the parts (the query engine's table parts) use the same one.
+pub fn checksum(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
     })
-}
-
-fn type_code(data_type: DataType) -> (u8, u8) {
-    match data_type {
-        DataType::UInt64 => (0, 0),
-        DataType::Int64 => (1, 0),
-        DataType::Float64 => (2, 0),
-        DataType::Decimal { scale } => (3, scale),
-        DataType::Date32 => (4, 0),
-        DataType::Utf8 => (5, 0),
-        DataType::Bool => (6, 0),
-    }
 }
 
 fn malformed(part: impl Into<String>, reason: impl Into<String>) -> EncodingError {
@@ -179,7 +168,7 @@ impl Column {
         };
         w.header.extend_from_slice(&PARTS_MAGIC);
         w.header.extend_from_slice(&PARTS_VERSION.to_le_bytes());
-        let (code, scale) = type_code(self.data_type);
+        let (code, scale) = self.data_type.code();
         w.u8(code);
         w.u8(scale);
         let kind = self.encoding.kind();
@@ -261,19 +250,16 @@ impl Column {
         let mut r = Reader::new(header, buffers, options)?;
         let code = r.u8("type")?;
         let scale = r.u8("decimal scale")?;
-        let data_type = match code {
-            0 => DataType::UInt64,
-            1 => DataType::Int64,
-            2 => DataType::Float64,
-            3 => DataType::Decimal { scale },
-            4 => DataType::Date32,
-            5 => DataType::Utf8,
-            6 => DataType::Bool,
-            other => return Err(malformed("type", format!("unknown type code {other}"))),
-        };
-        if let DataType::Decimal { scale } = data_type {
-            decimal::check_scale(scale).map_err(|e| malformed("decimal scale", e.to_string()))?;
-        }
+        let data_type = DataType::from_code(code, scale).ok_or_else(|| match code {
+            3 => malformed(
+                "decimal scale",
+                format!(
+                    "the scale must be at most {}, not {scale}",
+                    decimal::MAX_SCALE
+                ),
+            ),
+            other => malformed("type", format!("unknown type code {other}")),
+        })?;
         let kind_code = r.u8("encoding")?;
         let kind = *KINDS
             .get(usize::from(kind_code))

@@ -35,6 +35,47 @@ pub enum DataType {
     Bool,
 }
 
+impl DataType {
+    /// The two bytes that name this type in the column wire format ([`crate::parts`]) and in
+    /// stored tables: a type code (0 `UInt64`, 1 `Int64`, 2 `Float64`, 3 `Decimal`, 4 `Date32`,
+    /// 5 `Utf8`, 6 `Bool`) and the decimal scale (0 for the other types).
+    ///
+    /// # Example
+    /// ```
+    /// use smartarrays_encodings::DataType;
+    /// let decimal = DataType::Decimal { scale: 2 };
+    /// assert_eq!(decimal.code(), (3, 2));
+    /// assert_eq!(DataType::from_code(3, 2), Some(decimal));
+    /// assert_eq!(DataType::from_code(7, 0), None);
+    /// ```
+    pub fn code(self) -> (u8, u8) {
+        match self {
+            DataType::UInt64 => (0, 0),
+            DataType::Int64 => (1, 0),
+            DataType::Float64 => (2, 0),
+            DataType::Decimal { scale } => (3, scale),
+            DataType::Date32 => (4, 0),
+            DataType::Utf8 => (5, 0),
+            DataType::Bool => (6, 0),
+        }
+    }
+
+    /// The type [`DataType::code`] names: `None` for an unknown code or a decimal scale past
+    /// [`crate::decimal::MAX_SCALE`].
+    pub fn from_code(code: u8, scale: u8) -> Option<DataType> {
+        Some(match code {
+            0 => DataType::UInt64,
+            1 => DataType::Int64,
+            2 => DataType::Float64,
+            3 if scale <= crate::decimal::MAX_SCALE => DataType::Decimal { scale },
+            4 => DataType::Date32,
+            5 => DataType::Utf8,
+            6 => DataType::Bool,
+            _ => return None,
+        })
+    }
+}
+
 impl fmt::Display for DataType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

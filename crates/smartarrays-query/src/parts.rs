@@ -58,12 +58,6 @@ impl TableParts<'_> {
     }
 }
 
-fn checksum(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
 fn malformed(part: impl Into<String>, reason: impl Into<String>) -> QueryError {
     QueryError::Encoding(EncodingError::MalformedParts {
         part: part.into(),
@@ -100,7 +94,7 @@ impl Table {
             header.extend_from_slice(&(parts.buffers.len() as u32).to_le_bytes());
             buffers.extend(parts.buffers);
         }
-        let sum = checksum(&header);
+        let sum = smartarrays_encodings::parts::checksum(&header);
         header.extend_from_slice(&sum.to_le_bytes());
         TableParts { header, buffers }
     }
@@ -134,7 +128,7 @@ impl Table {
         }
         let body = header.len() - 8;
         let stored = u64::from_le_bytes(header[body..].try_into().unwrap_or_default());
-        let computed = checksum(&header[..body]);
+        let computed = smartarrays_encodings::parts::checksum(&header[..body]);
         if stored != computed {
             return Err(malformed(
                 "table header",

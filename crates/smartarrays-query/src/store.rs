@@ -87,31 +87,6 @@ const ENCODINGS: [EncodingKind; 8] = [
     EncodingKind::Fsst,
 ];
 
-fn type_code(data_type: DataType) -> (u8, u8) {
-    match data_type {
-        DataType::UInt64 => (0, 0),
-        DataType::Int64 => (1, 0),
-        DataType::Float64 => (2, 0),
-        DataType::Decimal { scale } => (3, scale),
-        DataType::Date32 => (4, 0),
-        DataType::Utf8 => (5, 0),
-        DataType::Bool => (6, 0),
-    }
-}
-
-fn type_of_code(code: u8, scale: u8) -> Option<DataType> {
-    Some(match code {
-        0 => DataType::UInt64,
-        1 => DataType::Int64,
-        2 => DataType::Float64,
-        3 if scale <= 18 => DataType::Decimal { scale },
-        4 => DataType::Date32,
-        5 => DataType::Utf8,
-        6 => DataType::Bool,
-        _ => return None,
-    })
-}
-
 /// A section being written: its offset, its length so far and its running CRC-32.
 struct Section {
     offset: u64,
@@ -185,7 +160,7 @@ fn write_file(table: &Table, path: &Path) -> std::io::Result<()> {
             .map_err(|_| std::io::Error::other(format!("column name {} is too long", c.name)))?;
         directory.extend_from_slice(&name_len.to_le_bytes());
         directory.extend_from_slice(name);
-        let (code, scale) = type_code(column.data_type());
+        let (code, scale) = column.data_type().code();
         let encoding = ENCODINGS
             .iter()
             .position(|&k| k == column.encoding_kind())
@@ -369,7 +344,7 @@ pub fn load(path: &Path, options: &ColumnOptions) -> Result<Table> {
                 .map_err(|_| "a column name is not UTF-8".to_string())?
                 .to_string();
             let (code, scale, encoding) = (cursor.u8()?, cursor.u8()?, cursor.u8()?);
-            let data_type = type_of_code(code, scale)
+            let data_type = DataType::from_code(code, scale)
                 .ok_or_else(|| format!("column {name}: unknown type code {code}"))?;
             let count = if packed {
                 cursor.u16()? as usize
