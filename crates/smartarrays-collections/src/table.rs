@@ -580,7 +580,7 @@ impl Table {
 
     #[inline(always)]
     pub(crate) fn max_value(&self) -> u64 {
-        low_mask(self.layout.value_bits)
+        self.layout.max_value()
     }
 
     /// Hashes a code inside the domain.
