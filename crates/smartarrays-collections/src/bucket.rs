@@ -233,6 +233,21 @@ impl Layout {
         }
     }
 
+    /// [`Layout::matches`] of a layout of at most 16 slots, whose tags fill one vector (the
+    /// caller knows it: every table with a filter has such a layout).
+    #[inline(always)]
+    pub(crate) fn matches_narrow(&self, bucket: &Bucket, tag: u8) -> u64 {
+        #[cfg(target_arch = "x86_64")]
+        {
+            debug_assert_eq!(self.tag_vectors, 1);
+            simd::equal_bytes(bucket, 1, tag) & self.slot_mask
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self.matches(bucket, tag)
+        }
+    }
+
     /// Bit `i` set for every occupied slot `i`.
     #[inline(always)]
     pub(crate) fn occupied(&self, bucket: &Bucket) -> u64 {
