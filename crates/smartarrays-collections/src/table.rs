@@ -214,7 +214,7 @@ impl Hasher {
 /// Places entries into the first replica of a table being rebuilt, in place (no copy of the
 /// bucket, no loop over replicas); [`Table::copy_first_replica`] copies the result over.
 struct Filler<'a> {
-    layout: Layout,
+    layout: &'a Layout,
     buckets: &'a mut [Bucket],
     filter: Option<&'a mut [u64]>,
 }
@@ -1264,7 +1264,7 @@ impl Table {
     #[inline(always)]
     fn filler(&mut self) -> Filler<'_> {
         Filler {
-            layout: self.layout,
+            layout: &self.layout,
             buckets: self
                 .regions
                 .first_mut()
