@@ -200,6 +200,12 @@ impl Layout {
         }
     }
 
+    /// The largest value a slot holds (low ones over the value field).
+    #[inline(always)]
+    pub(crate) fn max_value(&self) -> u64 {
+        self.value_mask
+    }
+
     /// Payload bits per slot.
     #[cfg(test)]
     pub(crate) fn slot_bits(&self) -> u32 {
@@ -227,6 +233,21 @@ impl Layout {
         }
     }
 
+    /// [`Layout::matches`] of a layout of at most 16 slots, whose tags fill one vector (the
+    /// caller knows it: every table with a filter has such a layout).
+    #[inline(always)]
+    pub(crate) fn matches_narrow(&self, bucket: &Bucket, tag: u8) -> u64 {
+        #[cfg(target_arch = "x86_64")]
+        {
+            debug_assert_eq!(self.tag_vectors, 1);
+            simd::equal_bytes(bucket, 1, tag) & self.slot_mask
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self.matches(bucket, tag)
+        }
+    }
+
     /// Bit `i` set for every occupied slot `i`.
     #[inline(always)]
     pub(crate) fn occupied(&self, bucket: &Bucket) -> u64 {
@@ -250,7 +271,7 @@ impl Layout {
     /// The first empty slot, if any.
     #[inline(always)]
     pub(crate) fn first_empty(&self, bucket: &Bucket) -> Option<u32> {
-        let empty = !self.occupied(bucket) & crate::hash::low_mask(self.slots);
+        let empty = !self.occupied(bucket) & self.slot_mask;
         (empty != 0).then(|| empty.trailing_zeros())
     }
 
@@ -332,7 +353,8 @@ impl Layout {
             or_bits(
                 bucket,
                 self.payload(slot),
-                key_field | value.checked_shl(self.value_shift).unwrap_or(0),
+                // `value_shift` is `remainder_bits + 4`, at most 61: no shift overflows.
+                key_field | value << self.value_shift,
             );
         } else {
             or_bits(bucket, self.payload(slot), key_field);

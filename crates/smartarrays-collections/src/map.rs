@@ -190,15 +190,23 @@ impl<K: Key, V: Value> Map<K, V> {
         }
     }
 
+    /// The table of `code`: a map of one table (every map not built in parallel) takes it
+    /// with one length check, no routing and no index check.
     #[inline(always)]
     fn table(&self, code: u64) -> &Table {
-        &self.parts[self.part_of(code)]
+        match self.parts.as_slice() {
+            [table] => table,
+            parts => &parts[self.part_of(code)],
+        }
     }
 
     #[inline(always)]
     fn table_mut(&mut self, code: u64) -> &mut Table {
         let part = self.part_of(code);
-        &mut self.parts[part]
+        match self.parts.as_mut_slice() {
+            [table] => table,
+            parts => &mut parts[part],
+        }
     }
 
     /// Number of keys.
@@ -220,16 +228,14 @@ impl<K: Key, V: Value> Map<K, V> {
     #[inline]
     pub fn get(&self, key: K) -> Option<V> {
         let code = key.to_code();
-        let table = self.table(code);
-        table.get_in(table.local_replica(), code).map(V::from_code)
+        self.table(code).get_local(code).map(V::from_code)
     }
 
     /// Whether `key` is present.
     #[inline]
     pub fn contains_key(&self, key: K) -> bool {
         let code = key.to_code();
-        let table = self.table(code);
-        table.get_in(table.local_replica(), code).is_some()
+        self.table(code).get_local(code).is_some()
     }
 
     /// Sets `key` to `value`; returns the previous value. The table widens or grows when it
@@ -306,7 +312,7 @@ impl<K: Key, V: Value> Map<K, V> {
                 for (slot, key) in window.iter_mut().zip(chunk) {
                     *slot = table.lookup_hash(slices, key.to_code());
                 }
-                for (offset, h) in window[..chunk.len()].iter().enumerate() {
+                for (offset, &h) in window[..chunk.len()].iter().enumerate() {
                     found(
                         chunk_index * WINDOW + offset,
                         table.value_in_slices(slices, h),
