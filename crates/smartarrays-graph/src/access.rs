@@ -11,6 +11,8 @@ use std::ops::Range;
 use smartarrays::memory::prefetch::CacheLevel;
 use smartarrays::{ArrayView, F64Array, Worker};
 
+use crate::packed_run::PackedRun;
+
 /// Values decoded per window of a bit-compressed neighbour array (16 KiB).
 pub(crate) const WINDOW: usize = 2048;
 
@@ -116,8 +118,8 @@ impl EdgeWindow for Decoded<'_, '_> {
 }
 
 /// Searches of one vertex's neighbour list that stop at the first hit (bottom-up BFS steps):
-/// ids read in place, or read one at a time from a bit-packed array for the first
-/// [`PROBE`] positions and only then decoded in bulk, so a list whose first neighbours hit is
+/// ids read in place, or read one at a time from a bit-packed array ([`PackedRun`]) for the
+/// first [`PROBE`] positions and only then decoded in bulk, so a list whose first neighbours hit is
 /// never decoded as a whole.
 pub(crate) trait FirstHit {
     /// The first id at positions `s..t` for which `hit` holds, if any.
@@ -154,13 +156,20 @@ impl<T: AsIndex> FirstHit for Direct<'_, T> {
 /// most [`WINDOW`] values decoded into the buffer.
 pub(crate) struct Probed<'a, 'b> {
     view: ArrayView<'a>,
+    /// The single reads (`None` for values wider than [`crate::packed_run::MAX_BITS`], whose
+    /// lists are decoded in bulk from the start).
+    run: Option<PackedRun<'a>>,
     buffer: &'b mut Vec<u64>,
 }
 
 impl<'a, 'b> Probed<'a, 'b> {
     pub(crate) fn new(view: ArrayView<'a>, buffer: &'b mut Vec<u64>) -> Probed<'a, 'b> {
         buffer.resize(WINDOW, 0);
-        Probed { view, buffer }
+        Probed {
+            view,
+            run: PackedRun::new(view),
+            buffer,
+        }
     }
 
     /// The bulk part of [`FirstHit::first_hit`], kept out of line (most searches end within
@@ -194,13 +203,16 @@ impl FirstHit for Probed<'_, '_> {
         t: usize,
         mut hit: impl FnMut(usize) -> bool,
     ) -> Option<usize> {
-        let probed = t.min(s + PROBE);
-        for i in s..probed {
-            let u = self.view.value(i) as usize;
-            if hit(u) {
-                return Some(u);
+        let probed = match self.run {
+            Some(run) => {
+                let probed = t.min(s + PROBE);
+                if let Some(u) = run.find(s, probed, |u| hit(u as usize)) {
+                    return Some(u as usize);
+                }
+                probed
             }
-        }
+            None => s,
+        };
         if probed < t {
             self.decode_rest(probed, t, &mut hit)
         } else {
