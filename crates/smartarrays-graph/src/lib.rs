@@ -42,6 +42,7 @@ pub mod generate;
 mod graph;
 pub mod io;
 mod options;
+mod packed_run;
 mod progress;
 mod pull_x86;
 mod weights;

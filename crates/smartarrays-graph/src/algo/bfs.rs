@@ -11,11 +11,14 @@ use std::sync::Arc;
 use smartarrays::codec::max_value;
 use smartarrays::{ArrayOptions, Runtime, SmartArray};
 
-use crate::access::{with_window, AsIndex, Direct, EdgeWindow, FirstHit, Probed, Targets};
+use crate::access::{
+    with_window, AsIndex, Direct, EdgeWindow, FirstHit, Probed, Targets, Unpacked,
+};
 use crate::algo::cells::{self, narrow, Cell};
 use crate::algo::fold_steps;
 use crate::error::{GraphError, Result};
 use crate::graph::property_bits;
+use crate::packed_run::PackedRun;
 use crate::Graph;
 
 /// Switch to bottom-up when the frontier's edges exceed the unexplored edges / ALPHA.
@@ -181,12 +184,21 @@ impl<C: Cell, O: AsIndex> Search<'_, C, O> {
                     found += match self.in_targets {
                         // Read neighbour by neighbour: most searches stop after a few, so
                         // decoding the batch's lists in windows would decode mostly unread ids.
-                        Targets::Packed(view) => self.bottom_up_words(
-                            &mut Probed::new(view, &mut buffer),
-                            words,
-                            [front, next, seen],
-                            level,
-                        ),
+                        Targets::Packed(view) => match PackedRun::new(view) {
+                            Some(run) => self.bottom_up_words(
+                                &mut Probed::new(run, view, &mut buffer),
+                                words,
+                                [front, next, seen],
+                                level,
+                            ),
+                            // Ids wider than single reads take (over 2^56 vertices).
+                            None => self.bottom_up_words(
+                                &mut Unpacked::new(view, &mut buffer),
+                                words,
+                                [front, next, seen],
+                                level,
+                            ),
+                        },
                         Targets::U32(ids) => self.bottom_up_words(
                             &mut Direct(ids),
                             words,

@@ -1,0 +1,154 @@
+//! Searches of a run of consecutive values of a bit-packed array (one vertex's neighbour list)
+//! that stop at the first hit, for the bottom-up BFS steps. The width is checked once, when
+//! the reader is made, and the run's end once per search, so each value costs one unaligned
+//! 8-byte load, a shift and a mask, the bit position advancing by the width: no per-value
+//! bounds check, kernel choice or multiply, as [`smartarrays::ArrayView::value`] needs for a
+//! random read.
+
+use smartarrays::codec::{max_value, storage_words};
+use smartarrays::ArrayView;
+
+/// The widest values read here: a value's bits then lie in the 8 bytes from the byte holding
+/// its first bit (at most 7 bits into that byte).
+pub(crate) const MAX_BITS: u32 = 56;
+
+/// A bit-packed array read by runs (see the module).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PackedRun<'a> {
+    words: &'a [u64],
+    len: usize,
+    bits: u32,
+}
+
+impl<'a> PackedRun<'a> {
+    /// A reader of `view`, or `None` when its values are wider than [`MAX_BITS`].
+    pub(crate) fn new(view: ArrayView<'a>) -> Option<PackedRun<'a>> {
+        let (words, len, bits) = (view.packed_words(), view.len(), view.bits());
+        // A view holds its whole storage (the values and the codec's padding words), which
+        // the unchecked reads below rely on; checked here once rather than trusted.
+        let storage = storage_words(len, bits)?;
+        if !(1..=MAX_BITS).contains(&bits) || storage > words.len() {
+            return None;
+        }
+        Some(PackedRun { words, len, bits })
+    }
+
+    /// The first value at positions `s..t` for which `hit` holds (none when `s >= t`).
+    ///
+    /// # Panics
+    /// If `t` is past the array's end.
+    #[inline(always)]
+    pub(crate) fn find(&self, s: usize, t: usize, mut hit: impl FnMut(u64) -> bool) -> Option<u64> {
+        assert!(t <= self.len, "run end {t} past {} values", self.len);
+        let bits = self.bits as usize;
+        let mask = max_value(self.bits);
+        let base = self.words.as_ptr().cast::<u8>();
+        // No overflow: `t * bits <= len * bits`, which `storage_words` computed without one.
+        let (mut bit, end) = (s * bits, t * bits);
+        while bit < end {
+            // SAFETY: `bit < t * bits` marks a value at a position below `t <= len`; its first
+            // byte is `bit / 8 <= (len * bits - 1) / 8`, and the 8 bytes from there end at most
+            // one word past the data, inside the storage's padding words (checked in `new`:
+            // `words` holds `storage_words(len, bits)` words). Unaligned reads are allowed.
+            let window = unsafe { base.add(bit / 8).cast::<u64>().read_unaligned() };
+            let value = (u64::from_le(window) >> (bit % 8)) & mask;
+            if hit(value) {
+                return Some(value);
+            }
+            bit += bits;
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smartarrays::{ArrayOptions, SmartArray};
+
+    /// Values spread over the whole range of `bits` bits, the extremes included.
+    fn values(n: usize, bits: u32) -> Vec<u64> {
+        let top = max_value(bits);
+        (0..n as u64)
+            .map(|i| match i % 4 {
+                0 => top,
+                1 => 0,
+                _ => i.wrapping_mul(0x9E37_79B9_7F4A_7C15) & top,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn finds_every_value_at_every_width_and_run_length() {
+        for bits in 1..=MAX_BITS {
+            let all = values(1100, bits);
+            let array = SmartArray::from_slice(&all, &ArrayOptions::new().bits(bits)).unwrap();
+            let run = PackedRun::new(array.local()).unwrap();
+            for (s, n) in [
+                (0, 0),
+                (0, 1),
+                (5, 63),
+                (0, 64),
+                (7, 65),
+                (3, 1025),
+                (1099, 1),
+            ] {
+                let t = s + n;
+                // Every value read in order (a predicate that never hits).
+                let mut seen = Vec::new();
+                let none = run.find(s, t, |u| {
+                    seen.push(u);
+                    false
+                });
+                assert_eq!(none, None, "{bits} bits");
+                assert_eq!(seen, all[s..t], "{bits} bits, {s}..{t}");
+                // The first hit, at the last position and at a middle one.
+                for at in [t.saturating_sub(1), s + n / 2] {
+                    if at < t {
+                        let mut k = s;
+                        let found = run.find(s, t, |_| {
+                            k += 1;
+                            k - 1 == at
+                        });
+                        assert_eq!(found, Some(all[at]), "{bits} bits, hit at {at}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_last_value_of_an_array_is_read_at_every_width() {
+        // Arrays whose data end at every offset within a word, so the last read's window
+        // reaches into the padding.
+        for bits in 1..=MAX_BITS {
+            for len in [1, 2, 63, 64, 65] {
+                let all = values(len, bits);
+                let array = SmartArray::from_slice(&all, &ArrayOptions::new().bits(bits)).unwrap();
+                let run = PackedRun::new(array.local()).unwrap();
+                let mut last = None;
+                run.find(0, len, |u| {
+                    last = Some(u);
+                    false
+                });
+                assert_eq!(last, all.last().copied(), "{bits} bits, {len} values");
+            }
+        }
+    }
+
+    #[test]
+    fn wider_values_are_left_to_the_view() {
+        for bits in [57, 63, 64] {
+            let array =
+                SmartArray::from_slice(&[1, 2, 3], &ArrayOptions::new().bits(bits)).unwrap();
+            assert!(PackedRun::new(array.local()).is_none(), "{bits} bits");
+        }
+    }
+
+    #[test]
+    #[should_panic]
+    fn a_run_past_the_end_is_refused() {
+        let array = SmartArray::from_slice(&[1, 2, 3], &ArrayOptions::new().bits(5)).unwrap();
+        PackedRun::new(array.local()).unwrap().find(1, 4, |_| false);
+    }
+}
