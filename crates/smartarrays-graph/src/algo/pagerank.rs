@@ -864,9 +864,6 @@ fn sweep<S: SharedCell>(
     spread: bool,
 ) -> (f64, f64) {
     let incoming = graph.incoming();
-    // The sweep runs on the ranks' runtime, the graph's: with one worker no other thread
-    // touches the cells (see `sweep_simd`).
-    let one_worker = graph.runtime().threads() == 1;
     let (change, dangling, ..) = ranks.par_update(
         BATCH,
         || (0.0, 0.0, Vec::new(), Vec::new(), Vec::new()),
@@ -887,7 +884,6 @@ fn sweep<S: SharedCell>(
             let limit = offsets[offsets.len() - 1] as usize;
             let targets = Targets::of(incoming.targets().for_worker(worker));
             if let Some((delta, lost)) = sweep_simd(
-                one_worker,
                 targets,
                 offsets,
                 degrees,
@@ -943,14 +939,12 @@ fn sweep<S: SharedCell>(
 }
 
 /// A batch of a Gauss-Seidel sweep through the AVX2 gather ([`crate::pull_x86`]) where it
-/// applies: one worker (the gather reads the cells as plain `f32`, which another worker's
-/// stores would race with), 32-bit ids read in place, `f32` cells too few to prefetch
-/// ([`worth_prefetching`]), a CPU with AVX2. `None` otherwise (the caller runs the scalar
-/// sweep).
+/// applies, at any number of workers (its gather reads the shared cells as relaxed atomic
+/// loads): 32-bit ids read in place, `f32` cells too few to prefetch ([`worth_prefetching`]),
+/// a CPU with AVX2. `None` otherwise (the caller runs the scalar sweep).
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn sweep_simd<S: SharedCell>(
-    one_worker: bool,
     targets: Targets<'_>,
     offsets: &[u64],
     degrees: &[u64],
@@ -961,15 +955,14 @@ fn sweep_simd<S: SharedCell>(
     d: f64,
     spread: bool,
 ) -> Option<(f64, f64)> {
-    let (true, Targets::U32(ids), Some(cells)) = (one_worker, targets, S::narrow(cells)) else {
+    let (Targets::U32(ids), Some(cells)) = (targets, S::narrow(cells)) else {
         return None;
     };
     if worth_prefetching(cells) {
         return None;
     }
     // SAFETY: the ids are the graph's neighbour ids, all below its vertex count (checked when
-    // it was built or loaded), `cells` holds one cell per vertex, and with one worker no other
-    // thread touches the cells during the sweep (the caller waits for the worker).
+    // it was built or loaded), and `cells` holds one cell per vertex.
     unsafe {
         if spread {
             crate::pull_x86::sweep_u32_f32::<true>(
