@@ -437,8 +437,9 @@ mod tests {
         }
         // Three workers sweep their own vertices at once, reading every worker's cells: each
         // gathered lane is the cell's value before or after its one rewrite, so every new rank
-        // lies between the sums over the smaller and the larger of the two.
-        let lengths: Vec<usize> = LENGTHS.iter().cycle().take(3 * 40).copied().collect();
+        // lies between the sums over the smaller and the larger of the two. 200 vertices a
+        // worker (about 21 000 ids each), so the sweeps overlap in time.
+        let lengths: Vec<usize> = LENGTHS.iter().cycle().take(3 * 200).copied().collect();
         let n = lengths.len();
         let (ids, offsets) = lists(&lengths, n, 0x9e37_79b9_7f4a_7c15);
         let degrees: Vec<u64> = (0..n as u64).map(|v| 1 + v % 3).collect();
