@@ -888,8 +888,8 @@ mod tests {
 
     #[test]
     fn bounds_of_plain_offsets_are_read_in_place() {
-        let bounds = [0u64, 0, 1, 3, 3, 70];
-        for bits in [3, 7, 57, 64] {
+        let bounds = [0u64, 0, 1, 3, 3, 70, 127];
+        for bits in [7, 8, 32, 56, 57, 63, 64] {
             let array = smartarrays::SmartArray::from_slice(
                 &bounds,
                 &smartarrays::ArrayOptions::new().bits(bits),
@@ -898,7 +898,7 @@ mod tests {
             let offsets = Bounds::of(array.local());
             let expected = match bits {
                 64 => "native",
-                57 => "view",
+                57.. => "view",
                 _ => "packed",
             };
             let kind = match offsets {
