@@ -2,7 +2,7 @@
 //! `cargo run --release -p smartarrays-graph --example time_kernels -- GRAPH.sag KERNEL [THREADS] [REPS] [SOURCE]`
 //! with KERNEL one of bfs, cc, bc (from SOURCE), pr (Jacobi PageRank), pr-gs, pr-gs-f64
 //! (Gauss-Seidel PageRank; both tolerance 1e-4, dangling rank dropped), tc (degree order),
-//! tc-id. The layout is `SMARTARRAYS_VARIANT` (u, v or v+e; default u). Prints the median,
+//! tc-id, sssp (delta 1, weights generated from seed 1 at the edges' class). The layout is `SMARTARRAYS_VARIANT` (u, v or v+e; default u). Prints the median,
 //! the fastest and the first run's seconds (the first pays for fresh memory, as each CLI run
 //! does) and a checksum of the result.
 
@@ -13,8 +13,8 @@ use std::time::Instant;
 use smartarrays::Runtime;
 use smartarrays_graph::io::{load_graph, Format, TextOptions};
 use smartarrays_graph::{
-    bc, bfs, connected_components, pagerank, pagerank_gauss_seidel, tc, BcOptions, BcSources,
-    Dangling, GraphOptions, PageRankOptions, Precision, TcOrder, Variant,
+    bc, bfs, connected_components, pagerank, pagerank_gauss_seidel, sssp, tc, BcOptions, BcSources,
+    Dangling, EdgeWeights, GraphOptions, PageRankOptions, Precision, SsspOptions, TcOrder, Variant,
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -39,6 +39,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &TextOptions::default(),
         &options,
     )?;
+    let weights = if args[2] == "sssp" {
+        Some(EdgeWeights::generate(&graph, 1, &options.edges)?)
+    } else {
+        None
+    };
     let mut times = Vec::new();
     let mut check = 0u64;
     for _ in 0..reps {
@@ -83,6 +88,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 pagerank_gauss_seidel(&graph, &options, |_| {})?
                     .summary
                     .iterations as u64
+            }
+            "sssp" => {
+                let weights = weights.as_ref().ok_or("no weights")?;
+                let result = sssp(&graph, weights, source, &SsspOptions::default(), |_, _| {})?;
+                result.reached
             }
             "tc" => tc(&graph, TcOrder::Degree, |_, _| {})?,
             "tc-id" => tc(&graph, TcOrder::Id, |_, _| {})?,

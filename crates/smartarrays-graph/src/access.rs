@@ -63,9 +63,16 @@ impl<T: AsIndex> EdgeWindow for Direct<'_, T> {
     }
 }
 
-/// Ids decoded from a bit-packed array into a buffer, [`WINDOW`] at a time.
+/// Lists of at most this many ids are read one value at a time ([`PackedRun`]) rather than
+/// decoded in bulk: most lists of a Kronecker graph hold one or two ids, and a bulk decode
+/// costs a call with a fixed setup whatever the length.
+pub(crate) const SHORT: usize = 16;
+
+/// Ids decoded from a bit-packed array into a buffer, [`WINDOW`] at a time (or read singly
+/// when the piece asked for is at most [`SHORT`] ids).
 pub(crate) struct Decoded<'a, 'b> {
     view: ArrayView<'a>,
+    run: Option<PackedRun<'a>>,
     buffer: &'b mut [u64],
     start: usize,
     end: usize,
@@ -82,6 +89,7 @@ impl<'a, 'b> Decoded<'a, 'b> {
         buffer.resize(WINDOW, 0);
         Decoded {
             view,
+            run: PackedRun::new(view),
             buffer: &mut buffer[..],
             start: 0,
             end: 0,
@@ -91,13 +99,23 @@ impl<'a, 'b> Decoded<'a, 'b> {
 }
 
 impl Decoded<'_, '_> {
-    #[inline(never)]
+    /// Fills the buffer from position `s`: single reads for a short piece, else a bulk decode.
+    #[inline(always)]
     fn refill(&mut self, s: usize, t: usize) {
         let end = (s + WINDOW).min(t.max(self.limit)).min(self.view.len());
-        // The range lies inside the array (callers pass positions from its offsets).
-        let _ = self.view.unpack(s, &mut self.buffer[..end - s]);
+        match self.run {
+            Some(run) if end - s <= SHORT => run.read_into(s, end, self.buffer),
+            _ => self.decode(s, end),
+        }
         self.start = s;
         self.end = end;
+    }
+
+    /// Decodes positions `s..end` in bulk; kept out of line.
+    #[inline(never)]
+    fn decode(&mut self, s: usize, end: usize) {
+        // The range lies inside the array (callers pass positions from its offsets).
+        let _ = self.view.unpack(s, &mut self.buffer[..end - s]);
     }
 }
 
@@ -579,6 +597,79 @@ impl Run<'_> {
     }
 }
 
+/// [`Targets`] with a single-value reader for short lists of a bit-packed array: [`Runs::run`]
+/// reads lists of at most [`SHORT`] values one at a time, longer ones in bulk (as [`run`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Runs<'a> {
+    targets: Targets<'a>,
+    packed: Option<PackedRun<'a>>,
+}
+
+impl<'a> Runs<'a> {
+    pub(crate) fn of(view: ArrayView<'a>) -> Runs<'a> {
+        let targets = Targets::of(view);
+        let packed = match targets {
+            Targets::Packed(view) => PackedRun::new(view),
+            _ => None,
+        };
+        Runs { targets, packed }
+    }
+
+    /// The values at positions `s..t` (see [`Run`]).
+    #[inline(always)]
+    pub(crate) fn run(&self, s: usize, t: usize, buffer: &'a mut Vec<u64>) -> Run<'a> {
+        match self.packed {
+            Some(packed) if t - s <= SHORT => {
+                if buffer.len() < SHORT {
+                    buffer.resize(SHORT, 0);
+                }
+                packed.read_into(s, t, buffer);
+                Run::N64(&buffer[..t - s])
+            }
+            _ => run(self.targets, s, t, buffer),
+        }
+    }
+}
+
+/// A vertex's list bounds read from an offsets array: in place at 64 bits, by single reads
+/// ([`PackedRun`]) when bit-packed at most [`crate::packed_run::MAX_BITS`] wide, else through
+/// the view.
+#[derive(Clone, Copy)]
+pub(crate) enum Bounds<'a> {
+    Native(&'a [u64]),
+    Packed(PackedRun<'a>),
+    View(ArrayView<'a>),
+}
+
+impl<'a> Bounds<'a> {
+    pub(crate) fn of(view: ArrayView<'a>) -> Bounds<'a> {
+        if let Some(values) = view.as_native::<u64>() {
+            Bounds::Native(values)
+        } else if let Some(run) = PackedRun::new(view) {
+            Bounds::Packed(run)
+        } else {
+            Bounds::View(view)
+        }
+    }
+
+    /// Offsets `v` and `v + 1`: the positions of vertex `v`'s list.
+    ///
+    /// # Panics
+    /// If `v + 1` is not a position of the array.
+    #[inline(always)]
+    pub(crate) fn list(&self, v: usize) -> (usize, usize) {
+        match self {
+            Bounds::Native(values) => (values[v] as usize, values[v + 1] as usize),
+            Bounds::Packed(run) => {
+                let mut pair = [0u64; 2];
+                run.read_into(v, v + 2, &mut pair);
+                (pair[0] as usize, pair[1] as usize)
+            }
+            Bounds::View(view) => (view.value(v) as usize, view.value(v + 1) as usize),
+        }
+    }
+}
+
 /// The values at positions `s..t` of `targets` (see [`Run`]).
 #[inline(always)]
 pub(crate) fn run<'a>(
@@ -727,6 +818,101 @@ mod tests {
                     assert_eq!(found, expected, "{bits} bits, {n} ids, hit at {at}, bulk");
                 }
                 s = t;
+            }
+        }
+    }
+
+    /// Lists of the given lengths, one after another, with values spread over `bits` bits
+    /// (the extremes included), packed at `bits`.
+    fn packed_lists(bits: u32, lengths: &[usize]) -> (Vec<u64>, smartarrays::SmartArray) {
+        use smartarrays::{ArrayOptions, SmartArray};
+        let top = smartarrays::codec::max_value(bits);
+        let total: usize = lengths.iter().sum();
+        let all: Vec<u64> = (0..total as u64)
+            .map(|i| match i % 4 {
+                0 => top,
+                1 => 0,
+                _ => i.wrapping_mul(0x9E37_79B9_7F4A_7C15) & top,
+            })
+            .collect();
+        let array = SmartArray::from_slice(&all, &ArrayOptions::new().bits(bits)).unwrap();
+        (all, array)
+    }
+
+    /// List lengths around the single-read threshold, the window and the word sizes.
+    const LENGTHS: [usize; 14] = [0, 1, 2, 3, 15, 16, 17, 63, 64, 65, 1023, 1025, 2049, 1];
+
+    #[test]
+    fn windows_runs_and_bounds_read_packed_lists_exactly() {
+        for bits in 1..=64 {
+            let (all, array) = packed_lists(bits, &LENGTHS);
+            let view = array.local();
+            // Offsets of the lists, packed at the least width that holds them.
+            let mut bounds = vec![0u64];
+            for &n in &LENGTHS {
+                bounds.push(bounds[bounds.len() - 1] + n as u64);
+            }
+            let offsets = smartarrays::SmartArray::from_slice(
+                &bounds,
+                &smartarrays::ArrayOptions::new().bits(64 - all.len().leading_zeros()),
+            )
+            .unwrap();
+            let offsets = Bounds::of(offsets.local());
+            let runs = Runs::of(view);
+            for limit in [0, all.len()] {
+                let mut buffer = Vec::new();
+                let mut window = Decoded::new(view, &mut buffer, limit);
+                let mut run_buffer = Vec::new();
+                for (v, &n) in LENGTHS.iter().enumerate() {
+                    let (s, t) = offsets.list(v);
+                    assert_eq!((s, t), (bounds[v] as usize, bounds[v + 1] as usize));
+                    assert_eq!(t - s, n);
+                    // The window, piece by piece.
+                    let mut seen = Vec::new();
+                    let mut e = s;
+                    while e < t {
+                        let piece = window.piece(e, t);
+                        assert!(!piece.is_empty());
+                        seen.extend_from_slice(piece);
+                        e += piece.len();
+                    }
+                    assert_eq!(seen, all[s..t], "{bits} bits, list {v} ({n} ids), {limit}");
+                    // The whole list at once.
+                    let list = runs.run(s, t, &mut run_buffer);
+                    let got: Vec<u64> = (0..list.len()).map(|i| list.get(i)).collect();
+                    assert_eq!(got, all[s..t], "{bits} bits, run of {n}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bounds_of_plain_offsets_are_read_in_place() {
+        let bounds = [0u64, 0, 1, 3, 3, 70, 127];
+        for bits in [7, 8, 32, 56, 57, 63, 64] {
+            let array = smartarrays::SmartArray::from_slice(
+                &bounds,
+                &smartarrays::ArrayOptions::new().bits(bits),
+            )
+            .unwrap();
+            let offsets = Bounds::of(array.local());
+            let expected = match bits {
+                64 => "native",
+                57.. => "view",
+                _ => "packed",
+            };
+            let kind = match offsets {
+                Bounds::Native(_) => "native",
+                Bounds::Packed(_) => "packed",
+                Bounds::View(_) => "view",
+            };
+            assert_eq!(kind, expected, "{bits} bits");
+            for v in 0..bounds.len() - 1 {
+                assert_eq!(
+                    offsets.list(v),
+                    (bounds[v] as usize, bounds[v + 1] as usize),
+                    "{bits} bits, vertex {v}"
+                );
             }
         }
     }

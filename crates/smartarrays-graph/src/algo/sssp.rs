@@ -17,7 +17,7 @@ use serde::Serialize;
 use smartarrays::codec::max_value;
 use smartarrays::{ArrayOptions, SmartArray};
 
-use crate::access::{run, Run, Targets};
+use crate::access::{Bounds, Run, Runs};
 use crate::algo::cells::Cell;
 use crate::error::{GraphError, Result};
 use crate::graph::property_bits;
@@ -310,9 +310,9 @@ fn search_sliced<C: Cell>(
     let runtime = Arc::clone(graph.runtime());
     let distances: Vec<C> = (0..n).map(|_| C::new(C::NONE)).collect();
     distances[source as usize].set(0);
-    let offsets = graph.begin().local();
-    let targets = Targets::of(graph.edge().local());
-    let weight_values = Targets::of(weights.array().local());
+    let offsets = Bounds::of(graph.begin().local());
+    let targets = Runs::of(graph.edge().local());
+    let weight_values = Runs::of(weights.array().local());
     let threads = runtime.threads();
     let shared = Shared {
         frontier: (0..threads).map(|_| RwLock::new(Vec::new())).collect(),
@@ -337,16 +337,13 @@ fn search_sliced<C: Cell>(
         if du < floor {
             return;
         }
-        let (s, t) = (
-            offsets.value(u as usize) as usize,
-            offsets.value(u as usize + 1) as usize,
-        );
+        let (s, t) = offsets.list(u as usize);
         if s == t {
             return;
         }
         let (mut ids, mut ws) = (std::mem::take(&mut bins.ids), std::mem::take(&mut bins.ws));
-        let neighbours = run(targets, s, t, &mut ids);
-        let edge_weights = run(weight_values, s, t, &mut ws);
+        let neighbours = targets.run(s, t, &mut ids);
+        let edge_weights = weight_values.run(s, t, &mut ws);
         let mut file = |v: u64, candidate: u64| bins.file(v, bucket_of(candidate));
         // SAFETY: the runs hold the graph's neighbour ids, all below `n` (checked when the
         // graph was built or loaded), and `distances` holds `n` cells.
