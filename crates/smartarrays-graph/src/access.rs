@@ -826,15 +826,7 @@ mod tests {
     /// (the extremes included), packed at `bits`.
     fn packed_lists(bits: u32, lengths: &[usize]) -> (Vec<u64>, smartarrays::SmartArray) {
         use smartarrays::{ArrayOptions, SmartArray};
-        let top = smartarrays::codec::max_value(bits);
-        let total: usize = lengths.iter().sum();
-        let all: Vec<u64> = (0..total as u64)
-            .map(|i| match i % 4 {
-                0 => top,
-                1 => 0,
-                _ => i.wrapping_mul(0x9E37_79B9_7F4A_7C15) & top,
-            })
-            .collect();
+        let all = crate::packed_run::tests::values(lengths.iter().sum(), bits);
         let array = SmartArray::from_slice(&all, &ArrayOptions::new().bits(bits)).unwrap();
         (all, array)
     }

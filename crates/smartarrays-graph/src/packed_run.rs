@@ -83,12 +83,12 @@ impl<'a> PackedRun<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use smartarrays::{ArrayOptions, SmartArray};
 
     /// Values spread over the whole range of `bits` bits, the extremes included.
-    fn values(n: usize, bits: u32) -> Vec<u64> {
+    pub(crate) fn values(n: usize, bits: u32) -> Vec<u64> {
         let top = max_value(bits);
         (0..n as u64)
             .map(|i| match i % 4 {

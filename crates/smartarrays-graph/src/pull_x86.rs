@@ -318,22 +318,12 @@ mod tests {
         ];
         let n = 1500;
         let values: Vec<f32> = (0..n).map(|i| 1.0 / (i as f32 + 1.5)).collect();
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        // Ids before the batch's first list, so the offsets do not start at 0.
-        let mut ids: Vec<u32> = vec![7; 5];
-        let mut offsets = vec![ids.len() as u64];
-        for &len in &lengths {
-            for _ in 0..len {
-                state = state
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1);
-                ids.push(((state >> 33) % n as u64) as u32);
-            }
-            offsets.push(ids.len() as u64);
-        }
-        // The largest id, so a gather reading the last value is covered.
-        ids.push(n as u32 - 1);
-        *offsets.last_mut().unwrap() += 1;
+        // The last list ends with the largest id, so a gather reading the last value is
+        // covered; five ids come before the batch's first list, so the offsets do not
+        // start at 0.
+        let (mut ids, mut offsets) = lists(&lengths, n, 0x9e37_79b9_7f4a_7c15);
+        ids.splice(0..0, [7; 5]);
+        offsets.iter_mut().for_each(|o| *o += 5);
         let start: Vec<f64> = (0..lengths.len()).map(|i| 0.25 * i as f64).collect();
         let (mut expected, mut got) = (start.clone(), start);
         let want = plain(&ids, &offsets, &values, &mut expected, 0.01, 0.85);
