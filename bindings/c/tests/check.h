@@ -1,4 +1,4 @@
-/* check.h - the checks of the C tests of encoded columns and collections: CHECK counts and
+/* check.h - the checks every C test shares: CHECK counts and
  * reports a failed condition, CHECK_STATUS compares a call's status (printing the library's
  * message), CHECK_MESSAGE looks for a piece of text in the last error message. */
 #ifndef SMARTARRAYS_TEST_CHECK_H

@@ -10,31 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-static int checks = 0;
+#include "check.h"
 
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        checks++;                                                          \
-        if (!(cond)) {                                                     \
-            failures++;                                                    \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fprintf(stderr, "\n");                                         \
-        }                                                                  \
-    } while (0)
-
-#define CHECK_STATUS(call, expected)                                                            \
-    do {                                                                                        \
-        SaStatus got_ = (call);                                                                 \
-        CHECK(got_ == (expected), "%s returned %s, expected %s (%s)", #call, sa_status_name(got_), \
-              sa_status_name(expected), sa_last_error_message());                               \
-    } while (0)
-
-#define CHECK_OK(call) CHECK_STATUS(call, SA_STATUS_OK)
-
-static const size_t LENGTHS[] = {0, 1, 63, 64, 65, 1023, 1025};
-static const size_t N_LENGTHS = sizeof LENGTHS / sizeof LENGTHS[0];
 static const char *PLACEMENTS[] = {NULL, "os", "node:0", "interleaved", "interleaved:0", "replicated"};
 static const size_t N_PLACEMENTS = sizeof PLACEMENTS / sizeof PLACEMENTS[0];
 
@@ -537,10 +514,5 @@ int main(void) {
     test_f64();
     test_arrow();
     test_auto_advisor();
-    if (failures != 0) {
-        fprintf(stderr, "C ABI tests: %d of %d checks failed\n", failures, checks);
-        return 1;
-    }
-    printf("C ABI tests: all %d checks passed\n", checks);
-    return 0;
+    return finish("C ABI tests");
 }
