@@ -1124,13 +1124,12 @@ impl Table {
         true
     }
 
-    /// The move of [`Table::rebuild`] (its statements, for tests that move a table into a
-    /// chosen target): every entry of replica 0 into `table` (fresh), one at a time in bucket
-    /// order; the bitwise or of the values moved, `None` when an entry found no slot within
-    /// reach of its home. Not called by `rebuild` itself: as a function (outlined or
-    /// inlined) it made the 1e7-key single insert 0.8 % more instructions than the loop
-    /// written in place (see `docs/benchmarks.md`, `coll10`).
-    #[cfg(test)]
+    /// The general move of [`Table::rebuild`]: every entry of replica 0 into `table` (fresh),
+    /// one at a time in bucket order; the bitwise or of the values moved, `None` when an entry
+    /// found no slot within reach of its home. A function of its own so that tests move a
+    /// table into any chosen target through the code growth runs (it costs 0.8 % more
+    /// instructions per 1e7-key single insert than the loop written in place: see
+    /// `docs/benchmarks.md`, `coll10`).
     fn move_into(&self, table: &mut Table) -> Option<u64> {
         let hasher = table.hasher;
         let mixer = (table.key_bits != self.key_bits).then_some(self.hasher.mixer);
@@ -1273,24 +1272,15 @@ impl Table {
                 if self.len > 0 && table.untouched && table.mapped_pages() <= PREFAULT_SMALL_PAGES {
                     table.prefault();
                 }
-                let hasher = table.hasher;
-                let mixer = (new_key_bits != self.key_bits).then_some(self.hasher.mixer);
-                let mut filler = table.filler();
-                let mut values = 0;
-                let complete = self.each_mixed(|h, value| {
-                    // The same hash domain has the same mixer: the mixed code carries over.
-                    let h = mixer.map_or(h, |m| hasher.mixer.mix(m.unmix(h)));
-                    values |= value;
-                    filler.place(&hasher.hash_mixed(h), value).is_some()
-                });
                 // A complete move placed every entry (an incomplete table is dropped).
-                if complete {
+                let moved = self.move_into(&mut table);
+                if let Some(values) = moved {
                     table.len = self.len;
                     table.values_seen = values;
                     table.untouched &= self.len == 0;
                     table.copy_first_replica();
                 }
-                complete
+                moved.is_some()
             };
             if complete {
                 *self = table;
