@@ -201,6 +201,11 @@ impl FirstHit for Probed<'_, '_> {
         t: usize,
         mut hit: impl FnMut(usize) -> bool,
     ) -> Option<usize> {
+        // Empty lists (vertices without in-edges, which a bottom-up step meets on every level)
+        // leave before the run's checks.
+        if s >= t {
+            return None;
+        }
         let probed = t.min(s + PROBE);
         if let Some(u) = self.run.find(s, probed, |u| hit(u as usize)) {
             return Some(u as usize);

@@ -18,6 +18,8 @@ pub(crate) struct PackedRun<'a> {
     words: &'a [u64],
     len: usize,
     bits: u32,
+    /// `max_value(bits)`, kept rather than derived per search.
+    mask: u64,
 }
 
 impl<'a> PackedRun<'a> {
@@ -30,7 +32,12 @@ impl<'a> PackedRun<'a> {
         if !(1..=MAX_BITS).contains(&bits) || storage > words.len() {
             return None;
         }
-        Some(PackedRun { words, len, bits })
+        Some(PackedRun {
+            words,
+            len,
+            bits,
+            mask: max_value(bits),
+        })
     }
 
     /// The first value at positions `s..t` for which `hit` holds (none when `s >= t`).
@@ -41,7 +48,7 @@ impl<'a> PackedRun<'a> {
     pub(crate) fn find(&self, s: usize, t: usize, mut hit: impl FnMut(u64) -> bool) -> Option<u64> {
         assert!(t <= self.len, "run end {t} past {} values", self.len);
         let bits = self.bits as usize;
-        let mask = max_value(self.bits);
+        let mask = self.mask;
         let base = self.words.as_ptr().cast::<u8>();
         // No overflow: `t * bits <= len * bits`, which `storage_words` computed without one.
         let (mut bit, end) = (s * bits, t * bits);
@@ -69,7 +76,7 @@ impl<'a> PackedRun<'a> {
     pub(crate) fn read_into(&self, s: usize, t: usize, out: &mut [u64]) {
         assert!(t <= self.len, "run end {t} past {} values", self.len);
         let bits = self.bits as usize;
-        let mask = max_value(self.bits);
+        let mask = self.mask;
         let base = self.words.as_ptr().cast::<u8>();
         let mut bit = s * bits;
         for slot in &mut out[..t.saturating_sub(s)] {

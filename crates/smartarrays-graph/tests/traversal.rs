@@ -222,6 +222,14 @@ fn results_are_exact_at_every_placement_and_in_every_replica() {
                     let result = bfs(&graph, 0).unwrap();
                     if variant == Variant::U {
                         assert_eq!((result.levels.bits(), result.parents.bits()), (32, 32));
+                    } else {
+                        // Searched in 32-bit scratch cells, packed to the narrowest width.
+                        let bits = 64 - n.leading_zeros();
+                        assert_eq!(result.parents.bits(), bits, "{label}: parent bits");
+                        assert!(result.levels.bits() <= bits, "{label}: level bits");
+                    }
+                    for array in [&result.levels, &result.parents] {
+                        assert_eq!(array.placement(), &placement, "{label}: placement");
                     }
                     for array in [&result.levels, &result.parents] {
                         let values = array.to_vec();

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use smartarrays::codec::max_value;
-use smartarrays::{ArrayOptions, Runtime, SmartArray};
+use smartarrays::{ArrayOptions, Placement, Runtime, SmartArray};
 
 use crate::access::{
     with_window, AsIndex, Direct, EdgeWindow, FirstHit, Probed, Targets, Unpacked,
@@ -308,12 +308,13 @@ fn search<C: Cell>(graph: &Graph, source: u64) -> Result<BfsResult> {
         return search_with::<C, u32>(graph, source, offsets, in_offsets);
     }
     // Bit-packed offsets that fit 32 bits (V, V+E): one 32-bit copy per direction.
-    if let Some(offsets) = cells::offsets_u32(graph.begin()) {
+    if let Some(forward) = cells::offsets_u32(graph.begin()) {
+        let offsets = cells::as_u32(&forward);
         if !graph.is_directed() {
-            return search_with::<C, u32>(graph, source, &offsets, &offsets);
+            return search_with::<C, u32>(graph, source, offsets, offsets);
         }
-        if let Some(in_offsets) = cells::offsets_u32(incoming.offsets()) {
-            return search_with::<C, u32>(graph, source, &offsets, &in_offsets);
+        if let Some(reverse) = cells::offsets_u32(incoming.offsets()) {
+            return search_with::<C, u32>(graph, source, offsets, cells::as_u32(&reverse));
         }
     }
     let (mut forward_buffer, mut reverse_buffer) = (Vec::new(), Vec::new());
@@ -333,10 +334,11 @@ struct Walk {
     steps: (usize, usize),
 }
 
-/// Searches in the cells of the result arrays themselves when both are stored at the cells'
-/// width whatever the depth (the U layout: no per-search vectors of cells to fill and copy;
-/// the arrays are filled with "none" in parallel, where their pages belong); else in vectors
-/// of cells packed into the arrays at the end.
+/// Searches in arrays stored at the cells' width, filled with "none" in parallel where their
+/// pages belong (huge pages for large graphs: a vector of cells takes one page fault per 4 KiB,
+/// 17 ms of a 160 ms search at scale 22). When the results are stored at that width whatever
+/// the depth (the U layout) these arrays are the results; else (V, V+E) the cells are packed
+/// into the results' narrower arrays at the end.
 fn search_with<C: Cell, O: AsIndex>(
     graph: &Graph,
     source: u64,
@@ -354,55 +356,84 @@ fn search_with<C: Cell, O: AsIndex>(
         property_bits(properties, 1),
         property_bits(properties, n as u64),
     );
-    if fewest == most && max_value(parent_bits) == C::NONE {
-        // Levels (at most n - 1, so depth + 1 <= n) and parents take the cells' width.
-        let none = |_| C::NONE;
-        let mut parents = SmartArray::from_fn(n, &options.clone().bits(parent_bits), none)?;
-        let mut levels = SmartArray::from_fn(n, &options.clone().bits(parent_bits), none)?;
-        let walk = C::update(&mut parents, |parents| {
-            C::update(&mut levels, |levels| {
-                walk(graph, source, parents, levels, offsets, in_offsets)
-            })
-        });
-        if let Some(Some(walk)) = walk {
-            return Ok(BfsResult {
-                source,
-                levels,
-                parents,
-                reached: walk.reached,
-                depth: walk.depth,
-                steps: walk.steps,
-            });
-        }
-    }
-    let parents: Vec<C> = cells::filled(n, &runtime, |_| C::NONE);
-    let levels: Vec<C> = cells::filled(n, &runtime, |_| C::NONE);
-    let walk = walk(graph, source, &parents, &levels, offsets, in_offsets);
-    let level_bits = property_bits(properties, walk.depth + 1);
-    let pack = |source: &[C], bits: u32| {
-        let marker = max_value(bits);
-        SmartArray::from_batches(source.len(), &options.clone().bits(bits), |range, out| {
-            if marker == C::NONE {
-                // The cells' "none" is the array's marker already.
-                for (slot, cell) in out.iter_mut().zip(&source[range]) {
-                    *slot = cell.get();
-                }
-            } else {
-                for (slot, cell) in out.iter_mut().zip(&source[range]) {
-                    let value = cell.get();
-                    *slot = if value == C::NONE { marker } else { value };
-                }
-            }
+    // Levels (at most n - 1, so depth + 1 <= n) and parents take the cells' width.
+    let in_place = fewest == most && max_value(parent_bits) == C::NONE;
+    let cell_bits = cells::bits::<C>();
+    // Scratch cells need one copy only, wherever the results go.
+    let scratch = if in_place {
+        options.clone()
+    } else {
+        options.clone().placement(Placement::OsDefault)
+    };
+    let none = |_| C::NONE;
+    let mut parents = SmartArray::from_fn(n, &scratch.clone().bits(cell_bits), none)?;
+    let mut levels = SmartArray::from_fn(n, &scratch.bits(cell_bits), none)?;
+    let walked = C::update(&mut parents, |parents| {
+        C::update(&mut levels, |levels| {
+            walk(graph, source, parents, levels, offsets, in_offsets)
         })
+    })
+    .flatten();
+    let Some(walk) = walked else {
+        // Arrays not updatable as cells (a big-endian machine): vectors of cells.
+        let parents: Vec<C> = cells::filled(n, &runtime, none);
+        let levels: Vec<C> = cells::filled(n, &runtime, none);
+        let walk = walk(graph, source, &parents, &levels, offsets, in_offsets);
+        let level_bits = property_bits(properties, walk.depth + 1);
+        return Ok(BfsResult {
+            source,
+            levels: pack(&levels, level_bits, &options)?,
+            parents: pack(&parents, parent_bits, &options)?,
+            reached: walk.reached,
+            depth: walk.depth,
+            steps: walk.steps,
+        });
+    };
+    if in_place {
+        return Ok(BfsResult {
+            source,
+            levels,
+            parents,
+            reached: walk.reached,
+            depth: walk.depth,
+            steps: walk.steps,
+        });
+    }
+    let level_bits = property_bits(properties, walk.depth + 1);
+    let pack = |cells: &mut SmartArray, bits: u32| {
+        C::update(cells, |source| pack(source, bits, &options))
+            .expect("updated as cells during the search")
     };
     Ok(BfsResult {
         source,
-        levels: pack(&levels, level_bits)?,
-        parents: pack(&parents, parent_bits)?,
+        levels: pack(&mut levels, level_bits)?,
+        parents: pack(&mut parents, parent_bits)?,
         reached: walk.reached,
         depth: walk.depth,
         steps: walk.steps,
     })
+}
+
+/// `cells` stored at `bits` bits (their "none" as the array's marker, all ones).
+fn pack<C: Cell>(cells: &[C], bits: u32, options: &ArrayOptions) -> Result<SmartArray> {
+    let marker = max_value(bits);
+    Ok(SmartArray::from_batches(
+        cells.len(),
+        &options.clone().bits(bits),
+        |range, out| {
+            if marker == C::NONE {
+                // The cells' "none" is the array's marker already.
+                for (slot, cell) in out.iter_mut().zip(&cells[range]) {
+                    *slot = cell.get();
+                }
+            } else {
+                for (slot, cell) in out.iter_mut().zip(&cells[range]) {
+                    let value = cell.get();
+                    *slot = if value == C::NONE { marker } else { value };
+                }
+            }
+        },
+    )?)
 }
 
 /// The search itself, in `parents` and `levels` (all "none" on entry).

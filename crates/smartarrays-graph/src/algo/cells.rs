@@ -5,7 +5,9 @@
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-use smartarrays::{Runtime, SmartArray};
+use std::sync::Arc;
+
+use smartarrays::{ArrayOptions, Placement, Runtime, SmartArray};
 
 /// An atomic per-vertex value read and written as `u64`.
 pub(crate) trait Cell: Send + Sync + Sized + bytemuck::Zeroable {
@@ -105,6 +107,12 @@ pub(crate) fn filled<C: Cell>(
     cells
 }
 
+/// The width of cells of type `C` in bits (32 or 64): arrays stored at it can be updated as
+/// cells ([`Cell::update`]).
+pub(crate) fn bits<C: Cell>() -> u32 {
+    8 * std::mem::size_of::<C>() as u32
+}
+
 /// Whether 32-bit cells hold every id of a graph with `n` vertices and the marker besides.
 pub(crate) fn narrow(n: usize) -> bool {
     (n as u64) < u64::from(u32::MAX)
@@ -126,43 +134,42 @@ pub(crate) fn offsets<'a>(
     }
 }
 
-/// Offsets decoded per piece of this many values.
-const OFFSET_BATCH: usize = 16_384;
-
-/// The offsets of `array` as `u32`s, decoded in parallel batches, when the array is bit-packed
-/// below 64 bits and its last (largest) offset fits 32 bits; else `None`. Half the bytes of a
-/// `u64` copy to write, fault in and read back during a kernel.
-pub(crate) fn offsets_u32(array: &SmartArray) -> Option<Vec<u32>> {
+/// The offsets of `array` stored at 32 bits (decoded in parallel batches, on huge pages for
+/// large graphs), when the array is bit-packed below 64 bits and its last (largest) offset fits
+/// 32 bits; else `None`. Half the bytes of a `u64` copy to write, fault in and read back during
+/// a kernel. Read the copy with [`as_u32`].
+pub(crate) fn offsets_u32(array: &SmartArray) -> Option<SmartArray> {
     let len = array.len();
-    if array.bits() == 64 || len == 0 || array.get(len - 1).ok()? > u64::from(u32::MAX) {
+    if array.bits() == 64
+        || len == 0
+        || array.get(len - 1).ok()? > u64::from(u32::MAX)
+        || !cfg!(target_endian = "little")
+    {
         return None;
     }
     let view = array.local();
-    let mut out = vec![0u32; len];
-    let batches = smartarrays::runtime::DisjointBatches::new(&mut out, OFFSET_BATCH);
+    let options = ArrayOptions::new()
+        .bits(32)
+        .placement(Placement::OsDefault)
+        .runtime(Arc::clone(array.runtime()));
+    // In bounds: every batch lies within the array.
+    SmartArray::from_batches(len, &options, |range, out| {
+        let _ = view.unpack(range.start, out);
+    })
+    .ok()
+}
+
+/// The values of an array made by [`offsets_u32`], in place.
+pub(crate) fn as_u32(array: &SmartArray) -> &[u32] {
     array
-        .runtime()
-        .for_each_batch(0..len, OFFSET_BATCH, |_, range| {
-            let mut wide = [0u64; 1024];
-            batches.with_batch(&range, |piece| {
-                for (i, chunk) in piece.chunks_mut(wide.len()).enumerate() {
-                    let wide = &mut wide[..chunk.len()];
-                    // In bounds: the batch lies within the array.
-                    let _ = view.unpack(range.start + i * 1024, wide);
-                    for (slot, &value) in chunk.iter_mut().zip(wide.iter()) {
-                        *slot = value as u32;
-                    }
-                }
-            });
-        });
-    drop(batches);
-    Some(out)
+        .local()
+        .as_native::<u32>()
+        .expect("offsets_u32 stores 32-bit values on a little-endian machine")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use smartarrays::ArrayOptions;
 
     fn check<C: Cell>(runtime: &Runtime, n: usize) {
         let value = |v: usize| (v as u64).wrapping_mul(2_654_435_761) % C::NONE;
@@ -205,7 +212,7 @@ mod tests {
                     SmartArray::from_fn(len, &options, |i| (i as u64 * 3) & max(bits)).unwrap();
                 let decoded = offsets_u32(&array).expect("fits 32 bits");
                 let expected: Vec<u32> = array.to_vec().iter().map(|&v| v as u32).collect();
-                assert_eq!(decoded, expected, "len {len} bits {bits}");
+                assert_eq!(as_u32(&decoded), expected, "len {len} bits {bits}");
             }
         }
         // Stored at 64 bits: read in place instead.
