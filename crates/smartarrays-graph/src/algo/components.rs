@@ -14,7 +14,8 @@ use std::sync::Arc;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use serde::Serialize;
-use smartarrays::{ArrayOptions, Runtime, SmartArray};
+use smartarrays::memory::prefetch::{self, CacheLevel};
+use smartarrays::{ArrayOptions, ArrayView, Runtime, SmartArray};
 
 use crate::access::{with_window, AsIndex, EdgeWindow, Targets};
 use crate::algo::cells::{self, narrow, Cell};
@@ -49,6 +50,77 @@ const SAMPLED_NEIGHBOURS: usize = 2;
 /// Vertices sampled to guess the largest component.
 const SAMPLES: usize = 1024;
 
+/// Vertices ahead of the one being linked (or compressed) whose labels are prefetched: the
+/// labels of its sampled neighbours in the sampling pass, its parent's in a compress. Labels
+/// are read at random ids; at scale 22 (16 MiB of labels) each such read waited for the L3
+/// cache or memory, one after the other, since the compare-and-swap of a link (a locked
+/// instruction) lets no later read start before it. Distances 24 to 64 measured alike; see
+/// `docs/benchmarks.md`, branch `gcc3`.
+const LABELS_AHEAD: usize = 32;
+
+/// Vertices ahead whose first neighbour ids are prefetched in the sampling pass, so that the
+/// id read that feeds the label prefetch [`LABELS_AHEAD`] vertices ahead does not wait either
+/// (the pass reads one line of a list per vertex, a stride the hardware prefetcher does not
+/// follow across lists of varying length).
+const IDS_AHEAD: usize = 64;
+
+/// Starts loading `values[index]` into L1 (a hint: any index is harmless).
+#[inline(always)]
+fn prefetch_at<T>(values: &[T], index: usize) {
+    prefetch::prefetch(values, index, CacheLevel::L1);
+}
+
+/// Neighbour ids read one position at a time (the sampling pass reads two per list).
+trait Positions: Copy + Sync {
+    /// The id at `position` (below the array's length).
+    fn id(self, position: usize) -> usize;
+    /// The first two ids from `position` on, when both exist.
+    fn pair(self, position: usize) -> Option<[usize; 2]>;
+    /// Starts loading the line holding the id at `position` (a hint: any position is harmless).
+    fn prefetch(self, position: usize);
+}
+
+impl<I: AsIndex> Positions for &[I] {
+    #[inline(always)]
+    fn id(self, position: usize) -> usize {
+        self[position].at()
+    }
+    #[inline(always)]
+    fn pair(self, position: usize) -> Option<[usize; 2]> {
+        match self.get(position..position.checked_add(2)?)? {
+            &[a, b] => Some([a.at(), b.at()]),
+            _ => None,
+        }
+    }
+    #[inline(always)]
+    fn prefetch(self, position: usize) {
+        prefetch_at(self, position);
+    }
+}
+
+impl Positions for ArrayView<'_> {
+    #[inline(always)]
+    fn id(self, position: usize) -> usize {
+        self.value(position) as usize
+    }
+    #[inline(always)]
+    fn pair(self, position: usize) -> Option<[usize; 2]> {
+        if position.checked_add(2)? > self.len() {
+            return None;
+        }
+        Some([self.id(position), self.id(position + 1)])
+    }
+    #[inline(always)]
+    fn prefetch(self, position: usize) {
+        prefetch::packed_values(
+            self.packed_words(),
+            self.bits(),
+            position..position.saturating_add(1),
+            CacheLevel::L1,
+        );
+    }
+}
+
 /// Joins the trees of `u` and `v`: the larger of two roots is hooked under the smaller one.
 #[inline]
 fn link<C: Cell>(labels: &[C], u: usize, v: usize) {
@@ -68,11 +140,45 @@ fn link<C: Cell>(labels: &[C], u: usize, v: usize) {
     }
 }
 
+/// Starts loading the label of the parent of vertex `v` (a hint: nothing when `v` is past the
+/// end).
+#[inline(always)]
+fn prefetch_parent<C: Cell>(labels: &[C], v: usize) {
+    if let Some(cell) = labels.get(v) {
+        prefetch_at(labels, cell.get() as usize);
+    }
+}
+
 /// Points every vertex straight at its root.
 fn compress<C: Cell>(labels: &[C], runtime: &Runtime) {
     runtime.for_each_batch(0..labels.len(), BATCH, |_, range| {
         for v in range {
+            prefetch_parent(labels, v + LABELS_AHEAD);
             flatten(labels, v);
+        }
+    });
+}
+
+/// The sampling pass: every vertex linked to its first [`SAMPLED_NEIGHBOURS`] (at most)
+/// neighbours, with the labels of the neighbours of the vertex [`LABELS_AHEAD`] ahead, and the
+/// ids of the one [`IDS_AHEAD`] ahead, prefetched. The hints change no result.
+fn link_sampled<C: Cell, P: Positions>(labels: &[C], offsets: &[u64], ids: P, runtime: &Runtime) {
+    runtime.for_each_batch(0..labels.len(), BATCH, |_, range| {
+        for u in range {
+            if let Some(&start) = offsets.get(u + IDS_AHEAD) {
+                ids.prefetch(start as usize);
+            }
+            if let Some(&start) = offsets.get(u + LABELS_AHEAD) {
+                // The next vertices' ids when the list is shorter than two: a wasted hint.
+                if let Some([a, b]) = ids.pair(start as usize) {
+                    prefetch_at(labels, a);
+                    prefetch_at(labels, b);
+                }
+            }
+            let (start, end) = (offsets[u] as usize, offsets[u + 1] as usize);
+            for position in start..end.min(start + SAMPLED_NEIGHBOURS) {
+                link(labels, u, ids.id(position));
+            }
         }
     });
 }
@@ -87,6 +193,13 @@ fn link_lists<C: Cell>(
     skip: Option<u64>,
     runtime: &Runtime,
 ) {
+    if (first, last, skip) == (0, SAMPLED_NEIGHBOURS, None) {
+        return match targets {
+            Targets::U32(ids) => link_sampled(labels, offsets, ids, runtime),
+            Targets::U64(ids) => link_sampled(labels, offsets, ids, runtime),
+            Targets::Packed(view) => link_sampled(labels, offsets, view, runtime),
+        };
+    }
     if let Targets::Packed(view) = targets {
         if skip.is_some() || last - first <= SAMPLED_NEIGHBOURS {
             return link_packed_lists(labels, offsets, view, (first, last), skip, runtime);
@@ -261,6 +374,7 @@ fn compress_and_tally<C: Cell>(labels: &[C], sampled: u64, runtime: &Runtime) ->
         || (0u64, 0u64),
         |(mut count, mut members), _, range| {
             for v in range {
+                prefetch_parent(labels, v + LABELS_AHEAD);
                 let label = flatten(labels, v);
                 count += u64::from(label == v as u64);
                 members += u64::from(label == giant);
@@ -364,4 +478,109 @@ fn components<C: Cell>(graph: &Graph) -> Result<Components> {
         count,
         largest,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Smallest id of each vertex's component over the edges `u - ids[p]` for the first
+    /// `SAMPLED_NEIGHBOURS` positions `p` of each list, by a serial union-find.
+    fn sampled_reference(offsets: &[u64], ids: &[u64]) -> Vec<u64> {
+        fn find(parent: &mut [usize], mut x: usize) -> usize {
+            while parent[x] != x {
+                x = parent[x];
+            }
+            x
+        }
+        let n = offsets.len() - 1;
+        let mut parent: Vec<usize> = (0..n).collect();
+        for u in 0..n {
+            let (s, t) = (offsets[u] as usize, offsets[u + 1] as usize);
+            for &v in &ids[s..t.min(s + SAMPLED_NEIGHBOURS)] {
+                let (a, b) = (find(&mut parent, u), find(&mut parent, v as usize));
+                parent[a.max(b)] = a.min(b);
+            }
+        }
+        (0..n).map(|v| find(&mut parent, v) as u64).collect()
+    }
+
+    /// Lists of 0, 1, 2, 3 or 17 pseudo-random neighbours, the last list of length `last`
+    /// (so the id array ends on a list shorter than the pair the prefetch reads).
+    fn lists(n: usize, last: usize) -> (Vec<u64>, Vec<u64>) {
+        let mut offsets = vec![0u64];
+        let mut ids = Vec::new();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64 ^ n as u64;
+        for u in 0..n {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let length = if u + 1 == n {
+                last
+            } else {
+                [0, 1, 2, 3, 17][(state >> 33) as usize % 5]
+            };
+            for k in 0..length {
+                ids.push((state >> 17).wrapping_add(k as u64 * 7919) % n as u64);
+            }
+            offsets.push(ids.len() as u64);
+        }
+        (offsets, ids)
+    }
+
+    fn sampled_labels<P: Positions>(n: usize, offsets: &[u64], ids: P, threads: usize) -> Vec<u64> {
+        let runtime = Runtime::with_threads(threads).unwrap();
+        let labels: Vec<AtomicU32> = (0..n as u32).map(AtomicU32::new).collect();
+        link_sampled(&labels, offsets, ids, &runtime);
+        compress(&labels, &runtime);
+        labels.iter().map(Cell::get).collect()
+    }
+
+    #[test]
+    fn the_prefetching_sampling_pass_links_as_a_plain_union_find() {
+        for n in [0usize, 1, 2, 31, 32, 33, 63, 64, 65, 97, 1025, 4097] {
+            for last in [0, 1, 2, 3] {
+                let (offsets, ids) = lists(n, last);
+                let expected = sampled_reference(&offsets, &ids);
+                let narrow: Vec<u32> = ids.iter().map(|&v| v as u32).collect();
+                let bits = 64 - (n as u64).leading_zeros().min(63);
+                let packed = SmartArray::from_slice(&ids, &ArrayOptions::new().bits(bits)).unwrap();
+                for threads in [1, 2, 3] {
+                    let label = format!("n {n}, last list {last}, {threads} threads");
+                    let u32_ids = sampled_labels(n, &offsets, &narrow[..], threads);
+                    assert_eq!(u32_ids, expected, "{label}: u32 ids");
+                    let u64_ids = sampled_labels(n, &offsets, &ids[..], threads);
+                    assert_eq!(u64_ids, expected, "{label}: u64 ids");
+                    let packed_ids = sampled_labels(n, &offsets, packed.local(), threads);
+                    assert_eq!(packed_ids, expected, "{label}: {bits}-bit ids");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pairs_stop_at_the_end_and_prefetches_accept_any_position() {
+        let ids = [5u32, 6, 7];
+        assert_eq!(Positions::pair(&ids[..], 0), Some([5, 6]));
+        assert_eq!(Positions::pair(&ids[..], 1), Some([6, 7]));
+        assert_eq!(Positions::pair(&ids[..], 2), None);
+        assert_eq!(Positions::pair(&ids[..], 3), None);
+        assert_eq!(Positions::pair(&ids[..], usize::MAX), None);
+        let packed = SmartArray::from_slice(&[5, 6, 7], &ArrayOptions::new().bits(3)).unwrap();
+        let view = packed.local();
+        assert_eq!(view.pair(0), Some([5, 6]));
+        assert_eq!(view.pair(1), Some([6, 7]));
+        assert_eq!(view.pair(2), None);
+        assert_eq!(view.pair(usize::MAX), None);
+        for position in [0, 2, 3, 1 << 40, usize::MAX] {
+            Positions::prefetch(&ids[..], position);
+            view.prefetch(position);
+        }
+        let empty: [u64; 0] = [];
+        assert_eq!(Positions::pair(&empty[..], 0), None);
+        Positions::prefetch(&empty[..], 0);
+        let labels: Vec<AtomicU32> = Vec::new();
+        prefetch_parent(&labels, 0);
+        prefetch_parent(&labels, usize::MAX);
+    }
 }
