@@ -1678,10 +1678,6 @@ mod tests {
         // with 32-bit keys, then keys of 40 bits (a widening during the fast steps) and wider
         // values: every bucket count past 4096 is one of the lattice's, every key reads back.
         let storage = crate::map::storage_of(&smartarrays::ArrayOptions::new()).unwrap();
-        let scatter = |i: u64| {
-            let x = (i ^ 0x2545_f491).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            x ^ (x >> 31)
-        };
         let mut lattice = vec![GENTLE_GROWTH_BUCKETS];
         while *lattice.last().unwrap() < 1 << 20 {
             lattice.push(lattice_step(*lattice.last().unwrap()).unwrap());
@@ -1692,15 +1688,11 @@ mod tests {
         let n = 160_000u64;
         for i in 0..n {
             let (code, value) = if i < n / 2 {
-                (scatter(i) & low_mask(32), i & 0xff)
+                (scattered(i) & low_mask(32), i & 0xff)
             } else {
-                (scatter(i) & low_mask(40), i)
+                (scattered(i) & low_mask(40), i)
             };
-            if reference.insert(code, value).is_none() {
-                table.insert_new(code, value).unwrap();
-            } else {
-                table.upsert(code, value, |_| Ok(value)).unwrap();
-            }
+            insert_or_replace(&mut table, &mut reference, code, value);
             if counts.last() != Some(&table.bucket_count()) {
                 counts.push(table.bucket_count());
             }
@@ -1719,12 +1711,27 @@ mod tests {
             assert_eq!(table.get_in(0, code), Some(value), "{code}");
         }
         for i in 0..1000u64 {
-            let code = scatter(i + (1 << 40)) & low_mask(40);
+            let code = scattered(i + (1 << 40)) & low_mask(40);
             assert_eq!(
                 table.get_in(0, code),
                 reference.get(&code).copied(),
                 "{code}"
             );
+        }
+    }
+
+    /// Sets `code` to `value` in `table` (a new entry, or the old value replaced) and in its
+    /// `reference`.
+    fn insert_or_replace(
+        table: &mut Table,
+        reference: &mut std::collections::HashMap<u64, u64>,
+        code: u64,
+        value: u64,
+    ) {
+        if reference.insert(code, value).is_none() {
+            table.insert_new(code, value).unwrap();
+        } else {
+            table.upsert(code, value, |_| Ok(value)).unwrap();
         }
     }
 
@@ -1814,11 +1821,7 @@ mod tests {
                 _ => scattered(i) & top,
             };
             let value = scattered(i + 7) & low_mask(value_bits);
-            if reference.insert(code, value).is_none() {
-                table.insert_new(code, value).unwrap();
-            } else {
-                table.upsert(code, value, |_| Ok(value)).unwrap();
-            }
+            insert_or_replace(&mut table, &mut reference, code, value);
         }
         (table, reference)
     }
@@ -1888,11 +1891,7 @@ mod tests {
         let mut counts = Vec::new();
         for i in 0..700_000u64 {
             let (code, value) = (scattered(i) & low_mask(60), scattered(i + 3) >> 32);
-            if reference.insert(code, value).is_none() {
-                table.insert_new(code, value).unwrap();
-            } else {
-                table.upsert(code, value, |_| Ok(value)).unwrap();
-            }
+            insert_or_replace(&mut table, &mut reference, code, value);
             if counts.last() != Some(&table.bucket_count()) {
                 counts.push(table.bucket_count());
             }
