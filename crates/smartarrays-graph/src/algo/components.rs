@@ -193,13 +193,6 @@ fn link_lists<C: Cell>(
     skip: Option<u64>,
     runtime: &Runtime,
 ) {
-    if (first, last, skip) == (0, SAMPLED_NEIGHBOURS, None) {
-        return match targets {
-            Targets::U32(ids) => link_sampled(labels, offsets, ids, runtime),
-            Targets::U64(ids) => link_sampled(labels, offsets, ids, runtime),
-            Targets::Packed(view) => link_sampled(labels, offsets, view, runtime),
-        };
-    }
     if let Targets::Packed(view) = targets {
         if skip.is_some() || last - first <= SAMPLED_NEIGHBOURS {
             return link_packed_lists(labels, offsets, view, (first, last), skip, runtime);
@@ -302,14 +295,11 @@ fn afforest<C: Cell>(graph: &Graph, labels: &[C], runtime: &Runtime) -> (u64, u6
     let targets = Targets::of(graph.edge().local());
     // Both sampled neighbours of a vertex are linked in one pass and the trees compressed
     // once: the labels end the same as with a compression after each round, in one pass less.
-    link_lists(
-        labels,
-        offsets,
-        targets,
-        (0, SAMPLED_NEIGHBOURS),
-        None,
-        runtime,
-    );
+    match targets {
+        Targets::U32(ids) => link_sampled(labels, offsets, ids, runtime),
+        Targets::U64(ids) => link_sampled(labels, offsets, ids, runtime),
+        Targets::Packed(view) => link_sampled(labels, offsets, view, runtime),
+    }
     compress(labels, runtime);
     let largest = most_sampled(labels);
     link_lists(
