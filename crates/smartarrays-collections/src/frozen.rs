@@ -14,8 +14,9 @@
 //!
 //! A lookup hashes the key, reads its bucket's two offsets (one cache line), then compares the
 //! bucket's few remainders, which lie together (usually one more line) and stop at the first
-//! remainder not below the one sought. `get_many` and `contains_many` work on windows of keys
-//! and prefetch each stage's lines for the whole window before reading any of them.
+//! remainder not below the one sought. `get_many` and `contains_many` pipeline their keys:
+//! each key's offsets line and then its records are prefetched several lookups before they
+//! are read.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -29,7 +30,9 @@ use crate::{Error, Key, Map, Result, Value};
 
 /// Buckets per block of the index.
 const BLOCK: u64 = 64;
-/// Keys hashed and prefetched together by the batched lookups.
+/// Records a short bucket's branch-free scan reads.
+const SHORT: u64 = 8;
+/// Twice the distance, in keys, between the stages of the batched lookups.
 const WINDOW: usize = 32;
 
 /// `bits` bits of `words` from bit `position` (0 for a width of 0). The words carry one word
@@ -78,6 +81,8 @@ struct Shape {
     records: u64,
     /// Bits of one record (remainder, then value).
     record_bits: u64,
+    /// Entries of the fullest bucket.
+    longest: u64,
 }
 
 impl Shape {
@@ -118,10 +123,30 @@ impl Shape {
         ))
     }
 
-    /// The value code of the entry with `remainder` among records `start..end`.
+    /// The value code of the entry with `remainder` among records `start..end`. Buckets of at
+    /// most [`SHORT`] records (almost all: 2-4 on average) are compared without a branch on
+    /// their contents, reading [`SHORT`] records whatever the length (the words carry padding
+    /// for that), so a lookup mispredicts no branch in its scan; longer ones stop at the first
+    /// remainder not below the one sought.
     #[inline(always)]
     fn scan(&self, words: &[u64], start: u64, end: u64, remainder: u64) -> Option<u64> {
         let mut position = self.records + start * self.record_bits;
+        let count = end - start;
+        if count <= SHORT {
+            let mut at = u64::MAX;
+            for j in 0..SHORT {
+                let found = bits_at(words, position, self.remainder_bits);
+                // At most one record matches; the range check keeps the next bucket's out.
+                at = if found == remainder && j < count {
+                    position
+                } else {
+                    at
+                };
+                position += self.record_bits;
+            }
+            return (at != u64::MAX)
+                .then(|| bits_at(words, at + u64::from(self.remainder_bits), self.value_bits));
+        }
         for _ in start..end {
             let found = bits_at(words, position, self.remainder_bits);
             if found >= remainder {
@@ -266,7 +291,10 @@ impl<K: Key, V: Value> FrozenMap<K, V> {
             .checked_mul(record_bits)
             .and_then(|r| r.checked_add(records))
             .ok_or_else(too_large)?;
-        let word_count = usize::try_from(total.div_ceil(64) + 2).map_err(|_| too_large())?;
+        // Padding: a short bucket's scan reads `SHORT` records from its start, and every field
+        // read takes two words.
+        let padding = (SHORT * record_bits).div_ceil(64) + 2;
+        let word_count = usize::try_from(total.div_ceil(64) + padding).map_err(|_| too_large())?;
         let mut words = vec![0u64; word_count];
         let shape = Shape {
             mixer,
@@ -279,6 +307,7 @@ impl<K: Key, V: Value> FrozenMap<K, V> {
             block_bits,
             records,
             record_bits,
+            longest: starts.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0),
         };
         for block in 0..blocks {
             let first = block * BLOCK;
@@ -473,6 +502,7 @@ impl<K: Key, V: Value> FrozenMap<K, V> {
             bits_per_entry: per(8 * packed as u64),
             index_bits_per_entry: per(self.shape.records),
             buckets: 1u64 << self.shape.bucket_bits,
+            longest_bucket: self.shape.longest,
             key_bits: self.shape.key_bits,
             remainder_bits: self.shape.remainder_bits,
             value_bits: self.shape.value_bits,
@@ -610,6 +640,9 @@ pub struct FrozenReport {
     pub index_bits_per_entry: f64,
     /// Buckets (a power of two).
     pub buckets: u64,
+    /// Entries of the fullest bucket (a lookup in a bucket of more than 8 compares one entry
+    /// at a time).
+    pub longest_bucket: u64,
     /// Bits of the key domain.
     pub key_bits: u32,
     /// Bits of a stored remainder.
@@ -625,7 +658,7 @@ impl fmt::Display for FrozenReport {
         write!(
             f,
             "{} entries in {} bytes ({:.2} B/entry; packed {:.1} bits/entry: {}-bit remainders, \
-             {}-bit values, index {:.2} bits; {} buckets, {}-bit keys, {} replica(s))",
+             {}-bit values, index {:.2} bits; {} buckets, longest {}, {}-bit keys, {} replica(s))",
             self.entries,
             self.bytes,
             self.bytes_per_entry,
@@ -634,6 +667,7 @@ impl fmt::Display for FrozenReport {
             self.value_bits,
             self.index_bits_per_entry,
             self.buckets,
+            self.longest_bucket,
             self.key_bits,
             self.replicas
         )

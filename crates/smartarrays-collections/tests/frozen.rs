@@ -82,6 +82,22 @@ fn edge_sizes_find_every_key_and_no_other() {
 }
 
 #[test]
+fn buckets_longer_than_the_branch_free_scan_are_searched_too() {
+    // 2^16 buckets for 200,003 entries (about 3 a bucket): the Poisson tail gives buckets of
+    // more than 8, which take the one-by-one scan.
+    let keys = scattered(200_003, 0x2545_f491_4f6c_dd1d);
+    let values: Vec<u64> = keys.iter().map(|k| k >> 40).collect();
+    let map = FrozenMap::from_pairs(&keys, &values).unwrap();
+    let report = map.memory_report();
+    assert!(report.longest_bucket > 8, "{report}");
+    let reference: HashMap<u64, u64> = keys.iter().copied().zip(values).collect();
+    let probes: Vec<u64> = (0..20_000u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 1)
+        .collect();
+    check(&map, &reference, &probes);
+}
+
+#[test]
 fn value_widths_from_zero_to_sixty_four() {
     let keys: Vec<u32> = (0..700u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
     for bits in 0..=64u32 {
