@@ -161,6 +161,24 @@ fn every_key_of_a_full_domain_means_zero_bit_remainders() {
 }
 
 #[test]
+fn readers_share_a_frozen_map_across_threads() {
+    fn shareable<T: Send + Sync>(_: &T) {}
+    let keys: Vec<u32> = (0..50_000).map(|i| i * 3).collect();
+    let map = FrozenMap::from_pairs(&keys, &keys).unwrap();
+    shareable(&map);
+    std::thread::scope(|scope| {
+        for t in 0..3u32 {
+            let map = &map;
+            scope.spawn(move || {
+                for k in (t..150_000).step_by(7) {
+                    assert_eq!(map.get(k), (k % 3 == 0).then_some(k));
+                }
+            });
+        }
+    });
+}
+
+#[test]
 fn duplicate_keys_are_refused_naming_the_key() {
     let error = FrozenMap::from_pairs(&[5u32, 9, 5], &[1u32, 2, 3])
         .err()
