@@ -45,6 +45,13 @@ pub enum Error {
         /// Capacity given.
         given: usize,
     },
+    /// A key was given twice to a build that takes each key once ([`FrozenMap`](crate::FrozenMap),
+    /// [`FrozenSet`](crate::FrozenSet)).
+    #[error("key code {key} was given more than once")]
+    DuplicateKey {
+        /// The key's code (see [`Key`](crate::Key)).
+        key: u64,
+    },
     /// A string dictionary has more than `u32::MAX` entries.
     #[error("a dictionary holds at most {max} strings")]
     DictionaryFull {

@@ -93,6 +93,7 @@
 mod bag;
 mod bucket;
 mod error;
+mod frozen;
 mod group;
 mod hash;
 mod key;
@@ -104,6 +105,7 @@ mod table;
 
 pub use bag::Bag;
 pub use error::{Error, Result};
+pub use frozen::{FrozenMap, FrozenReport, FrozenSet};
 pub use key::{Key, Value};
 pub use map::Map;
 pub use report::MemoryReport;

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use foldhash::fast::FixedState;
 use smartarrays::{ArrayOptions, Runtime};
-use smartarrays_collections::{Bag, Map};
+use smartarrays_collections::{Bag, FrozenMap, Map};
 
 type Brown<K, V> = hashbrown::HashMap<K, V, FixedState>;
 
@@ -72,6 +72,99 @@ fn line(what: &str, ours: f64, base: f64, unit: &str, target: f64) -> String {
     )
 }
 
+/// hashbrown `<u32,u32>`'s figures the frozen map is held to (bytes also against `<u64,u64>`).
+struct Baseline {
+    build: f64,
+    bytes: [f64; 2],
+    hit: f64,
+    miss: f64,
+}
+
+/// The read-only [`FrozenMap<u32, u32>`] on the same keys: built from the pairs (against
+/// hashbrown's inserts of them), bytes per entry, then single and batched hits and misses.
+fn frozen(
+    keys: &[u32],
+    values: &[u32],
+    probe: &[u32],
+    misses: &[u32],
+    base: Baseline,
+    (label, target, runs): (&str, f64, usize),
+    out: &mut Vec<String>,
+) {
+    let n = keys.len();
+    let mut map = None;
+    let t_build = best(1, || {
+        map = None;
+        map = Some(FrozenMap::from_pairs(keys, values).expect("frozen map"));
+    });
+    let map = map.expect("built");
+    let bytes = map.memory_bytes() as f64 / n as f64;
+    let report = map.memory_report();
+    let hit = best(runs, || {
+        probe
+            .iter()
+            .map(|&k| u64::from(map.get(k).unwrap_or(0)))
+            .sum::<u64>()
+    });
+    let mut found = vec![None; 4096];
+    let hit_many = best(runs, || {
+        let mut sum = 0u64;
+        for chunk in probe.chunks(4096) {
+            map.get_many(chunk, &mut found[..chunk.len()])
+                .expect("get_many");
+            sum += found[..chunk.len()]
+                .iter()
+                .map(|v| u64::from(v.unwrap_or(0)))
+                .sum::<u64>();
+        }
+        sum
+    });
+    let miss = best(runs, || {
+        misses.iter().filter(|&&k| map.contains_key(k)).count()
+    });
+    let mut present = vec![false; 4096];
+    let miss_many = best(runs, || {
+        let mut count = 0;
+        for chunk in misses.chunks(4096) {
+            count += map
+                .contains_many(chunk, &mut present[..chunk.len()])
+                .expect("contains_many");
+        }
+        count
+    });
+    out.push(format!("{label}: frozen map: {report}"));
+    out.push(line(
+        &format!("{label}: frozen build (vs <u32,u32> inserts)"),
+        ns(t_build, n),
+        ns(base.build, n),
+        "ns/op",
+        1.5,
+    ));
+    for (name, peer) in [("<u64,u64>", base.bytes[0]), ("<u32,u32>", base.bytes[1])] {
+        out.push(line(
+            &format!("{label}: frozen bytes/entry (vs {name})"),
+            bytes,
+            peer,
+            "B",
+            1.0 / 3.0,
+        ));
+    }
+    for (name, ours, peer, goal) in [
+        ("hit, single get", hit, base.hit, target.max(1.5)),
+        ("hit, get_many", hit_many, base.hit, target),
+        ("miss, single", miss, base.miss, target.max(1.5)),
+        ("miss, contains_many", miss_many, base.miss, target),
+    ] {
+        out.push(line(
+            &format!("{label}: frozen {name} (vs <u32,u32>)"),
+            ns(ours, n),
+            ns(peer, n),
+            "ns/op",
+            goal,
+        ));
+    }
+}
+
 /// Lookups and inserts at `n` keys (u32 keys scattered over the whole range, values below
 /// 2^20); `target` is the lookup ratio to reach. Each table is built, measured and dropped
 /// before the next, and the inputs stay `u32` (widened where a `u64` table reads them), so
@@ -129,6 +222,9 @@ fn tables(n: usize, label: &str, target: f64, out: &mut Vec<String>) {
             .map(|k| u64::from(brown32.get(k).copied().unwrap_or(0)))
             .sum::<u64>()
     });
+    let mb32 = best(runs, || {
+        misses.iter().filter(|&&k| brown32.contains_key(&k)).count()
+    });
     drop(brown32);
 
     // Ours: single inserts from empty, then every lookup.
@@ -179,6 +275,21 @@ fn tables(n: usize, label: &str, target: f64, out: &mut Vec<String>) {
         map.insert_many(&keys, &values).expect("insert");
         map.len()
     });
+
+    frozen(
+        &keys,
+        &values,
+        &probe,
+        &misses,
+        Baseline {
+            build: t_brown32,
+            bytes: [b64, b32],
+            hit: hb32,
+            miss: mb32,
+        },
+        (label, target, runs),
+        out,
+    );
 
     out.push(line(
         &format!("{label}: insert, single (vs <u64,u64>)"),
