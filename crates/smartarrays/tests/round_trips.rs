@@ -456,6 +456,36 @@ fn every_kernel_level_agrees_on_long_unaligned_ranges() {
     }
 }
 
+/// Short and medium ranges at every alignment, ending anywhere up to the array's last value (the
+/// SIMD levels decode a partial head or tail group whole from the padded storage).
+#[test]
+fn every_kernel_level_agrees_on_short_ranges_at_every_alignment() {
+    const LENGTHS: [usize; 14] = [0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 63, 64, 65, 1025];
+    for bits in 1..=64u32 {
+        for total in [1usize, 9, 1100] {
+            let expected = reference(total, bits, u64::from(bits) + total as u64);
+            let mut words = vec![0u64; codec::storage_words(total, bits).unwrap()];
+            codec::pack_into(&mut words, bits, expected.iter().copied());
+            for level in KernelLevel::supported() {
+                for len in LENGTHS.into_iter().filter(|&len| len <= total) {
+                    let last = total - len;
+                    let starts = (0..=last.min(17)).chain(last.saturating_sub(9)..=last);
+                    for start in starts {
+                        let mut out = vec![u64::MAX; len + 1];
+                        codec::unpack_range_with(level, &words, bits, start, &mut out[..len]);
+                        assert_eq!(
+                            &out[..len],
+                            &expected[start..start + len],
+                            "bits {bits} {level:?} start {start} len {len}"
+                        );
+                        assert_eq!(out[len], u64::MAX, "wrote past the range");
+                    }
+                }
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
 

@@ -173,24 +173,70 @@ pub fn bc(
 fn brandes<C: Cell>(
     graph: &Graph,
     sources: Vec<u64>,
+    on_source: impl FnMut(usize, usize),
+) -> Result<BcResult> {
+    let n = graph.vertices();
+    let runtime = Arc::clone(graph.runtime());
+    let mut forward_buffer = Vec::new();
+    let begin = cells::offsets(graph.begin(), &mut forward_buffer);
+    // One bit per out-edge position: set when the edge leads one level down (a successor).
+    let words = (begin[n] as usize).div_ceil(64);
+    let zero = |_| 0;
+    // Scratch cells filled in parallel on huge pages: the first touch of these pages is the
+    // kernel's largest serial cost otherwise (the level loops write them at scattered places,
+    // a page fault each per 4 KiB).
+    cells::scratch(
+        n,
+        &runtime,
+        |_| C::NONE,
+        |depth: &[C]| {
+            cells::scratch(n, &runtime, zero, |paths: &[AtomicU64]| {
+                cells::scratch(n, &runtime, zero, |dependency: &[AtomicU64]| {
+                    cells::scratch(n, &runtime, zero, |scores: &[AtomicU64]| {
+                        cells::scratch(words, &runtime, zero, |successors: &[AtomicU64]| {
+                            let scratch = Scratch {
+                                depth,
+                                paths,
+                                dependency,
+                                scores,
+                                successors,
+                            };
+                            from_sources(graph, sources, begin, scratch, on_source)
+                        })?
+                    })?
+                })?
+            })?
+        },
+    )?
+}
+
+/// BC's per-vertex cells and its successor bits.
+struct Scratch<'a, C> {
+    depth: &'a [C],
+    paths: &'a [AtomicU64],
+    dependency: &'a [AtomicU64],
+    scores: &'a [AtomicU64],
+    successors: &'a [AtomicU64],
+}
+
+/// Brandes from `sources` in `scratch`, fresh (depth "none", the rest zero).
+fn from_sources<C: Cell>(
+    graph: &Graph,
+    sources: Vec<u64>,
+    begin: &[u64],
+    scratch: Scratch<'_, C>,
     mut on_source: impl FnMut(usize, usize),
 ) -> Result<BcResult> {
     let n = graph.vertices();
     let runtime = Arc::clone(graph.runtime());
-    // Filled in parallel: the first touch of these pages is the kernel's largest serial cost
-    // otherwise (the level loops write them at scattered places, a page fault each).
-    let depth: Vec<C> = cells::filled(n, &runtime, |_| C::NONE);
-    let paths: Vec<AtomicU64> = cells::filled(n, &runtime, |_| 0);
-    let dependency: Vec<AtomicU64> = cells::filled(n, &runtime, |_| 0);
-    let scores: Vec<AtomicU64> = cells::filled(n, &runtime, |_| 0);
-    let mut forward_buffer = Vec::new();
-    let begin = cells::offsets(graph.begin(), &mut forward_buffer);
     let forward = Targets::of(graph.edge().local());
-    // One bit per out-edge position: set when the edge leads one level down (a successor).
-    let successors: Vec<AtomicU64> =
-        cells::filled((begin[n] as usize).div_ceil(64), &runtime, |_| 0);
-    let (depth, paths, dependency, scores) = (&depth, &paths, &dependency, &scores);
-    let successors = &successors;
+    let Scratch {
+        depth,
+        paths,
+        dependency,
+        scores,
+        successors,
+    } = scratch;
     let is_successor = |e: usize| successors[e / 64].load(Ordering::Relaxed) & (1 << (e % 64)) != 0;
     // Whether any edge position in `e..b` is marked (most vertices of a level have no
     // successor: their lists need not be read, nor decoded when packed).

@@ -13,8 +13,6 @@ use smartarrays::{ArrayOptions, Placement, Runtime, SmartArray};
 pub(crate) trait Cell: Send + Sync + Sized + bytemuck::Zeroable {
     /// All ones at the cell's width: "no value".
     const NONE: u64;
-    /// A cell holding `value` (which fits the width).
-    fn new(value: u64) -> Self;
     /// The value (relaxed).
     fn get(&self) -> u64;
     /// Stores `value` (relaxed).
@@ -30,10 +28,6 @@ impl Cell for AtomicU32 {
     const NONE: u64 = u32::MAX as u64;
     fn update<R>(array: &mut SmartArray, body: impl FnOnce(&[Self]) -> R) -> Option<R> {
         array.update_atomic_u32(body)
-    }
-    #[inline(always)]
-    fn new(value: u64) -> Self {
-        AtomicU32::new(value as u32)
     }
     #[inline(always)]
     fn get(&self) -> u64 {
@@ -59,10 +53,6 @@ impl Cell for AtomicU64 {
     const NONE: u64 = u64::MAX;
     fn update<R>(array: &mut SmartArray, body: impl FnOnce(&[Self]) -> R) -> Option<R> {
         array.update_atomic_u64(body)
-    }
-    #[inline(always)]
-    fn new(value: u64) -> Self {
-        AtomicU64::new(value)
     }
     #[inline(always)]
     fn get(&self) -> u64 {
@@ -105,6 +95,36 @@ pub(crate) fn filled<C: Cell>(
         runtime.for_each_batch(0..n, FILL_BATCH, |_, range| fill(range));
     }
     cells
+}
+
+/// Runs `body` on `n` scratch cells, cell `v` holding `value(v)`, kept in a smart array at the
+/// cells' width (filled in parallel, on huge pages for large `n`, OS-default placement): a
+/// vector of cells takes one page fault per 4 KiB, which a kernel touching every vertex pays on
+/// each call. Where arrays cannot be updated as cells (a big-endian machine) the cells are a
+/// vector made by [`filled`].
+pub(crate) fn scratch<C: Cell, R>(
+    n: usize,
+    runtime: &Arc<Runtime>,
+    value: impl Fn(usize) -> u64 + Sync,
+    body: impl FnOnce(&[C]) -> R,
+) -> smartarrays::Result<R> {
+    let options = ArrayOptions::new()
+        .bits(bits::<C>())
+        .placement(Placement::OsDefault)
+        .runtime(Arc::clone(runtime));
+    if cfg!(target_endian = "little") {
+        let mut array = SmartArray::from_fn(n, &options, &value)?;
+        let mut body = Some(body);
+        if let Some(result) = C::update(&mut array, |cells| {
+            (body.take().expect("called once"))(cells)
+        }) {
+            return Ok(result);
+        }
+        return Ok((body.take().expect("not called"))(&filled::<C>(
+            n, runtime, value,
+        )));
+    }
+    Ok(body(&filled::<C>(n, runtime, value)))
 }
 
 /// The width of cells of type `C` in bits (32 or 64): arrays stored at it can be updated as

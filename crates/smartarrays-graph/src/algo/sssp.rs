@@ -18,7 +18,7 @@ use smartarrays::codec::max_value;
 use smartarrays::{ArrayOptions, SmartArray};
 
 use crate::access::{Bounds, Run, Runs};
-use crate::algo::cells::Cell;
+use crate::algo::cells::{self, Cell};
 use crate::error::{GraphError, Result};
 use crate::graph::property_bits;
 use crate::{EdgeWeights, Graph};
@@ -308,217 +308,228 @@ fn search_sliced<C: Cell>(
         None => d / delta,
     };
     let runtime = Arc::clone(graph.runtime());
-    let distances: Vec<C> = (0..n).map(|_| C::new(C::NONE)).collect();
-    distances[source as usize].set(0);
-    let offsets = Bounds::of(graph.begin().local());
-    let targets = Runs::of(graph.edge().local());
-    let weight_values = Runs::of(weights.array().local());
-    let threads = runtime.threads();
-    let shared = Shared {
-        frontier: (0..threads).map(|_| RwLock::new(Vec::new())).collect(),
-        bins: (0..threads).map(|_| Mutex::new(Bins::default())).collect(),
-        lowest: [AtomicU64::new(u64::MAX), AtomicU64::new(u64::MAX)],
-        expanded: [AtomicUsize::new(0), AtomicUsize::new(0)],
-        cursors: [
-            (0..threads).map(|_| AtomicUsize::new(0)).collect(),
-            (0..threads).map(|_| AtomicUsize::new(0)).collect(),
-        ],
-        stop: AtomicBool::new(false),
-        log: Mutex::new(Vec::new()),
-    };
-    if let Ok(mut first) = shared.frontier[0].write() {
-        first.push(source);
-    }
-    let distances = &distances;
-    // Relaxes the out-edges of `u` (unless it was settled in an earlier bucket since it was
-    // filed in this one), filing the improved vertices in `bins`.
-    let expand = |u: u64, floor: u64, bins: &mut Bins| {
-        let du = distances[u as usize].get();
-        if du < floor {
-            return;
-        }
-        let (s, t) = offsets.list(u as usize);
-        if s == t {
-            return;
-        }
-        let (mut ids, mut ws) = (std::mem::take(&mut bins.ids), std::mem::take(&mut bins.ws));
-        let neighbours = targets.run(s, t, &mut ids);
-        let edge_weights = weight_values.run(s, t, &mut ws);
-        let mut file = |v: u64, candidate: u64| bins.file(v, bucket_of(candidate));
-        // SAFETY: the runs hold the graph's neighbour ids, all below `n` (checked when the
-        // graph was built or loaded), and `distances` holds `n` cells.
-        unsafe {
-            match (neighbours, edge_weights) {
-                (Run::N32(a), Run::N32(b)) => relax(a, b, du, distances, &mut file),
-                (Run::N32(a), Run::N64(b)) => relax(a, b, du, distances, &mut file),
-                (Run::N64(a), Run::N32(b)) => relax(a, b, du, distances, &mut file),
-                (Run::N64(a), Run::N64(b)) => relax(a, b, du, distances, &mut file),
+    // The tentative distances live in scratch cells filled in parallel on huge pages (a vector
+    // filled by one thread takes a page fault per 4 KiB).
+    let scratch = Arc::clone(&runtime);
+    cells::scratch(
+        n,
+        &scratch,
+        |_| C::NONE,
+        |distances: &[C]| {
+            distances[source as usize].set(0);
+            let offsets = Bounds::of(graph.begin().local());
+            let targets = Runs::of(graph.edge().local());
+            let weight_values = Runs::of(weights.array().local());
+            let threads = runtime.threads();
+            let shared = Shared {
+                frontier: (0..threads).map(|_| RwLock::new(Vec::new())).collect(),
+                bins: (0..threads).map(|_| Mutex::new(Bins::default())).collect(),
+                lowest: [AtomicU64::new(u64::MAX), AtomicU64::new(u64::MAX)],
+                expanded: [AtomicUsize::new(0), AtomicUsize::new(0)],
+                cursors: [
+                    (0..threads).map(|_| AtomicUsize::new(0)).collect(),
+                    (0..threads).map(|_| AtomicUsize::new(0)).collect(),
+                ],
+                stop: AtomicBool::new(false),
+                log: Mutex::new(Vec::new()),
+            };
+            if let Ok(mut first) = shared.frontier[0].write() {
+                first.push(source);
             }
-        }
-        bins.ids = ids;
-        bins.ws = ws;
-    };
-    let mut bucket = 0u64;
-    let mut rounds = 0usize;
-    let mut done = false;
-    while !done {
-        let start_bucket = bucket;
-        let start_round = rounds;
-        let started = Instant::now();
-        // One region: runs rounds until the buckets are empty or the slice is over; returns
-        // (bucket, round, finished) as every worker saw them.
-        let region = |worker: usize, spin: &Spin| -> (u64, usize, bool) {
-            let mut guard = shared.bins[worker]
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            let bins = &mut *guard;
-            let (mut bucket, mut round) = (start_bucket, start_round);
-            loop {
-                let parity = round & 1;
-                let floor = bucket.saturating_mul(delta);
-                let mut expanded = 0usize;
-                {
-                    let lists: Vec<_> = shared
-                        .frontier
-                        .iter()
-                        .map(|l| l.read().unwrap_or_else(|e| e.into_inner()))
-                        .collect();
-                    for k in 0..lists.len() {
-                        let owner = (worker + k) % lists.len();
-                        let list = &lists[owner];
-                        let cursor = &shared.cursors[parity][owner];
-                        loop {
-                            let s = cursor.fetch_add(FRONTIER_BATCH, Ordering::Relaxed);
-                            if s >= list.len() {
-                                break;
-                            }
-                            let t = (s + FRONTIER_BATCH).min(list.len());
-                            expanded += t - s;
-                            for &u in &list[s..t] {
-                                expand(u, floor, bins);
+            let distances = &distances;
+            // Relaxes the out-edges of `u` (unless it was settled in an earlier bucket since it was
+            // filed in this one), filing the improved vertices in `bins`.
+            let expand = |u: u64, floor: u64, bins: &mut Bins| {
+                let du = distances[u as usize].get();
+                if du < floor {
+                    return;
+                }
+                let (s, t) = offsets.list(u as usize);
+                if s == t {
+                    return;
+                }
+                let (mut ids, mut ws) =
+                    (std::mem::take(&mut bins.ids), std::mem::take(&mut bins.ws));
+                let neighbours = targets.run(s, t, &mut ids);
+                let edge_weights = weight_values.run(s, t, &mut ws);
+                let mut file = |v: u64, candidate: u64| bins.file(v, bucket_of(candidate));
+                // SAFETY: the runs hold the graph's neighbour ids, all below `n` (checked when the
+                // graph was built or loaded), and `distances` holds `n` cells.
+                unsafe {
+                    match (neighbours, edge_weights) {
+                        (Run::N32(a), Run::N32(b)) => relax(a, b, du, distances, &mut file),
+                        (Run::N32(a), Run::N64(b)) => relax(a, b, du, distances, &mut file),
+                        (Run::N64(a), Run::N32(b)) => relax(a, b, du, distances, &mut file),
+                        (Run::N64(a), Run::N64(b)) => relax(a, b, du, distances, &mut file),
+                    }
+                }
+                bins.ids = ids;
+                bins.ws = ws;
+            };
+            let mut bucket = 0u64;
+            let mut rounds = 0usize;
+            let mut done = false;
+            while !done {
+                let start_bucket = bucket;
+                let start_round = rounds;
+                let started = Instant::now();
+                // One region: runs rounds until the buckets are empty or the slice is over; returns
+                // (bucket, round, finished) as every worker saw them.
+                let region = |worker: usize, spin: &Spin| -> (u64, usize, bool) {
+                    let mut guard = shared.bins[worker]
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner());
+                    let bins = &mut *guard;
+                    let (mut bucket, mut round) = (start_bucket, start_round);
+                    loop {
+                        let parity = round & 1;
+                        let floor = bucket.saturating_mul(delta);
+                        let mut expanded = 0usize;
+                        {
+                            let lists: Vec<_> = shared
+                                .frontier
+                                .iter()
+                                .map(|l| l.read().unwrap_or_else(|e| e.into_inner()))
+                                .collect();
+                            for k in 0..lists.len() {
+                                let owner = (worker + k) % lists.len();
+                                let list = &lists[owner];
+                                let cursor = &shared.cursors[parity][owner];
+                                loop {
+                                    let s = cursor.fetch_add(FRONTIER_BATCH, Ordering::Relaxed);
+                                    if s >= list.len() {
+                                        break;
+                                    }
+                                    let t = (s + FRONTIER_BATCH).min(list.len());
+                                    expanded += t - s;
+                                    for &u in &list[s..t] {
+                                        expand(u, floor, bins);
+                                    }
+                                }
                             }
                         }
+                        // Fusion: while this worker's share of the current bucket is small, settle it
+                        // here rather than in another round.
+                        let mut batch = Vec::new();
+                        loop {
+                            let current = match bins.near.front_mut() {
+                                Some(current) if bins.base == bucket => current,
+                                _ => break,
+                            };
+                            if current.is_empty() || current.len() >= FUSE {
+                                break;
+                            }
+                            std::mem::swap(current, &mut batch);
+                            expanded += batch.len();
+                            for &u in &batch {
+                                expand(u, floor, bins);
+                            }
+                            batch.clear();
+                        }
+                        shared.expanded[parity].fetch_add(expanded, Ordering::Relaxed);
+                        shared.lowest[parity].fetch_min(bins.lowest(), Ordering::Relaxed);
+                        spin.wait();
+                        let next = shared.lowest[parity].load(Ordering::Relaxed);
+                        if worker == 0 {
+                            let count = shared.expanded[parity].load(Ordering::Relaxed);
+                            if let Ok(mut log) = shared.log.lock() {
+                                log.push((bucket, count));
+                            }
+                            shared
+                                .stop
+                                .store(started.elapsed() >= slice, Ordering::Relaxed);
+                        }
+                        round += 1;
+                        if next == u64::MAX {
+                            return (bucket, round, true);
+                        }
+                        {
+                            let mut mine = shared.frontier[worker]
+                                .write()
+                                .unwrap_or_else(|e| e.into_inner());
+                            bins.take(next, &mut mine);
+                        }
+                        spin.wait();
+                        if worker == 0 {
+                            // This parity's counters are next used two rounds on, after the barrier
+                            // that ends the coming round.
+                            shared.lowest[parity].store(u64::MAX, Ordering::Relaxed);
+                            shared.expanded[parity].store(0, Ordering::Relaxed);
+                            for cursor in &shared.cursors[parity] {
+                                cursor.store(0, Ordering::Relaxed);
+                            }
+                        }
+                        bucket = next;
+                        if shared.stop.load(Ordering::Relaxed) {
+                            return (bucket, round, false);
+                        }
                     }
+                };
+                let together = if threads > 1 {
+                    let spin = Spin::new(threads);
+                    runtime.on_each_worker_together(|worker| region(worker.index, &spin))
+                } else {
+                    None
+                };
+                let outcome = match together {
+                    Some(outcomes) => outcomes[0],
+                    None => {
+                        // One worker (or workers that cannot wait for each other): the calling thread
+                        // runs the rounds alone, claiming every worker's list.
+                        let spin = Spin::new(1);
+                        region(0, &spin)
+                    }
+                };
+                (bucket, rounds, done) = outcome;
+                let log =
+                    std::mem::take(&mut *shared.log.lock().unwrap_or_else(|e| e.into_inner()));
+                for (b, count) in log {
+                    on_round(b, count);
                 }
-                // Fusion: while this worker's share of the current bucket is small, settle it
-                // here rather than in another round.
-                let mut batch = Vec::new();
-                loop {
-                    let current = match bins.near.front_mut() {
-                        Some(current) if bins.base == bucket => current,
-                        _ => break,
+            }
+            // Reached count and largest distance in one parallel pass over the cells; the array is
+            // then filled from them directly.
+            let (reached, max_distance) = runtime.map_reduce(
+                0..n,
+                RESULT_BATCH,
+                || (0u64, 0u64),
+                |(mut reached, mut largest), _, range| {
+                    for cell in &distances[range] {
+                        let d = cell.get();
+                        if d != C::NONE {
+                            reached += 1;
+                            largest = largest.max(d);
+                        }
+                    }
+                    (reached, largest)
+                },
+                |a, b| (a.0 + b.0, a.1.max(b.1)),
+            );
+            let properties = graph.properties();
+            // One more than the largest distance, so the all-ones marker never is one.
+            let bits = property_bits(properties, max_distance.saturating_add(1));
+            let array_options = ArrayOptions::new()
+                .placement(properties.placement.clone())
+                .runtime(Arc::clone(&runtime))
+                .bits(bits);
+            let marker = max_value(bits);
+            let distances = SmartArray::from_batches(n, &array_options, |range, out| {
+                for (slot, cell) in out.iter_mut().zip(&distances[range]) {
+                    *slot = match cell.get() {
+                        d if d == C::NONE => marker,
+                        d => d,
                     };
-                    if current.is_empty() || current.len() >= FUSE {
-                        break;
-                    }
-                    std::mem::swap(current, &mut batch);
-                    expanded += batch.len();
-                    for &u in &batch {
-                        expand(u, floor, bins);
-                    }
-                    batch.clear();
                 }
-                shared.expanded[parity].fetch_add(expanded, Ordering::Relaxed);
-                shared.lowest[parity].fetch_min(bins.lowest(), Ordering::Relaxed);
-                spin.wait();
-                let next = shared.lowest[parity].load(Ordering::Relaxed);
-                if worker == 0 {
-                    let count = shared.expanded[parity].load(Ordering::Relaxed);
-                    if let Ok(mut log) = shared.log.lock() {
-                        log.push((bucket, count));
-                    }
-                    shared
-                        .stop
-                        .store(started.elapsed() >= slice, Ordering::Relaxed);
-                }
-                round += 1;
-                if next == u64::MAX {
-                    return (bucket, round, true);
-                }
-                {
-                    let mut mine = shared.frontier[worker]
-                        .write()
-                        .unwrap_or_else(|e| e.into_inner());
-                    bins.take(next, &mut mine);
-                }
-                spin.wait();
-                if worker == 0 {
-                    // This parity's counters are next used two rounds on, after the barrier
-                    // that ends the coming round.
-                    shared.lowest[parity].store(u64::MAX, Ordering::Relaxed);
-                    shared.expanded[parity].store(0, Ordering::Relaxed);
-                    for cursor in &shared.cursors[parity] {
-                        cursor.store(0, Ordering::Relaxed);
-                    }
-                }
-                bucket = next;
-                if shared.stop.load(Ordering::Relaxed) {
-                    return (bucket, round, false);
-                }
-            }
-        };
-        let together = if threads > 1 {
-            let spin = Spin::new(threads);
-            runtime.on_each_worker_together(|worker| region(worker.index, &spin))
-        } else {
-            None
-        };
-        let outcome = match together {
-            Some(outcomes) => outcomes[0],
-            None => {
-                // One worker (or workers that cannot wait for each other): the calling thread
-                // runs the rounds alone, claiming every worker's list.
-                let spin = Spin::new(1);
-                region(0, &spin)
-            }
-        };
-        (bucket, rounds, done) = outcome;
-        let log = std::mem::take(&mut *shared.log.lock().unwrap_or_else(|e| e.into_inner()));
-        for (b, count) in log {
-            on_round(b, count);
-        }
-    }
-    // Reached count and largest distance in one parallel pass over the cells; the array is
-    // then filled from them directly.
-    let (reached, max_distance) = runtime.map_reduce(
-        0..n,
-        RESULT_BATCH,
-        || (0u64, 0u64),
-        |(mut reached, mut largest), _, range| {
-            for cell in &distances[range] {
-                let d = cell.get();
-                if d != C::NONE {
-                    reached += 1;
-                    largest = largest.max(d);
-                }
-            }
-            (reached, largest)
+            })?;
+            Ok(SsspResult {
+                source,
+                distances,
+                reached,
+                max_distance,
+                rounds,
+            })
         },
-        |a, b| (a.0 + b.0, a.1.max(b.1)),
-    );
-    let properties = graph.properties();
-    // One more than the largest distance, so the all-ones marker never is one.
-    let bits = property_bits(properties, max_distance.saturating_add(1));
-    let array_options = ArrayOptions::new()
-        .placement(properties.placement.clone())
-        .runtime(Arc::clone(&runtime))
-        .bits(bits);
-    let marker = max_value(bits);
-    let distances = SmartArray::from_batches(n, &array_options, |range, out| {
-        for (slot, cell) in out.iter_mut().zip(&distances[range]) {
-            *slot = match cell.get() {
-                d if d == C::NONE => marker,
-                d => d,
-            };
-        }
-    })?;
-    Ok(SsspResult {
-        source,
-        distances,
-        reached,
-        max_distance,
-        rounds,
-    })
+    )?
 }
 
 /// Checks distances against the rules a shortest-path verifier applies: the source is at 0;
