@@ -390,40 +390,40 @@ impl<K: Key, V: Value> FrozenMap<K, V> {
     /// Looks up every key of `keys` into `out` (`None` where absent) and returns how many were
     /// found; [`Error::BufferTooSmall`] when `out` is shorter than `keys`.
     pub fn get_many(&self, keys: &[K], out: &mut [Option<V>]) -> Result<usize> {
-        if out.len() < keys.len() {
-            return Err(Error::BufferTooSmall {
-                needed: keys.len(),
-                given: out.len(),
-            });
-        }
         let mut found = 0;
-        self.probe_many(keys, |i, value| {
+        self.probe_many(keys, out.len(), |i, value| {
             out[i] = value.map(V::from_code);
             found += usize::from(value.is_some());
-        });
+        })?;
         Ok(found)
     }
 
     /// Whether each key of `keys` is present, into `out`; returns how many are.
     /// [`Error::BufferTooSmall`] when `out` is shorter than `keys`.
     pub fn contains_many(&self, keys: &[K], out: &mut [bool]) -> Result<usize> {
-        if out.len() < keys.len() {
-            return Err(Error::BufferTooSmall {
-                needed: keys.len(),
-                given: out.len(),
-            });
-        }
         let mut found = 0;
-        self.probe_many(keys, |i, value| {
+        self.probe_many(keys, out.len(), |i, value| {
             out[i] = value.is_some();
             found += usize::from(value.is_some());
-        });
+        })?;
         Ok(found)
     }
 
     /// Looks up `keys` a window at a time: hash every key of the window and prefetch its
     /// offsets, then read the offsets and prefetch the first record, then scan.
-    fn probe_many(&self, keys: &[K], mut visit: impl FnMut(usize, Option<u64>)) {
+    /// [`Error::BufferTooSmall`] when `capacity`, the output's length, is below the keys'.
+    fn probe_many(
+        &self,
+        keys: &[K],
+        capacity: usize,
+        mut visit: impl FnMut(usize, Option<u64>),
+    ) -> Result<()> {
+        if capacity < keys.len() {
+            return Err(Error::BufferTooSmall {
+                needed: keys.len(),
+                given: capacity,
+            });
+        }
         let words = self.words();
         let shape = &self.shape;
         let mut homes = [None; WINDOW];
@@ -450,6 +450,7 @@ impl<K: Key, V: Value> FrozenMap<K, V> {
                 visit(w * WINDOW + j, value);
             }
         }
+        Ok(())
     }
 
     /// Every entry, in hash order (not key order).
