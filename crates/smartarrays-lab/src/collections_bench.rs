@@ -72,6 +72,68 @@ fn line(what: &str, ours: f64, base: f64, unit: &str, target: f64) -> String {
     )
 }
 
+/// The lookups both of our maps offer, so one timing routine measures either.
+trait Lookups {
+    fn get(&self, key: u32) -> Option<u32>;
+    fn contains_key(&self, key: u32) -> bool;
+    fn get_many(&self, keys: &[u32], out: &mut [Option<u32>]) -> usize;
+    fn contains_many(&self, keys: &[u32], out: &mut [bool]) -> usize;
+}
+
+macro_rules! lookups {
+    ($($map:ty),*) => {$(
+        impl Lookups for $map {
+            fn get(&self, key: u32) -> Option<u32> {
+                <$map>::get(self, key)
+            }
+            fn contains_key(&self, key: u32) -> bool {
+                <$map>::contains_key(self, key)
+            }
+            fn get_many(&self, keys: &[u32], out: &mut [Option<u32>]) -> usize {
+                <$map>::get_many(self, keys, out).expect("get_many")
+            }
+            fn contains_many(&self, keys: &[u32], out: &mut [bool]) -> usize {
+                <$map>::contains_many(self, keys, out).expect("contains_many")
+            }
+        }
+    )*};
+}
+lookups!(Map<u32, u32>, FrozenMap<u32, u32>);
+
+/// Best seconds of `runs` passes of: single hits over `probe`, batched hits (4096 keys a
+/// call), single misses over `misses`, batched misses.
+fn lookup_times(map: &impl Lookups, probe: &[u32], misses: &[u32], runs: usize) -> [f64; 4] {
+    let hit = best(runs, || {
+        probe
+            .iter()
+            .map(|&k| u64::from(map.get(k).unwrap_or(0)))
+            .sum::<u64>()
+    });
+    let mut found = vec![None; 4096];
+    let hit_many = best(runs, || {
+        let mut sum = 0u64;
+        for chunk in probe.chunks(4096) {
+            map.get_many(chunk, &mut found[..chunk.len()]);
+            sum += found[..chunk.len()]
+                .iter()
+                .map(|v| u64::from(v.unwrap_or(0)))
+                .sum::<u64>();
+        }
+        sum
+    });
+    let miss = best(runs, || {
+        misses.iter().filter(|&&k| map.contains_key(k)).count()
+    });
+    let mut present = vec![false; 4096];
+    let miss_many = best(runs, || {
+        misses
+            .chunks(4096)
+            .map(|chunk| map.contains_many(chunk, &mut present[..chunk.len()]))
+            .sum::<usize>()
+    });
+    [hit, hit_many, miss, miss_many]
+}
+
 /// hashbrown `<u32,u32>`'s figures the frozen map is held to (bytes also against `<u64,u64>`).
 struct Baseline {
     build: f64,
@@ -100,38 +162,7 @@ fn frozen(
     let map = map.expect("built");
     let bytes = map.memory_bytes() as f64 / n as f64;
     let report = map.memory_report();
-    let hit = best(runs, || {
-        probe
-            .iter()
-            .map(|&k| u64::from(map.get(k).unwrap_or(0)))
-            .sum::<u64>()
-    });
-    let mut found = vec![None; 4096];
-    let hit_many = best(runs, || {
-        let mut sum = 0u64;
-        for chunk in probe.chunks(4096) {
-            map.get_many(chunk, &mut found[..chunk.len()])
-                .expect("get_many");
-            sum += found[..chunk.len()]
-                .iter()
-                .map(|v| u64::from(v.unwrap_or(0)))
-                .sum::<u64>();
-        }
-        sum
-    });
-    let miss = best(runs, || {
-        misses.iter().filter(|&&k| map.contains_key(k)).count()
-    });
-    let mut present = vec![false; 4096];
-    let miss_many = best(runs, || {
-        let mut count = 0;
-        for chunk in misses.chunks(4096) {
-            count += map
-                .contains_many(chunk, &mut present[..chunk.len()])
-                .expect("contains_many");
-        }
-        count
-    });
+    let [hit, hit_many, miss, miss_many] = lookup_times(&map, probe, misses, runs);
     out.push(format!("{label}: frozen map: {report}"));
     out.push(line(
         &format!("{label}: frozen build (vs <u32,u32> inserts)"),
@@ -237,38 +268,7 @@ fn tables(n: usize, label: &str, target: f64, out: &mut Vec<String>) {
     });
     let ours_bytes = ours.memory_bytes() as f64 / n as f64;
     let report = ours.memory_report();
-    let ho = best(runs, || {
-        probe
-            .iter()
-            .map(|&k| u64::from(ours.get(k).unwrap_or(0)))
-            .sum::<u64>()
-    });
-    let mut found = vec![None; 4096];
-    let hm = best(runs, || {
-        let mut sum = 0u64;
-        for chunk in probe.chunks(4096) {
-            ours.get_many(chunk, &mut found[..chunk.len()])
-                .expect("get_many");
-            sum += found[..chunk.len()]
-                .iter()
-                .map(|v| u64::from(v.unwrap_or(0)))
-                .sum::<u64>();
-        }
-        sum
-    });
-    let mo = best(runs, || {
-        misses.iter().filter(|&&k| ours.contains_key(k)).count()
-    });
-    let mut present = vec![false; 4096];
-    let mm = best(runs, || {
-        let mut count = 0;
-        for chunk in misses.chunks(4096) {
-            count += ours
-                .contains_many(chunk, &mut present[..chunk.len()])
-                .expect("contains_many");
-        }
-        count
-    });
+    let [ho, hm, mo, mm] = lookup_times(&ours, probe.as_slice(), &misses, runs);
     drop(ours);
     let t_ours_many = best(1, || {
         let mut map: Map<u32, u32> = Map::new().expect("map");
