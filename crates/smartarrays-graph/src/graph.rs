@@ -3,11 +3,12 @@
 //! its memory report and the savings of the paper's variants.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 use smartarrays::{Runtime, SmartArray};
 
+use crate::degree_order::DegreeOrder;
 use crate::error::{GraphError, Result};
 use crate::options::{ArrayClass, GraphOptions, Variant};
 
@@ -55,6 +56,8 @@ pub struct Graph {
     max_in_degree: u64,
     properties: ArrayClass,
     runtime: Arc<Runtime>,
+    /// The degree order of the vertex cells, once prepared ([`Graph::prepare_degree_order`]).
+    degree_order: OnceLock<DegreeOrder>,
 }
 
 impl Graph {
@@ -79,6 +82,7 @@ impl Graph {
             max_in_degree,
             properties: options.properties.clone(),
             runtime,
+            degree_order: OnceLock::new(),
         })
     }
 
@@ -219,6 +223,49 @@ impl Graph {
         })
     }
 
+    /// Builds, once, the graph's degree order: a copy of the incoming lists in which every
+    /// vertex id is replaced by the vertex's rank by decreasing out-degree (its cell index).
+    /// Gauss-Seidel PageRank with [`CellOrder::Degree`](crate::CellOrder) gathers through it,
+    /// so the most-read cells share cache lines; it builds it on first use when not prepared.
+    /// Returns false, building nothing, when the ids do not fit 32 bits. The copy takes as many
+    /// bytes as the incoming lists (it appears in [`Graph::arrays`] and the memory report as
+    /// `degree-ordered in-lists`) until [`Graph::release_degree_order`].
+    ///
+    /// # Example
+    /// ```
+    /// use smartarrays_graph::{build, generate, GraphOptions};
+    /// let graph = build(generate::kronecker(10, 8, 1, true)?, &GraphOptions::default())?;
+    /// assert!(graph.prepare_degree_order()?);
+    /// assert!(graph.arrays().iter().any(|(name, _)| *name == "degree-ordered in-lists"));
+    /// # Ok::<(), smartarrays_graph::GraphError>(())
+    /// ```
+    pub fn prepare_degree_order(&self) -> Result<bool> {
+        Ok(self.degree_order()?.is_some())
+    }
+
+    /// Whether the degree order is built (see [`Graph::prepare_degree_order`]).
+    pub fn has_degree_order(&self) -> bool {
+        self.degree_order.get().is_some()
+    }
+
+    /// Frees the degree order, if built.
+    pub fn release_degree_order(&mut self) {
+        self.degree_order = OnceLock::new();
+    }
+
+    /// The degree order, built on first call (`None` when ids do not fit 32 bits).
+    pub(crate) fn degree_order(&self) -> Result<Option<&DegreeOrder>> {
+        if let Some(order) = self.degree_order.get() {
+            return Ok(Some(order));
+        }
+        let Some(order) = DegreeOrder::of(self)? else {
+            return Ok(None);
+        };
+        // Two threads may build it at once; the first one stored is kept.
+        let _ = self.degree_order.set(order);
+        Ok(self.degree_order.get())
+    }
+
     /// The graph's arrays with their sizes.
     pub fn arrays(&self) -> Vec<(&'static str, &SmartArray)> {
         let mut arrays = vec![
@@ -228,6 +275,9 @@ impl Graph {
         if let Some(reverse) = &self.reverse {
             arrays.push(("rbegin", &reverse.offsets));
             arrays.push(("redge", &reverse.targets));
+        }
+        if let Some(order) = self.degree_order.get() {
+            arrays.push(("degree-ordered in-lists", &order.targets));
         }
         arrays
     }

@@ -36,6 +36,7 @@ pub mod adaptive;
 pub mod algo;
 pub mod budget;
 mod build;
+mod degree_order;
 mod edges;
 mod error;
 pub mod generate;
@@ -52,8 +53,8 @@ pub use algo::bfs::{bfs, BfsResult};
 pub use algo::components::{connected_components, ComponentSummary, Components};
 pub use algo::degree::{degree_centrality, degree_centrality_into};
 pub use algo::pagerank::{
-    pagerank, pagerank_gauss_seidel, Dangling, Iteration, PageRankOptions, PageRankResult,
-    PageRankSummary, Precision, F32_CHANGE_FLOOR,
+    pagerank, pagerank_gauss_seidel, CellOrder, Dangling, Iteration, PageRankOptions,
+    PageRankResult, PageRankSummary, Precision, CELL_ORDER_ABOVE, F32_CHANGE_FLOOR,
 };
 pub use algo::sssp::{sssp, verify_sssp, SsspOptions, SsspResult};
 pub use algo::tc::{tc, TcOrder};

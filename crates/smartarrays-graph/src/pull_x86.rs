@@ -115,7 +115,7 @@ pub(crate) unsafe fn sweep_u32_f32<const SPREAD: bool>(
     offsets: &[u64],
     degrees: &[u64],
     cells: &[AtomicU32],
-    first: usize,
+    first: crate::algo::pagerank::Mine<'_>,
     ranks: &mut [f64],
     base: f64,
     d: f64,
@@ -147,7 +147,7 @@ unsafe fn sweep_avx2<const SPREAD: bool>(
     offsets: &[u64],
     degrees: &[u64],
     cells: &[AtomicU32],
-    first: usize,
+    mine: crate::algo::pagerank::Mine<'_>,
     ranks: &mut [f64],
     base: f64,
     d: f64,
@@ -156,9 +156,10 @@ unsafe fn sweep_avx2<const SPREAD: bool>(
     let values = cells.as_ptr().cast::<f32>();
     let mut totals = (0.0, 0.0);
     let n = ranks.len();
-    let (ends, degrees, mine) = (&offsets[1..=n], &degrees[..n], &cells[first..first + n]);
+    let (ends, degrees) = (&offsets[1..=n], &degrees[..n]);
     let mut s = offsets[0] as usize;
-    for (((rank, &end), &degree), cell) in ranks.iter_mut().zip(ends).zip(degrees).zip(mine) {
+    for (i, ((rank, &end), &degree)) in ranks.iter_mut().zip(ends).zip(degrees).enumerate() {
+        let cell = mine.cell(cells, i);
         let t = end as usize;
         // SAFETY: AVX2 is enabled here; the ids are below `cells.len()` (the caller's
         // contract); with `SHARED` the gathers are atomic loads of the cells (see
@@ -284,6 +285,7 @@ unsafe fn gather_cells(values: *const f32, index: __m256i, mask: __m256) -> __m2
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::algo::pagerank::Mine;
     use std::sync::atomic::Ordering;
 
     /// The scalar reference: `base + damping * sum` per vertex, the sum in `f64` in list order.
@@ -396,7 +398,16 @@ mod tests {
         let mut ranks: Vec<f64> = (0..n).map(start).collect();
         // SAFETY: every id is below `n = cells.len()`.
         let got = unsafe {
-            sweep_u32_f32::<true>(&ids, &offsets, &degrees, &cells, 0, &mut ranks, base, d)
+            sweep_u32_f32::<true>(
+                &ids,
+                &offsets,
+                &degrees,
+                &cells,
+                Mine::From(0),
+                &mut ranks,
+                base,
+                d,
+            )
         };
         let (change, dangling) = got.expect("AVX2 is available");
         let close = |a: f64, b: f64, e: f64| (a - b).abs() <= e * b.abs().max(1.0);
@@ -450,7 +461,14 @@ mod tests {
                         // SAFETY: every id is below `n = cells.len()`.
                         unsafe {
                             sweep_u32_f32::<false>(
-                                ids, offsets, degrees, cells, first, part, base, d,
+                                ids,
+                                offsets,
+                                degrees,
+                                cells,
+                                Mine::From(first),
+                                part,
+                                base,
+                                d,
                             )
                         }
                         .expect("AVX2 is available")

@@ -15,7 +15,7 @@ use smartarrays_graph::io::{
 };
 use smartarrays_graph::{
     bc, build, build_weighted, generate, pagerank, pagerank_gauss_seidel, sssp, tc, verify_sssp,
-    BcOptions, BcSources, EdgeList, EdgeWeights, Graph, GraphError, GraphOptions, Keep,
+    BcOptions, BcSources, CellOrder, EdgeList, EdgeWeights, Graph, GraphError, GraphOptions, Keep,
     PageRankOptions, Precision, SsspOptions, TcOrder, Variant, WeightedEdges,
 };
 
@@ -314,6 +314,48 @@ fn check_gauss_seidel(graph: &Graph, label: &str) {
         )
         .unwrap();
         assert!(gauss_seidel.summary.converged, "{label}");
+        // Small graphs keep their cells in vertex order unless told otherwise.
+        assert_eq!(
+            gauss_seidel.summary.cell_order,
+            CellOrder::Vertex,
+            "{label}"
+        );
+        // Cells in degree order: the same sweep, so the same ranks (bit for bit on one
+        // thread, where the batches run in order).
+        let by_degree = pagerank_gauss_seidel(
+            graph,
+            &PageRankOptions {
+                contributions: precision,
+                cell_order: CellOrder::Degree,
+                ..options.clone()
+            },
+            |_| {},
+        )
+        .unwrap();
+        assert_eq!(by_degree.summary.cell_order, CellOrder::Degree, "{label}");
+        assert!(graph.has_degree_order(), "{label}");
+        if graph.runtime().threads() == 1 {
+            assert_eq!(
+                by_degree.ranks.to_vec(),
+                gauss_seidel.ranks.to_vec(),
+                "{label} tolerance {tolerance}: degree-ordered cells"
+            );
+            assert_eq!(
+                by_degree.summary.iterations, gauss_seidel.summary.iterations,
+                "{label}"
+            );
+        }
+        let ordered: f64 = jacobi
+            .ranks
+            .to_vec()
+            .iter()
+            .zip(by_degree.ranks.to_vec())
+            .map(|(x, y)| (x - y).abs())
+            .sum();
+        assert!(
+            by_degree.summary.converged && ordered < 10.0 * tolerance,
+            "{label} tolerance {tolerance}, degree order: L1 {ordered}"
+        );
         let (a, b) = (jacobi.ranks.to_vec(), gauss_seidel.ranks.to_vec());
         let distance: f64 = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).sum();
         assert!(
@@ -325,6 +367,77 @@ fn check_gauss_seidel(graph: &Graph, label: &str) {
             (total - 1.0).abs() < 10.0 * tolerance,
             "{label}: ranks sum to {total}"
         );
+    }
+}
+
+#[test]
+fn degree_order_is_prepared_once_reported_and_released() {
+    let mut graph = build(
+        generate::kronecker(10, 8, 3, true).unwrap(),
+        &GraphOptions::default(),
+    )
+    .unwrap();
+    let lists = graph.incoming().targets().to_vec();
+    let before = graph.memory_report().arrays.len();
+    assert!(!graph.has_degree_order());
+    assert!(graph.prepare_degree_order().unwrap());
+    assert!(graph.prepare_degree_order().unwrap());
+    let arrays = graph.arrays();
+    let (name, renamed) = arrays.last().unwrap();
+    assert_eq!(*name, "degree-ordered in-lists");
+    assert_eq!(renamed.len(), lists.len());
+    assert_eq!(renamed.bits(), graph.incoming().targets().bits());
+    // The renaming is a permutation that sorts vertices by decreasing out-degree.
+    let n = graph.vertices();
+    let degree = |v: u64| graph.out_degree(v).unwrap();
+    let renamed = renamed.to_vec();
+    let mut cell_of = vec![u64::MAX; n];
+    for (&id, &cell) in lists.iter().zip(&renamed) {
+        assert!(cell_of[id as usize] == u64::MAX || cell_of[id as usize] == cell);
+        cell_of[id as usize] = cell;
+    }
+    let mut listed: Vec<(u64, u64)> = (0..n as u64)
+        .filter(|&v| cell_of[v as usize] != u64::MAX)
+        .map(|v| (cell_of[v as usize], v))
+        .collect();
+    listed.sort();
+    assert!(listed.windows(2).all(|w| w[0].0 < w[1].0));
+    assert!(listed.windows(2).all(|w| degree(w[0].1) > degree(w[1].1)
+        || (degree(w[0].1) == degree(w[1].1) && w[0].1 < w[1].1)));
+    assert_eq!(graph.memory_report().arrays.len(), before + 1);
+    graph.release_degree_order();
+    assert!(!graph.has_degree_order());
+    assert_eq!(graph.memory_report().arrays.len(), before);
+
+    // Auto picks degree order only for cells past a core's cache share.
+    assert_eq!(CellOrder::Auto.resolve(1000), CellOrder::Vertex);
+    assert_eq!(
+        CellOrder::Auto.resolve(smartarrays_graph::CELL_ORDER_ABOVE + 1),
+        CellOrder::Degree
+    );
+    assert_eq!(CellOrder::Vertex.resolve(1 << 30), CellOrder::Vertex);
+    assert_eq!("Degree".parse::<CellOrder>().unwrap(), CellOrder::Degree);
+    assert_eq!("vertex".parse::<CellOrder>().unwrap(), CellOrder::Vertex);
+    let error = "hot".parse::<CellOrder>().unwrap_err().to_string();
+    assert!(error.contains("expected auto, vertex or degree"), "{error}");
+    for order in [CellOrder::Auto, CellOrder::Vertex, CellOrder::Degree] {
+        assert_eq!(order.to_string().parse::<CellOrder>().unwrap(), order);
+    }
+
+    // Edge sizes: the empty graph and a single vertex run in degree order too.
+    for pairs in [vec![], vec![[0u64, 0u64]]] {
+        let mut edges = EdgeList::new(false);
+        for [s, t] in pairs {
+            edges.push(s, t);
+        }
+        let tiny = build(edges, &GraphOptions::default()).unwrap();
+        let options = PageRankOptions {
+            cell_order: CellOrder::Degree,
+            ..PageRankOptions::default()
+        };
+        let result = pagerank_gauss_seidel(&tiny, &options, |_| {}).unwrap();
+        assert!(result.summary.converged);
+        assert_eq!(result.ranks.len(), tiny.vertices());
     }
 }
 
