@@ -304,6 +304,39 @@ fn check_gauss_seidel(graph: &Graph, label: &str) {
             ..PageRankOptions::default()
         };
         let jacobi = pagerank(graph, &options, |_| {}).unwrap();
+        assert_eq!(jacobi.summary.cell_order, CellOrder::Vertex, "{label}");
+        // Jacobi with cells in degree order: the same sums in the same order, so the same
+        // ranks bit for bit at any thread count.
+        let jacobi_by_degree = pagerank(
+            graph,
+            &PageRankOptions {
+                cell_order: CellOrder::Degree,
+                contributions: precision,
+                ..options.clone()
+            },
+            |_| {},
+        )
+        .unwrap();
+        let jacobi_by_vertex = pagerank(
+            graph,
+            &PageRankOptions {
+                cell_order: CellOrder::Vertex,
+                contributions: precision,
+                ..options.clone()
+            },
+            |_| {},
+        )
+        .unwrap();
+        assert_eq!(jacobi_by_degree.summary.cell_order, CellOrder::Degree);
+        assert_eq!(
+            jacobi_by_degree.ranks.to_vec(),
+            jacobi_by_vertex.ranks.to_vec(),
+            "{label} tolerance {tolerance} {precision:?}: Jacobi in degree order"
+        );
+        assert_eq!(
+            jacobi_by_degree.summary.iterations,
+            jacobi_by_vertex.summary.iterations
+        );
         let gauss_seidel = pagerank_gauss_seidel(
             graph,
             &PageRankOptions {

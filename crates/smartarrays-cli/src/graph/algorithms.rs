@@ -56,8 +56,7 @@ pub(super) fn run_pagerank(args: &PageRankArgs) -> CliResult {
     // The degree order of the cells is a layout derived from the graph: built before the
     // timed run, its time reported apart (as the graph's load is).
     let preparing = Instant::now();
-    let prepared = args.gauss_seidel
-        && options.cell_order.resolve(graph.vertices()) == CellOrder::Degree
+    let prepared = options.cell_order.resolve(graph.vertices()) == CellOrder::Degree
         && graph.prepare_degree_order()?;
     let prepare_seconds = preparing.elapsed().as_secs_f64();
     let started = Instant::now();
@@ -114,10 +113,8 @@ pub(super) fn run_pagerank(args: &PageRankArgs) -> CliResult {
                 ", cells in {} order, prepared in {prepare_seconds:.3} s",
                 summary.cell_order
             )
-        } else if args.gauss_seidel {
-            format!(", cells in {} order", summary.cell_order)
         } else {
-            String::new()
+            format!(", cells in {} order", summary.cell_order)
         },
         summary.iterations,
         if summary.converged { "converged" } else { "NOT converged" },

@@ -216,7 +216,7 @@ pub struct PageRankArgs {
     /// contributions of the same --precision).
     #[arg(long)]
     gauss_seidel: bool,
-    /// Order of the contribution cells a Gauss-Seidel sweep gathers: auto (degree order above
+    /// Order of the contribution cells the pull gathers: auto (degree order above
     /// 262,144 vertices), vertex, or degree (most-read cells first, sharing cache lines; costs a
     /// renamed copy of the incoming lists for the run). Ranks are in vertex order either way.
     #[arg(long, default_value = "auto")]

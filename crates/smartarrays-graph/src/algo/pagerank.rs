@@ -15,7 +15,9 @@
 //! contribution (ranks then agree with the `f64` ones to about 1e-7 of their value). `f32`
 //! rounding keeps the change from falling much below 1e-7, so once it is under
 //! [`F32_CHANGE_FLOOR`] the remaining iterations (tight tolerances only) use `f64`. The gather
-//! prefetches the contributions of the neighbours a few dozen edges ahead.
+//! prefetches the contributions of the neighbours a few dozen edges ahead. On large graphs the
+//! contributions are kept in the graph's degree order ([`CellOrder`]), so the most-read ones
+//! share cache lines.
 
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -105,13 +107,14 @@ pub struct PageRankOptions {
     pub dangling: Dangling,
     /// Precision of the gathered contributions (default: `f32`, see [`Precision`]).
     pub contributions: Precision,
-    /// Order of the contribution cells the Gauss-Seidel sweep gathers (default: chosen from
-    /// the graph's size, see [`CellOrder`]). The Jacobi iteration keeps vertex order.
+    /// Order of the contribution cells the pull gathers (default: chosen from the graph's
+    /// size, see [`CellOrder`]).
     pub cell_order: CellOrder,
 }
 
-/// Where [`pagerank_gauss_seidel`] keeps each vertex's contribution cell. Ranks and the sweep
-/// order are the same either way; only the cells the sweep gathers move.
+/// Where [`pagerank`] and [`pagerank_gauss_seidel`] keep each vertex's contribution cell.
+/// Ranks and the order vertices are visited in are the same either way; only the cells the
+/// pull gathers move.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub enum CellOrder {
     /// [`CellOrder::Degree`] when the `f32` cells outgrow a core's share of the cache
@@ -243,7 +246,7 @@ pub struct PageRankSummary {
     /// Every iteration.
     pub history: Vec<Iteration>,
     /// The contribution cells' order the run used ([`CellOrder::Vertex`] or
-    /// [`CellOrder::Degree`]; Jacobi runs use vertex order).
+    /// [`CellOrder::Degree`]).
     pub cell_order: CellOrder,
 }
 
@@ -541,9 +544,28 @@ pub fn pagerank(
     let out_degrees = out_degree_array(graph, &array_options)?;
     let ranks = F64Array::from_fn(n, &array_options, |_| 1.0 / n as f64)?;
     let mut summary = start_summary(n);
+    let order = match options.cell_order.resolve(n) {
+        CellOrder::Degree => graph.degree_order()?,
+        _ => None,
+    };
+    // The out-degree of each cell's vertex, for the contributions pass in cell order.
+    let cells = order.map(|order| {
+        let degrees = out_degrees.to_vec();
+        let by_cell = order
+            .vertex_of
+            .iter()
+            .map(|&v| degrees[v as usize])
+            .collect();
+        Cells { order, by_cell }
+    });
+    if cells.is_some() {
+        summary.cell_order = CellOrder::Degree;
+    }
+    let cells = cells.as_ref();
     let mut ranks = match options.contributions {
         Precision::F64 => run::<f64>(
             graph,
+            cells,
             &out_degrees,
             ranks,
             &array_options,
@@ -553,6 +575,7 @@ pub fn pagerank(
         )?,
         Precision::F32 => run::<f32>(
             graph,
+            cells,
             &out_degrees,
             ranks,
             &array_options,
@@ -564,6 +587,7 @@ pub fn pagerank(
     if continue_in_f64(options.contributions, &mut summary, options) {
         ranks = run::<f64>(
             graph,
+            cells,
             &out_degrees,
             ranks,
             &array_options,
@@ -599,8 +623,16 @@ fn out_degree_array(graph: &Graph, array_options: &ArrayOptions) -> Result<Smart
 }
 
 /// Iterates with contributions of type `C` from `summary` on; returns the ranks.
+/// The Jacobi iteration's cells in degree order: the order, and each cell's out-degree.
+struct Cells<'g> {
+    order: &'g DegreeOrder,
+    by_cell: Vec<u64>,
+}
+
+#[allow(clippy::too_many_arguments)]
 fn run<C: Contribution>(
     graph: &Graph,
+    cells: Option<&Cells<'_>>,
     out_degrees: &SmartArray,
     ranks: F64Array,
     array_options: &ArrayOptions,
@@ -614,6 +646,7 @@ fn run<C: Contribution>(
     let contributions = F64Array::from_fn(contribution_words::<C>(n), array_options, |_| 0.0)?;
     let mut state = SmartRanks::<C> {
         graph,
+        cells,
         out_degrees,
         ranks,
         contributions,
@@ -625,6 +658,7 @@ fn run<C: Contribution>(
 
 struct SmartRanks<'g, C> {
     graph: &'g Graph,
+    cells: Option<&'g Cells<'g>>,
     out_degrees: &'g SmartArray,
     ranks: F64Array,
     contributions: F64Array,
@@ -639,20 +673,38 @@ fn contribution_slice<C: Contribution>(words: &[f64], n: usize) -> &[C] {
 impl<C: Contribution> RankState for SmartRanks<'_, C> {
     fn spread(&mut self) -> f64 {
         let (ranks, degrees, n) = (&self.ranks, self.out_degrees, self.graph.vertices());
+        let cells = self.cells;
         let per_word = 8 / std::mem::size_of::<C>();
         self.contributions
             .par_update(
                 BATCH / per_word,
-                || (0.0, Vec::new()),
-                |(dangling, mut buffer), worker, words, out| {
-                    // Word range -> vertex range (the last word may hold one unused f32).
+                || (0.0, Vec::new(), Vec::new()),
+                |(dangling, mut buffer, mut gathered), worker, words, out| {
+                    // Word range -> cell range (the last word may hold one unused f32).
                     let range = words.start * per_word..(words.end * per_word).min(n);
                     let out: &mut [C] = &mut bytemuck::cast_slice_mut(out)[..range.len()];
-                    let ranks = &f64_for_worker(ranks, worker)[range.clone()];
-                    let degrees = values(degrees.for_worker(worker), range, &mut buffer);
-                    (dangling + contributions(degrees, ranks, out), buffer)
+                    let ranks = f64_for_worker(ranks, worker);
+                    let lost = match cells {
+                        // Cell c is vertex c's.
+                        None => {
+                            let degrees =
+                                values(degrees.for_worker(worker), range.clone(), &mut buffer);
+                            contributions(degrees, &ranks[range], out)
+                        }
+                        // Cell c is the c-th vertex by degree: its rank gathered first.
+                        Some(cells) => {
+                            gathered.clear();
+                            gathered.extend(
+                                cells.order.vertex_of[range.clone()]
+                                    .iter()
+                                    .map(|&v| ranks[v as usize]),
+                            );
+                            contributions(&cells.by_cell[range], &gathered, out)
+                        }
+                    };
+                    (dangling + lost, buffer, gathered)
                 },
-                |a, b| (a.0 + b.0, Vec::new()),
+                |a, b| (a.0 + b.0, Vec::new(), Vec::new()),
             )
             .0
     }
@@ -660,6 +712,10 @@ impl<C: Contribution> RankState for SmartRanks<'_, C> {
     fn pull(&mut self, base: f64, damping: f64) -> f64 {
         let (contributions, n) = (&self.contributions, self.graph.vertices());
         let incoming = self.graph.incoming();
+        let lists = self
+            .cells
+            .map_or(incoming.targets(), |cells| &cells.order.targets);
+        let ordered = self.cells.is_some();
         self.ranks
             .par_update(
                 BATCH,
@@ -673,10 +729,16 @@ impl<C: Contribution> RankState for SmartRanks<'_, C> {
                         &mut offsets_buffer,
                     );
                     let limit = offsets[offsets.len() - 1] as usize;
-                    let targets = Targets::of(incoming.targets().for_worker(worker));
-                    if let Some(delta) =
-                        pull_simd(targets, offsets, contributions, ranks, base, damping)
-                    {
+                    let targets = Targets::of(lists.for_worker(worker));
+                    if let Some(delta) = pull_simd(
+                        targets,
+                        offsets,
+                        contributions,
+                        ranks,
+                        base,
+                        damping,
+                        ordered,
+                    ) {
                         return (change + delta, offsets_buffer, edges_buffer);
                     }
                     let delta = with_window!(targets, &mut edges_buffer, limit, |window| {
@@ -697,7 +759,8 @@ impl<C: Contribution> RankState for SmartRanks<'_, C> {
 
 /// The pull of a batch through the AVX2 gather ([`crate::pull_x86`]) where it applies: 32-bit
 /// ids read in place, `f32` contributions small enough to gather without prefetch
-/// ([`worth_prefetching`]), a CPU with AVX2. `None` otherwise (the caller runs the scalar pull).
+/// ([`worth_prefetching`]) or `ordered` by degree (the most-read ones then stay in the near
+/// caches), a CPU with AVX2. `None` otherwise (the caller runs the scalar pull).
 #[inline]
 fn pull_simd<C: Contribution>(
     targets: Targets<'_>,
@@ -706,13 +769,14 @@ fn pull_simd<C: Contribution>(
     ranks: &mut [f64],
     base: f64,
     damping: f64,
+    ordered: bool,
 ) -> Option<f64> {
     // `Contribution` is sealed to `f64` and `f32`: four bytes means `f32`.
     let (Targets::U32(ids), 4) = (targets, std::mem::size_of::<C>()) else {
         return None;
     };
     let contributions: &[f32] = bytemuck::cast_slice(contributions);
-    if worth_prefetching(contributions) {
+    if worth_prefetching(contributions) && !ordered {
         return None;
     }
     // SAFETY: the ids are the graph's neighbour ids, all below `n` (checked when the graph was
