@@ -18,10 +18,11 @@ use smartarrays::ArrayOptions;
 use smartarrays_collections::{Bag, Error, Key, Map, MemoryReport, Set, Value};
 
 use crate::buffer::{copy_u64_words, new_numpy_u64, numpy_from_words};
+use crate::frozen::{PyFrozenMap, PyFrozenSet};
 use crate::{info, input, runtime};
 
 /// A collections error as the Python exception a caller expects.
-fn collection_error(error: Error) -> PyErr {
+pub(crate) fn collection_error(error: Error) -> PyErr {
     let message = error.to_string();
     match error {
         Error::Memory(error) => crate::errors::to_py(error),
@@ -34,7 +35,7 @@ fn collection_error(error: Error) -> PyErr {
     }
 }
 
-trait IntoPyCollections<T> {
+pub(crate) trait IntoPyCollections<T> {
     fn py_col(self) -> PyResult<T>;
 }
 
@@ -46,13 +47,13 @@ impl<T> IntoPyCollections<T> for Result<T, Error> {
 
 /// The integer type of a collection's keys or values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum IntType {
+pub(crate) enum IntType {
     U64,
     I64,
 }
 
 impl IntType {
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             IntType::U64 => "uint64",
             IntType::I64 => "int64",
@@ -61,7 +62,7 @@ impl IntType {
 
     /// `dtype=`: "uint64" / "int64" (or a numpy dtype of those), or None to take the dtype of
     /// `values` (signed arrays: int64; any other: uint64).
-    fn choose(
+    pub(crate) fn choose(
         py: Python<'_>,
         dtype: Option<&Bound<'_, PyAny>>,
         values: Option<&Bound<'_, PyAny>>,
@@ -94,14 +95,14 @@ impl IntType {
         })
     }
 
-    fn code(self, value: i128) -> Option<u64> {
+    pub(crate) fn code(self, value: i128) -> Option<u64> {
         match self {
             IntType::U64 => u64::try_from(value).ok(),
             IntType::I64 => i64::try_from(value).ok().map(Key::to_code),
         }
     }
 
-    fn value(self, code: u64) -> i128 {
+    pub(crate) fn value(self, code: u64) -> i128 {
         match self {
             IntType::U64 => i128::from(code),
             IntType::I64 => i128::from(<i64 as Key>::from_code(code)),
@@ -110,7 +111,7 @@ impl IntType {
 
     /// The code of a Python integer; `Ok(None)` when it is outside the type, TypeError when it
     /// is no integer.
-    fn code_of(self, value: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<u64>> {
+    pub(crate) fn code_of(self, value: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<u64>> {
         if value.is_instance_of::<PyFloat>() || value.is_instance_of::<PyString>() {
             return Err(not_an_integer(value, what));
         }
@@ -119,7 +120,7 @@ impl IntType {
     }
 
     /// The code of a Python integer, or ValueError when it is outside the type.
-    fn strict_code(self, value: &Bound<'_, PyAny>, what: &str) -> PyResult<u64> {
+    pub(crate) fn strict_code(self, value: &Bound<'_, PyAny>, what: &str) -> PyResult<u64> {
         self.code_of(value, what)?.ok_or_else(|| {
             PyValueError::new_err(format!(
                 "{what} {} does not fit {}",
@@ -131,7 +132,12 @@ impl IntType {
 
     /// The codes of a one-dimensional array (or sequence) of integers; ValueError naming the
     /// first one outside the type.
-    fn codes(self, py: Python<'_>, values: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u64>> {
+    pub(crate) fn codes(
+        self,
+        py: Python<'_>,
+        values: &Bound<'_, PyAny>,
+        what: &str,
+    ) -> PyResult<Vec<u64>> {
         let numpy = py.import("numpy")?;
         if !values.is_instance(&numpy.getattr("ndarray")?)? && !values.hasattr("__array__")? {
             // A Python sequence: each int on its own (numpy would infer float64 for a list
@@ -201,12 +207,16 @@ impl IntType {
     }
 
     /// A Python int of a code.
-    fn to_py<'py>(self, py: Python<'py>, code: u64) -> PyResult<Bound<'py, PyAny>> {
+    pub(crate) fn to_py<'py>(self, py: Python<'py>, code: u64) -> PyResult<Bound<'py, PyAny>> {
         Ok(self.value(code).into_pyobject(py)?.into_any())
     }
 
     /// A numpy array of this type from codes.
-    fn to_numpy<'py>(self, py: Python<'py>, codes: &[u64]) -> PyResult<Bound<'py, PyAny>> {
+    pub(crate) fn to_numpy<'py>(
+        self,
+        py: Python<'py>,
+        codes: &[u64],
+    ) -> PyResult<Bound<'py, PyAny>> {
         match self {
             IntType::U64 => new_numpy_u64(py, codes.len(), |out| out.copy_from_slice(codes)),
             IntType::I64 => new_numpy_u64(py, codes.len(), |out| {
@@ -218,7 +228,7 @@ impl IntType {
         }
     }
 
-    fn dtype<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+    pub(crate) fn dtype<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         py.import("numpy")?.getattr("dtype")?.call1((self.name(),))
     }
 }
@@ -267,7 +277,11 @@ impl Combine {
 }
 
 /// Options of a new collection: placement and runtime.
-fn options(py: Python<'_>, placement: &str, threads: Option<i64>) -> PyResult<ArrayOptions> {
+pub(crate) fn options(
+    py: Python<'_>,
+    placement: &str,
+    threads: Option<i64>,
+) -> PyResult<ArrayOptions> {
     let placement = input::placement(placement)?;
     let runtime = runtime::resolve(runtime::check_threads(threads)?)?;
     input::check_nodes(&placement, runtime.topology())?;
@@ -736,6 +750,11 @@ impl PyMap {
     fn placement_report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         placement_list(py, &self.map)
     }
+    /// freeze() -> a read-only `FrozenMap` of the same entries, about half the bytes, placed
+    /// like this map.
+    fn freeze(&self, py: Python<'_>) -> PyResult<PyFrozenMap> {
+        PyFrozenMap::freeze(py, &self.map, self.keys, self.values)
+    }
 }
 
 /// A set of integer keys (uint64 or int64) in compact, placed memory.
@@ -874,6 +893,17 @@ impl PySet {
     /// Where the pages are: one placement report per partition.
     fn placement_report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         placement_list(py, self.set.as_map())
+    }
+    /// freeze() -> a read-only `FrozenSet` of the same keys, about half the bytes, placed like
+    /// this set.
+    fn freeze(&self, py: Python<'_>) -> PyResult<PyFrozenSet> {
+        let set = &self.set;
+        let codes: Vec<u64> = py.detach(|| set.iter().collect());
+        let map = set.as_map();
+        let options = ArrayOptions::new()
+            .placement(map.placement().clone())
+            .runtime(std::sync::Arc::clone(map.runtime()));
+        PyFrozenSet::build(py, &codes, self.keys, &options)
     }
 }
 

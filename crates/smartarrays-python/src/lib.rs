@@ -30,6 +30,7 @@ pub mod buffer;
 pub mod collections;
 pub mod column;
 pub mod errors;
+pub mod frozen;
 pub mod graph;
 pub mod info;
 pub mod input;
@@ -213,6 +214,8 @@ fn native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<collections::PySet>()?;
     module.add_class::<collections::PyBag>()?;
     module.add_class::<collections::PyDictionary>()?;
+    module.add_class::<frozen::PyFrozenMap>()?;
+    module.add_class::<frozen::PyFrozenSet>()?;
     graph::register(module)?;
     query::register(module)?;
     pickle::register(module)?;

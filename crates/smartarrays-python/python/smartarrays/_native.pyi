@@ -20,6 +20,8 @@ __all__ = [
     "tpch",
     "Column",
     "Dictionary",
+    "FrozenMap",
+    "FrozenSet",
     "Graph",
     "Map",
     "Set",
@@ -536,6 +538,15 @@ class Map:
     def partitions(self) -> int: ...
     def memory_report(self) -> _CollectionMemoryReport: ...
     def placement_report(self) -> list[_PlacementReport]: ...
+    def freeze(self) -> FrozenMap:
+        """A read-only ``FrozenMap`` of the same entries, about half the bytes, placed alike.
+
+        >>> import numpy as np, smartarrays as sa
+        >>> m = sa.Map(np.array([1, 2, 3], dtype=np.uint64), np.array([10, 20, 30], dtype=np.uint64))
+        >>> f = m.freeze()
+        >>> f[2], len(f), f.keys()
+        (20, 3, array([1, 2, 3], dtype=uint64))
+        """
 
 @final
 class Set:
@@ -568,6 +579,105 @@ class Set:
     def placement(self) -> str: ...
     def memory_report(self) -> _CollectionMemoryReport: ...
     def placement_report(self) -> list[_PlacementReport]: ...
+    def freeze(self) -> FrozenSet:
+        """A read-only ``FrozenSet`` of the same keys, placed like this set."""
+
+class _FrozenMemoryReport(TypedDict):
+    entries: int
+    bytes: int
+    packed_bytes: int
+    bytes_per_entry: float
+    bits_per_entry: float
+    index_bits_per_entry: float
+    buckets: int
+    longest_bucket: int
+    key_bits: int
+    remainder_bits: int
+    value_bits: int
+    replicas: int
+    text: str
+
+@final
+class FrozenMap:
+    """A read-only hash map from integer keys to integer values (uint64 or int64 each), built
+    once from arrays in a succinct layout: about half the bytes of a ``Map``. A key given twice
+    is a ValueError.
+
+    >>> import numpy as np, smartarrays as sa
+    >>> f = sa.FrozenMap(np.array([10, -20, 30]), np.array([1, 2, 3], dtype=np.uint64))
+    >>> f[-20], 40 in f, len(f), f.get(40, -1)
+    (2, False, 3, -1)
+    >>> values, found = f.get_many(np.array([30, 40]))
+    >>> values[found], found
+    (array([3], dtype=uint64), array([ True, False]))
+    >>> f.items()
+    (array([-20,  10,  30]), array([2, 1, 3], dtype=uint64))
+    """
+
+    def __new__(
+        cls,
+        keys: _Keys,
+        values: _Keys,
+        *,
+        key_dtype: _IntDtype = None,
+        value_dtype: _IntDtype = None,
+        placement: str = "interleaved",
+        threads: int | None = None,
+    ) -> FrozenMap: ...
+    def __len__(self) -> int: ...
+    def __contains__(self, key: object, /) -> bool: ...
+    def __getitem__(self, key: int, /) -> int: ...
+    def get(self, key: int, default: Any = None) -> Any: ...
+    def contains(self, key: int) -> bool: ...
+    @overload
+    def get_many(self, keys: _Keys, default: None = None) -> tuple[npt.NDArray[Any], npt.NDArray[np.bool_]]: ...
+    @overload
+    def get_many(self, keys: _Keys, default: int) -> npt.NDArray[Any]: ...
+    def contains_many(self, keys: _Keys) -> npt.NDArray[np.bool_]: ...
+    def items(self) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+        """``(keys, values)`` of every entry, sorted by key."""
+    def keys(self) -> npt.NDArray[Any]: ...
+    def values(self) -> npt.NDArray[Any]: ...
+    def to_numpy(self) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]: ...
+    @property
+    def key_dtype(self) -> np.dtype[Any]: ...
+    @property
+    def value_dtype(self) -> np.dtype[Any]: ...
+    @property
+    def nbytes(self) -> int:
+        """Bytes of memory the map occupies (every replica, whole pages)."""
+    @property
+    def placement(self) -> str: ...
+    def memory_report(self) -> _FrozenMemoryReport: ...
+
+@final
+class FrozenSet:
+    """A read-only set of integer keys (uint64 or int64), built once from an array in a
+    succinct layout: about half the bytes of a ``Set``. A key given twice is a ValueError.
+
+    >>> import numpy as np, smartarrays as sa
+    >>> s = sa.FrozenSet(np.array([5, -1, 7], dtype=np.int64))
+    >>> len(s), -1 in s, s.contains_many([7, 8])
+    (3, True, array([ True, False]))
+    >>> s.to_numpy()
+    array([-1,  5,  7])
+    """
+
+    def __new__(
+        cls, keys: _Keys, *, dtype: _IntDtype = None, placement: str = "interleaved", threads: int | None = None
+    ) -> FrozenSet: ...
+    def __len__(self) -> int: ...
+    def __contains__(self, key: object, /) -> bool: ...
+    def contains(self, key: int) -> bool: ...
+    def contains_many(self, keys: _Keys) -> npt.NDArray[np.bool_]: ...
+    def to_numpy(self) -> npt.NDArray[Any]: ...
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+    @property
+    def nbytes(self) -> int: ...
+    @property
+    def placement(self) -> str: ...
+    def memory_report(self) -> _FrozenMemoryReport: ...
 
 @final
 class Bag:
