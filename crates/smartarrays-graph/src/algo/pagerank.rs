@@ -716,11 +716,17 @@ impl<C: Contribution> RankState for SmartRanks<'_, C> {
             .cells
             .map_or(incoming.targets(), |cells| &cells.order.targets);
         let ordered = self.cells.is_some();
+        // As in the Gauss-Seidel sweep: packed lists in degree order go through the AVX2
+        // gather a decoded batch at a time (f32 contributions only).
+        let narrowing = ordered && std::mem::size_of::<C>() == 4;
         self.ranks
             .par_update(
                 BATCH,
-                || (0.0, Vec::new(), Vec::new()),
-                |(change, mut offsets_buffer, mut edges_buffer), worker, range, ranks| {
+                || (0.0, Vec::new(), Vec::new(), Narrowed::default()),
+                |(change, mut offsets_buffer, mut edges_buffer, mut narrowed),
+                 worker,
+                 range,
+                 ranks| {
                     let contributions =
                         contribution_slice::<C>(f64_for_worker(contributions, worker), n);
                     let offsets = values(
@@ -728,8 +734,15 @@ impl<C: Contribution> RankState for SmartRanks<'_, C> {
                         range.start..range.end + 1,
                         &mut offsets_buffer,
                     );
-                    let limit = offsets[offsets.len() - 1] as usize;
                     let targets = Targets::of(lists.for_worker(worker));
+                    let (targets, offsets) = match targets {
+                        Targets::Packed(view) if narrowing => match narrowed.of(view, offsets) {
+                            Some((ids, rebased)) => (Targets::U32(ids), rebased),
+                            None => (Targets::Packed(view), offsets),
+                        },
+                        other => (other, offsets),
+                    };
+                    let limit = offsets[offsets.len() - 1] as usize;
                     if let Some(delta) = pull_simd(
                         targets,
                         offsets,
@@ -739,7 +752,7 @@ impl<C: Contribution> RankState for SmartRanks<'_, C> {
                         damping,
                         ordered,
                     ) {
-                        return (change + delta, offsets_buffer, edges_buffer);
+                        return (change + delta, offsets_buffer, edges_buffer, narrowed);
                     }
                     let delta = with_window!(targets, &mut edges_buffer, limit, |window| {
                         // SAFETY: the window yields the graph's neighbour ids, all below
@@ -749,9 +762,9 @@ impl<C: Contribution> RankState for SmartRanks<'_, C> {
                             pull_trusted(&mut window, offsets, contributions, ranks, base, damping)
                         }
                     });
-                    (change + delta, offsets_buffer, edges_buffer)
+                    (change + delta, offsets_buffer, edges_buffer, narrowed)
                 },
-                |a, b| (a.0 + b.0, Vec::new(), Vec::new()),
+                |a, b| (a.0 + b.0, Vec::new(), Vec::new(), Narrowed::default()),
             )
             .0
     }
@@ -1037,10 +1050,29 @@ fn sweep<S: SharedCell>(
     spread: bool,
 ) -> (f64, f64) {
     let incoming = graph.incoming();
+    // Packed lists in degree order are decoded a batch at a time for the AVX2 gather, which
+    // beats the scalar windows there (V+E, scale 22: 1.37-1.43 s against 1.54-1.61 s).
+    let narrowing = order.is_some() && S::narrow(cells).is_some();
     let (change, dangling, ..) = ranks.par_update(
         BATCH,
-        || (0.0, 0.0, Vec::new(), Vec::new(), Vec::new()),
-        |(change, dangling, mut offsets_buffer, mut degree_buffer, mut edges_buffer),
+        || {
+            (
+                0.0,
+                0.0,
+                Vec::new(),
+                Vec::new(),
+                Vec::new(),
+                Narrowed::default(),
+            )
+        },
+        |(
+            change,
+            dangling,
+            mut offsets_buffer,
+            mut degree_buffer,
+            mut edges_buffer,
+            mut narrowed,
+        ),
          worker,
          range,
          ranks| {
@@ -1054,10 +1086,17 @@ fn sweep<S: SharedCell>(
                 range.clone(),
                 &mut degree_buffer,
             );
-            let limit = offsets[offsets.len() - 1] as usize;
             let lists = order.map_or(incoming.targets(), |o| &o.targets);
             let targets = Targets::of(lists.for_worker(worker));
             let mine = Mine::of(order, range.clone());
+            let (targets, offsets) = match targets {
+                Targets::Packed(view) if narrowing => match narrowed.of(view, offsets) {
+                    Some((ids, rebased)) => (Targets::U32(ids), rebased),
+                    None => (Targets::Packed(view), offsets),
+                },
+                other => (other, offsets),
+            };
+            let limit = offsets[offsets.len() - 1] as usize;
             if let Some((delta, lost)) = sweep_simd(
                 targets, offsets, degrees, cells, mine, ranks, base, d, spread,
             ) {
@@ -1067,6 +1106,7 @@ fn sweep<S: SharedCell>(
                     offsets_buffer,
                     degree_buffer,
                     edges_buffer,
+                    narrowed,
                 );
             }
             let (delta, lost) = with_window!(targets, &mut edges_buffer, limit, |window| {
@@ -1098,9 +1138,10 @@ fn sweep<S: SharedCell>(
                 offsets_buffer,
                 degree_buffer,
                 edges_buffer,
+                narrowed,
             )
         },
-        |a, b| (a.0 + b.0, a.1 + b.1, a.2, a.3, a.4),
+        |a, b| (a.0 + b.0, a.1 + b.1, a.2, a.3, a.4, a.5),
     );
     (change, dangling)
 }
@@ -1187,6 +1228,38 @@ unsafe fn sweep_batch<const PREFETCH: bool, const SPREAD: bool, W: EdgeWindow, S
         finish_vertex::<SPREAD, _>(base + d * sum, rank, degree, cell, &mut totals);
     }
     totals
+}
+
+/// A batch's packed lists decoded to 32-bit ids (for the AVX2 gather), with its offsets
+/// rebased to them.
+#[derive(Default)]
+struct Narrowed {
+    wide: Vec<u64>,
+    ids: Vec<u32>,
+    offsets: Vec<u64>,
+}
+
+impl Narrowed {
+    /// The lists `offsets` spans in `view`, as 32-bit ids and rebased offsets; `None` when the
+    /// ids are wider than 32 bits or the range is not in the view.
+    fn of<'s>(
+        &'s mut self,
+        view: smartarrays::ArrayView<'_>,
+        offsets: &[u64],
+    ) -> Option<(&'s [u32], &'s [u64])> {
+        if view.bits() > 32 {
+            return None;
+        }
+        let (start, end) = (offsets[0], offsets[offsets.len() - 1]);
+        self.wide.resize((end - start) as usize, 0);
+        view.unpack(start as usize, &mut self.wide).ok()?;
+        self.ids.clear();
+        // Exact: the ids are at most 32 bits wide.
+        self.ids.extend(self.wide.iter().map(|&id| id as u32));
+        self.offsets.clear();
+        self.offsets.extend(offsets.iter().map(|&o| o - start));
+        Some((&self.ids, &self.offsets))
+    }
 }
 
 /// Where the vertices of a sweep batch keep their cells: from the batch's first vertex on, or
