@@ -14,8 +14,8 @@ use smartarrays_graph::algo::pagerank::{pagerank, pagerank_gauss_seidel, Iterati
 use smartarrays_graph::io::{load_graph, Format, TextOptions};
 use smartarrays_graph::{
     bc, bfs, build, build_weighted, connected_components, generate, sssp, tc, BcOptions, BcSources,
-    EdgeList, EdgeWeights, Graph, GraphError, GraphOptions, PageRankOptions, SsspOptions, TcOrder,
-    WeightedEdges,
+    CellOrder, EdgeList, EdgeWeights, Graph, GraphError, GraphOptions, PageRankOptions,
+    SsspOptions, TcOrder, WeightedEdges,
 };
 
 use crate::buffer::{copy_u64_words, new_numpy_u64};
@@ -277,8 +277,12 @@ impl PyGraph {
     /// `gauss_seidel=True` updates in place (fewer iterations to the same tolerance).
     /// `progress`, when given, is called as `progress(iteration, change)` after every iteration
     /// (1-based, and the sum of absolute rank changes), with the GIL held; an exception it
-    /// raises stops the run and is raised here.
-    #[pyo3(signature = (damping=0.85, tolerance=1e-6, max_iterations=1000, gauss_seidel=false, progress=None))]
+    /// raises stops the run and is raised here. `cell_order` places the contributions the
+    /// pull gathers: "auto" (degree order above 262,144 vertices), "vertex", or "degree" (the
+    /// most-read cells first; the graph keeps a renamed copy of its incoming lists for it, as
+    /// large as the lists). The ranks are in vertex order either way.
+    #[pyo3(signature = (damping=0.85, tolerance=1e-6, max_iterations=1000, gauss_seidel=false, progress=None, cell_order="auto"))]
+    #[allow(clippy::too_many_arguments)]
     fn pagerank<'py>(
         &self,
         py: Python<'py>,
@@ -287,12 +291,14 @@ impl PyGraph {
         max_iterations: usize,
         gauss_seidel: bool,
         progress: Option<Py<PyAny>>,
+        cell_order: &str,
     ) -> PyResult<Bound<'py, PyAny>> {
         let options = PageRankOptions {
             damping,
             tolerance,
             max_iterations,
             contributions: Precision::F64,
+            cell_order: cell_order.parse::<CellOrder>().map_err(to_py)?,
             ..PageRankOptions::default()
         };
         let graph = Arc::clone(&self.graph);

@@ -193,6 +193,17 @@ def test_pagerank_progress_sees_every_iteration(gauss_seidel: bool) -> None:
     assert calls == [1, 2, 3]
 
 
+@pytest.mark.parametrize("gauss_seidel", [False, True])
+def test_pagerank_cell_order_keeps_the_ranks(gauss_seidel: bool) -> None:
+    graph = sg.kronecker(9, edge_factor=8, seed=4)
+    by_vertex = graph.pagerank(tolerance=1e-8, gauss_seidel=gauss_seidel, cell_order="vertex")
+    by_degree = graph.pagerank(tolerance=1e-8, gauss_seidel=gauss_seidel, cell_order="Degree")
+    np.testing.assert_array_equal(by_degree, by_vertex)
+    np.testing.assert_array_equal(graph.pagerank(tolerance=1e-8, gauss_seidel=gauss_seidel), by_vertex)
+    with pytest.raises(ValueError, match="expected auto, vertex or degree"):
+        graph.pagerank(cell_order="hubs")
+
+
 def test_betweenness_progress_counts_sources() -> None:
     graph = sg.kronecker(7, edge_factor=4, seed=1)
     seen: list[tuple[int, int]] = []

@@ -811,11 +811,13 @@ class Graph:
         max_iterations: int = 1000,
         gauss_seidel: bool = False,
         progress: Callable[[int, float], object] | None = None,
+        cell_order: str = "auto",
     ) -> npt.NDArray[np.float64]:
         """Ranks summing to 1; dangling rank spread over every vertex.
 
         ``progress(iteration, change)`` runs after every iteration; an exception it raises
-        stops the run and propagates."""
+        stops the run and propagates. ``cell_order`` ("auto", "vertex" or "degree") places the
+        contributions the pull gathers; the ranks are in vertex order either way."""
     def betweenness(
         self,
         sources: npt.ArrayLike | None = None,
