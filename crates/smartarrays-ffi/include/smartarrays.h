@@ -325,6 +325,23 @@ typedef struct SaColumn SaColumn;
 typedef struct SaF64Array SaF64Array;
 
 /**
+ * A read-only hash map from `int64_t` keys to `int64_t` values in placed memory, in a static
+ * succinct layout (about half the bytes of an `SaMap`). Opaque: build it with
+ * `sa_frozen_map_new` or `sa_map_freeze`, free it with `sa_frozen_map_free`.
+ *
+ * Thread safety: it never changes once built; every function taking a `const SaFrozenMap *`
+ * may run at the same time as any other on the same map, from any number of threads. Only
+ * `sa_frozen_map_free` needs exclusive use.
+ */
+typedef struct SaFrozenMap SaFrozenMap;
+
+/**
+ * A read-only set of `int64_t` keys in the frozen layout. Opaque: `sa_frozen_set_new` or
+ * `sa_set_freeze`, `sa_frozen_set_free`. Thread safety as for `SaFrozenMap`.
+ */
+typedef struct SaFrozenSet SaFrozenSet;
+
+/**
  * A directed or undirected graph in compressed sparse row form, in placed smart arrays.
  * Opaque: create it with `sa_graph_from_edges`, `sa_graph_load` or `sa_graph_kronecker`, free it
  * with `sa_graph_free`.
@@ -1928,6 +1945,245 @@ SaStatus sa_f64_array_sum(const SaF64Array *array, double *out);
  * `array` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
  */
 SaStatus sa_f64_array_raw_values(const SaF64Array *array, const double **out);
+
+/**
+ * Builds a frozen map from `keys[i] -> values[i]` for `i` in `0..len`. `placement` is NULL
+ * (= "os") or one of "os", "node:N", "interleaved", "interleaved:N,M,...", "replicated", as
+ * for `sa_map_new`. A key given twice is `SA_STATUS_INVALID_ARGUMENT` (the message names it);
+ * `keys` and `values` may be NULL when `len` is 0.
+ *
+ * Ownership: on success `*out` is a new frozen map the caller owns (free with
+ * `sa_frozen_map_free`); on failure `*out` is not written. Thread-safe.
+ *
+ * # Safety
+ * `keys` and `values` must point to `len` readable values; `placement` must be NULL or
+ * NUL-terminated text; `out` must be valid for writing a pointer.
+ */
+SaStatus sa_frozen_map_new(const int64_t *keys,
+                           const int64_t *values,
+                           size_t len,
+                           const char *placement,
+                           SaFrozenMap **out);
+
+/**
+ * Freezes a map: a frozen map with the same entries, placed like `map` (which is unchanged).
+ * Ownership as for `sa_frozen_map_new`.
+ *
+ * # Safety
+ * `map` must be NULL or a live `SaMap` not written by another call during this one; `out` must
+ * be valid for writing a pointer.
+ */
+SaStatus sa_map_freeze(const SaMap *map, SaFrozenMap **out);
+
+/**
+ * Frees a frozen map. NULL is ignored.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle not freed before; no other call on it may be running, and
+ * the handle is invalid afterwards.
+ */
+void sa_frozen_map_free(SaFrozenMap *map);
+
+/**
+ * Writes the number of keys to `*out`. May run concurrently with any other lookup.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_frozen_map_len(const SaFrozenMap *map, size_t *out);
+
+/**
+ * Looks up `key`: writes to `*found` whether it is present and to `*value` its value (0 when
+ * absent). May run concurrently with any other lookup.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle; `value` and `found` must be NULL or valid for writing.
+ */
+SaStatus sa_frozen_map_get(const SaFrozenMap *map, int64_t key, int64_t *value, bool *found);
+
+/**
+ * Writes whether `key` is present to `*out`. May run concurrently with any other lookup.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_frozen_map_contains(const SaFrozenMap *map, int64_t key, bool *out);
+
+/**
+ * Looks up a batch: `values[i]` gets the value of `keys[i]`, or `missing` when absent, and
+ * `found[i]` (one byte per key; `found` may be NULL) 1 or 0. Writes the number of keys found to
+ * `*hits` (may be NULL). Prefetches later keys' buckets while reading earlier ones. May run
+ * concurrently with any other lookup.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle; `keys` must point to `count` readable values, `values` be
+ * valid for writing `count` values, `found` NULL or valid for writing `count` bytes, `hits` NULL
+ * or valid for writing.
+ */
+SaStatus sa_frozen_map_get_many(const SaFrozenMap *map,
+                                const int64_t *keys,
+                                size_t count,
+                                int64_t *values,
+                                uint8_t *found,
+                                int64_t missing,
+                                size_t *hits);
+
+/**
+ * Membership of a batch: `out[i]` (one byte per key) is 1 when `keys[i]` is present, else 0.
+ * Writes the number present to `*hits` (may be NULL). May run concurrently with any other
+ * lookup.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle; `keys` must point to `count` readable values, `out` be
+ * valid for writing `count` bytes, `hits` NULL or valid for writing.
+ */
+SaStatus sa_frozen_map_contains_many(const SaFrozenMap *map,
+                                     const int64_t *keys,
+                                     size_t count,
+                                     uint8_t *out,
+                                     size_t *hits);
+
+/**
+ * Writes the bytes of memory the frozen map occupies (every replica, whole pages).
+ *
+ * # Safety
+ * `map` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_frozen_map_memory_bytes(const SaFrozenMap *map, size_t *out);
+
+/**
+ * Writes where the frozen map's bytes go (entries, buckets, widths, index and records, bits per
+ * entry) as text to `*out`; free it with `sa_string_free`.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+ */
+SaStatus sa_frozen_map_memory_report_text(const SaFrozenMap *map, char **out);
+
+/**
+ * Writes the frozen map's placement as text ("os", "node:0", "replicated", ...) to `*out`;
+ * free it with `sa_string_free`.
+ *
+ * # Safety
+ * `map` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+ */
+SaStatus sa_frozen_map_placement(const SaFrozenMap *map, char **out);
+
+/**
+ * Writes every (key, value), in no particular order, to `keys[0..n]` and `values[0..n]`, and
+ * `n` (the length) to `*written`. `SA_STATUS_BUFFER_TOO_SMALL` (nothing written) when
+ * `capacity` is less than the length (`sa_frozen_map_len`).
+ *
+ * # Safety
+ * `map` must be NULL or a live handle; `keys` and `values` must be valid for writing `capacity`
+ * values (NULL when 0); `written` must be NULL or valid for writing.
+ */
+SaStatus sa_frozen_map_export(const SaFrozenMap *map,
+                              int64_t *keys,
+                              int64_t *values,
+                              size_t capacity,
+                              size_t *written);
+
+/**
+ * Builds a frozen set from `keys[0..len]`; `placement` as for `sa_frozen_map_new`. A key given
+ * twice is `SA_STATUS_INVALID_ARGUMENT` (the message names it); `keys` may be NULL when `len`
+ * is 0. The caller owns `*out` (free with `sa_frozen_set_free`). Thread-safe.
+ *
+ * # Safety
+ * `keys` must point to `len` readable values; `placement` must be NULL or NUL-terminated text;
+ * `out` must be valid for writing a pointer.
+ */
+SaStatus sa_frozen_set_new(const int64_t *keys,
+                           size_t len,
+                           const char *placement,
+                           SaFrozenSet **out);
+
+/**
+ * Freezes a set: a frozen set with the same keys, placed like `set` (which is unchanged).
+ * Ownership as for `sa_frozen_set_new`.
+ *
+ * # Safety
+ * `set` must be NULL or a live `SaSet` not written by another call during this one; `out` must
+ * be valid for writing a pointer.
+ */
+SaStatus sa_set_freeze(const SaSet *set, SaFrozenSet **out);
+
+/**
+ * Frees a frozen set. NULL is ignored.
+ *
+ * # Safety
+ * `set` must be NULL or a live handle not freed before; no other call on it may be running, and
+ * the handle is invalid afterwards.
+ */
+void sa_frozen_set_free(SaFrozenSet *set);
+
+/**
+ * Writes the number of keys to `*out`. May run concurrently with any other lookup.
+ *
+ * # Safety
+ * `set` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_frozen_set_len(const SaFrozenSet *set, size_t *out);
+
+/**
+ * Writes whether `key` is present to `*out`. May run concurrently with any other lookup.
+ *
+ * # Safety
+ * `set` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_frozen_set_contains(const SaFrozenSet *set, int64_t key, bool *out);
+
+/**
+ * Membership of a batch, as `sa_frozen_map_contains_many`. May run concurrently with any other
+ * lookup.
+ *
+ * # Safety
+ * `set` must be NULL or a live handle; `keys` must point to `count` readable values, `out` be
+ * valid for writing `count` bytes, `hits` NULL or valid for writing.
+ */
+SaStatus sa_frozen_set_contains_many(const SaFrozenSet *set,
+                                     const int64_t *keys,
+                                     size_t count,
+                                     uint8_t *out,
+                                     size_t *hits);
+
+/**
+ * Writes the bytes of memory the frozen set occupies (every replica, whole pages).
+ *
+ * # Safety
+ * `set` must be NULL or a live handle; `out` must be NULL or valid for writing.
+ */
+SaStatus sa_frozen_set_memory_bytes(const SaFrozenSet *set, size_t *out);
+
+/**
+ * Writes where the frozen set's bytes go as text to `*out`; free it with `sa_string_free`.
+ *
+ * # Safety
+ * `set` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+ */
+SaStatus sa_frozen_set_memory_report_text(const SaFrozenSet *set, char **out);
+
+/**
+ * Writes the frozen set's placement as text to `*out`; free it with `sa_string_free`.
+ *
+ * # Safety
+ * `set` must be NULL or a live handle; `out` must be NULL or valid for writing a pointer.
+ */
+SaStatus sa_frozen_set_placement(const SaFrozenSet *set, char **out);
+
+/**
+ * Writes every key, in no particular order, to `keys[0..n]` and `n` to `*written`;
+ * `SA_STATUS_BUFFER_TOO_SMALL` (nothing written) when `capacity` is less than
+ * `sa_frozen_set_len`.
+ *
+ * # Safety
+ * `set` must be NULL or a live handle; `keys` must be valid for writing `capacity` values (NULL
+ * when 0); `written` must be NULL or valid for writing.
+ */
+SaStatus sa_frozen_set_export(const SaFrozenSet *set,
+                              int64_t *keys,
+                              size_t capacity,
+                              size_t *written);
 
 /**
  * Creates a graph from `len` edges `sources[i] -> targets[i]` (both ends of an undirected edge

@@ -7,7 +7,7 @@
 //!
 //! Rules every exported function follows:
 //! - opaque handles ([`SaArray`], [`SaF64Array`], [`SaColumn`], [`SaSelection`], [`SaMap`],
-//!   [`SaSet`], [`SaBag`], [`SaGraph`]) created and freed by the library;
+//!   [`SaSet`], [`SaBag`], [`SaFrozenMap`], [`SaFrozenSet`], [`SaGraph`]) created and freed by the library;
 //! - every fallible call returns an [`SaStatus`]; the message of the last failure on the calling
 //!   thread is returned by [`sa_last_error_message`];
 //! - no panic crosses the boundary ([`status::guard`] catches them as `SA_STATUS_PANIC`);
@@ -19,6 +19,7 @@
 //! (`SaF64Array`), [`arrow`] (Arrow C Data and Stream interfaces, with a Rust API),
 //! [`column`](mod@column) (typed encoded columns of `smartarrays-encodings`: `SaColumn`, `SaSelection`),
 //! [`collections`] (smart collections of `smartarrays-collections`: `SaMap`, `SaSet`, `SaBag`),
+//! [`frozen`] (their read-only succinct forms: `SaFrozenMap`, `SaFrozenSet`),
 //! [`graph`](mod@graph) (graphs and algorithms of `smartarrays-graph`: `SaGraph`),
 //! [`query`] (tables and SQL of `smartarrays-query`: `SaCatalog`, `sa_query` with an Arrow C
 //! stream result).
@@ -41,6 +42,7 @@ pub mod arrow;
 pub mod collections;
 pub mod column;
 pub mod float;
+pub mod frozen;
 pub mod graph;
 pub mod ptr;
 pub mod query;
@@ -52,6 +54,7 @@ pub use arrow::{sa_array_export_arrow, sa_array_export_arrow_stream, sa_f64_arra
 pub use collections::*;
 pub use column::*;
 pub use float::*;
+pub use frozen::*;
 pub use graph::*;
 pub use query::*;
 pub use status::SaStatus;

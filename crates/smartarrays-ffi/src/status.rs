@@ -221,7 +221,9 @@ impl From<CollectionError> for FfiError {
             CollectionError::CountOverflow { .. } | CollectionError::DictionaryFull { .. } => {
                 SaStatus::Overflow
             }
-            CollectionError::LengthMismatch { .. } => SaStatus::InvalidArgument,
+            CollectionError::LengthMismatch { .. } | CollectionError::DuplicateKey { .. } => {
+                SaStatus::InvalidArgument
+            }
             CollectionError::BufferTooSmall { .. } => SaStatus::BufferTooSmall,
             _ => SaStatus::Other,
         };

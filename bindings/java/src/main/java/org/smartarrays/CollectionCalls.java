@@ -34,6 +34,23 @@ final class CollectionCalls {
         }
     }
 
+    /** Runs a call without a lock (the frozen collections never change), rethrowing native failures. */
+    static <T> T run(Call<T> call) {
+        try {
+            return call.run();
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** Runs {@code sa_map_freeze} or {@code sa_set_freeze} on a source handle and returns the new frozen handle. */
+    static MemorySegment freeze(MethodHandle freeze, MemorySegment source) throws Throwable {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ADDRESS);
+            return NativeHandle.created((int) freeze.invokeExact(source, out), out);
+        }
+    }
+
     static <T> T read(ReentrantReadWriteLock lock, Call<T> call) {
         return locked(lock.readLock(), call);
     }

@@ -246,6 +246,38 @@ final class Native {
     static final MethodHandle BAG_EXPORT = handle("sa_bag_export",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS), NORMAL);
 
+    // Read-only frozen collections (sa_frozen_map_*, sa_frozen_set_*, sa_map_freeze, sa_set_freeze).
+    static final MethodHandle FROZEN_MAP_NEW = handle("sa_frozen_map_new",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS), NORMAL);
+    static final MethodHandle MAP_FREEZE = handle("sa_map_freeze", NEW, NORMAL);
+    static final MethodHandle FROZEN_MAP_FREE = handle("sa_frozen_map_free", FREE, NORMAL);
+    static final MethodHandle FROZEN_MAP_LEN = handle("sa_frozen_map_len", QUERY, SHORT);
+    static final MethodHandle FROZEN_MAP_GET =
+            handle("sa_frozen_map_get", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS), SHORT);
+    static final MethodHandle FROZEN_MAP_CONTAINS =
+            handle("sa_frozen_map_contains", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS), SHORT);
+    static final MethodHandle FROZEN_MAP_GET_MANY = handle("sa_frozen_map_get_many",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS), NORMAL);
+    static final MethodHandle FROZEN_MAP_CONTAINS_MANY = handle("sa_frozen_map_contains_many", CONTAINS_MANY, NORMAL);
+    static final MethodHandle FROZEN_MAP_MEMORY_BYTES = handle("sa_frozen_map_memory_bytes", QUERY, SHORT);
+    static final MethodHandle FROZEN_MAP_MEMORY_REPORT_TEXT = handle("sa_frozen_map_memory_report_text", QUERY, NORMAL);
+    static final MethodHandle FROZEN_MAP_PLACEMENT = handle("sa_frozen_map_placement", QUERY, SHORT);
+    static final MethodHandle FROZEN_MAP_EXPORT = handle("sa_frozen_map_export",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS), NORMAL);
+    static final MethodHandle FROZEN_SET_NEW = handle("sa_frozen_set_new",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS), NORMAL);
+    static final MethodHandle SET_FREEZE = handle("sa_set_freeze", NEW, NORMAL);
+    static final MethodHandle FROZEN_SET_FREE = handle("sa_frozen_set_free", FREE, NORMAL);
+    static final MethodHandle FROZEN_SET_LEN = handle("sa_frozen_set_len", QUERY, SHORT);
+    static final MethodHandle FROZEN_SET_CONTAINS =
+            handle("sa_frozen_set_contains", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS), SHORT);
+    static final MethodHandle FROZEN_SET_CONTAINS_MANY = handle("sa_frozen_set_contains_many", CONTAINS_MANY, NORMAL);
+    static final MethodHandle FROZEN_SET_MEMORY_BYTES = handle("sa_frozen_set_memory_bytes", QUERY, SHORT);
+    static final MethodHandle FROZEN_SET_MEMORY_REPORT_TEXT = handle("sa_frozen_set_memory_report_text", QUERY, NORMAL);
+    static final MethodHandle FROZEN_SET_PLACEMENT = handle("sa_frozen_set_placement", QUERY, SHORT);
+    static final MethodHandle FROZEN_SET_EXPORT = handle("sa_frozen_set_export",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS), NORMAL);
+
     /** Most values one critical unpack into a Java array decodes (keeps each call well under a millisecond). */
     static final int HEAP_UNPACK_VALUES = 1 << 16;
 

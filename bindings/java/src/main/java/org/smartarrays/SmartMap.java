@@ -252,6 +252,16 @@ public final class SmartMap extends SmartCollection {
     }
 
     /**
+     * A read-only copy of this map in the frozen layout (about half the bytes), placed like it;
+     * this map is unchanged.
+     *
+     * @return the frozen copy (close it when done)
+     */
+    public SmartFrozenMap freeze() {
+        return SmartFrozenMap.adopt(read(() -> CollectionCalls.freeze(Native.MAP_FREEZE, handle.get())));
+    }
+
+    /**
      * Removes a batch of keys (absent ones are skipped).
      *
      * @param keys the keys

@@ -107,6 +107,16 @@ public final class SmartSet extends SmartCollection {
     }
 
     /**
+     * A read-only copy of this set in the frozen layout (about half the bytes), placed like it;
+     * this set is unchanged.
+     *
+     * @return the frozen copy (close it when done)
+     */
+    public SmartFrozenSet freeze() {
+        return SmartFrozenSet.adopt(read(() -> CollectionCalls.freeze(Native.SET_FREEZE, handle.get())));
+    }
+
+    /**
      * Removes a batch of keys (absent ones are skipped).
      *
      * @param keys the keys
