@@ -735,13 +735,7 @@ impl<C: Contribution> RankState for SmartRanks<'_, C> {
                         &mut offsets_buffer,
                     );
                     let targets = Targets::of(lists.for_worker(worker));
-                    let (targets, offsets) = match targets {
-                        Targets::Packed(view) if narrowing => match narrowed.of(view, offsets) {
-                            Some((ids, rebased)) => (Targets::U32(ids), rebased),
-                            None => (Targets::Packed(view), offsets),
-                        },
-                        other => (other, offsets),
-                    };
+                    let (targets, offsets) = narrowed.apply(narrowing, targets, offsets);
                     let limit = offsets[offsets.len() - 1] as usize;
                     if let Some(delta) = pull_simd(
                         targets,
@@ -1089,13 +1083,7 @@ fn sweep<S: SharedCell>(
             let lists = order.map_or(incoming.targets(), |o| &o.targets);
             let targets = Targets::of(lists.for_worker(worker));
             let mine = Mine::of(order, range.clone());
-            let (targets, offsets) = match targets {
-                Targets::Packed(view) if narrowing => match narrowed.of(view, offsets) {
-                    Some((ids, rebased)) => (Targets::U32(ids), rebased),
-                    None => (Targets::Packed(view), offsets),
-                },
-                other => (other, offsets),
-            };
+            let (targets, offsets) = narrowed.apply(narrowing, targets, offsets);
             let limit = offsets[offsets.len() - 1] as usize;
             if let Some((delta, lost)) = sweep_simd(
                 targets, offsets, degrees, cells, mine, ranks, base, d, spread,
@@ -1240,6 +1228,23 @@ struct Narrowed {
 }
 
 impl Narrowed {
+    /// With `narrowing`, packed `targets` as decoded 32-bit ids and the offsets rebased to
+    /// them; anything else (or ids wider than 32 bits) as given.
+    fn apply<'s>(
+        &'s mut self,
+        narrowing: bool,
+        targets: Targets<'s>,
+        offsets: &'s [u64],
+    ) -> (Targets<'s>, &'s [u64]) {
+        match targets {
+            Targets::Packed(view) if narrowing => match self.of(view, offsets) {
+                Some((ids, rebased)) => (Targets::U32(ids), rebased),
+                None => (Targets::Packed(view), offsets),
+            },
+            other => (other, offsets),
+        }
+    }
+
     /// The lists `offsets` spans in `view`, as 32-bit ids and rebased offsets; `None` when the
     /// ids are wider than 32 bits or the range is not in the view.
     fn of<'s>(
