@@ -37,11 +37,7 @@ pub(super) fn run_degree(args: &CommonArgs) -> CliResult {
 
 pub(super) fn run_pagerank(args: &PageRankArgs) -> CliResult {
     let (graph, load) = args.common.storage.load(&args.common.input)?;
-    let dangling = match args.dangling.as_str() {
-        "spread" => Dangling::Spread,
-        "drop" => Dangling::Drop,
-        other => return Err(format!("--dangling {other:?}: expected spread or drop").into()),
-    };
+    let dangling = args.dangling.parse::<Dangling>()?;
     let options = PageRankOptions {
         damping: args.damping,
         tolerance: args.tolerance,

@@ -54,6 +54,30 @@ pub enum Dangling {
     Drop,
 }
 
+impl std::str::FromStr for Dangling {
+    type Err = GraphError;
+
+    /// Parses `spread` or `drop`.
+    fn from_str(text: &str) -> Result<Dangling> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "spread" => Ok(Dangling::Spread),
+            "drop" => Ok(Dangling::Drop),
+            _ => Err(GraphError::InvalidArgument(format!(
+                "dangling {text:?}: expected spread or drop"
+            ))),
+        }
+    }
+}
+
+impl std::fmt::Display for Dangling {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Dangling::Spread => "spread",
+            Dangling::Drop => "drop",
+        })
+    }
+}
+
 /// How PageRank stores the per-iteration contributions (`rank / out-degree`) it gathers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub enum Precision {
