@@ -394,6 +394,71 @@ typedef int32_t (*SaChunkVisitor)(void *user_data,
  */
 typedef void (*SaGraphProgress)(void *user_data, uint64_t done, uint64_t total);
 
+/**
+ * Every PageRank setting, for `sa_graph_pagerank_with_options`. Start from
+ * `sa_pagerank_options_default()` and change the fields wanted; a NULL text field takes its
+ * default. The texts are the words the Python, Java and command-line interfaces use.
+ */
+typedef struct {
+  /**
+   * Damping factor, in (0, 1) (default 0.85).
+   */
+  double damping;
+  /**
+   * Stop when the sum of absolute rank changes of an iteration is below this (default 1e-6).
+   */
+  double tolerance;
+  /**
+   * Stop after this many iterations even if not converged (default 1000).
+   */
+  size_t max_iterations;
+  /**
+   * Update ranks in place (Gauss-Seidel: fewer iterations to the same tolerance) instead of
+   * from the previous iteration's (Jacobi; default false).
+   */
+  bool gauss_seidel;
+  /**
+   * "spread" (default: a dangling vertex's rank is spread over all, ranks sum to 1) or "drop"
+   * (left out: ranks sum to less than 1, as GAPBS does).
+   */
+  const char *dangling;
+  /**
+   * Precision of the contributions the pull gathers: "f64" (default: ranks equal the plain
+   * `double` formula's) or "f32" (half the memory traffic; ranks agree to about 1e-7 of their
+   * value, and the last iterations of a tolerance below 1e-5 switch to f64).
+   */
+  const char *contributions;
+  /**
+   * Order of the contribution cells: "auto" (default: "degree" above 262,144 vertices),
+   * "vertex", or "degree" (the most-read cells first: the graph keeps a renamed copy of its
+   * incoming lists for it, as large as the lists; see `sa_graph_prepare_degree_order`). The
+   * ranks are the same either way.
+   */
+  const char *cell_order;
+} SaPageRankOptions;
+
+/**
+ * How a PageRank run went, from `sa_graph_pagerank_with_options`.
+ */
+typedef struct {
+  /**
+   * Iterations run.
+   */
+  size_t iterations;
+  /**
+   * Whether the change fell below the tolerance (false: stopped at `max_iterations`).
+   */
+  bool converged;
+  /**
+   * The last iteration's sum of absolute rank changes.
+   */
+  double change;
+  /**
+   * The cell order used: "vertex" or "degree" (a static string; do not free).
+   */
+  const char *cell_order;
+} SaPageRankSummary;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -2371,6 +2436,52 @@ SaStatus sa_graph_pagerank(const SaGraph *graph,
                            void *user_data);
 
 /**
+ * The default PageRank settings: damping 0.85, tolerance 1e-6, at most 1000 iterations,
+ * Jacobi, and NULL (default) texts: dangling "spread", contributions "f64", cell order "auto".
+ */
+SaPageRankOptions sa_pagerank_options_default(void);
+
+/**
+ * PageRank with every setting (`options`, NULL for the defaults of
+ * `sa_pagerank_options_default`): writes every vertex's rank to `ranks` (`len` values, at least
+ * the vertex count) and, when `summary` is not NULL, how the run went. `progress` (may be
+ * NULL) is called after every iteration with the iteration and the iteration limit.
+ *
+ * ```c
+ * SaPageRankOptions options = sa_pagerank_options_default();
+ * options.gauss_seidel = true;
+ * options.cell_order = "degree";
+ * SaPageRankSummary summary;
+ * sa_graph_pagerank_with_options(graph, &options, ranks, n, &summary, NULL, NULL);
+ * printf("%zu iterations, cells in %s order\n", summary.iterations, summary.cell_order);
+ * ```
+ *
+ * # Safety
+ * `graph` must be NULL or a live handle; `options` NULL or a valid struct whose texts are NULL
+ * or NUL-terminated; `ranks` valid for writing `len` values; `summary` NULL or valid for
+ * writing; `progress` NULL or a function that may be called with `user_data`.
+ */
+SaStatus sa_graph_pagerank_with_options(const SaGraph *graph,
+                                        const SaPageRankOptions *options,
+                                        double *ranks,
+                                        size_t len,
+                                        SaPageRankSummary *summary,
+                                        SaGraphProgress progress,
+                                        void *user_data);
+
+/**
+ * Builds the graph's degree order now (the renamed copy of its incoming lists that PageRank's
+ * "degree" cell order gathers through; as large as the lists, and shown in the memory report
+ * as "degree-ordered in-lists"), so a timed PageRank does not include it. Writes to `*built`
+ * (NULL when not wanted) whether a copy exists afterwards: false when the graph's ids do not
+ * fit 32 bits. Building it again is a no-op; it lives until `sa_graph_free`.
+ *
+ * # Safety
+ * `graph` must be NULL or a live handle; `built` NULL or valid for writing.
+ */
+SaStatus sa_graph_prepare_degree_order(const SaGraph *graph, bool *built);
+
+/**
  * Betweenness centrality (Brandes), unnormalised, into `scores` (`len` values, at least the
  * vertex count): from every vertex when `sources` is NULL (exact), else from the
  * `source_count` vertices of `sources`. `progress` (may be NULL) is called after every source.
@@ -2387,6 +2498,28 @@ SaStatus sa_graph_betweenness(const SaGraph *graph,
                               size_t len,
                               SaGraphProgress progress,
                               void *user_data);
+
+/**
+ * Betweenness centrality (Brandes), unnormalised, from `count` sources drawn uniformly with a
+ * seeded generator among the vertices that have out-edges (repeats possible, as independent
+ * samples; the same seed draws the same sources): GAPBS's sampled BC. Writes every vertex's
+ * score to `scores` (`len` values, at least the vertex count) and, when `drawn` is not NULL,
+ * the sources used to `drawn` (`count` values). `progress` (may be NULL) is called after
+ * every source.
+ *
+ * # Safety
+ * `graph` must be NULL or a live handle; `scores` valid for writing `len` values; `drawn`
+ * NULL or valid for writing `count` values; `progress` NULL or a function that may be called
+ * with `user_data`.
+ */
+SaStatus sa_graph_betweenness_sampled(const SaGraph *graph,
+                                      size_t count,
+                                      uint64_t seed,
+                                      double *scores,
+                                      size_t len,
+                                      uint64_t *drawn,
+                                      SaGraphProgress progress,
+                                      void *user_data);
 
 /**
  * Writes the number of triangles of an undirected graph to `*count`; a directed graph is

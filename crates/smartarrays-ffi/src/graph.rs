@@ -4,11 +4,13 @@
 //! into caller buffers of one value per vertex; graphs saved or converted between the file
 //! formats. Long runs report progress through an optional callback.
 
-use std::ffi::{c_char, c_void};
+use std::ffi::{c_char, c_void, CStr};
 use std::path::Path;
 use std::sync::Arc;
 
-use smartarrays_graph::algo::pagerank::{pagerank, pagerank_gauss_seidel, Precision};
+use smartarrays_graph::algo::pagerank::{
+    pagerank, pagerank_gauss_seidel, CellOrder, Dangling, Precision,
+};
 use smartarrays_graph::io::{load_graph, save_graph, Format, TextOptions};
 use smartarrays_graph::{
     bc, bfs, build, connected_components, generate, tc, BcOptions, BcSources, EdgeList, Graph,
@@ -507,6 +509,177 @@ pub unsafe extern "C" fn sa_graph_pagerank(
     })
 }
 
+/// Every PageRank setting, for `sa_graph_pagerank_with_options`. Start from
+/// `sa_pagerank_options_default()` and change the fields wanted; a NULL text field takes its
+/// default. The texts are the words the Python, Java and command-line interfaces use.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SaPageRankOptions {
+    /// Damping factor, in (0, 1) (default 0.85).
+    pub damping: f64,
+    /// Stop when the sum of absolute rank changes of an iteration is below this (default 1e-6).
+    pub tolerance: f64,
+    /// Stop after this many iterations even if not converged (default 1000).
+    pub max_iterations: usize,
+    /// Update ranks in place (Gauss-Seidel: fewer iterations to the same tolerance) instead of
+    /// from the previous iteration's (Jacobi; default false).
+    pub gauss_seidel: bool,
+    /// "spread" (default: a dangling vertex's rank is spread over all, ranks sum to 1) or "drop"
+    /// (left out: ranks sum to less than 1, as GAPBS does).
+    pub dangling: *const c_char,
+    /// Precision of the contributions the pull gathers: "f64" (default: ranks equal the plain
+    /// `double` formula's) or "f32" (half the memory traffic; ranks agree to about 1e-7 of their
+    /// value, and the last iterations of a tolerance below 1e-5 switch to f64).
+    pub contributions: *const c_char,
+    /// Order of the contribution cells: "auto" (default: "degree" above 262,144 vertices),
+    /// "vertex", or "degree" (the most-read cells first: the graph keeps a renamed copy of its
+    /// incoming lists for it, as large as the lists; see `sa_graph_prepare_degree_order`). The
+    /// ranks are the same either way.
+    pub cell_order: *const c_char,
+}
+
+/// How a PageRank run went, from `sa_graph_pagerank_with_options`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SaPageRankSummary {
+    /// Iterations run.
+    pub iterations: usize,
+    /// Whether the change fell below the tolerance (false: stopped at `max_iterations`).
+    pub converged: bool,
+    /// The last iteration's sum of absolute rank changes.
+    pub change: f64,
+    /// The cell order used: "vertex" or "degree" (a static string; do not free).
+    pub cell_order: *const c_char,
+}
+
+/// The default PageRank settings: damping 0.85, tolerance 1e-6, at most 1000 iterations,
+/// Jacobi, and NULL (default) texts: dangling "spread", contributions "f64", cell order "auto".
+#[no_mangle]
+pub extern "C" fn sa_pagerank_options_default() -> SaPageRankOptions {
+    SaPageRankOptions {
+        damping: 0.85,
+        tolerance: 1e-6,
+        max_iterations: 1000,
+        gauss_seidel: false,
+        dangling: std::ptr::null(),
+        contributions: std::ptr::null(),
+        cell_order: std::ptr::null(),
+    }
+}
+
+/// The Rust options from the C struct; unknown words are `SA_STATUS_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// Every text field must be NULL or a NUL-terminated string valid for the call.
+unsafe fn pagerank_options(options: &SaPageRankOptions) -> FfiResult<PageRankOptions> {
+    // SAFETY: forwarded from the caller.
+    let dangling = unsafe { ptr::text(options.dangling, "dangling") }?;
+    // SAFETY: forwarded from the caller.
+    let contributions = unsafe { ptr::text(options.contributions, "contributions") }?;
+    // SAFETY: forwarded from the caller.
+    let cell_order = unsafe { ptr::text(options.cell_order, "cell_order") }?;
+    Ok(PageRankOptions {
+        damping: options.damping,
+        tolerance: options.tolerance,
+        max_iterations: options.max_iterations,
+        dangling: dangling.map_or(Ok(Dangling::Spread), str::parse)?,
+        contributions: contributions.map_or(Ok(Precision::F64), str::parse)?,
+        cell_order: cell_order.map_or(Ok(CellOrder::Auto), str::parse)?,
+    })
+}
+
+/// PageRank with every setting (`options`, NULL for the defaults of
+/// `sa_pagerank_options_default`): writes every vertex's rank to `ranks` (`len` values, at least
+/// the vertex count) and, when `summary` is not NULL, how the run went. `progress` (may be
+/// NULL) is called after every iteration with the iteration and the iteration limit.
+///
+/// ```c
+/// SaPageRankOptions options = sa_pagerank_options_default();
+/// options.gauss_seidel = true;
+/// options.cell_order = "degree";
+/// SaPageRankSummary summary;
+/// sa_graph_pagerank_with_options(graph, &options, ranks, n, &summary, NULL, NULL);
+/// printf("%zu iterations, cells in %s order\n", summary.iterations, summary.cell_order);
+/// ```
+///
+/// # Safety
+/// `graph` must be NULL or a live handle; `options` NULL or a valid struct whose texts are NULL
+/// or NUL-terminated; `ranks` valid for writing `len` values; `summary` NULL or valid for
+/// writing; `progress` NULL or a function that may be called with `user_data`.
+#[no_mangle]
+pub unsafe extern "C" fn sa_graph_pagerank_with_options(
+    graph: *const SaGraph,
+    options: *const SaPageRankOptions,
+    ranks: *mut f64,
+    len: usize,
+    summary: *mut SaPageRankSummary,
+    progress: SaGraphProgress,
+    user_data: *mut c_void,
+) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let graph = unsafe { borrow(graph) }?;
+        let given = if options.is_null() {
+            sa_pagerank_options_default()
+        } else {
+            // SAFETY: not NULL; the caller guarantees a valid struct.
+            *unsafe { ptr::borrow(options, "options") }?
+        };
+        // SAFETY: the caller guarantees the texts.
+        let options = unsafe { pagerank_options(&given) }?;
+        // SAFETY: forwarded from the caller.
+        let out = unsafe { per_vertex(graph, ranks, len, "ranks") }?;
+        let limit = options.max_iterations as u64;
+        let on_iteration = |iteration: &smartarrays_graph::algo::pagerank::Iteration| {
+            report(progress, user_data, iteration.iteration as u64, limit);
+        };
+        let result = if given.gauss_seidel {
+            pagerank_gauss_seidel(graph, &options, on_iteration)?
+        } else {
+            pagerank(graph, &options, on_iteration)?
+        };
+        for (slot, rank) in out.iter_mut().zip(result.ranks.to_vec()) {
+            *slot = rank;
+        }
+        let cell_order: &'static CStr = match result.summary.cell_order {
+            CellOrder::Degree => c"degree",
+            _ => c"vertex",
+        };
+        let written = SaPageRankSummary {
+            iterations: result.summary.iterations,
+            converged: result.summary.converged,
+            change: result.summary.change,
+            cell_order: cell_order.as_ptr(),
+        };
+        // SAFETY: NULL or valid for writing (the caller's contract).
+        unsafe { ptr::write_optional(summary, written) };
+        Ok(())
+    })
+}
+
+/// Builds the graph's degree order now (the renamed copy of its incoming lists that PageRank's
+/// "degree" cell order gathers through; as large as the lists, and shown in the memory report
+/// as "degree-ordered in-lists"), so a timed PageRank does not include it. Writes to `*built`
+/// (NULL when not wanted) whether a copy exists afterwards: false when the graph's ids do not
+/// fit 32 bits. Building it again is a no-op; it lives until `sa_graph_free`.
+///
+/// # Safety
+/// `graph` must be NULL or a live handle; `built` NULL or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn sa_graph_prepare_degree_order(
+    graph: *const SaGraph,
+    built: *mut bool,
+) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let graph = unsafe { borrow(graph) }?;
+        let prepared = graph.prepare_degree_order()?;
+        // SAFETY: NULL or valid for writing (the caller's contract).
+        unsafe { ptr::write_optional(built, prepared) };
+        Ok(())
+    })
+}
+
 /// Betweenness centrality (Brandes), unnormalised, into `scores` (`len` values, at least the
 /// vertex count): from every vertex when `sources` is NULL (exact), else from the
 /// `source_count` vertices of `sources`. `progress` (may be NULL) is called after every source.
@@ -541,6 +714,57 @@ pub unsafe extern "C" fn sa_graph_betweenness(
         })?;
         for (slot, score) in out.iter_mut().zip(result.scores.to_vec()) {
             *slot = score;
+        }
+        Ok(())
+    })
+}
+
+/// Betweenness centrality (Brandes), unnormalised, from `count` sources drawn uniformly with a
+/// seeded generator among the vertices that have out-edges (repeats possible, as independent
+/// samples; the same seed draws the same sources): GAPBS's sampled BC. Writes every vertex's
+/// score to `scores` (`len` values, at least the vertex count) and, when `drawn` is not NULL,
+/// the sources used to `drawn` (`count` values). `progress` (may be NULL) is called after
+/// every source.
+///
+/// # Safety
+/// `graph` must be NULL or a live handle; `scores` valid for writing `len` values; `drawn`
+/// NULL or valid for writing `count` values; `progress` NULL or a function that may be called
+/// with `user_data`.
+#[no_mangle]
+pub unsafe extern "C" fn sa_graph_betweenness_sampled(
+    graph: *const SaGraph,
+    count: usize,
+    seed: u64,
+    scores: *mut f64,
+    len: usize,
+    drawn: *mut u64,
+    progress: SaGraphProgress,
+    user_data: *mut c_void,
+) -> SaStatus {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let graph = unsafe { borrow(graph) }?;
+        // SAFETY: forwarded from the caller.
+        let out = unsafe { per_vertex(graph, scores, len, "scores") }?;
+        let drawn = if drawn.is_null() {
+            None
+        } else {
+            // SAFETY: forwarded from the caller.
+            Some(unsafe { ptr::slice_mut(drawn, count, "drawn") }?)
+        };
+        let options = BcOptions {
+            sources: BcSources::Sample { count, seed },
+        };
+        let result = bc(graph, &options, |done, total| {
+            report(progress, user_data, done as u64, total as u64);
+        })?;
+        for (slot, score) in out.iter_mut().zip(result.scores.to_vec()) {
+            *slot = score;
+        }
+        if let Some(drawn) = drawn {
+            for (slot, &source) in drawn.iter_mut().zip(&result.sources) {
+                *slot = source;
+            }
         }
         Ok(())
     })
