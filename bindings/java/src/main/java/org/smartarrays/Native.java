@@ -329,8 +329,14 @@ final class Native {
     static final MethodHandle GRAPH_PAGERANK = handle("sa_graph_pagerank",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_DOUBLE, JAVA_DOUBLE, JAVA_LONG, JAVA_BOOLEAN, ADDRESS, JAVA_LONG,
                     ADDRESS, ADDRESS, ADDRESS), NORMAL);
+    static final MethodHandle GRAPH_PAGERANK_WITH_OPTIONS = handle("sa_graph_pagerank_with_options",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, ADDRESS), NORMAL);
+    static final MethodHandle GRAPH_PREPARE_DEGREE_ORDER = handle("sa_graph_prepare_degree_order",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), NORMAL);
     static final MethodHandle GRAPH_BETWEENNESS = handle("sa_graph_betweenness",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS), NORMAL);
+    static final MethodHandle GRAPH_BETWEENNESS_SAMPLED = handle("sa_graph_betweenness_sampled",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, ADDRESS), NORMAL);
     static final MethodHandle GRAPH_TRIANGLE_COUNT = handle("sa_graph_triangle_count",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), NORMAL);
 

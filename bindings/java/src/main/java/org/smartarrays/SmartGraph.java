@@ -55,6 +55,83 @@ public final class SmartGraph implements AutoCloseable {
      */
     public record Bfs(long[] levels, long[] parents) {}
 
+    /**
+     * Every PageRank setting, for {@link #pagerank(PageRankOptions, Progress)}; start from
+     * {@link #defaults()} and change what is wanted with the {@code with...} methods. The words are
+     * the ones the C, Python and command-line interfaces use.
+     *
+     * @param damping the damping factor, in (0, 1)
+     * @param tolerance stop when the sum of absolute rank changes of an iteration is below this
+     * @param maxIterations stop after this many iterations
+     * @param gaussSeidel update in place (fewer iterations to the same tolerance) instead of Jacobi
+     * @param dangling "spread" (a dangling vertex's rank is spread over all) or "drop" (left out,
+     *     as GAPBS does: ranks sum to less than 1)
+     * @param contributions "f64" (ranks of the plain double formula) or "f32" (half the memory
+     *     traffic of the gather; ranks agree to about 1e-7 of their value)
+     * @param cellOrder "auto" ("degree" above 262,144 vertices), "vertex" or "degree" (the
+     *     most-read contribution cells first; the ranks are the same)
+     */
+    public record PageRankOptions(double damping, double tolerance, int maxIterations, boolean gaussSeidel, String dangling,
+            String contributions, String cellOrder) {
+        /** Checks that the texts are given. */
+        public PageRankOptions {
+            Objects.requireNonNull(dangling, "dangling");
+            Objects.requireNonNull(contributions, "contributions");
+            Objects.requireNonNull(cellOrder, "cellOrder");
+        }
+
+        /** @return damping 0.85, tolerance 1e-6, 1000 iterations, Jacobi, "spread", "f64", "auto" */
+        public static PageRankOptions defaults() {
+            return new PageRankOptions(0.85, 1e-6, 1000, false, "spread", "f64", "auto");
+        }
+
+        /** @param value the damping factor @return a copy with it */
+        public PageRankOptions withDamping(double value) {
+            return new PageRankOptions(value, tolerance, maxIterations, gaussSeidel, dangling, contributions, cellOrder);
+        }
+
+        /** @param value the tolerance @return a copy with it */
+        public PageRankOptions withTolerance(double value) {
+            return new PageRankOptions(damping, value, maxIterations, gaussSeidel, dangling, contributions, cellOrder);
+        }
+
+        /** @param value the iteration limit @return a copy with it */
+        public PageRankOptions withMaxIterations(int value) {
+            return new PageRankOptions(damping, tolerance, value, gaussSeidel, dangling, contributions, cellOrder);
+        }
+
+        /** @param value whether to update in place @return a copy with it */
+        public PageRankOptions withGaussSeidel(boolean value) {
+            return new PageRankOptions(damping, tolerance, maxIterations, value, dangling, contributions, cellOrder);
+        }
+
+        /** @param value "spread" or "drop" @return a copy with it */
+        public PageRankOptions withDangling(String value) {
+            return new PageRankOptions(damping, tolerance, maxIterations, gaussSeidel, value, contributions, cellOrder);
+        }
+
+        /** @param value "f64" or "f32" @return a copy with it */
+        public PageRankOptions withContributions(String value) {
+            return new PageRankOptions(damping, tolerance, maxIterations, gaussSeidel, dangling, value, cellOrder);
+        }
+
+        /** @param value "auto", "vertex" or "degree" @return a copy with it */
+        public PageRankOptions withCellOrder(String value) {
+            return new PageRankOptions(damping, tolerance, maxIterations, gaussSeidel, dangling, contributions, value);
+        }
+    }
+
+    /**
+     * The result of {@link #pagerank(PageRankOptions, Progress)}.
+     *
+     * @param ranks each vertex's rank
+     * @param iterations iterations run
+     * @param converged whether the change fell below the tolerance (false: stopped at the limit)
+     * @param change the last iteration's sum of absolute rank changes
+     * @param cellOrder the contribution cells' order the run used: "vertex" or "degree"
+     */
+    public record PageRank(double[] ranks, long iterations, boolean converged, double change, String cellOrder) {}
+
     private final NativeHandle handle;
     private final long vertices;
     private final long edges;
@@ -239,6 +316,65 @@ public final class SmartGraph implements AutoCloseable {
     }
 
     /**
+     * PageRank with every setting, and how the run went.
+     *
+     * <pre>{@code
+     * SmartGraph.PageRank run = g.pagerank(SmartGraph.PageRankOptions.defaults().withGaussSeidel(true).withCellOrder("degree"), null);
+     * System.out.println(run.iterations() + " iterations, cells in " + run.cellOrder() + " order");
+     * }</pre>
+     *
+     * @param options the settings
+     * @param progress {@code null}, or called after every iteration (with the iteration limit as total)
+     * @return the ranks and the run's summary
+     * @throws SmartArrayException {@code INVALID_ARGUMENT} for a setting out of range or an unknown word
+     */
+    public PageRank pagerank(PageRankOptions options, Progress progress) {
+        Objects.requireNonNull(options, "options");
+        int n = perVertex();
+        try (Arena arena = Arena.ofConfined()) {
+            Upcall upcall = Upcall.of(progress, arena);
+            // SaPageRankOptions: two doubles, size_t, bool (padded to 8), three text pointers.
+            MemorySegment given = arena.allocate(56, 8);
+            given.set(JAVA_DOUBLE, 0, options.damping());
+            given.set(JAVA_DOUBLE, 8, options.tolerance());
+            given.set(JAVA_LONG, 16, options.maxIterations());
+            given.set(JAVA_BOOLEAN, 24, options.gaussSeidel());
+            given.set(ADDRESS, 32, arena.allocateFrom(options.dangling()));
+            given.set(ADDRESS, 40, arena.allocateFrom(options.contributions()));
+            given.set(ADDRESS, 48, arena.allocateFrom(options.cellOrder()));
+            // SaPageRankSummary: size_t, bool (padded to 8), double, a static text pointer.
+            MemorySegment summary = arena.allocate(32, 8);
+            MemorySegment ranks = arena.allocate(JAVA_DOUBLE, Math.max(1, n));
+            int status = (int) Native.GRAPH_PAGERANK_WITH_OPTIONS.invokeExact(handle.get(), given, ranks, (long) n, summary,
+                    upcall.stub, MemorySegment.NULL);
+            upcall.rethrow();
+            Native.check(status);
+            String cellOrder = Native.cString(summary.get(ADDRESS, 24));
+            return new PageRank(ranks.asSlice(0, 8L * n).toArray(JAVA_DOUBLE), summary.get(JAVA_LONG, 0),
+                    summary.get(JAVA_BOOLEAN, 8), summary.get(JAVA_DOUBLE, 16), cellOrder);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * Builds the degree order of the vertex cells now (a renamed copy of the incoming lists, as
+     * large as them, that PageRank's "degree" cell order gathers through), so a timed PageRank
+     * does not include it. It lives until {@link #close()}.
+     *
+     * @return whether the copy exists (false when the ids do not fit 32 bits)
+     */
+    public boolean prepareDegreeOrder() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment built = arena.allocate(JAVA_BOOLEAN);
+            Native.check((int) Native.GRAPH_PREPARE_DEGREE_ORDER.invokeExact(handle.get(), built));
+            return built.get(JAVA_BOOLEAN, 0);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
      * Betweenness centrality (Brandes), unnormalised.
      *
      * @param sources {@code null} for every vertex (exact), else the vertices to start from
@@ -257,6 +393,45 @@ public final class SmartGraph implements AutoCloseable {
             upcall.rethrow();
             Native.check(status);
             return scores.asSlice(0, 8L * n).toArray(JAVA_DOUBLE);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * Betweenness from sampled sources.
+     *
+     * @param scores each vertex's unnormalised score
+     * @param sources the sources drawn, in the order they ran
+     */
+    public record SampledBetweenness(double[] scores, long[] sources) {}
+
+    /**
+     * Betweenness centrality (Brandes), unnormalised, from {@code count} sources drawn uniformly
+     * with a seeded generator among the vertices that have out-edges (GAPBS's sampled BC; the same
+     * seed draws the same sources, repeats possible).
+     *
+     * @param count how many sources
+     * @param seed the generator's seed
+     * @param progress {@code null}, or called after every source
+     * @return the scores and the sources drawn
+     * @throws SmartArrayException {@code INVALID_ARGUMENT} when no vertex has out-edges
+     */
+    public SampledBetweenness betweennessSampled(int count, long seed, Progress progress) {
+        if (count < 0) {
+            throw new IllegalArgumentException("count must not be negative: " + count);
+        }
+        int n = perVertex();
+        try (Arena arena = Arena.ofConfined()) {
+            Upcall upcall = Upcall.of(progress, arena);
+            MemorySegment scores = arena.allocate(JAVA_DOUBLE, Math.max(1, n));
+            MemorySegment drawn = arena.allocate(JAVA_LONG, Math.max(1, count));
+            int status = (int) Native.GRAPH_BETWEENNESS_SAMPLED.invokeExact(handle.get(), (long) count, seed, scores, (long) n,
+                    drawn, upcall.stub, MemorySegment.NULL);
+            upcall.rethrow();
+            Native.check(status);
+            return new SampledBetweenness(scores.asSlice(0, 8L * n).toArray(JAVA_DOUBLE),
+                    drawn.asSlice(0, 8L * count).toArray(JAVA_LONG));
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
