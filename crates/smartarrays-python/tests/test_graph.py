@@ -204,6 +204,41 @@ def test_pagerank_cell_order_keeps_the_ranks(gauss_seidel: bool) -> None:
         graph.pagerank(cell_order="hubs")
 
 
+@pytest.mark.parametrize("gauss_seidel", [False, True])
+@pytest.mark.parametrize("n", [1, 64, 65, 1025])
+def test_pagerank_dangling_drop_matches_numpy(gauss_seidel: bool, n: int) -> None:
+    src, dst = random_edges(n, 2 * n, n, True)
+    graph = sg.from_edges(src, dst, num_vertices=n, directed=True)
+    ranks = graph.pagerank(tolerance=1e-13, max_iterations=10_000, gauss_seidel=gauss_seidel, dangling="drop")
+    degree = np.bincount(src, minlength=n).astype(np.float64)
+    want = np.full(n, 1.0 / n)
+    for _ in range(10_000):
+        pulled = np.zeros(n)
+        np.add.at(pulled, dst, want[src] / degree[src])
+        step = 0.15 / n + 0.85 * pulled
+        done = np.abs(step - want).sum() < 1e-15
+        want = step
+        if done:
+            break
+    np.testing.assert_allclose(ranks, want, rtol=0, atol=1e-10)
+    if (degree == 0).any():
+        assert ranks.sum() < 1 - 1e-9
+    with pytest.raises(ValueError, match="expected spread or drop"):
+        graph.pagerank(dangling="keep")
+
+
+@pytest.mark.parametrize("gauss_seidel", [False, True])
+def test_pagerank_f32_contributions_agree_with_f64(gauss_seidel: bool) -> None:
+    graph = sg.kronecker(10, edge_factor=8, seed=5)
+    exact = graph.pagerank(tolerance=1e-4, gauss_seidel=gauss_seidel)
+    single = graph.pagerank(tolerance=1e-4, gauss_seidel=gauss_seidel, contributions="f32")
+    # The ranks agree to within the tolerance (Gauss-Seidel's path depends on the threads).
+    assert np.abs(single - exact).sum() < 1e-4
+    assert graph.prepare_degree_order() is True
+    with pytest.raises(ValueError, match="expected f64 or f32"):
+        graph.pagerank(contributions="f16")
+
+
 def test_betweenness_progress_counts_sources() -> None:
     graph = sg.kronecker(7, edge_factor=4, seed=1)
     seen: list[tuple[int, int]] = []
@@ -214,6 +249,21 @@ def test_betweenness_progress_counts_sources() -> None:
     graph.betweenness(progress=lambda done, total: seen.append((done, total)))
     n = graph.num_vertices
     assert seen == [(k, n) for k in range(1, n + 1)]
+
+
+def test_betweenness_from_sampled_sources() -> None:
+    graph = sg.kronecker(8, edge_factor=4, seed=3)
+    seen: list[tuple[int, int]] = []
+    first = graph.betweenness(samples=5, seed=7, progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(k, 5) for k in range(1, 6)]
+    np.testing.assert_array_equal(graph.betweenness(samples=5, seed=7), first)
+    assert (first >= 0).all() and first.sum() > 0
+    assert not np.array_equal(graph.betweenness(samples=5, seed=8), first)
+    np.testing.assert_array_equal(graph.betweenness(samples=0), np.zeros(graph.num_vertices))
+    with pytest.raises(ValueError, match="either sources or samples"):
+        graph.betweenness(sources=[0], samples=3)
+    with pytest.raises(ValueError, match="no vertex has out-edges"):
+        sg.from_edges([], [], num_vertices=3).betweenness(samples=2)
 
 
 class Stop(Exception):

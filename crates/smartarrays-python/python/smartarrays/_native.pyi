@@ -812,18 +812,27 @@ class Graph:
         gauss_seidel: bool = False,
         progress: Callable[[int, float], object] | None = None,
         cell_order: str = "auto",
+        dangling: str = "spread",
+        contributions: str = "f64",
     ) -> npt.NDArray[np.float64]:
-        """Ranks summing to 1; dangling rank spread over every vertex.
+        """Ranks summing to 1; dangling rank spread over every vertex (``dangling="drop"``
+        leaves it out, as GAPBS does).
 
         ``progress(iteration, change)`` runs after every iteration; an exception it raises
         stops the run and propagates. ``cell_order`` ("auto", "vertex" or "degree") places the
-        contributions the pull gathers; the ranks are in vertex order either way."""
+        contributions the pull gathers; the ranks are in vertex order either way.
+        ``contributions`` ("f64" or "f32") is the precision of the gathered contributions."""
+    def prepare_degree_order(self) -> bool:
+        """Builds the renamed copy of the incoming lists ``cell_order="degree"`` gathers through."""
     def betweenness(
         self,
         sources: npt.ArrayLike | None = None,
         progress: Callable[[int, int], object] | None = None,
+        samples: int | None = None,
+        seed: int = 1,
     ) -> npt.NDArray[np.float64]:
-        """Unnormalised Brandes betweenness, exact when ``sources`` is None.
+        """Unnormalised Brandes betweenness, exact when ``sources`` and ``samples`` are None;
+        ``samples=k`` draws ``k`` sources with the seeded generator ``seed``.
 
         ``progress(done, total)`` runs after every source; an exception it raises stops the
         run and propagates."""
