@@ -3,7 +3,8 @@
  * the defaults against sa_graph_pagerank, dangling "drop" against a plain reference, f32
  * contributions against f64, both cell orders against each other, the run's summary, progress
  * calls, and every bad setting as a typed error. Sampled betweenness
- * (sa_graph_betweenness_sampled): the sources it drew, run as a list, give the same scores. */
+ * (sa_graph_betweenness_sampled): the sources it drew, run as a list, give the same scores.
+ * Triangle counts in both orders (sa_graph_triangle_count_ordered) against a triple loop. */
 #include "check.h"
 
 #include <math.h>
@@ -252,6 +253,50 @@ static void test_sampled_betweenness(void) {
     free(scores), free(listed);
 }
 
+/* Triangles by a triple loop over an adjacency matrix (no repeats, no self-loops). */
+static uint64_t triangles_reference(const uint64_t *src, const uint64_t *dst, size_t len, size_t n) {
+    unsigned char *adjacent = calloc(n * n, 1);
+    for (size_t e = 0; e < len; e++)
+        if (src[e] != dst[e]) adjacent[src[e] * n + dst[e]] = adjacent[dst[e] * n + src[e]] = 1;
+    uint64_t count = 0;
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = a + 1; b < n; b++)
+            if (adjacent[a * n + b])
+                for (size_t c = b + 1; c < n; c++) count += adjacent[a * n + c] && adjacent[b * n + c];
+    free(adjacent);
+    return count;
+}
+
+static void test_triangle_orders(void) {
+    static const size_t sizes[] = {1, 3, 63, 64, 65, 200};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        size_t n = sizes[k], len = 4 * n;
+        uint64_t *src = malloc(len * sizeof(uint64_t)), *dst = malloc(len * sizeof(uint64_t));
+        size_t kept = 0;
+        /* Distinct pairs a < b: the graph keeps repeats, the reference would not count them. */
+        for (size_t i = 0; i < len; i++) {
+            uint64_t a = next_random() % n, b = next_random() % n;
+            if (a >= b) continue;
+            bool seen = false;
+            for (size_t j = 0; j < kept; j++) seen |= src[j] == a && dst[j] == b;
+            if (!seen) src[kept] = a, dst[kept] = b, kept++;
+        }
+        SaGraph *graph = NULL;
+        CHECK_OK(sa_graph_from_edges(src, dst, kept, n, false, NULL, &graph));
+        uint64_t want = triangles_reference(src, dst, kept, n), by_degree = 1, by_id = 1, plain = 1;
+        CHECK_OK(sa_graph_triangle_count_ordered(graph, "degree", &by_degree));
+        CHECK_OK(sa_graph_triangle_count_ordered(graph, "id", &by_id));
+        CHECK_OK(sa_graph_triangle_count_ordered(graph, NULL, &plain));
+        CHECK(by_degree == want && by_id == want && plain == want, "n %zu: %llu / %llu / %llu triangles, want %llu", n,
+              (unsigned long long)by_degree, (unsigned long long)by_id, (unsigned long long)plain, (unsigned long long)want);
+        CHECK_STATUS(sa_graph_triangle_count_ordered(graph, "random", &plain), SA_STATUS_INVALID_ARGUMENT);
+        CHECK_MESSAGE("expected id or degree");
+        CHECK_STATUS(sa_graph_triangle_count_ordered(graph, "id", NULL), SA_STATUS_NULL_POINTER);
+        free(src), free(dst);
+        sa_graph_free(graph);
+    }
+}
+
 int main(void) {
     test_defaults_match_the_plain_call();
     test_dangling_drop();
@@ -260,5 +305,6 @@ int main(void) {
     test_summary_and_progress();
     test_errors();
     test_sampled_betweenness();
+    test_triangle_orders();
     return finish("test_graph_options");
 }
