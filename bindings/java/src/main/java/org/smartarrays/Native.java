@@ -339,6 +339,8 @@ final class Native {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, ADDRESS), NORMAL);
     static final MethodHandle GRAPH_TRIANGLE_COUNT = handle("sa_graph_triangle_count",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), NORMAL);
+    static final MethodHandle GRAPH_TRIANGLE_COUNT_ORDERED = handle("sa_graph_triangle_count_ordered",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), NORMAL);
 
     private static MethodHandle handle(String name, FunctionDescriptor descriptor, Linker.Option... options) {
         MemorySegment symbol = LIBRARY.find(name)

@@ -445,6 +445,26 @@ public final class SmartGraph implements AutoCloseable {
         return handle.size(Native.GRAPH_TRIANGLE_COUNT);
     }
 
+    /**
+     * Triangles of an undirected graph, counted in the given vertex order.
+     *
+     * @param order "degree" (by degree then id, on oriented lists gathered first: the default of
+     *     {@link #triangleCount()}) or "id" (by vertex id, on the graph's lists in place); the count
+     *     is the same
+     * @return the number of triangles
+     * @throws SmartArrayException {@code INVALID_ARGUMENT} for a directed graph or an unknown order
+     */
+    public long triangleCount(String order) {
+        Objects.requireNonNull(order, "order");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment count = arena.allocate(JAVA_LONG);
+            Native.check((int) Native.GRAPH_TRIANGLE_COUNT_ORDERED.invokeExact(handle.get(), arena.allocateFrom(order), count));
+            return count.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
     /** @return whether {@link #close()} has run */
     public boolean isClosed() {
         return handle.isClosed();

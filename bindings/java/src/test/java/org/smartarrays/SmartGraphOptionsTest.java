@@ -1,7 +1,7 @@
 // SmartGraph.pagerank(PageRankOptions, Progress): the defaults against the positional call, dangling
 // "drop" against a plain power iteration, f32 contributions and both cell orders against f64 and
 // vertex order, the run's summary and progress, prepareDegreeOrder, and every bad setting; sampled
-// betweenness against the listed sources it drew.
+// betweenness against the listed sources it drew; triangle counts in both orders.
 package org.smartarrays;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -133,6 +133,18 @@ class SmartGraphOptionsTest {
         try (SmartGraph empty = SmartGraph.fromEdges(new long[0], new long[0], 3, true, Placement.osDefault())) {
             SmartArrayException e = assertThrows(SmartArrayException.class, () -> empty.betweennessSampled(2, 1, null));
             assertTrue(e.getMessage().contains("no vertex has out-edges"), e.getMessage());
+        }
+    }
+
+    @Test
+    void triangleOrdersCountTheSame() {
+        try (SmartGraph g = SmartGraph.kronecker(9, 8, 2, false, Placement.osDefault())) {
+            long plain = g.triangleCount();
+            assertTrue(plain > 0);
+            assertEquals(plain, g.triangleCount("degree"));
+            assertEquals(plain, g.triangleCount("id"));
+            SmartArrayException e = assertThrows(SmartArrayException.class, () -> g.triangleCount("random"));
+            assertTrue(e.getMessage().contains("expected id or degree"), e.getMessage());
         }
     }
 
