@@ -364,11 +364,14 @@ impl PyGraph {
         numpy_f64(py, &result.scores)
     }
 
-    /// The number of triangles of an undirected graph.
-    fn triangle_count(&self, py: Python<'_>) -> PyResult<u64> {
+    /// The number of triangles of an undirected graph. `order` is the order the count walks
+    /// the vertices in: "degree" (by degree then id, on oriented lists gathered first) or "id"
+    /// (by vertex id, on the graph's lists in place); the count is the same.
+    #[pyo3(signature = (order="degree"))]
+    fn triangle_count(&self, py: Python<'_>, order: &str) -> PyResult<u64> {
+        let order = order.parse::<TcOrder>().map_err(to_py)?;
         let graph = Arc::clone(&self.graph);
-        py.detach(|| tc(&graph, TcOrder::default(), |_, _| {}))
-            .map_err(to_py)
+        py.detach(|| tc(&graph, order, |_, _| {})).map_err(to_py)
     }
 
     /// Every edge as two uint64 arrays `(sources, targets)` in CSR order (an undirected edge

@@ -266,6 +266,19 @@ def test_betweenness_from_sampled_sources() -> None:
         sg.from_edges([], [], num_vertices=3).betweenness(samples=2)
 
 
+@pytest.mark.parametrize(("n", "m", "seed"), [(1, 0, 0), (64, 300, 1), (65, 400, 2), (200, 1500, 3)])
+def test_triangle_orders_match_networkx(n: int, m: int, seed: int) -> None:
+    src, dst = random_edges(n, m, seed, False)
+    graph = sg.from_edges(src, dst, num_vertices=n)
+    g = nx.Graph()
+    g.add_nodes_from(range(n))
+    g.add_edges_from((int(s), int(t)) for s, t in zip(src, dst) if s != t)
+    want = sum(nx.triangles(g).values()) // 3
+    assert graph.triangle_count() == graph.triangle_count(order="degree") == graph.triangle_count(order="id") == want
+    with pytest.raises(ValueError, match="expected id or degree"):
+        graph.triangle_count(order="random")
+
+
 class Stop(Exception):
     pass
 

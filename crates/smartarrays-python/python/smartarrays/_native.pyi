@@ -836,8 +836,8 @@ class Graph:
 
         ``progress(done, total)`` runs after every source; an exception it raises stops the
         run and propagates."""
-    def triangle_count(self) -> int:
-        """Triangles of an undirected graph."""
+    def triangle_count(self, order: str = "degree") -> int:
+        """Triangles of an undirected graph; ``order`` ("degree" or "id") only changes the speed."""
     def edges(self) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
         """Every edge as ``(sources, targets)``; an undirected edge once."""
     def to_networkx(self) -> Any:
