@@ -128,6 +128,11 @@ def test_from_scipy_unsorted_indices_and_empty() -> None:
     assert not matrix.has_sorted_indices
     graph = sg.from_scipy(matrix)
     assert graph.directed and graph.neighbors(0).tolist() == [0, 1, 2]
+    # Repeated entries: a CSR matrix keeps them as given; COO ones are summed by scipy's tocsr().
+    repeated = sparse.csr_matrix((np.ones(3), np.array([1, 1, 0]), np.array([0, 2, 3])), shape=(2, 2))
+    assert sg.from_scipy(repeated).neighbors(0).tolist() == [1, 1]
+    coo = sparse.coo_matrix((np.ones(3), (np.array([0, 0, 1]), np.array([1, 1, 0]))), shape=(2, 2))
+    assert sg.from_scipy(coo).num_edges == 2
     empty = sg.from_scipy(sparse.csr_matrix((0, 0)))
     assert empty.num_vertices == 0 and empty.num_edges == 0
     lonely = sg.from_scipy(sparse.csr_matrix((4, 4)))
