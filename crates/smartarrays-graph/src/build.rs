@@ -2,7 +2,9 @@
 //! prefix sum, an atomic scatter of neighbours, a parallel per-vertex sort (and dedup), then
 //! packing into smart arrays. Directed graphs get their reverse arrays by transposing the
 //! forward lists, after the edge list has been freed, so peak memory stays near 1.5x the final
-//! graph plus the input list (see `bench` for measurements).
+//! graph plus the input list (see `bench` for measurements). `build_from_csr` starts from CSR
+//! arrays instead: a directed graph's lists are copied as its forward lists, an undirected
+//! graph's are scattered into both ends' lists, and the same sort, pack and transpose follow.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
