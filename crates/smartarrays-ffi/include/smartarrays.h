@@ -2544,6 +2544,36 @@ SaStatus sa_graph_triangle_count(const SaGraph *graph, uint64_t *count);
 SaStatus sa_graph_triangle_count_ordered(const SaGraph *graph, const char *order, uint64_t *count);
 
 /**
+ * Creates a graph from CSR arrays: vertex `v`'s neighbours are `targets[offsets[v]]` up to
+ * `targets[offsets[v + 1] - 1]`, so `offsets` holds `vertices + 1` values, starts at 0, never
+ * decreases and ends at `edges`; every target is below `vertices`. Anything else is
+ * `SA_STATUS_INVALID_ARGUMENT` with the first bad position in the message (e.g. "offsets[5] =
+ * 3 is below offsets[4] = 7", "targets[12] = 99 is not a vertex (the graph has 10 vertices)").
+ *
+ * Directed: the lists are the out-lists (sorted here when they are not), the in-lists their
+ * transpose. Undirected: each `(v, w)` of the lists is one undirected edge, stored in both
+ * `v`'s and `w`'s lists, so the graph equals `sa_graph_from_edges` of the same pairs (a
+ * symmetric matrix holding both `(v, w)` and `(w, v)` gives each edge twice: pass one
+ * triangle). Repeated entries and self-loops are kept as given. `placement` as for
+ * `sa_array_new` (NULL = "os"). `targets` may be NULL when `edges` is 0; `offsets` is never
+ * NULL (it holds at least one value).
+ *
+ * Ownership: the arrays stay the caller's (they are copied); on success `*out` is a new graph
+ * the caller owns (free with `sa_graph_free`); on failure `*out` is not written. Thread-safe.
+ *
+ * # Safety
+ * `offsets` must point to `vertices + 1` readable values and `targets` to `edges`; `placement`
+ * must be NULL or NUL-terminated text; `out` must be valid for writing a pointer.
+ */
+SaStatus sa_graph_from_csr(const uint64_t *offsets,
+                           size_t vertices,
+                           const uint64_t *targets,
+                           size_t edges,
+                           bool directed,
+                           const char *placement,
+                           SaGraph **out);
+
+/**
  * Creates an empty catalog.
  *
  * Ownership: on success `*out` is a new catalog the caller owns (free with

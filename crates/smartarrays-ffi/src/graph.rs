@@ -49,7 +49,7 @@ impl From<GraphError> for FfiError {
 }
 
 /// Graph options from the C placement text (NULL = "os"), on the library's runtime.
-fn graph_options(placement: *const c_char) -> FfiResult<GraphOptions> {
+pub(crate) fn graph_options(placement: *const c_char) -> FfiResult<GraphOptions> {
     let array = crate::array::checked_options(placement)?;
     let mut options = GraphOptions::default().placement(array.placement.clone());
     options.runtime = array.runtime;
@@ -60,7 +60,7 @@ fn graph_options(placement: *const c_char) -> FfiResult<GraphOptions> {
 ///
 /// # Safety
 /// `out` must be valid for writing a pointer (checked for NULL before building).
-unsafe fn hand_out(out: *mut *mut SaGraph, graph: Graph) -> FfiResult {
+pub(crate) unsafe fn hand_out(out: *mut *mut SaGraph, graph: Graph) -> FfiResult {
     let handle = Box::into_raw(Box::new(SaGraph { graph }));
     // SAFETY: forwarded from the caller; `out` is not NULL (checked first), so nothing leaks.
     unsafe { ptr::write(out, "out", handle) }

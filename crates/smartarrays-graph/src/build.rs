@@ -2,8 +2,11 @@
 //! prefix sum, an atomic scatter of neighbours, a parallel per-vertex sort (and dedup), then
 //! packing into smart arrays. Directed graphs get their reverse arrays by transposing the
 //! forward lists, after the edge list has been freed, so peak memory stays near 1.5x the final
-//! graph plus the input list (see `bench` for measurements).
+//! graph plus the input list (see `bench` for measurements). `build_from_csr` starts from CSR
+//! arrays instead: a directed graph's lists are copied as its forward lists, an undirected
+//! graph's are scattered into both ends' lists, and the same sort, pack and transpose follow.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -50,6 +53,148 @@ pub fn build(edges: EdgeList, options: &GraphOptions) -> Result<Graph> {
     }
 }
 
+/// Builds a graph from compressed sparse row arrays: vertex `v`'s neighbours are
+/// `targets[offsets[v]..offsets[v + 1]]`, so `offsets` holds `vertices + 1` values, starting at
+/// 0, never decreasing, and ending at `targets.len()`; every target is below `vertices`.
+///
+/// Directed: the lists become the forward arrays as given (each sorted if it is not), with
+/// duplicates and self-loops kept or dropped per [`GraphOptions`]; the reverse arrays are their
+/// transpose. No edge list is made in between.
+///
+/// Undirected: every `(v, w)` of the lists is one undirected edge, stored in both `v`'s and
+/// `w`'s lists (the input is symmetrised), so the graph equals [`build`] of the same pairs. A
+/// symmetric matrix that already holds both `(v, w)` and `(w, v)` therefore gives each edge
+/// twice; drop them with [`Keep::Drop`] for `duplicates`, or pass the upper triangle only.
+///
+/// Ids are stored in 32 bits while the vertex count allows, as in [`build`]. Invalid arrays are
+/// [`GraphError::InvalidArgument`] naming the first bad value.
+///
+/// # Example
+/// ```
+/// use smartarrays_graph::{build_from_csr, GraphOptions, Keep};
+/// // 0 -> 2, 0 -> 1, 2 -> 1; vertex 1 has no out-edges.
+/// let offsets = [0, 2, 2, 3];
+/// let targets = [2, 1, 1];
+/// let graph = build_from_csr(&offsets, &targets, true, &GraphOptions::default())?;
+/// assert_eq!(graph.vertices(), 3);
+/// assert_eq!(graph.out_neighbors(0)?, vec![1, 2]); // lists come out sorted
+/// assert_eq!(graph.in_neighbors(1)?, vec![0, 2]);
+/// // Undirected: each entry is one edge, stored in both lists.
+/// let graph = build_from_csr(&offsets, &targets, false, &GraphOptions::default())?;
+/// assert_eq!(graph.edges(), 3);
+/// assert_eq!(graph.out_neighbors(1)?, vec![0, 2]);
+/// // Bad arrays are refused with the position of the problem.
+/// let error = build_from_csr(&[0, 2, 1, 3], &targets, true, &GraphOptions::default());
+/// assert!(error.unwrap_err().to_string().contains("offsets[2] = 1 is below offsets[1] = 2"));
+/// // A symmetric matrix lists each undirected edge twice: drop the repeats.
+/// let options = GraphOptions::default().duplicates(Keep::Drop);
+/// let graph = build_from_csr(&[0, 1, 2], &[1, 0], false, &options)?;
+/// assert_eq!(graph.edges(), 1);
+/// # Ok::<(), smartarrays_graph::GraphError>(())
+/// ```
+pub fn build_from_csr(
+    offsets: &[u64],
+    targets: &[u64],
+    directed: bool,
+    options: &GraphOptions,
+) -> Result<Graph> {
+    let n = check_csr(offsets, targets)?;
+    let runtime = options.resolve_runtime()?;
+    if n as u64 <= u32::MAX as u64 + 1 {
+        csr_typed::<u32>(offsets, targets, n, directed, options, &runtime)
+    } else {
+        csr_typed::<u64>(offsets, targets, n, directed, options, &runtime)
+    }
+}
+
+/// Checks CSR arrays (see [`build_from_csr`]) and returns the vertex count.
+fn check_csr(offsets: &[u64], targets: &[u64]) -> Result<usize> {
+    let invalid = |message: String| Err(GraphError::InvalidArgument(message));
+    let Some(&last) = offsets.last() else {
+        return invalid(
+            "offsets is empty: it needs vertices + 1 values (just [0] for no vertices)".into(),
+        );
+    };
+    let n = offsets.len() - 1;
+    if offsets[0] != 0 {
+        return invalid(format!("offsets[0] = {} must be 0", offsets[0]));
+    }
+    if let Some(i) = offsets.windows(2).position(|pair| pair[1] < pair[0]) {
+        return invalid(format!(
+            "offsets[{}] = {} is below offsets[{i}] = {}",
+            i + 1,
+            offsets[i + 1],
+            offsets[i]
+        ));
+    }
+    if last != targets.len() as u64 {
+        return invalid(format!(
+            "the last offset, offsets[{n}] = {last}, is not the length of targets ({})",
+            targets.len()
+        ));
+    }
+    if targets
+        .iter()
+        .max()
+        .is_some_and(|&largest| largest >= n as u64)
+    {
+        if let Some(i) = targets.iter().position(|&t| t >= n as u64) {
+            return invalid(format!(
+                "targets[{i}] = {} is not a vertex (the graph has {n} vertices)",
+                targets[i]
+            ));
+        }
+    }
+    Ok(n)
+}
+
+fn csr_typed<I: Id>(
+    offsets: &[u64],
+    targets: &[u64],
+    n: usize,
+    directed: bool,
+    options: &GraphOptions,
+    runtime: &Arc<Runtime>,
+) -> Result<Graph> {
+    let progress = &options.progress;
+    let drop_loops = options.self_loops == Keep::Drop;
+    let forward = if directed {
+        copy_lists::<I>(offsets, targets, drop_loops)
+    } else {
+        let pairs = CsrPairs { offsets, targets };
+        scatter(&pairs, n, true, drop_loops, runtime, progress)
+    };
+    finish(forward, n, directed, options, runtime, progress)
+}
+
+/// The lists of checked CSR arrays in `I` ids, without self-loops when `drop_loops`.
+fn copy_lists<I: Id>(offsets: &[u64], targets: &[u64], drop_loops: bool) -> Adjacency<I> {
+    if !drop_loops {
+        return Adjacency {
+            offsets: offsets.to_vec(),
+            targets: targets.iter().map(|&t| I::from_u64(t)).collect(),
+            self_loops: 0,
+        };
+    }
+    let mut kept_offsets = Vec::with_capacity(offsets.len());
+    let mut kept = Vec::with_capacity(targets.len());
+    kept_offsets.push(0);
+    for (v, bounds) in offsets.windows(2).enumerate() {
+        let list = &targets[bounds[0] as usize..bounds[1] as usize];
+        kept.extend(
+            list.iter()
+                .filter(|&&t| t != v as u64)
+                .map(|&t| I::from_u64(t)),
+        );
+        kept_offsets.push(kept.len() as u64);
+    }
+    Adjacency {
+        offsets: kept_offsets,
+        targets: kept,
+        self_loops: 0,
+    }
+}
+
 fn build_typed<I: Id>(
     pairs: Vec<[I; 2]>,
     n: usize,
@@ -68,9 +213,29 @@ fn build_typed<I: Id>(
         )));
     }
     let drop_loops = options.self_loops == Keep::Drop;
-    let dedup = options.duplicates == Keep::Drop;
-    let forward = scatter(&pairs, n, !directed, drop_loops, runtime, progress);
+    let forward = scatter(
+        pairs.as_slice(),
+        n,
+        !directed,
+        drop_loops,
+        runtime,
+        progress,
+    );
     drop(pairs);
+    finish(forward, n, directed, options, runtime, progress)
+}
+
+/// The rest of a build from unsorted forward lists (self-loops already dropped when asked):
+/// sort (and dedup), pack, and for a directed graph transpose, sort and pack the reverse.
+fn finish<I: Id>(
+    forward: Adjacency<I>,
+    n: usize,
+    directed: bool,
+    options: &GraphOptions,
+    runtime: &Arc<Runtime>,
+    progress: &Progress,
+) -> Result<Graph> {
+    let dedup = options.duplicates == Keep::Drop;
     let forward = sort_lists(forward, n, dedup, runtime, progress);
     let forward_csr = to_csr(&forward, n, options, runtime, progress)?;
     let reverse_csr = if directed {
@@ -92,39 +257,97 @@ fn build_typed<I: Id>(
     )
 }
 
-/// Counting pass, prefix sum and scatter of `pairs` into neighbour lists (unsorted).
-fn scatter<I: Id>(
-    pairs: &[[I; 2]],
+/// Where [`scatter`] reads its edges: the pairs of an edge list, or the lists of a CSR.
+trait PairSource<I: Id>: Sync {
+    /// Items (edges or vertices) split into parallel batches.
+    fn items(&self) -> usize;
+    /// Items per parallel batch.
+    fn batch(&self) -> usize;
+    /// Calls `f(source, target)` for every edge of the items in `range`.
+    fn visit(&self, range: Range<usize>, f: impl FnMut(I, I));
+}
+
+impl<I: Id> PairSource<I> for [[I; 2]] {
+    fn items(&self) -> usize {
+        self.len()
+    }
+
+    fn batch(&self) -> usize {
+        EDGE_BATCH
+    }
+
+    #[inline]
+    fn visit(&self, range: Range<usize>, mut f: impl FnMut(I, I)) {
+        for &[s, t] in &self[range] {
+            f(s, t);
+        }
+    }
+}
+
+/// The edges `(v, targets[i])`, `offsets[v] <= i < offsets[v + 1]`, of checked CSR arrays.
+struct CsrPairs<'a> {
+    offsets: &'a [u64],
+    targets: &'a [u64],
+}
+
+impl<I: Id> PairSource<I> for CsrPairs<'_> {
+    fn items(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    fn batch(&self) -> usize {
+        VERTEX_BATCH
+    }
+
+    #[inline]
+    fn visit(&self, range: Range<usize>, mut f: impl FnMut(I, I)) {
+        for v in range {
+            let source = I::from_u64(v as u64);
+            let list = &self.targets[self.offsets[v] as usize..self.offsets[v + 1] as usize];
+            for &t in list {
+                f(source, I::from_u64(t));
+            }
+        }
+    }
+}
+
+/// Counting pass, prefix sum and scatter of the edges of `source` into neighbour lists
+/// (unsorted).
+fn scatter<I: Id, S: PairSource<I> + ?Sized>(
+    source: &S,
     n: usize,
     symmetric: bool,
     drop_loops: bool,
     runtime: &Runtime,
     progress: &Progress,
 ) -> Adjacency<I> {
-    let bar = progress.bar(pairs.len() as u64 * 2, "count+scatter");
+    let items = source.items();
+    let bar = progress.bar(items as u64 * 2, "count+scatter");
     let counters: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
-    runtime.for_each_batch(0..pairs.len(), EDGE_BATCH, |_, range| {
-        for &[s, t] in &pairs[range.clone()] {
+    runtime.for_each_batch(0..items, source.batch(), |_, range| {
+        let count = range.len() as u64;
+        source.visit(range, |s, t| {
             if s == t {
                 if !drop_loops {
                     counters[s.index()].fetch_add(1, Ordering::Relaxed);
                 }
-                continue;
+                return;
             }
             counters[s.index()].fetch_add(1, Ordering::Relaxed);
             if symmetric {
                 counters[t.index()].fetch_add(1, Ordering::Relaxed);
             }
-        }
-        bar.inc(range.len() as u64);
+        });
+        bar.inc(count);
     });
     let offsets = prefix_into_cursors(&counters);
     let total = offsets[n] as usize;
     let targets: Vec<I::Atomic> = (0..total).map(|_| I::atomic(I::default())).collect();
-    runtime.for_each_batch(0..pairs.len(), EDGE_BATCH, |_, range| {
-        for &[s, t] in &pairs[range.clone()] {
+    runtime.for_each_batch(0..items, source.batch(), |_, range| {
+        let count = range.len() as u64;
+        source.visit(range, |s, t| {
             if s == t && drop_loops {
-                continue;
+                return;
             }
             I::store(
                 &targets[counters[s.index()].fetch_add(1, Ordering::Relaxed) as usize],
@@ -136,8 +359,8 @@ fn scatter<I: Id>(
                     s,
                 );
             }
-        }
-        bar.inc(range.len() as u64);
+        });
+        bar.inc(count);
     });
     bar.finish_and_clear();
     Adjacency {

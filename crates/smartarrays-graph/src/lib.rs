@@ -7,7 +7,7 @@
 //! option away.
 //!
 //! - [`EdgeList`], [`build`]: parallel CSR construction (duplicates and self-loops kept or
-//!   dropped, see [`GraphOptions`]).
+//!   dropped, see [`GraphOptions`]); [`build_from_csr`] from CSR offset and target arrays.
 //! - [`io`]: SNAP edge lists, Matrix Market coordinate files, and the checksummed binary format
 //!   (documented in [`io::binary`]).
 //! - [`generate`]: seeded uniform random graphs and Graph500 Kronecker (R-MAT) graphs.
@@ -58,7 +58,7 @@ pub use algo::pagerank::{
 };
 pub use algo::sssp::{sssp, verify_sssp, SsspOptions, SsspResult};
 pub use algo::tc::{tc, TcOrder};
-pub use build::build;
+pub use build::{build, build_from_csr};
 pub use edges::EdgeList;
 pub use error::{GraphError, Result};
 pub use graph::{ArrayMemory, Csr, Graph, MemoryReport, VariantMemory};

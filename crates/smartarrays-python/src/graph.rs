@@ -15,9 +15,9 @@ use smartarrays_graph::algo::pagerank::{
 };
 use smartarrays_graph::io::{load_graph, Format, TextOptions};
 use smartarrays_graph::{
-    bc, bfs, build, build_weighted, connected_components, generate, sssp, tc, BcOptions, BcSources,
-    CellOrder, EdgeList, EdgeWeights, Graph, GraphError, GraphOptions, PageRankOptions,
-    SsspOptions, TcOrder, WeightedEdges,
+    bc, bfs, build, build_from_csr, build_weighted, connected_components, generate, sssp, tc,
+    BcOptions, BcSources, CellOrder, EdgeList, EdgeWeights, Graph, GraphError, GraphOptions,
+    PageRankOptions, SsspOptions, TcOrder, WeightedEdges,
 };
 
 use crate::buffer::{copy_u64_words, new_numpy_u64};
@@ -513,7 +513,9 @@ pub fn graph_from_edges(
 ///
 /// A graph from a scipy sparse matrix or array (any format; row `i`'s nonzeros are the edges
 /// `i -> j`; values are ignored). Square matrices only. `directed=False` reads each stored
-/// entry as an undirected edge (pass one triangle of a symmetric matrix).
+/// entry as an undirected edge (pass one triangle of a symmetric matrix). Built from the
+/// matrix's CSR form (`matrix.tocsr()`: no copy for a CSR matrix; scipy sums repeated COO
+/// entries into one) through `graph_from_csr`.
 #[pyfunction]
 #[pyo3(signature = (matrix, directed=true, placement="os", threads=None))]
 pub fn graph_from_scipy(
@@ -536,17 +538,53 @@ pub fn graph_from_scipy(
             shape.0, shape.1
         )));
     }
-    let coo = matrix.call_method0("tocoo")?;
-    graph_from_edges(
+    let csr = matrix.call_method0("tocsr")?;
+    graph_from_csr(
         py,
-        &coo.getattr("row")?,
-        &coo.getattr("col")?,
-        Some(shape.0 as u64),
+        &csr.getattr("indptr")?,
+        &csr.getattr("indices")?,
         directed,
-        None,
         placement,
         threads,
     )
+}
+
+/// graph_from_csr(indptr, indices, directed=False, placement="os", threads=None) -> Graph
+///
+/// A graph from compressed sparse row arrays (numpy or any sequence of non-negative integers):
+/// vertex `v`'s neighbours are `indices[indptr[v]:indptr[v + 1]]`, so `indptr` holds
+/// `num_vertices + 1` values from 0 up to `len(indices)`. Lists need not be sorted; repeated
+/// entries and self-loops are kept. `directed=False` reads each entry as one undirected edge,
+/// stored at both ends (pass one triangle of a symmetric matrix).
+#[pyfunction]
+#[pyo3(signature = (indptr, indices, directed=false, placement="os", threads=None))]
+pub fn graph_from_csr(
+    py: Python<'_>,
+    indptr: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    directed: bool,
+    placement: &str,
+    threads: Option<i64>,
+) -> PyResult<PyGraph> {
+    let options = options(placement, threads)?;
+    let offsets = vertex_ids(py, indptr, "indptr")?;
+    let targets = vertex_ids(py, indices, "indices")?;
+    let graph = py
+        .detach(|| build_from_csr(&offsets, &targets, directed, &options))
+        .map_err(|error| match error {
+            // The crate names the arrays offsets and targets; here they are scipy's names.
+            GraphError::InvalidArgument(message) => PyValueError::new_err(
+                message
+                    .replace("offsets", "indptr")
+                    .replace("offset", "indptr value")
+                    .replace("targets", "indices"),
+            ),
+            other => to_py(other),
+        })?;
+    Ok(PyGraph {
+        graph: Arc::new(graph),
+        weights: None,
+    })
 }
 
 /// graph_load(path, undirected=False, placement="os", threads=None) -> Graph
@@ -612,6 +650,7 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyGraph>()?;
     module.add_function(wrap_pyfunction!(graph_from_edges, module)?)?;
     module.add_function(wrap_pyfunction!(graph_from_scipy, module)?)?;
+    module.add_function(wrap_pyfunction!(graph_from_csr, module)?)?;
     module.add_function(wrap_pyfunction!(graph_load, module)?)?;
     module.add_function(wrap_pyfunction!(graph_kronecker, module)?)?;
     Ok(())

@@ -38,6 +38,7 @@ __all__ = [
     "kernel_level",
     "graph_from_edges",
     "graph_from_scipy",
+    "graph_from_csr",
     "graph_kronecker",
     "graph_load",
     "_from_packed",
@@ -856,6 +857,11 @@ def graph_from_edges(
 
 def graph_from_scipy(matrix: Any, directed: bool = True, placement: str = "os", threads: int | None = None) -> Graph:
     """A graph from a square scipy sparse matrix (``smartarrays.graph.from_scipy``)."""
+
+def graph_from_csr(
+    indptr: npt.ArrayLike, indices: npt.ArrayLike, directed: bool = False, placement: str = "os", threads: int | None = None
+) -> Graph:
+    """A graph from CSR ``indptr``/``indices`` integer arrays (``smartarrays.graph.from_csr``)."""
 
 def graph_load(path: str | os.PathLike[str], undirected: bool = False, placement: str = "os", threads: int | None = None) -> Graph:
     """A graph from an edge list, Matrix Market or ``.sag`` file (``smartarrays.graph.load``)."""

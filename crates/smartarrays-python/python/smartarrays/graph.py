@@ -1,8 +1,9 @@
 """Graphs in smart arrays: compressed sparse rows whose offsets and neighbour ids are bit-packed
 smart arrays, and the algorithms of the Rust crate ``smartarrays-graph`` returning numpy arrays.
 
-A networkx or scipy user changes one line: build the graph from numpy edge arrays, a scipy
-sparse matrix, a file or the Kronecker generator, then call its methods.
+A networkx or scipy user changes one line: build the graph from numpy edge arrays, CSR arrays
+(``from_csr(indptr, indices)``), a scipy sparse matrix, a file or the Kronecker generator, then
+call its methods.
 
 >>> import numpy as np
 >>> import smartarrays.graph as sg
@@ -14,12 +15,16 @@ sparse matrix, a file or the Kronecker generator, then call its methods.
 ([0, 1, 1], [0, 0, 0])
 >>> [round(r, 4) for r in g.pagerank().tolist()]
 [0.3333, 0.3333, 0.3333]
+>>> h = sg.from_csr(np.array([0, 2, 3, 3]), np.array([2, 1, 2]), directed=True)  # 0->1, 0->2, 1->2
+>>> h.neighbors(0).tolist(), h.num_edges
+([1, 2], 3)
 """
 
 from ._native import Graph
+from ._native import graph_from_csr as from_csr
 from ._native import graph_from_edges as from_edges
 from ._native import graph_from_scipy as from_scipy
 from ._native import graph_kronecker as kronecker
 from ._native import graph_load as load
 
-__all__ = ["Graph", "from_edges", "from_scipy", "kronecker", "load"]
+__all__ = ["Graph", "from_csr", "from_edges", "from_scipy", "kronecker", "load"]

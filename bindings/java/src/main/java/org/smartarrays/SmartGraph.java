@@ -189,6 +189,66 @@ public final class SmartGraph implements AutoCloseable {
         }
     }
 
+    /** The downcall of {@code sa_graph_from_csr}, looked up on first use. */
+    private static final class CsrCall {
+        static final MethodHandle FROM_CSR = Native.lookup("sa_graph_from_csr",
+                FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_BOOLEAN,
+                        ADDRESS, ADDRESS));
+    }
+
+    /**
+     * A graph from compressed sparse row arrays: vertex {@code v}'s neighbours are
+     * {@code targets[offsets[v]]} up to {@code targets[offsets[v + 1] - 1]}, so {@code offsets}
+     * holds one value more than there are vertices, starts at 0, never decreases and ends at
+     * {@code targets.length}. Lists need not be sorted; repeated entries and self-loops are kept.
+     * Undirected: each entry {@code (v, w)} is one edge, stored at both ends (pass one triangle
+     * of a symmetric matrix), so the graph equals {@link #fromEdges} of the same pairs.
+     *
+     * <pre>{@code
+     * // 0 -> 1, 0 -> 2, 2 -> 1
+     * try (SmartGraph g = SmartGraph.fromCsr(new long[] {0, 2, 2, 3}, new long[] {2, 1, 1}, true, Placement.osDefault())) {
+     *     long[] levels = g.bfs(0).levels();   // {0, 1, 1}
+     * }
+     * }</pre>
+     *
+     * @param offsets where each vertex's list starts in {@code targets}, then {@code targets.length}
+     * @param targets the neighbour lists, one after the other (vertex ids, not negative)
+     * @param directed whether the edges are directed
+     * @param placement where the memory goes
+     * @return the new graph
+     * @throws IllegalArgumentException for empty {@code offsets} or a negative value, naming it
+     * @throws SmartArrayException {@code INVALID_ARGUMENT} for offsets that do not start at 0, decrease or do not
+     *     end at {@code targets.length}, or a target that is not a vertex (the message names the position)
+     */
+    public static SmartGraph fromCsr(long[] offsets, long[] targets, boolean directed, Placement placement) {
+        Objects.requireNonNull(offsets, "offsets");
+        Objects.requireNonNull(targets, "targets");
+        Objects.requireNonNull(placement, "placement");
+        if (offsets.length == 0) {
+            throw new IllegalArgumentException("offsets is empty: it holds the vertex count + 1 values ({0} for no vertices)");
+        }
+        for (int i = 0; i < offsets.length; i++) {
+            if (offsets[i] < 0) {
+                throw new IllegalArgumentException("offsets[" + i + "] = " + offsets[i] + " is negative");
+            }
+        }
+        for (int i = 0; i < targets.length; i++) {
+            if (targets[i] < 0) {
+                throw new IllegalArgumentException("targets[" + i + "] = " + targets[i] + " is a negative vertex id");
+            }
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ADDRESS);
+            MemorySegment starts = arena.allocateFrom(JAVA_LONG, offsets);
+            MemorySegment lists = targets.length == 0 ? MemorySegment.NULL : arena.allocateFrom(JAVA_LONG, targets);
+            int status = (int) CsrCall.FROM_CSR.invokeExact(starts, (long) offsets.length - 1, lists, (long) targets.length,
+                    directed, arena.allocateFrom(placement.toString()), out);
+            return new SmartGraph(NativeHandle.created(status, out));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
     /**
      * Loads an edge list, Matrix Market or {@code .sag} file.
      *
