@@ -21,6 +21,7 @@
 //! [`collections`] (smart collections of `smartarrays-collections`: `SaMap`, `SaSet`, `SaBag`),
 //! [`frozen`] (their read-only succinct forms: `SaFrozenMap`, `SaFrozenSet`),
 //! [`graph`](mod@graph) (graphs and algorithms of `smartarrays-graph`: `SaGraph`),
+//! [`graph_weights`] (edge weights and `sa_graph_sssp`: weighted graphs and shortest paths),
 //! [`query`] (tables and SQL of `smartarrays-query`: `SaCatalog`, `sa_query` with an Arrow C
 //! stream result).
 //!
@@ -44,6 +45,7 @@ pub mod column;
 pub mod float;
 pub mod frozen;
 pub mod graph;
+pub mod graph_weights;
 pub mod ptr;
 pub mod query;
 pub mod status;
@@ -56,6 +58,7 @@ pub use column::*;
 pub use float::*;
 pub use frozen::*;
 pub use graph::*;
+pub use graph_weights::*;
 pub use query::*;
 pub use status::SaStatus;
 pub use system::*;
