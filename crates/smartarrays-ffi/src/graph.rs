@@ -183,12 +183,8 @@ pub unsafe extern "C" fn sa_graph_load(
         let options = graph_options(placement)?;
         let (graph, weights) =
             crate::graph_weights::load_with_weights(Path::new(path), undirected, &options)?;
-        let handle = Box::into_raw(Box::new(SaGraph {
-            graph,
-            weights: crate::graph_weights::weights_slot(weights),
-        }));
-        // SAFETY: forwarded from the caller; `out` is not NULL (checked first), so nothing leaks.
-        unsafe { ptr::write(out, "out", handle) }
+        // SAFETY: forwarded from the caller.
+        unsafe { crate::graph_weights::hand_out_weighted(out, graph, weights) }
     })
 }
 

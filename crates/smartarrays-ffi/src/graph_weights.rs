@@ -56,7 +56,7 @@ impl SaGraph {
 ///
 /// # Safety
 /// `out` must be valid for writing a pointer (checked for NULL before building).
-unsafe fn hand_out_weighted(
+pub(crate) unsafe fn hand_out_weighted(
     out: *mut *mut SaGraph,
     graph: Graph,
     weights: Option<EdgeWeights>,
