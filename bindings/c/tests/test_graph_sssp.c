@@ -4,11 +4,12 @@
  * distances of small graphs (directed and undirected, unreachable vertices, a source without
  * out-edges, zero weights, UINT32_MAX weights whose sums pass 32 bits, 0 and 1 vertices), random
  * graphs of the edge sizes and of 1000 vertices against a Dijkstra written here, for every delta
- * in {1, 2, 7, 1000}, progress callbacks, and every error with its status and message. Exits 0
- * when all checks pass. */
+ * in {1, 2, 7, 1000}, progress callbacks, weights regenerated while other threads run SSSP, and
+ * every error with its status and message. Exits 0 when all checks pass. */
 #include "check.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -409,6 +410,59 @@ static void test_errors(void) {
     sa_graph_free(plain);
 }
 
+/* Runs SSSP from several threads while the main thread regenerates the weights: every result is
+ * the distances of one of the two seeds (a run keeps the weights it started with). */
+typedef struct {
+    const SaGraph *graph;
+    const int64_t *a, *b;
+    size_t n;
+    int mixed, failed;
+} Racer;
+
+static void *race(void *argument) {
+    Racer *racer = argument;
+    int64_t *got = malloc(racer->n * sizeof(int64_t));
+    for (int round = 0; round < 20; round++) {
+        if (sa_graph_sssp(racer->graph, 0, 3, got, racer->n, NULL, NULL, NULL) != SA_STATUS_OK) {
+            racer->failed++;
+            continue;
+        }
+        bool is_a = memcmp(got, racer->a, racer->n * sizeof(int64_t)) == 0;
+        bool is_b = memcmp(got, racer->b, racer->n * sizeof(int64_t)) == 0;
+        racer->mixed += !is_a && !is_b;
+    }
+    free(got);
+    return NULL;
+}
+
+static void test_concurrent_generation(void) {
+    size_t n = 200, len = 600;
+    uint64_t *src = malloc(len * sizeof(uint64_t)), *dst = malloc(len * sizeof(uint64_t)), *w = malloc(len * sizeof(uint64_t));
+    random_edges(n, len, 1, src, dst, w);
+    SaGraph *graph = NULL;
+    CHECK_OK(sa_graph_from_edges(src, dst, len, n, true, NULL, &graph));
+    int64_t *a = malloc(n * sizeof(int64_t)), *b = malloc(n * sizeof(int64_t));
+    CHECK_OK(sa_graph_generate_weights(graph, 2));
+    CHECK_OK(sa_graph_sssp(graph, 0, 1, b, n, NULL, NULL, NULL));
+    CHECK_OK(sa_graph_generate_weights(graph, 1));
+    CHECK_OK(sa_graph_sssp(graph, 0, 1, a, n, NULL, NULL, NULL));
+    enum { THREADS = 3 };
+    pthread_t threads[THREADS];
+    Racer racers[THREADS];
+    for (int t = 0; t < THREADS; t++) {
+        racers[t] = (Racer){graph, a, b, n, 0, 0};
+        CHECK(pthread_create(&threads[t], NULL, race, &racers[t]) == 0, "thread %d", t);
+    }
+    for (int k = 0; k < 40; k++) CHECK_OK(sa_graph_generate_weights(graph, 1 + (uint64_t)(k % 2)));
+    for (int t = 0; t < THREADS; t++) {
+        pthread_join(threads[t], NULL);
+        CHECK(racers[t].failed == 0 && racers[t].mixed == 0, "thread %d: %d failed, %d mixed results", t, racers[t].failed,
+              racers[t].mixed);
+    }
+    free(a), free(b), free(src), free(dst), free(w);
+    sa_graph_free(graph);
+}
+
 int main(void) {
     test_hand_checked();
     test_wide_weights();
@@ -416,5 +470,6 @@ int main(void) {
     test_random_graphs();
     test_generated_weights_progress_and_files();
     test_errors();
+    test_concurrent_generation();
     return finish("C ABI SSSP tests");
 }
