@@ -66,7 +66,7 @@ ffi-c-test: ffi-c-build
 	@cd "$(FFI_BUILD_DIR)/c" && ctest --output-on-failure
 	@if command -v valgrind >/dev/null; then \
 		echo "test-ffi: C tests under valgrind (memory errors and leaks through the ABI, Arrow releases, columns, collections, graphs and queries included)"; \
-		for test in test_smartarrays test_columns test_collections test_frozen test_graph test_graph_options test_graph_csr test_query; do \
+		for test in test_smartarrays test_columns test_collections test_frozen test_graph test_graph_options test_graph_csr test_graph_sssp test_query; do \
 			valgrind -q --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect --error-exitcode=9 "$(FFI_BUILD_DIR)/c/$$test" || exit 1; \
 		done; \
 	else echo "test-ffi: valgrind not installed; skipping the memory check of the C tests"; fi

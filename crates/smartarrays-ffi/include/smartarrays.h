@@ -2275,7 +2275,9 @@ SaStatus sa_graph_from_edges(const uint64_t *sources,
 /**
  * Loads a graph file: an edge list (`source target` per line, `#` comments; undirected when
  * `undirected` is true), a Matrix Market file, or the binary `.sag` format, told apart by the
- * first bytes, then the extension. A malformed line is `SA_STATUS_INVALID_ARGUMENT` with the
+ * first bytes, then the extension. Weights are kept: those of a weighted `.sag` file, and a
+ * `.wel` file is read as a weighted edge list (`source target weight` lines; see
+ * `sa_graph_sssp`). A malformed line is `SA_STATUS_INVALID_ARGUMENT` with the
  * file and line in the message; a file that cannot be read is `SA_STATUS_SYSTEM`.
  *
  * Ownership: on success `*out` is a new graph the caller owns. Thread-safe.
@@ -2289,7 +2291,10 @@ SaStatus sa_graph_load(const char *path, bool undirected, const char *placement,
 /**
  * Saves a graph to `path` in the format its extension names: `.sag` the binary format (which
  * reloads without parsing), `.mtx` Matrix Market, anything else an edge list (`source target`
- * per line; an undirected edge once). A file that cannot be written is `SA_STATUS_SYSTEM`.
+ * per line; an undirected edge once). The edge weights of a weighted graph go into `.sag` files
+ * and `.wel` files (`source target weight` lines; a graph without weights cannot be saved as
+ * `.wel`: `SA_STATUS_INVALID_ARGUMENT`); other formats leave them out. A file that cannot be
+ * written is `SA_STATUS_SYSTEM`.
  *
  * Thread-safe; the graph is only read.
  *
@@ -2301,8 +2306,9 @@ SaStatus sa_graph_save(const SaGraph *graph, const char *path);
 /**
  * Converts a graph file into another format, as `smartarrays graph convert` does: `input` is
  * read as `sa_graph_load` reads it (`undirected` for edge lists), `output` written as
- * `sa_graph_save` writes it (the format from its extension). Nothing is written when the input
- * cannot be read; errors are those of the two functions.
+ * `sa_graph_save` writes it (the format from its extension), edge weights included where both
+ * formats hold them (`.sag`, `.wel`). Nothing is written when the input cannot be read; errors
+ * are those of the two functions.
  *
  * Thread-safe.
  *
@@ -2572,6 +2578,112 @@ SaStatus sa_graph_from_csr(const uint64_t *offsets,
                            bool directed,
                            const char *placement,
                            SaGraph **out);
+
+/**
+ * Creates a weighted graph from `len` edges `sources[i] -> targets[i]` of weight `weights[i]`
+ * (both ends of an undirected edge, with the same weight, when `directed` is false), as
+ * `sa_graph_from_edges` does otherwise: vertices are `0..vertices` (0 = one past the largest
+ * id; a smaller nonzero count than an id needs is `SA_STATUS_INVALID_ARGUMENT`), repeated
+ * edges and self-loops are kept. Weights are non-negative integers below 2^32 (0 is allowed);
+ * a larger one is `SA_STATUS_INVALID_ARGUMENT` naming the edge index and the value.
+ * `placement` as for `sa_array_new` (NULL = "os"). The three arrays may be NULL when `len` is
+ * 0. The weights are what `sa_graph_sssp` adds up.
+ *
+ * Ownership: the buffers stay the caller's; on success `*out` is a new graph the caller owns
+ * (free with `sa_graph_free`); on failure `*out` is not written. Thread-safe.
+ *
+ * # Safety
+ * `sources`, `targets` and `weights` must point to `len` readable values; `placement` must be
+ * NULL or NUL-terminated text; `out` must be valid for writing a pointer.
+ */
+SaStatus sa_graph_from_weighted_edges(const uint64_t *sources,
+                                      const uint64_t *targets,
+                                      const uint64_t *weights,
+                                      size_t len,
+                                      uint64_t vertices,
+                                      bool directed,
+                                      const char *placement,
+                                      SaGraph **out);
+
+/**
+ * Gives every edge a generated weight in `1..=255`, drawn from a hash of the seed and the
+ * edge's ends (both directions of an undirected edge get the same weight; the same seed gives
+ * the same weights), as the benchmark suites generate weights for unweighted inputs. Replaces
+ * the weights the graph had.
+ *
+ * Thread-safe: may run while other calls use the graph; an `sa_graph_sssp` already running
+ * keeps the weights it started with.
+ *
+ * # Safety
+ * `graph` must be NULL or a live handle.
+ */
+SaStatus sa_graph_generate_weights(const SaGraph *graph, uint64_t seed);
+
+/**
+ * Writes whether the graph carries edge weights (from `sa_graph_from_weighted_edges`,
+ * `sa_graph_generate_weights` or a weighted file) to `*out`.
+ *
+ * Thread-safe.
+ *
+ * # Safety
+ * `graph` must be NULL or a live handle; `out` NULL or valid for writing.
+ */
+SaStatus sa_graph_is_weighted(const SaGraph *graph, bool *out);
+
+/**
+ * Single-source shortest paths by delta-stepping (buckets of width `delta`, at least 1; the
+ * distances are exact whatever the delta, which only changes the speed): writes every
+ * vertex's distance from `source` (the sum of the weights along a shortest path; 0 for the
+ * source) to `distances`, -1 for vertices not reached, and the number of vertices reached
+ * (the source included) to `*reached` (NULL when not wanted). `distances` holds `len` values,
+ * at least the vertex count. `progress` (may be NULL) is called after every round of
+ * relaxations with `done` = the rounds run so far and `total` = 0 (the number of rounds is
+ * not known in advance).
+ *
+ * Errors: a graph without weights is `SA_STATUS_INVALID_ARGUMENT` (the message says how to
+ * give them); so are a source that is not a vertex and `delta` 0; a short buffer is
+ * `SA_STATUS_BUFFER_TOO_SMALL`; NULL `graph` or `distances` `SA_STATUS_NULL_POINTER`. On
+ * failure nothing is written.
+ *
+ * Thread-safe; any number of runs may share a graph.
+ *
+ * # Safety
+ * `graph` must be NULL or a live handle; `distances` NULL or valid for writing `len` values;
+ * `reached` NULL or valid for writing; `progress` NULL or a function that may be called with
+ * `user_data`.
+ */
+SaStatus sa_graph_sssp(const SaGraph *graph,
+                       uint64_t source,
+                       uint64_t delta,
+                       int64_t *distances,
+                       size_t len,
+                       uint64_t *reached,
+                       SaGraphProgress progress,
+                       void *user_data);
+
+/**
+ * Single-source shortest paths as `sa_graph_sssp` computes them, the distances handed out as a
+ * smart array without a copy: `*distances` gets every vertex's distance, packed at 32 bits
+ * while no path can be longer than 2^32 - 2, else 64. A vertex not reached holds all ones at
+ * the array's width (`UINT32_MAX` or `UINT64_MAX`; `sa_array_bits` gives the width). The
+ * number of vertices reached goes to `*reached` (NULL when not wanted); `progress` as for
+ * `sa_graph_sssp`. Errors as for `sa_graph_sssp`.
+ *
+ * Ownership: on success `*distances` is a new array the caller owns (free it with
+ * `sa_array_free`); on failure nothing is written. Thread-safe.
+ *
+ * # Safety
+ * `graph` must be NULL or a live handle; `distances` valid for writing a pointer; `reached`
+ * NULL or valid for writing; `progress` NULL or a function that may be called with
+ * `user_data`.
+ */
+SaStatus sa_graph_sssp_array(const SaGraph *graph,
+                             uint64_t source,
+                             uint64_t delta,
+                             SaArray **distances,
+                             uint64_t *reached,
+                             SaGraphProgress progress,
+                             void *user_data);
 
 /**
  * Creates an empty catalog.

@@ -11,7 +11,6 @@ use std::sync::Arc;
 use smartarrays_graph::algo::pagerank::{
     pagerank, pagerank_gauss_seidel, CellOrder, Dangling, Precision,
 };
-use smartarrays_graph::io::{load_graph, save_graph, Format, TextOptions};
 use smartarrays_graph::{
     bc, bfs, build, connected_components, generate, tc, BcOptions, BcSources, EdgeList, Graph,
     GraphError, GraphOptions, PageRankOptions, TcOrder,
@@ -28,7 +27,9 @@ use crate::status::{guard, FfiError, FfiResult, SaStatus};
 /// Thread safety: every function but `sa_graph_free` takes a `const SaGraph *` and may run at the
 /// same time as the others on the same graph, from any number of threads.
 pub struct SaGraph {
-    graph: Graph,
+    pub(crate) graph: Graph,
+    /// Edge weights for `sa_graph_sssp`, when the graph has them (see [`crate::graph_weights`]).
+    pub(crate) weights: std::sync::Mutex<Option<Arc<smartarrays_graph::EdgeWeights>>>,
 }
 
 /// Progress of a long graph run: `done` of `total` steps (PageRank iterations, with `total` the
@@ -61,7 +62,8 @@ pub(crate) fn graph_options(placement: *const c_char) -> FfiResult<GraphOptions>
 /// # Safety
 /// `out` must be valid for writing a pointer (checked for NULL before building).
 pub(crate) unsafe fn hand_out(out: *mut *mut SaGraph, graph: Graph) -> FfiResult {
-    let handle = Box::into_raw(Box::new(SaGraph { graph }));
+    let weights = crate::graph_weights::weights_slot(None);
+    let handle = Box::into_raw(Box::new(SaGraph { graph, weights }));
     // SAFETY: forwarded from the caller; `out` is not NULL (checked first), so nothing leaks.
     unsafe { ptr::write(out, "out", handle) }
 }
@@ -79,7 +81,7 @@ unsafe fn borrow<'a>(graph: *const SaGraph) -> FfiResult<&'a Graph> {
 ///
 /// # Safety
 /// `out` must be NULL or valid for writing `len` values.
-unsafe fn per_vertex<'a, T>(
+pub(crate) unsafe fn per_vertex<'a, T>(
     graph: &Graph,
     out: *mut T,
     len: usize,
@@ -97,7 +99,7 @@ unsafe fn per_vertex<'a, T>(
 }
 
 /// Calls the progress callback, if there is one.
-fn report(progress: SaGraphProgress, user_data: *mut c_void, done: u64, total: u64) {
+pub(crate) fn report(progress: SaGraphProgress, user_data: *mut c_void, done: u64, total: u64) {
     if let Some(callback) = progress {
         // SAFETY: the caller gave this function pointer and its user data for this call.
         unsafe { callback(user_data, done, total) }
@@ -157,7 +159,9 @@ pub unsafe extern "C" fn sa_graph_from_edges(
 
 /// Loads a graph file: an edge list (`source target` per line, `#` comments; undirected when
 /// `undirected` is true), a Matrix Market file, or the binary `.sag` format, told apart by the
-/// first bytes, then the extension. A malformed line is `SA_STATUS_INVALID_ARGUMENT` with the
+/// first bytes, then the extension. Weights are kept: those of a weighted `.sag` file, and a
+/// `.wel` file is read as a weighted edge list (`source target weight` lines; see
+/// `sa_graph_sssp`). A malformed line is `SA_STATUS_INVALID_ARGUMENT` with the
 /// file and line in the message; a file that cannot be read is `SA_STATUS_SYSTEM`.
 ///
 /// Ownership: on success `*out` is a new graph the caller owns. Thread-safe.
@@ -179,13 +183,10 @@ pub unsafe extern "C" fn sa_graph_load(
             FfiError::new(SaStatus::NullPointer, "argument `path` is NULL".to_string())
         })?;
         let options = graph_options(placement)?;
-        let text = TextOptions {
-            undirected,
-            vertices: None,
-        };
-        let graph = load_graph(Path::new(path), Format::Auto, &text, &options)?;
+        let (graph, weights) =
+            crate::graph_weights::load_with_weights(Path::new(path), undirected, &options)?;
         // SAFETY: forwarded from the caller.
-        unsafe { hand_out(out, graph) }
+        unsafe { crate::graph_weights::hand_out_weighted(out, graph, weights) }
     })
 }
 
@@ -203,7 +204,10 @@ unsafe fn required_path<'a>(path: *const c_char, name: &str) -> FfiResult<&'a Pa
 
 /// Saves a graph to `path` in the format its extension names: `.sag` the binary format (which
 /// reloads without parsing), `.mtx` Matrix Market, anything else an edge list (`source target`
-/// per line; an undirected edge once). A file that cannot be written is `SA_STATUS_SYSTEM`.
+/// per line; an undirected edge once). The edge weights of a weighted graph go into `.sag` files
+/// and `.wel` files (`source target weight` lines; a graph without weights cannot be saved as
+/// `.wel`: `SA_STATUS_INVALID_ARGUMENT`); other formats leave them out. A file that cannot be
+/// written is `SA_STATUS_SYSTEM`.
 ///
 /// Thread-safe; the graph is only read.
 ///
@@ -213,18 +217,19 @@ unsafe fn required_path<'a>(path: *const c_char, name: &str) -> FfiResult<&'a Pa
 pub unsafe extern "C" fn sa_graph_save(graph: *const SaGraph, path: *const c_char) -> SaStatus {
     guard(|| {
         // SAFETY: forwarded from the caller.
-        let graph = unsafe { borrow(graph) }?;
+        let handle = unsafe { ptr::borrow(graph, "graph") }?;
         // SAFETY: forwarded from the caller.
         let path = unsafe { required_path(path, "path") }?;
-        save_graph(graph, path, Format::Auto)?;
-        Ok(())
+        let weights = handle.weights();
+        crate::graph_weights::save_with_weights(&handle.graph, weights.as_deref(), path)
     })
 }
 
 /// Converts a graph file into another format, as `smartarrays graph convert` does: `input` is
 /// read as `sa_graph_load` reads it (`undirected` for edge lists), `output` written as
-/// `sa_graph_save` writes it (the format from its extension). Nothing is written when the input
-/// cannot be read; errors are those of the two functions.
+/// `sa_graph_save` writes it (the format from its extension), edge weights included where both
+/// formats hold them (`.sag`, `.wel`). Nothing is written when the input cannot be read; errors
+/// are those of the two functions.
 ///
 /// Thread-safe.
 ///
@@ -242,13 +247,9 @@ pub unsafe extern "C" fn sa_graph_convert(
         // SAFETY: forwarded from the caller.
         let output = unsafe { required_path(output, "output") }?;
         let options = graph_options(std::ptr::null())?;
-        let text = TextOptions {
-            undirected,
-            vertices: None,
-        };
-        let graph = load_graph(input, Format::Auto, &text, &options)?;
-        save_graph(&graph, output, Format::Auto)?;
-        Ok(())
+        let (graph, weights) =
+            crate::graph_weights::load_with_weights(input, undirected, &options)?;
+        crate::graph_weights::save_with_weights(&graph, weights.as_ref(), output)
     })
 }
 

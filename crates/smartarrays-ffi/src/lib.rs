@@ -22,6 +22,7 @@
 //! [`frozen`] (their read-only succinct forms: `SaFrozenMap`, `SaFrozenSet`),
 //! [`graph`](mod@graph) (graphs and algorithms of `smartarrays-graph`: `SaGraph`),
 //! [`graph_csr`] (`sa_graph_from_csr`: graphs from CSR offset and neighbour arrays),
+//! [`graph_weights`] (edge weights and `sa_graph_sssp`: weighted graphs and shortest paths),
 //! [`query`] (tables and SQL of `smartarrays-query`: `SaCatalog`, `sa_query` with an Arrow C
 //! stream result).
 //!
@@ -46,6 +47,7 @@ pub mod float;
 pub mod frozen;
 pub mod graph;
 pub mod graph_csr;
+pub mod graph_weights;
 pub mod ptr;
 pub mod query;
 pub mod status;
@@ -59,6 +61,7 @@ pub use float::*;
 pub use frozen::*;
 pub use graph::*;
 pub use graph_csr::*;
+pub use graph_weights::*;
 pub use query::*;
 pub use status::SaStatus;
 pub use system::*;

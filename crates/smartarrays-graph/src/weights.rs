@@ -172,10 +172,10 @@ impl EdgeWeights {
                 *slot = generated_weight(seed, u as u64, v, directed);
             }
         })?;
-        Ok(EdgeWeights {
-            weights,
-            max: MAX_GENERATED_WEIGHT,
-        })
+        // The largest weight drawn, not the largest possible one: the binary format records it
+        // and checks it on load (a small graph rarely draws 255).
+        let max = weights.par_max().unwrap_or(0);
+        Ok(EdgeWeights { weights, max })
     }
 
     /// The weights array (aligned with the graph's `edge`).

@@ -534,6 +534,29 @@ fn binary_files_keep_weights_at_every_variant_and_width() {
 }
 
 #[test]
+fn generated_weights_of_small_graphs_save_and_reload() {
+    // A small graph draws a largest generated weight below 255; the file records the drawn one.
+    let folder = tempfile::tempdir().unwrap();
+    for vertices in [0u64, 1, 2, 63, 64, 65] {
+        let mut edges = EdgeList::new(false);
+        for v in 1..vertices {
+            edges.push(v - 1, v);
+        }
+        edges.set_vertices(vertices).unwrap();
+        let graph = build(edges, &GraphOptions::default()).unwrap();
+        let weights = EdgeWeights::generate(&graph, 9, &GraphOptions::default().edges).unwrap();
+        let drawn = weights.array().to_vec().into_iter().max().unwrap_or(0);
+        assert_eq!(weights.max(), drawn);
+        let path = folder.path().join(format!("generated-{vertices}.sag"));
+        save_binary_weighted(&graph, &weights, &path).unwrap();
+        let (_, loaded) = load_binary_weighted(&path, &GraphOptions::default()).unwrap();
+        let loaded = loaded.expect("weights were saved");
+        assert_eq!(loaded.array().to_vec(), weights.array().to_vec());
+        assert_eq!(loaded.max(), drawn);
+    }
+}
+
+#[test]
 fn version_1_files_load_and_damaged_weights_are_refused() {
     let folder = tempfile::tempdir().unwrap();
     let graph = build(

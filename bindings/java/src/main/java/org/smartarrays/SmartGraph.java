@@ -525,6 +525,150 @@ public final class SmartGraph implements AutoCloseable {
         }
     }
 
+    // Edge weights and single-source shortest paths (sa_graph_from_weighted_edges,
+    // sa_graph_generate_weights, sa_graph_is_weighted, sa_graph_sssp).
+
+    /** The downcalls of the weight and SSSP functions, looked up on first use. */
+    private static final class SsspCalls {
+        static final MethodHandle FROM_WEIGHTED_EDGES = Native.lookup("sa_graph_from_weighted_edges",
+                FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG,
+                        JAVA_BOOLEAN, ADDRESS, ADDRESS));
+        static final MethodHandle GENERATE_WEIGHTS = Native.lookup("sa_graph_generate_weights",
+                FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT, ADDRESS, JAVA_LONG));
+        static final MethodHandle IS_WEIGHTED = Native.lookup("sa_graph_is_weighted",
+                FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT, ADDRESS, ADDRESS));
+        static final MethodHandle SSSP = Native.lookup("sa_graph_sssp",
+                FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG,
+                        ADDRESS, ADDRESS, ADDRESS));
+    }
+
+    /**
+     * A weighted graph from edges {@code sources[i] -> targets[i]} of weight {@code weights[i]}
+     * (an undirected edge has its weight both ways); otherwise as {@link #fromEdges(long[], long[], long, boolean,
+     * Placement)}. The weights are what {@link #sssp} adds up.
+     *
+     * <pre>{@code
+     * // 0 -> 1 (5), 0 -> 2 (1), 2 -> 1 (2); vertex 3 has no edges
+     * try (SmartGraph g = SmartGraph.fromEdges(new long[] {0, 0, 2}, new long[] {1, 2, 1}, new long[] {5, 1, 2}, 4, true,
+     *         Placement.osDefault())) {
+     *     long[] distances = g.sssp(0, 1);   // {0, 3, 1, -1}
+     * }
+     * }</pre>
+     *
+     * @param sources the edges' sources (vertex ids, not negative)
+     * @param targets the edges' targets, as many as sources
+     * @param weights the edges' weights, as many as sources: integers from 0 to 2^32 - 1
+     * @param vertices the vertex count, or 0 for one past the largest id
+     * @param directed whether the edges are directed
+     * @param placement where the memory goes
+     * @return the new graph, {@link #isWeighted() weighted}
+     * @throws IllegalArgumentException for arrays of different lengths, a negative id or a negative weight, naming it
+     * @throws SmartArrayException {@code INVALID_ARGUMENT} for a weight above 2^32 - 1 (the message names the edge
+     *     index and the value) or a {@code vertices} too small for an id
+     */
+    public static SmartGraph fromEdges(long[] sources, long[] targets, long[] weights, long vertices, boolean directed,
+            Placement placement) {
+        Objects.requireNonNull(sources, "sources");
+        Objects.requireNonNull(targets, "targets");
+        Objects.requireNonNull(weights, "weights");
+        Objects.requireNonNull(placement, "placement");
+        if (sources.length != targets.length || sources.length != weights.length) {
+            throw new IllegalArgumentException("sources holds " + sources.length + " vertex ids, targets " + targets.length
+                    + " and weights " + weights.length + ": one of each per edge");
+        }
+        for (int i = 0; i < sources.length; i++) {
+            if (sources[i] < 0 || targets[i] < 0) {
+                throw new IllegalArgumentException("edge " + i + " (" + sources[i] + " -> " + targets[i] + ") has a negative vertex id");
+            }
+            if (weights[i] < 0) {
+                throw new IllegalArgumentException("weights[" + i + "] = " + weights[i] + " is negative");
+            }
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ADDRESS);
+            MemorySegment from = sources.length == 0 ? MemorySegment.NULL : arena.allocateFrom(JAVA_LONG, sources);
+            MemorySegment to = targets.length == 0 ? MemorySegment.NULL : arena.allocateFrom(JAVA_LONG, targets);
+            MemorySegment by = weights.length == 0 ? MemorySegment.NULL : arena.allocateFrom(JAVA_LONG, weights);
+            int status = (int) SsspCalls.FROM_WEIGHTED_EDGES.invokeExact(from, to, by, (long) sources.length, vertices, directed,
+                    arena.allocateFrom(placement.toString()), out);
+            return new SmartGraph(NativeHandle.created(status, out));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * Gives every edge a generated weight in 1..255 from a hash of {@code seed} and the edge's
+     * ends (both directions of an undirected edge agree; the same seed gives the same weights),
+     * replacing the weights the graph had. Safe while other calls use the graph: an {@link #sssp}
+     * already running keeps the weights it started with.
+     *
+     * @param seed the seed of the weights
+     */
+    public void generateWeights(long seed) {
+        try {
+            Native.check((int) SsspCalls.GENERATE_WEIGHTS.invokeExact(handle.get(), seed));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * @return whether the edges carry weights (given to {@link #fromEdges(long[], long[], long[], long, boolean,
+     *     Placement)}, generated by {@link #generateWeights}, or loaded from a weighted {@code .sag} or {@code .wel} file)
+     */
+    public boolean isWeighted() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_BOOLEAN);
+            Native.check((int) SsspCalls.IS_WEIGHTED.invokeExact(handle.get(), out));
+            return out.get(JAVA_BOOLEAN, 0);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * Single-source shortest paths over the edge weights, without a progress listener.
+     *
+     * @param source the start vertex
+     * @param delta the bucket width of delta-stepping, at least 1 (the distances do not depend on it)
+     * @return each vertex's distance from the source (the sum of the weights along a shortest path), -1 where not reached
+     * @throws SmartArrayException {@code INVALID_ARGUMENT} for a graph without weights, a source that is not a vertex
+     *     or a delta of 0
+     * @see #sssp(long, long, Progress)
+     */
+    public long[] sssp(long source, long delta) {
+        return sssp(source, delta, null);
+    }
+
+    /**
+     * Single-source shortest paths over the edge weights by delta-stepping: vertices are settled
+     * in buckets of distances of width {@code delta}; 1 is a parallel Dijkstra, larger deltas take
+     * fewer rounds at the price of repeated relaxations. The distances are exact whatever the delta.
+     *
+     * @param source the start vertex
+     * @param delta the bucket width, at least 1
+     * @param progress {@code null}, or called after every round with the rounds run so far and a total of 0 (the
+     *     number of rounds is not known in advance); an exception it throws is rethrown here after the run
+     * @return each vertex's distance from the source (the sum of the weights along a shortest path), -1 where not reached
+     * @throws SmartArrayException {@code INVALID_ARGUMENT} for a graph without weights (the message says how to give
+     *     them), a source that is not a vertex or a delta of 0
+     */
+    public long[] sssp(long source, long delta, Progress progress) {
+        int n = perVertex();
+        try (Arena arena = Arena.ofConfined()) {
+            Upcall upcall = Upcall.of(progress, arena);
+            MemorySegment distances = arena.allocate(JAVA_LONG, Math.max(1, n));
+            int status = (int) SsspCalls.SSSP.invokeExact(handle.get(), source, delta, distances, (long) n, MemorySegment.NULL,
+                    upcall.stub, MemorySegment.NULL);
+            upcall.rethrow();
+            Native.check(status);
+            return distances.asSlice(0, 8L * n).toArray(JAVA_LONG);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
     /** @return whether {@link #close()} has run */
     public boolean isClosed() {
         return handle.isClosed();
