@@ -273,6 +273,53 @@ public final class SmartGraph implements AutoCloseable {
     }
 
     /**
+     * Writes the graph in the format the file name's extension names: {@code .sag} (binary, loads
+     * without parsing), {@code .mtx} (Matrix Market), {@code .wel} (a weighted edge list), else an
+     * edge list; a weighted graph's weights go into {@code .sag} and {@code .wel} files.
+     *
+     * @param path the file to write
+     * @throws SmartArrayException {@code SYSTEM} for a file that cannot be written
+     */
+    public void save(Path path) {
+        Objects.requireNonNull(path, "path");
+        try (Arena arena = Arena.ofConfined()) {
+            Native.check((int) GraphFileCalls.SAVE.invokeExact(handle.get(), arena.allocateFrom(path.toString())));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * Converts a graph file into another format, as {@code smartarrays graph convert} does: loads
+     * {@code input} as {@link #load} would and writes it as {@link #save} would; nothing is written
+     * when the input cannot be read.
+     *
+     * @param input the file to read
+     * @param output the file to write (its extension names the format)
+     * @param undirected whether an edge list's edges are undirected
+     * @throws SmartArrayException {@code INVALID_ARGUMENT} for a malformed input line, {@code SYSTEM}
+     *     for a file that cannot be read or written
+     */
+    public static void convert(Path input, Path output, boolean undirected) {
+        Objects.requireNonNull(input, "input");
+        Objects.requireNonNull(output, "output");
+        try (Arena arena = Arena.ofConfined()) {
+            Native.check((int) GraphFileCalls.CONVERT.invokeExact(arena.allocateFrom(input.toString()),
+                    arena.allocateFrom(output.toString()), undirected));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** The downcalls of the file functions (sa_graph_save, sa_graph_convert), looked up on first use. */
+    private static final class GraphFileCalls {
+        static final MethodHandle SAVE = Native.lookup("sa_graph_save",
+                FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT, ADDRESS, ADDRESS));
+        static final MethodHandle CONVERT = Native.lookup("sa_graph_convert",
+                FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT, ADDRESS, ADDRESS, JAVA_BOOLEAN));
+    }
+
+    /**
      * A seeded Kronecker graph (the Graph500 and GAPBS generator's parameters).
      *
      * @param scale log2 of the vertex count

@@ -1,7 +1,7 @@
 // SmartGraph.pagerank(PageRankOptions, Progress): the defaults against the positional call, dangling
 // "drop" against a plain power iteration, f32 contributions and both cell orders against f64 and
 // vertex order, the run's summary and progress, prepareDegreeOrder, and every bad setting; sampled
-// betweenness against the listed sources it drew; triangle counts in both orders.
+// betweenness against the listed sources it drew; triangle counts in both orders; save and convert.
 package org.smartarrays;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -10,8 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class SmartGraphOptionsTest {
     private static long[][] randomEdges(int n, int m, long seed) {
@@ -145,6 +148,39 @@ class SmartGraphOptionsTest {
             assertEquals(plain, g.triangleCount("id"));
             SmartArrayException e = assertThrows(SmartArrayException.class, () -> g.triangleCount("random"));
             assertTrue(e.getMessage().contains("expected id or degree"), e.getMessage());
+        }
+    }
+
+    @Test
+    void savedAndConvertedGraphsLoadTheSame(@TempDir Path folder) throws Exception {
+        long[][] edges = randomEdges(65, 300, 5);
+        try (SmartGraph g = SmartGraph.fromEdges(edges[0], edges[1], 65, true, Placement.osDefault())) {
+            Path binary = folder.resolve("g.sag");
+            Path text = folder.resolve("g.el");
+            Path market = folder.resolve("g.mtx");
+            g.save(binary);
+            SmartGraph.convert(binary, text, false);
+            SmartGraph.convert(text, market, false);
+            double[] ranks = g.pagerank();
+            for (Path file : new Path[] {binary, text, market}) {
+                try (SmartGraph loaded = SmartGraph.load(file, false, Placement.osDefault())) {
+                    assertEquals(g.vertexCount(), loaded.vertexCount(), file.toString());
+                    assertEquals(g.edgeCount(), loaded.edgeCount(), file.toString());
+                    assertArrayEquals(g.bfs(0).levels(), loaded.bfs(0).levels(), file.toString());
+                    assertArrayEquals(ranks, loaded.pagerank(), 1e-12, file.toString());
+                }
+            }
+            Path missing = folder.resolve("no/such/folder/g.sag");
+            assertEquals(SmartArrayException.Status.SYSTEM, assertThrows(SmartArrayException.class, () -> g.save(missing)).status());
+            Path out = folder.resolve("never.el");
+            assertEquals(SmartArrayException.Status.SYSTEM,
+                    assertThrows(SmartArrayException.class, () -> SmartGraph.convert(folder.resolve("none.el"), out, false)).status());
+            assertFalse(Files.exists(out));
+            Path bad = folder.resolve("bad.el");
+            Files.writeString(bad, "0 1\n1 x\n");
+            SmartArrayException e = assertThrows(SmartArrayException.class, () -> SmartGraph.convert(bad, out, false));
+            assertEquals(SmartArrayException.Status.INVALID_ARGUMENT, e.status());
+            assertTrue(e.getMessage().contains("bad.el:2:"), e.getMessage());
         }
     }
 
