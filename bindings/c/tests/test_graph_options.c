@@ -4,7 +4,9 @@
  * contributions against f64, both cell orders against each other, the run's summary, progress
  * calls, and every bad setting as a typed error. Sampled betweenness
  * (sa_graph_betweenness_sampled): the sources it drew, run as a list, give the same scores.
- * Triangle counts in both orders (sa_graph_triangle_count_ordered) against a triple loop. */
+ * Triangle counts in both orders (sa_graph_triangle_count_ordered) against a triple loop.
+ * PageRank and betweenness handed out as SaF64Array (sa_graph_pagerank_array,
+ * sa_graph_betweenness_array) against the buffer forms. */
 #include "check.h"
 
 #include <math.h>
@@ -297,6 +299,46 @@ static void test_triangle_orders(void) {
     }
 }
 
+static void test_results_as_arrays(void) {
+    size_t n = 1025;
+    uint64_t *src, *dst;
+    SaGraph *graph = random_graph(n, 4 * n, true, &src, &dst);
+    double *want = malloc(n * sizeof(double)), *got = malloc(n * sizeof(double));
+    SaPageRankOptions options = sa_pagerank_options_default();
+    options.gauss_seidel = false;
+    options.dangling = "drop";
+    SaPageRankSummary in_buffer = {0}, as_array = {0};
+    CHECK_OK(sa_graph_pagerank_with_options(graph, &options, want, n, &in_buffer, NULL, NULL));
+    SaF64Array *ranks = NULL;
+    CHECK_OK(sa_graph_pagerank_array(graph, &options, &ranks, &as_array, NULL, NULL));
+    size_t len = 0;
+    CHECK_OK(sa_f64_array_len(ranks, &len));
+    CHECK(len == n, "ranks array holds %zu values", len);
+    CHECK_OK(sa_f64_array_unpack(ranks, 0, got, n));
+    CHECK(worst_difference(want, got, n) == 0, "array ranks differ by %g", worst_difference(want, got, n));
+    CHECK(as_array.iterations == in_buffer.iterations && as_array.converged == in_buffer.converged, "summaries differ");
+    sa_f64_array_free(ranks);
+    uint64_t sources[] = {0, 5, 1024};
+    CHECK_OK(sa_graph_betweenness(graph, sources, 3, want, n, NULL, NULL));
+    SaF64Array *scores = NULL;
+    CHECK_OK(sa_graph_betweenness_array(graph, sources, 3, &scores, NULL, NULL));
+    CHECK_OK(sa_f64_array_unpack(scores, 0, got, n));
+    CHECK(worst_difference(want, got, n) < 1e-9, "array scores differ by %g", worst_difference(want, got, n));
+    sa_f64_array_free(scores);
+    CHECK_STATUS(sa_graph_pagerank_array(graph, NULL, NULL, NULL, NULL, NULL), SA_STATUS_NULL_POINTER);
+    CHECK_STATUS(sa_graph_betweenness_array(graph, NULL, 0, NULL, NULL, NULL), SA_STATUS_NULL_POINTER);
+    uint64_t bad[] = {n};
+    scores = NULL;
+    CHECK_STATUS(sa_graph_betweenness_array(graph, bad, 1, &scores, NULL, NULL), SA_STATUS_INVALID_ARGUMENT);
+    CHECK(scores == NULL, "a failed call handed out an array");
+    options.cell_order = "hubs";
+    ranks = NULL;
+    CHECK_STATUS(sa_graph_pagerank_array(graph, &options, &ranks, NULL, NULL, NULL), SA_STATUS_INVALID_ARGUMENT);
+    CHECK(ranks == NULL, "a failed call handed out an array");
+    free(want), free(got), free(src), free(dst);
+    sa_graph_free(graph);
+}
+
 int main(void) {
     test_defaults_match_the_plain_call();
     test_dangling_drop();
@@ -306,5 +348,6 @@ int main(void) {
     test_errors();
     test_sampled_betweenness();
     test_triangle_orders();
+    test_results_as_arrays();
     return finish("test_graph_options");
 }

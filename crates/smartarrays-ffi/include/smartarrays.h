@@ -2476,6 +2476,20 @@ SaStatus sa_graph_pagerank_with_options(const SaGraph *graph,
                                         void *user_data);
 
 /**
+ * PageRank as `sa_graph_pagerank_with_options`, with the ranks handed out as an `SaF64Array`
+ * (read and freed with the `sa_f64_array_*` functions) instead of copied into a caller buffer.
+ *
+ * # Safety
+ * As `sa_graph_pagerank_with_options`; `ranks` valid for writing a pointer.
+ */
+SaStatus sa_graph_pagerank_array(const SaGraph *graph,
+                                 const SaPageRankOptions *options,
+                                 SaF64Array **ranks,
+                                 SaPageRankSummary *summary,
+                                 SaGraphProgress progress,
+                                 void *user_data);
+
+/**
  * Builds the graph's degree order now (the renamed copy of its incoming lists that PageRank's
  * "degree" cell order gathers through; as large as the lists, and shown in the memory report
  * as "degree-ordered in-lists"), so a timed PageRank does not include it. Writes to `*built`
@@ -2504,6 +2518,23 @@ SaStatus sa_graph_betweenness(const SaGraph *graph,
                               size_t len,
                               SaGraphProgress progress,
                               void *user_data);
+
+/**
+ * Betweenness as `sa_graph_betweenness` (exact when `sources` is NULL, else from the
+ * `source_count` vertices of `sources`), with the scores handed out as an `SaF64Array` (read
+ * and freed with the `sa_f64_array_*` functions) instead of copied into a caller buffer.
+ *
+ * # Safety
+ * `graph` must be NULL or a live handle; `sources` NULL or pointing to `source_count` values;
+ * `scores` valid for writing a pointer; `progress` NULL or a function that may be called with
+ * `user_data`.
+ */
+SaStatus sa_graph_betweenness_array(const SaGraph *graph,
+                                    const uint64_t *sources,
+                                    size_t source_count,
+                                    SaF64Array **scores,
+                                    SaGraphProgress progress,
+                                    void *user_data);
 
 /**
  * Betweenness centrality (Brandes), unnormalised, from `count` sources drawn uniformly with a

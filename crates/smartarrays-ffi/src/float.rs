@@ -28,7 +28,7 @@ unsafe fn borrow<'a>(array: *const SaF64Array) -> FfiResult<&'a F64Array> {
 
 /// # Safety
 /// `out` must be valid for writing a pointer.
-unsafe fn hand_out(out: *mut *mut SaF64Array, array: F64Array) -> FfiResult {
+pub(crate) unsafe fn hand_out(out: *mut *mut SaF64Array, array: F64Array) -> FfiResult {
     let handle = Box::into_raw(Box::new(SaF64Array {
         array: Arc::new(array),
     }));

@@ -8,6 +8,7 @@ use std::ffi::{c_char, c_void, CStr};
 use std::path::Path;
 use std::sync::Arc;
 
+use smartarrays::F64Array;
 use smartarrays_graph::algo::pagerank::{
     pagerank, pagerank_gauss_seidel, CellOrder, Dangling, Precision,
 };
@@ -17,6 +18,7 @@ use smartarrays_graph::{
 };
 
 use crate::array::SaArray;
+use crate::float::SaF64Array;
 use crate::ptr;
 use crate::status::{guard, FfiError, FfiResult, SaStatus};
 
@@ -620,42 +622,85 @@ pub unsafe extern "C" fn sa_graph_pagerank_with_options(
     guard(|| {
         // SAFETY: forwarded from the caller.
         let graph = unsafe { borrow(graph) }?;
-        let given = if options.is_null() {
-            sa_pagerank_options_default()
-        } else {
-            // SAFETY: not NULL; the caller guarantees a valid struct.
-            *unsafe { ptr::borrow(options, "options") }?
-        };
-        // SAFETY: the caller guarantees the texts.
-        let options = unsafe { pagerank_options(&given) }?;
         // SAFETY: forwarded from the caller.
         let out = unsafe { per_vertex(graph, ranks, len, "ranks") }?;
-        let limit = options.max_iterations as u64;
-        let on_iteration = |iteration: &smartarrays_graph::algo::pagerank::Iteration| {
-            report(progress, user_data, iteration.iteration as u64, limit);
-        };
-        let result = if given.gauss_seidel {
-            pagerank_gauss_seidel(graph, &options, on_iteration)?
-        } else {
-            pagerank(graph, &options, on_iteration)?
-        };
-        for (slot, rank) in out.iter_mut().zip(result.ranks.to_vec()) {
+        // SAFETY: forwarded from the caller.
+        let (result, written) = unsafe { run_pagerank(graph, options, progress, user_data) }?;
+        for (slot, rank) in out.iter_mut().zip(result.to_vec()) {
             *slot = rank;
         }
-        let cell_order: &'static CStr = match result.summary.cell_order {
-            CellOrder::Degree => c"degree",
-            _ => c"vertex",
-        };
-        let written = SaPageRankSummary {
-            iterations: result.summary.iterations,
-            converged: result.summary.converged,
-            change: result.summary.change,
-            cell_order: cell_order.as_ptr(),
-        };
         // SAFETY: NULL or valid for writing (the caller's contract).
         unsafe { ptr::write_optional(summary, written) };
         Ok(())
     })
+}
+
+/// PageRank as `sa_graph_pagerank_with_options`, with the ranks handed out as an `SaF64Array`
+/// (read and freed with the `sa_f64_array_*` functions) instead of copied into a caller buffer.
+///
+/// # Safety
+/// As `sa_graph_pagerank_with_options`; `ranks` valid for writing a pointer.
+#[no_mangle]
+pub unsafe extern "C" fn sa_graph_pagerank_array(
+    graph: *const SaGraph,
+    options: *const SaPageRankOptions,
+    ranks: *mut *mut SaF64Array,
+    summary: *mut SaPageRankSummary,
+    progress: SaGraphProgress,
+    user_data: *mut c_void,
+) -> SaStatus {
+    guard(|| {
+        ptr::check_out(ranks, "ranks")?;
+        // SAFETY: forwarded from the caller.
+        let graph = unsafe { borrow(graph) }?;
+        // SAFETY: forwarded from the caller.
+        let (result, written) = unsafe { run_pagerank(graph, options, progress, user_data) }?;
+        // SAFETY: NULL or valid for writing (the caller's contract).
+        unsafe { ptr::write_optional(summary, written) };
+        // SAFETY: forwarded from the caller; `ranks` is not NULL (checked first).
+        unsafe { crate::float::hand_out(ranks, result) }
+    })
+}
+
+/// Runs PageRank with the C options (NULL: the defaults) and returns the ranks and the summary.
+///
+/// # Safety
+/// `options` NULL or a valid struct whose texts are NULL or NUL-terminated; `progress` NULL or a
+/// function that may be called with `user_data`.
+unsafe fn run_pagerank(
+    graph: &Graph,
+    options: *const SaPageRankOptions,
+    progress: SaGraphProgress,
+    user_data: *mut c_void,
+) -> FfiResult<(F64Array, SaPageRankSummary)> {
+    let given = if options.is_null() {
+        sa_pagerank_options_default()
+    } else {
+        // SAFETY: not NULL; the caller guarantees a valid struct.
+        *unsafe { ptr::borrow(options, "options") }?
+    };
+    // SAFETY: the caller guarantees the texts.
+    let options = unsafe { pagerank_options(&given) }?;
+    let limit = options.max_iterations as u64;
+    let on_iteration = |iteration: &smartarrays_graph::algo::pagerank::Iteration| {
+        report(progress, user_data, iteration.iteration as u64, limit);
+    };
+    let result = if given.gauss_seidel {
+        pagerank_gauss_seidel(graph, &options, on_iteration)?
+    } else {
+        pagerank(graph, &options, on_iteration)?
+    };
+    let cell_order: &'static CStr = match result.summary.cell_order {
+        CellOrder::Degree => c"degree",
+        _ => c"vertex",
+    };
+    let summary = SaPageRankSummary {
+        iterations: result.summary.iterations,
+        converged: result.summary.converged,
+        change: result.summary.change,
+        cell_order: cell_order.as_ptr(),
+    };
+    Ok((result.ranks, summary))
 }
 
 /// Builds the graph's degree order now (the renamed copy of its incoming lists that PageRank's
@@ -717,6 +762,41 @@ pub unsafe extern "C" fn sa_graph_betweenness(
             *slot = score;
         }
         Ok(())
+    })
+}
+
+/// Betweenness as `sa_graph_betweenness` (exact when `sources` is NULL, else from the
+/// `source_count` vertices of `sources`), with the scores handed out as an `SaF64Array` (read
+/// and freed with the `sa_f64_array_*` functions) instead of copied into a caller buffer.
+///
+/// # Safety
+/// `graph` must be NULL or a live handle; `sources` NULL or pointing to `source_count` values;
+/// `scores` valid for writing a pointer; `progress` NULL or a function that may be called with
+/// `user_data`.
+#[no_mangle]
+pub unsafe extern "C" fn sa_graph_betweenness_array(
+    graph: *const SaGraph,
+    sources: *const u64,
+    source_count: usize,
+    scores: *mut *mut SaF64Array,
+    progress: SaGraphProgress,
+    user_data: *mut c_void,
+) -> SaStatus {
+    guard(|| {
+        ptr::check_out(scores, "scores")?;
+        // SAFETY: forwarded from the caller.
+        let graph = unsafe { borrow(graph) }?;
+        let sources = if sources.is_null() {
+            BcSources::All
+        } else {
+            // SAFETY: forwarded from the caller.
+            BcSources::List(unsafe { ptr::slice(sources, source_count, "sources") }?.to_vec())
+        };
+        let result = bc(graph, &BcOptions { sources }, |done, total| {
+            report(progress, user_data, done as u64, total as u64);
+        })?;
+        // SAFETY: forwarded from the caller; `scores` is not NULL (checked first).
+        unsafe { crate::float::hand_out(scores, result.scores) }
     })
 }
 
