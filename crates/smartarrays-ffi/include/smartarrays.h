@@ -2584,8 +2584,8 @@ SaStatus sa_graph_triangle_count_ordered(const SaGraph *graph, const char *order
  * Creates a graph from CSR arrays: vertex `v`'s neighbours are `targets[offsets[v]]` up to
  * `targets[offsets[v + 1] - 1]`, so `offsets` holds `vertices + 1` values, starts at 0, never
  * decreases and ends at `edges`; every target is below `vertices`. Anything else is
- * `SA_STATUS_INVALID_ARGUMENT` with the first bad position in the message (e.g. "offsets[5] =
- * 3 is below offsets[4] = 7", "targets[12] = 99 is not a vertex (the graph has 10 vertices)").
+ * `SA_STATUS_INVALID_ARGUMENT` with the first bad position in the message (e.g. `offsets[5] =
+ * 3 is below offsets[4] = 7`, `targets[12] = 99 is not a vertex (the graph has 10 vertices)`).
  *
  * Directed: the lists are the out-lists (sorted here when they are not), the in-lists their
  * transpose. Undirected: each `(v, w)` of the lists is one undirected edge, stored in both
