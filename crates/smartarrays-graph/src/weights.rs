@@ -178,6 +178,16 @@ impl EdgeWeights {
         Ok(EdgeWeights { weights, max })
     }
 
+    /// [`EdgeWeights::generate`] at the default edge width, in the placement of the graph's own
+    /// arrays: what the bindings' "generate weights" calls give.
+    pub fn generate_like_edges(graph: &Graph, seed: u64) -> Result<EdgeWeights> {
+        let class = ArrayClass {
+            placement: graph.properties().placement.clone(),
+            width: crate::GraphOptions::default().edges.width,
+        };
+        EdgeWeights::generate(graph, seed, &class)
+    }
+
     /// The weights array (aligned with the graph's `edge`).
     pub fn array(&self) -> &SmartArray {
         &self.weights

@@ -620,3 +620,46 @@ fn version_1_files_load_and_damaged_weights_are_refused() {
     let problem = weighted_problem(io::parse_binary_weighted(&short, name, &options));
     assert!(problem.contains("weights for"), "{problem}");
 }
+
+#[test]
+fn weighted_files_keep_their_weights_through_save_and_load() {
+    let folder = tempfile::tempdir().unwrap();
+    let mut edges = WeightedEdges::new(true);
+    for (u, v, w) in [(0, 1, 5), (0, 2, 1), (2, 1, 2), (1, 3, u32::MAX), (4, 4, 0)] {
+        edges.push(u, v, w);
+    }
+    let options = GraphOptions::default();
+    let (graph, weights) = build_weighted(edges, &options).unwrap();
+    let want = sssp(&graph, &weights, 0, &SsspOptions::default(), |_, _| {}).unwrap();
+    let want: Vec<Option<u64>> = (0..5).map(|v| want.distance(v)).collect();
+    assert_eq!(want[3], Some(3 + u64::from(u32::MAX)));
+    let text = TextOptions::default();
+    for name in ["g.sag", "g.wel", "G.WEL"] {
+        let path = folder.path().join(name);
+        io::save_graph_with_weights(&graph, Some(&weights), &path).unwrap();
+        let (loaded, again) = io::load_graph_with_weights(&path, &text, &options).unwrap();
+        let again = again.unwrap_or_else(|| panic!("{name} lost its weights"));
+        let got = sssp(&loaded, &again, 0, &SsspOptions::default(), |_, _| {}).unwrap();
+        let got: Vec<Option<u64>> = (0..5).map(|v| got.distance(v)).collect();
+        assert_eq!(got, want, "{name}");
+    }
+    // Formats without a place for weights save the edges and load without weights.
+    for name in ["g.el", "g.mtx"] {
+        let path = folder.path().join(name);
+        io::save_graph_with_weights(&graph, Some(&weights), &path).unwrap();
+        let (loaded, none) = io::load_graph_with_weights(&path, &text, &options).unwrap();
+        assert!(none.is_none(), "{name}");
+        assert_eq!(loaded.edges(), graph.edges(), "{name}");
+    }
+    // A weighted edge list of a graph without weights is refused, and nothing is written.
+    let plain = folder.path().join("plain.wel");
+    let problem = io::save_graph_with_weights(&graph, None, &plain).unwrap_err();
+    assert!(problem.to_string().contains("no edge weights"), "{problem}");
+    assert!(!plain.exists());
+    assert!(io::is_weighted_edge_list(Path::new("a/b.Wel")));
+    assert!(!io::is_weighted_edge_list(Path::new("a/b.el")));
+    // Generated weights sit in the graph's placement at the default width.
+    let generated = EdgeWeights::generate_like_edges(&graph, 3).unwrap();
+    assert_eq!(generated.len() as u64, graph.stored_entries());
+    assert!(generated.max() <= 255);
+}

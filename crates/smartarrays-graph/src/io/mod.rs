@@ -181,6 +181,53 @@ pub fn load_graph_weighted(
     }
 }
 
+/// Whether `path` names a weighted edge list (extension `.wel`, any case).
+pub fn is_weighted_edge_list(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("wel"))
+}
+
+/// Loads a graph file with its edge weights when it holds them: a `.wel` file as a weighted
+/// edge list (`source target weight` lines; directed unless `text.undirected`), a binary file
+/// saved with weights with them, any other file as [`load_graph`] reads it, without weights.
+pub fn load_graph_with_weights(
+    path: &Path,
+    text: &TextOptions,
+    options: &GraphOptions,
+) -> Result<(Graph, Option<EdgeWeights>)> {
+    if is_weighted_edge_list(path) {
+        let edges = read_weighted_edges(path, !text.undirected, text.vertices)?;
+        let (graph, weights) = crate::weights::build_weighted(edges, options)?;
+        return Ok((graph, Some(weights)));
+    }
+    load_graph_weighted(path, Format::Auto, text, options)
+}
+
+/// Saves a graph in the format its extension names, as [`save_graph`] does, with its weights
+/// in a binary (`.sag`) or weighted edge list (`.wel`) file when it has them (other formats
+/// have no place for them). A `.wel` file of a graph without weights is an
+/// [`GraphError::InvalidArgument`].
+pub fn save_graph_with_weights(
+    graph: &Graph,
+    weights: Option<&EdgeWeights>,
+    path: &Path,
+) -> Result<()> {
+    let wel = is_weighted_edge_list(path);
+    match weights {
+        Some(weights) if wel => write_weighted_edge_list(graph, weights, path),
+        Some(weights) if detect_format(path, &[]) == Format::Binary => {
+            save_binary_weighted(graph, weights, path)
+        }
+        None if wel => Err(GraphError::InvalidArgument(format!(
+            "{} is a weighted edge list (.wel), but the graph has no edge weights: give it \
+             weights first (with the edges, or generated from a seed)",
+            path.display()
+        ))),
+        _ => save_graph(graph, path, Format::Auto),
+    }
+}
+
 /// `format`, or with [`Format::Auto`] the format detected from the file's first bytes.
 fn resolve_format(path: &Path, format: Format) -> Result<Format> {
     Ok(if format == Format::Auto {
