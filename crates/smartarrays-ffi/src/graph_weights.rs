@@ -15,12 +15,9 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use smartarrays_graph::algo::sssp::{sssp, SsspOptions};
-use smartarrays_graph::io::{
-    load_graph_weighted, read_weighted_edges, save_binary_weighted, save_graph,
-    write_weighted_edge_list, Format, TextOptions,
-};
+use smartarrays_graph::io::{load_graph_with_weights, save_graph_with_weights, TextOptions};
 use smartarrays_graph::{
-    build_weighted, ArrayClass, EdgeList, EdgeWeights, Graph, GraphOptions, WeightedEdges,
+    build_weighted, EdgeList, EdgeWeights, Graph, GraphOptions, WeightedEdges,
 };
 
 use crate::array::SaArray;
@@ -78,73 +75,31 @@ unsafe fn borrow_handle<'a>(graph: *const SaGraph) -> FfiResult<&'a SaGraph> {
     unsafe { ptr::borrow(graph, "graph") }
 }
 
-/// Whether `path` names a weighted edge list (`.wel`, any case).
-fn is_weighted_edge_list(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("wel"))
-}
-
-/// Loads a graph file with its weights when it holds them: a `.wel` file as a weighted edge
-/// list (directed unless `undirected`), a weighted `.sag` file with its weights, anything else
-/// as `sa_graph_load` always read it (without weights).
+/// Loads a graph file with its weights when it holds them (see
+/// [`load_graph_with_weights`]): a `.wel` file as a weighted edge list (directed unless
+/// `undirected`), a weighted `.sag` file with its weights, anything else as `sa_graph_load`
+/// always read it (without weights).
 pub(crate) fn load_with_weights(
     path: &Path,
     undirected: bool,
     options: &GraphOptions,
 ) -> FfiResult<(Graph, Option<EdgeWeights>)> {
-    if is_weighted_edge_list(path) {
-        let edges = read_weighted_edges(path, !undirected, None)?;
-        let (graph, weights) = build_weighted(edges, options)?;
-        return Ok((graph, Some(weights)));
-    }
     let text = TextOptions {
         undirected,
         vertices: None,
     };
-    Ok(load_graph_weighted(path, Format::Auto, &text, options)?)
+    Ok(load_graph_with_weights(path, &text, options)?)
 }
 
 /// Saves a graph as `sa_graph_save` does, with its weights in a `.sag` or `.wel` file when it
-/// has them; a `.wel` file of a graph without weights is `SA_STATUS_INVALID_ARGUMENT`.
+/// has them (see [`save_graph_with_weights`]); a `.wel` file of a graph without weights is
+/// `SA_STATUS_INVALID_ARGUMENT`.
 pub(crate) fn save_with_weights(
     graph: &Graph,
     weights: Option<&EdgeWeights>,
     path: &Path,
 ) -> FfiResult {
-    let wel = is_weighted_edge_list(path);
-    match weights {
-        Some(weights) if wel => write_weighted_edge_list(graph, weights, path)?,
-        Some(weights) if save_format(path) == Format::Binary => {
-            save_binary_weighted(graph, weights, path)?
-        }
-        None if wel => {
-            return Err(FfiError::new(
-                SaStatus::InvalidArgument,
-                format!(
-                    "{} is a weighted edge list (.wel), but the graph has no edge weights: \
-                     give them with sa_graph_from_weighted_edges or sa_graph_generate_weights",
-                    path.display()
-                ),
-            ))
-        }
-        _ => save_graph(graph, path, Format::Auto)?,
-    }
-    Ok(())
-}
-
-/// The format `save_graph` picks for `path` (from its extension).
-fn save_format(path: &Path) -> Format {
-    smartarrays_graph::io::detect_format(path, &[])
-}
-
-/// The width and placement generated weights take: the default edge width, in the placement of
-/// the graph's own arrays.
-fn weight_class(graph: &Graph) -> ArrayClass {
-    ArrayClass {
-        placement: graph.properties().placement.clone(),
-        width: GraphOptions::default().edges.width,
-    }
+    Ok(save_graph_with_weights(graph, weights, path)?)
 }
 
 /// Creates a weighted graph from `len` edges `sources[i] -> targets[i]` of weight `weights[i]`
@@ -235,7 +190,7 @@ pub unsafe extern "C" fn sa_graph_generate_weights(graph: *const SaGraph, seed: 
     guard(|| {
         // SAFETY: forwarded from the caller.
         let handle = unsafe { borrow_handle(graph) }?;
-        let weights = EdgeWeights::generate(&handle.graph, seed, &weight_class(&handle.graph))?;
+        let weights = EdgeWeights::generate_like_edges(&handle.graph, seed)?;
         handle.set_weights(weights);
         Ok(())
     })
