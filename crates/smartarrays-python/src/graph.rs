@@ -13,7 +13,7 @@ use smartarrays::{F64Array, SmartArray};
 use smartarrays_graph::algo::pagerank::{
     pagerank, pagerank_gauss_seidel, Dangling, Iteration, Precision,
 };
-use smartarrays_graph::io::{load_graph, Format, TextOptions};
+use smartarrays_graph::io::{load_graph_with_weights, save_graph_with_weights, TextOptions};
 use smartarrays_graph::{
     bc, bfs, build, build_from_csr, build_weighted, connected_components, generate, sssp, tc,
     BcOptions, BcSources, CellOrder, EdgeList, EdgeWeights, Graph, GraphError, GraphOptions,
@@ -255,7 +255,7 @@ impl PyGraph {
     fn sssp<'py>(&self, py: Python<'py>, source: u64, delta: u64) -> PyResult<Bound<'py, PyAny>> {
         let weights = self.weights.clone().ok_or_else(|| {
             PyValueError::new_err(
-                "sssp needs edge weights: build the graph with from_edges(..., weights=...)",
+                "sssp needs edge weights: build the graph with from_edges(..., weights=...), load a .wel or weighted .sag file, or call with_generated_weights(seed)",
             )
         })?;
         let graph = Arc::clone(&self.graph);
@@ -372,6 +372,30 @@ impl PyGraph {
         let order = order.parse::<TcOrder>().map_err(to_py)?;
         let graph = Arc::clone(&self.graph);
         py.detach(|| tc(&graph, order, |_, _| {})).map_err(to_py)
+    }
+
+    /// Writes the graph in the format the file name's extension names: `.sag` (binary, loads
+    /// without parsing), `.mtx` (Matrix Market), `.wel` (a weighted edge list), else an edge
+    /// list; a weighted graph's weights go into `.sag` and `.wel` files.
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let graph = Arc::clone(&self.graph);
+        let weights = self.weights.clone();
+        py.detach(|| save_graph_with_weights(&graph, weights.as_deref(), &path))
+            .map_err(to_py)
+    }
+
+    /// The same graph (its arrays shared, not copied) with seeded generated edge weights:
+    /// integers in 1..=255 from a hash of the seed and the edge's ends, GAPBS's convention, so
+    /// `sssp` can run on a graph that came without weights.
+    fn with_generated_weights(&self, py: Python<'_>, seed: u64) -> PyResult<PyGraph> {
+        let graph = Arc::clone(&self.graph);
+        let weights = py
+            .detach(|| EdgeWeights::generate_like_edges(&graph, seed))
+            .map_err(to_py)?;
+        Ok(PyGraph {
+            graph,
+            weights: Some(Arc::new(weights)),
+        })
     }
 
     /// Every edge as two uint64 arrays `(sources, targets)` in CSR order (an undirected edge
@@ -591,7 +615,9 @@ pub fn graph_from_csr(
 ///
 /// Loads a graph file: an edge list (one `source target` pair per line, `#` comments), a Matrix
 /// Market file, or the binary `.sag` format; the format is read from the first bytes, then the
-/// extension. Malformed lines are a ValueError naming the file and line.
+/// extension. A weighted edge list (`.wel`: `source target weight` lines) and a `.sag` file
+/// saved with weights load with their weights, ready for `sssp`. Malformed lines are a
+/// ValueError naming the file and line.
 #[pyfunction]
 #[pyo3(signature = (path, undirected=false, placement="os", threads=None))]
 pub fn graph_load(
@@ -606,13 +632,37 @@ pub fn graph_load(
         undirected,
         vertices: None,
     };
-    let graph = py
-        .detach(|| load_graph(&path, Format::Auto, &text, &options))
+    let (graph, weights) = py
+        .detach(|| load_graph_with_weights(&path, &text, &options))
         .map_err(to_py)?;
     Ok(PyGraph {
         graph: Arc::new(graph),
-        weights: None,
+        weights: weights.map(Arc::new),
     })
+}
+
+/// graph_convert(input, output, undirected=False) -> None
+///
+/// Converts a graph file into the format `output`'s extension names, as `smartarrays graph
+/// convert` does: loads `input` as `load` would (weights included) and writes it as
+/// `Graph.save` would; nothing is written when the input cannot be read.
+#[pyfunction]
+#[pyo3(signature = (input, output, undirected=false))]
+pub fn graph_convert(
+    py: Python<'_>,
+    input: PathBuf,
+    output: PathBuf,
+    undirected: bool,
+) -> PyResult<()> {
+    let text = TextOptions {
+        undirected,
+        vertices: None,
+    };
+    py.detach(|| {
+        let (graph, weights) = load_graph_with_weights(&input, &text, &GraphOptions::default())?;
+        save_graph_with_weights(&graph, weights.as_ref(), &output)
+    })
+    .map_err(to_py)
 }
 
 /// graph_kronecker(scale, edge_factor=16, seed=1, directed=False, placement="os", threads=None) -> Graph
@@ -652,6 +702,7 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(graph_from_scipy, module)?)?;
     module.add_function(wrap_pyfunction!(graph_from_csr, module)?)?;
     module.add_function(wrap_pyfunction!(graph_load, module)?)?;
+    module.add_function(wrap_pyfunction!(graph_convert, module)?)?;
     module.add_function(wrap_pyfunction!(graph_kronecker, module)?)?;
     Ok(())
 }

@@ -164,6 +164,38 @@ def test_sssp_matches_dijkstra(directed: bool, n: int, m: int, seed: int) -> Non
             assert graph.sssp(source, delta=delta).tolist() == want
 
 
+def test_weighted_files_save_load_and_convert(tmp_path: pathlib.Path) -> None:
+    src, dst = random_edges(65, 300, 9, True)
+    weights = np.random.default_rng(9).integers(0, 2**32, len(src))
+    graph = sg.from_edges(src, dst, num_vertices=65, directed=True, weights=weights)
+    want = graph.sssp(0)
+    for name in ("g.sag", "g.wel"):
+        graph.save(tmp_path / name)
+        loaded = sg.load(tmp_path / name)
+        assert loaded.weighted and loaded.directed
+        np.testing.assert_array_equal(loaded.sssp(0), want)
+    sg.convert(tmp_path / "g.wel", tmp_path / "again.sag")
+    np.testing.assert_array_equal(sg.load(tmp_path / "again.sag").sssp(0), want)
+    # An edge list or Matrix Market file has no place for weights: it loads unweighted.
+    graph.save(tmp_path / "g.el")
+    assert not sg.load(tmp_path / "g.el").weighted
+    plain = sg.from_edges(src, dst, num_vertices=65, directed=True)
+    with pytest.raises(ValueError, match="no edge weights"):
+        plain.save(tmp_path / "plain.wel")
+    with pytest.raises(ValueError, match="needs edge weights"):
+        plain.sssp(0)
+    generated = plain.with_generated_weights(7)
+    assert generated.weighted and not plain.weighted
+    np.testing.assert_array_equal(generated.sssp(0), plain.with_generated_weights(7).sssp(0))
+    assert (generated.sssp(0)[plain.bfs(0)[0] < 0] == -1).all()
+    (tmp_path / "bad.wel").write_text("0 1 5\n1 2 x\n")
+    with pytest.raises(ValueError, match=r"bad.wel:2"):
+        sg.load(tmp_path / "bad.wel")
+    with pytest.raises(OSError):
+        sg.convert(tmp_path / "missing.el", tmp_path / "never.sag")
+    assert not (tmp_path / "never.sag").exists()
+
+
 def test_sssp_errors() -> None:
     with pytest.raises(ValueError, match="needs edge weights"):
         sg.from_edges([0], [1]).sssp(0)

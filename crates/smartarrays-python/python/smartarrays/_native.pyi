@@ -38,6 +38,7 @@ __all__ = [
     "kernel_level",
     "graph_from_edges",
     "graph_from_scipy",
+    "graph_convert",
     "graph_from_csr",
     "graph_kronecker",
     "graph_load",
@@ -839,6 +840,10 @@ class Graph:
         run and propagates."""
     def triangle_count(self, order: str = "degree") -> int:
         """Triangles of an undirected graph; ``order`` ("degree" or "id") only changes the speed."""
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Writes the graph in the format the extension names (``.sag``, ``.mtx``, ``.wel``, else an edge list)."""
+    def with_generated_weights(self, seed: int) -> Graph:
+        """The same graph with seeded edge weights in 1..255 (GAPBS's convention), for ``sssp``."""
     def edges(self) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
         """Every edge as ``(sources, targets)``; an undirected edge once."""
     def to_networkx(self) -> Any:
@@ -865,6 +870,9 @@ def graph_from_csr(
 
 def graph_load(path: str | os.PathLike[str], undirected: bool = False, placement: str = "os", threads: int | None = None) -> Graph:
     """A graph from an edge list, Matrix Market or ``.sag`` file (``smartarrays.graph.load``)."""
+
+def graph_convert(input: str | os.PathLike[str], output: str | os.PathLike[str], undirected: bool = False) -> None:
+    """Converts a graph file into the format ``output``'s extension names (``smartarrays.graph.convert``)."""
 
 def graph_kronecker(
     scale: int, edge_factor: int = 16, seed: int = 1, directed: bool = False, placement: str = "os", threads: int | None = None

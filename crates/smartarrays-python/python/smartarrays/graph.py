@@ -21,10 +21,11 @@ call its methods.
 """
 
 from ._native import Graph
+from ._native import graph_convert as convert
 from ._native import graph_from_csr as from_csr
 from ._native import graph_from_edges as from_edges
 from ._native import graph_from_scipy as from_scipy
 from ._native import graph_kronecker as kronecker
 from ._native import graph_load as load
 
-__all__ = ["Graph", "from_csr", "from_edges", "from_scipy", "kronecker", "load"]
+__all__ = ["Graph", "convert", "from_csr", "from_edges", "from_scipy", "kronecker", "load"]
