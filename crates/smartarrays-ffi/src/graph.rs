@@ -13,8 +13,8 @@ use smartarrays_graph::algo::pagerank::{
     pagerank, pagerank_gauss_seidel, CellOrder, Dangling, Precision,
 };
 use smartarrays_graph::{
-    bc, bfs, build, connected_components, generate, tc, BcOptions, BcSources, EdgeList, Graph,
-    GraphError, GraphOptions, PageRankOptions, TcOrder,
+    bc, bfs, build, connected_components, generate, tc, BcOptions, BcResult, BcSources, EdgeList,
+    Graph, GraphError, GraphOptions, PageRankOptions, TcOrder,
 };
 
 use crate::array::SaArray;
@@ -68,6 +68,36 @@ pub(crate) unsafe fn hand_out(out: *mut *mut SaGraph, graph: Graph) -> FfiResult
     let handle = Box::into_raw(Box::new(SaGraph { graph, weights }));
     // SAFETY: forwarded from the caller; `out` is not NULL (checked first), so nothing leaks.
     unsafe { ptr::write(out, "out", handle) }
+}
+
+/// The edge list `sources[i] -> targets[i]` on `vertices` vertices (0: one past the largest
+/// id); a nonzero count smaller than an id needs is `SA_STATUS_INVALID_ARGUMENT`.
+pub(crate) fn edge_list(
+    sources: &[u64],
+    targets: &[u64],
+    vertices: u64,
+    directed: bool,
+) -> FfiResult<EdgeList> {
+    let needed = sources
+        .iter()
+        .chain(targets)
+        .max()
+        .map_or(0, |&largest| largest.saturating_add(1));
+    if vertices != 0 && vertices < needed {
+        return Err(FfiError::new(
+            SaStatus::InvalidArgument,
+            format!(
+                "vertices = {vertices}, but vertex id {} appears in the edges",
+                needed - 1
+            ),
+        ));
+    }
+    let pairs = sources.iter().zip(targets).map(|(&s, &t)| [s, t]).collect();
+    Ok(EdgeList::from_wide_pairs(
+        vertices.max(needed),
+        directed,
+        pairs,
+    ))
 }
 
 /// Borrows the graph behind a handle.
@@ -137,23 +167,7 @@ pub unsafe extern "C" fn sa_graph_from_edges(
         // SAFETY: forwarded from the caller.
         let targets = unsafe { ptr::slice(targets, len, "targets") }?;
         let options = graph_options(placement)?;
-        let needed = sources
-            .iter()
-            .chain(targets)
-            .max()
-            .map_or(0, |&largest| largest.saturating_add(1));
-        if vertices != 0 && vertices < needed {
-            return Err(FfiError::new(
-                SaStatus::InvalidArgument,
-                format!(
-                    "vertices = {vertices}, but vertex id {} appears in the edges",
-                    needed - 1
-                ),
-            ));
-        }
-        let pairs = sources.iter().zip(targets).map(|(&s, &t)| [s, t]).collect();
-        let edges = EdgeList::from_wide_pairs(vertices.max(needed), directed, pairs);
-        let graph = build(edges, &options)?;
+        let graph = build(edge_list(sources, targets, vertices, directed)?, &options)?;
         // SAFETY: forwarded from the caller.
         unsafe { hand_out(out, graph) }
     })
@@ -626,9 +640,7 @@ pub unsafe extern "C" fn sa_graph_pagerank_with_options(
         let out = unsafe { per_vertex(graph, ranks, len, "ranks") }?;
         // SAFETY: forwarded from the caller.
         let (result, written) = unsafe { run_pagerank(graph, options, progress, user_data) }?;
-        for (slot, rank) in out.iter_mut().zip(result.to_vec()) {
-            *slot = rank;
-        }
+        copy_into(out, &result);
         // SAFETY: NULL or valid for writing (the caller's contract).
         unsafe { ptr::write_optional(summary, written) };
         Ok(())
@@ -749,18 +761,10 @@ pub unsafe extern "C" fn sa_graph_betweenness(
         let graph = unsafe { borrow(graph) }?;
         // SAFETY: forwarded from the caller.
         let out = unsafe { per_vertex(graph, scores, len, "scores") }?;
-        let sources = if sources.is_null() {
-            BcSources::All
-        } else {
-            // SAFETY: forwarded from the caller.
-            BcSources::List(unsafe { ptr::slice(sources, source_count, "sources") }?.to_vec())
-        };
-        let result = bc(graph, &BcOptions { sources }, |done, total| {
-            report(progress, user_data, done as u64, total as u64);
-        })?;
-        for (slot, score) in out.iter_mut().zip(result.scores.to_vec()) {
-            *slot = score;
-        }
+        // SAFETY: forwarded from the caller.
+        let sources = unsafe { listed_sources(sources, source_count) }?;
+        let result = run_betweenness(graph, sources, progress, user_data)?;
+        copy_into(out, &result.scores);
         Ok(())
     })
 }
@@ -786,15 +790,9 @@ pub unsafe extern "C" fn sa_graph_betweenness_array(
         ptr::check_out(scores, "scores")?;
         // SAFETY: forwarded from the caller.
         let graph = unsafe { borrow(graph) }?;
-        let sources = if sources.is_null() {
-            BcSources::All
-        } else {
-            // SAFETY: forwarded from the caller.
-            BcSources::List(unsafe { ptr::slice(sources, source_count, "sources") }?.to_vec())
-        };
-        let result = bc(graph, &BcOptions { sources }, |done, total| {
-            report(progress, user_data, done as u64, total as u64);
-        })?;
+        // SAFETY: forwarded from the caller.
+        let sources = unsafe { listed_sources(sources, source_count) }?;
+        let result = run_betweenness(graph, sources, progress, user_data)?;
         // SAFETY: forwarded from the caller; `scores` is not NULL (checked first).
         unsafe { crate::float::hand_out(scores, result.scores) }
     })
@@ -833,15 +831,9 @@ pub unsafe extern "C" fn sa_graph_betweenness_sampled(
             // SAFETY: forwarded from the caller.
             Some(unsafe { ptr::slice_mut(drawn, count, "drawn") }?)
         };
-        let options = BcOptions {
-            sources: BcSources::Sample { count, seed },
-        };
-        let result = bc(graph, &options, |done, total| {
-            report(progress, user_data, done as u64, total as u64);
-        })?;
-        for (slot, score) in out.iter_mut().zip(result.scores.to_vec()) {
-            *slot = score;
-        }
+        let sources = BcSources::Sample { count, seed };
+        let result = run_betweenness(graph, sources, progress, user_data)?;
+        copy_into(out, &result.scores);
         if let Some(drawn) = drawn {
             for (slot, &source) in drawn.iter_mut().zip(&result.sources) {
                 *slot = source;
@@ -849,6 +841,39 @@ pub unsafe extern "C" fn sa_graph_betweenness_sampled(
         }
         Ok(())
     })
+}
+
+/// Betweenness sources from C: every vertex for NULL, else the `count` values at `sources`.
+///
+/// # Safety
+/// `sources` must be NULL or point to `count` readable values.
+unsafe fn listed_sources(sources: *const u64, count: usize) -> FfiResult<BcSources> {
+    if sources.is_null() {
+        return Ok(BcSources::All);
+    }
+    // SAFETY: forwarded from the caller.
+    Ok(BcSources::List(
+        unsafe { ptr::slice(sources, count, "sources") }?.to_vec(),
+    ))
+}
+
+/// Runs betweenness from `sources`, reporting every source to `progress`.
+fn run_betweenness(
+    graph: &Graph,
+    sources: BcSources,
+    progress: SaGraphProgress,
+    user_data: *mut c_void,
+) -> FfiResult<BcResult> {
+    Ok(bc(graph, &BcOptions { sources }, |done, total| {
+        report(progress, user_data, done as u64, total as u64);
+    })?)
+}
+
+/// Copies per-vertex `f64` results into a caller buffer of at least as many values.
+fn copy_into(out: &mut [f64], values: &F64Array) {
+    for (slot, value) in out.iter_mut().zip(values.to_vec()) {
+        *slot = value;
+    }
 }
 
 /// Writes the number of triangles of an undirected graph to `*count`; a directed graph is

@@ -16,12 +16,10 @@ use std::sync::{Arc, Mutex};
 
 use smartarrays_graph::algo::sssp::{sssp, SsspOptions};
 use smartarrays_graph::io::{load_graph_with_weights, save_graph_with_weights, TextOptions};
-use smartarrays_graph::{
-    build_weighted, EdgeList, EdgeWeights, Graph, GraphOptions, WeightedEdges,
-};
+use smartarrays_graph::{build_weighted, EdgeWeights, Graph, GraphOptions, WeightedEdges};
 
 use crate::array::SaArray;
-use crate::graph::{graph_options, per_vertex, report, SaGraph, SaGraphProgress};
+use crate::graph::{edge_list, graph_options, per_vertex, report, SaGraph, SaGraphProgress};
 use crate::ptr;
 use crate::status::{guard, FfiError, FfiResult, SaStatus};
 
@@ -153,22 +151,7 @@ pub unsafe extern "C" fn sa_graph_from_weighted_edges(
                 })
             })
             .collect::<FfiResult<Vec<u32>>>()?;
-        let needed = sources
-            .iter()
-            .chain(targets)
-            .max()
-            .map_or(0, |&largest| largest.saturating_add(1));
-        if vertices != 0 && vertices < needed {
-            return Err(FfiError::new(
-                SaStatus::InvalidArgument,
-                format!(
-                    "vertices = {vertices}, but vertex id {} appears in the edges",
-                    needed - 1
-                ),
-            ));
-        }
-        let pairs = sources.iter().zip(targets).map(|(&s, &t)| [s, t]).collect();
-        let edges = EdgeList::from_wide_pairs(vertices.max(needed), directed, pairs);
+        let edges = edge_list(sources, targets, vertices, directed)?;
         let (graph, weights) = build_weighted(WeightedEdges::from_parts(edges, narrow)?, &options)?;
         // SAFETY: forwarded from the caller.
         unsafe { hand_out_weighted(out, graph, Some(weights)) }
