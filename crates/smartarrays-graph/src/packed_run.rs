@@ -6,6 +6,7 @@
 //! random read.
 
 use smartarrays::codec::{max_value, storage_words};
+use smartarrays::memory::prefetch::{self, CacheLevel};
 use smartarrays::ArrayView;
 
 /// The widest values read here: a value's bits then lie in the 8 bytes from the byte holding
@@ -65,6 +66,45 @@ impl<'a> PackedRun<'a> {
             bit += bits;
         }
         None
+    }
+
+    /// The number of values in the array.
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The value at `position`, by one unaligned load, a shift and a mask.
+    ///
+    /// # Panics
+    /// If `position` is past the array's end.
+    #[inline(always)]
+    pub(crate) fn get(&self, position: usize) -> u64 {
+        assert!(
+            position < self.len,
+            "position {position} past {} values",
+            self.len
+        );
+        let bit = position * self.bits as usize;
+        // SAFETY: as in `find`: `position < len`, so the 8 bytes from the value's first byte
+        // end inside the storage checked in `new`.
+        let window = unsafe {
+            self.words
+                .as_ptr()
+                .cast::<u8>()
+                .add(bit / 8)
+                .cast::<u64>()
+                .read_unaligned()
+        };
+        (u64::from_le(window) >> (bit % 8)) & self.mask
+    }
+
+    /// Hints the CPU to load the line holding the first bit of the value at `position` into
+    /// L1 (any position is harmless).
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, position: usize) {
+        let word = position.saturating_mul(self.bits as usize) / 64;
+        prefetch::prefetch(self.words, word, CacheLevel::L1);
     }
 
     /// The values at positions `s..t`, written to the start of `out` by single reads (for
@@ -162,6 +202,36 @@ pub(crate) mod tests {
                 assert_eq!(last, all.last().copied(), "{bits} bits, {len} values");
             }
         }
+    }
+
+    #[test]
+    fn single_reads_match_at_every_width_and_edge_position() {
+        for bits in 1..=MAX_BITS {
+            for len in [1, 2, 63, 64, 65, 1023, 1025] {
+                let all = values(len, bits);
+                let array = SmartArray::from_slice(&all, &ArrayOptions::new().bits(bits)).unwrap();
+                let run = PackedRun::new(array.local()).unwrap();
+                assert_eq!(run.len(), len);
+                for (position, &expected) in all.iter().enumerate() {
+                    run.prefetch(position);
+                    assert_eq!(
+                        run.get(position),
+                        expected,
+                        "{bits} bits, {position} of {len}"
+                    );
+                }
+                // Hints past the end are harmless.
+                run.prefetch(len);
+                run.prefetch(usize::MAX);
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic]
+    fn a_single_read_past_the_end_is_refused() {
+        let array = SmartArray::from_slice(&[1, 2, 3], &ArrayOptions::new().bits(5)).unwrap();
+        PackedRun::new(array.local()).unwrap().get(3);
     }
 
     #[test]

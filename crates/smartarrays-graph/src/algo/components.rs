@@ -15,12 +15,13 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use serde::Serialize;
 use smartarrays::memory::prefetch::{self, CacheLevel};
-use smartarrays::{ArrayOptions, ArrayView, Runtime, SmartArray};
+use smartarrays::{ArrayOptions, ArrayView, Placement, Runtime, SmartArray};
 
 use crate::access::{with_window, AsIndex, EdgeWindow, Targets};
 use crate::algo::cells::{self, narrow, Cell};
 use crate::error::Result;
 use crate::graph::property_bits;
+use crate::packed_run::PackedRun;
 use crate::Graph;
 
 const BATCH: usize = 4096;
@@ -64,6 +65,10 @@ const LABELS_AHEAD: usize = 32;
 /// follow across lists of varying length).
 const IDS_AHEAD: usize = 64;
 
+/// Bit-packed lists of at most this many ids are read one id at a time rather than unpacked
+/// (as `Decoded` does for the other kernels).
+const SHORT: usize = 16;
+
 /// Starts loading `values[index]` into L1 (a hint: any index is harmless).
 #[inline(always)]
 fn prefetch_at<T>(values: &[T], index: usize) {
@@ -98,6 +103,25 @@ impl<I: AsIndex> Positions for &[I] {
     }
 }
 
+impl Positions for PackedRun<'_> {
+    #[inline(always)]
+    fn id(self, position: usize) -> usize {
+        self.get(position) as usize
+    }
+    #[inline(always)]
+    fn pair(self, position: usize) -> Option<[usize; 2]> {
+        if position.checked_add(2)? > self.len() {
+            return None;
+        }
+        Some([self.id(position), self.id(position + 1)])
+    }
+    #[inline(always)]
+    fn prefetch(self, position: usize) {
+        PackedRun::prefetch(&self, position);
+    }
+}
+
+/// Ids wider than [`PackedRun`] reads (over 2^56 vertices), through the view's random reads.
 impl Positions for ArrayView<'_> {
     #[inline(always)]
     fn id(self, position: usize) -> usize {
@@ -162,20 +186,25 @@ fn compress<C: Cell>(labels: &[C], runtime: &Runtime) {
 /// The sampling pass: every vertex linked to its first [`SAMPLED_NEIGHBOURS`] (at most)
 /// neighbours, with the labels of the neighbours of the vertex [`LABELS_AHEAD`] ahead, and the
 /// ids of the one [`IDS_AHEAD`] ahead, prefetched. The hints change no result.
-fn link_sampled<C: Cell, P: Positions>(labels: &[C], offsets: &[u64], ids: P, runtime: &Runtime) {
+fn link_sampled<C: Cell, O: AsIndex, P: Positions>(
+    labels: &[C],
+    offsets: &[O],
+    ids: P,
+    runtime: &Runtime,
+) {
     runtime.for_each_batch(0..labels.len(), BATCH, |_, range| {
         for u in range {
             if let Some(&start) = offsets.get(u + IDS_AHEAD) {
-                ids.prefetch(start as usize);
+                ids.prefetch(start.at());
             }
             if let Some(&start) = offsets.get(u + LABELS_AHEAD) {
                 // The next vertices' ids when the list is shorter than two: a wasted hint.
-                if let Some([a, b]) = ids.pair(start as usize) {
+                if let Some([a, b]) = ids.pair(start.at()) {
                     prefetch_at(labels, a);
                     prefetch_at(labels, b);
                 }
             }
-            let (start, end) = (offsets[u] as usize, offsets[u + 1] as usize);
+            let (start, end) = (offsets[u].at(), offsets[u + 1].at());
             for position in start..end.min(start + SAMPLED_NEIGHBOURS) {
                 link(labels, u, ids.id(position));
             }
@@ -185,9 +214,9 @@ fn link_sampled<C: Cell, P: Positions>(labels: &[C], offsets: &[u64], ids: P, ru
 
 /// Links every vertex `u` of `0..n` (not labelled `skip`) to its neighbours at positions
 /// `offsets[u] + first .. offsets[u] + last` (clamped to its list).
-fn link_lists<C: Cell>(
+fn link_lists<C: Cell, O: AsIndex>(
     labels: &[C],
-    offsets: &[u64],
+    offsets: &[O],
     targets: Targets<'_>,
     (first, last): (usize, usize),
     skip: Option<u64>,
@@ -203,13 +232,13 @@ fn link_lists<C: Cell>(
         BATCH,
         Vec::new,
         |mut buffer, _, range| {
-            let limit = offsets[range.end] as usize;
+            let limit = offsets[range.end].at();
             with_window!(targets, &mut buffer, limit, |window| {
                 for u in range {
                     if skip == Some(labels[u].get()) {
                         continue;
                     }
-                    let (start, end) = (offsets[u] as usize, offsets[u + 1] as usize);
+                    let (start, end) = (offsets[u].at(), offsets[u + 1].at());
                     let mut s = start.saturating_add(first).min(end);
                     let t = start.saturating_add(last).min(end);
                     while s < t {
@@ -229,16 +258,18 @@ fn link_lists<C: Cell>(
 
 /// [`link_lists`] over bit-packed neighbours when only a few of each list are read (the
 /// sampling rounds) or most vertices are skipped (the final pass): decoding windows there
-/// would unpack every list for the one or two values, or the few lists, it needs. A sampled
-/// neighbour is read on its own; a list of a vertex not skipped is unpacked exactly.
-fn link_packed_lists<C: Cell>(
+/// would unpack every list for the one or two values, or the few lists, it needs. Lists of at
+/// most [`SHORT`] ids are read one id at a time (a bulk decode's fixed cost per call outweighs
+/// its speed there); longer ones are unpacked exactly.
+fn link_packed_lists<C: Cell, O: AsIndex>(
     labels: &[C],
-    offsets: &[u64],
+    offsets: &[O],
     view: smartarrays::ArrayView<'_>,
     (first, last): (usize, usize),
     skip: Option<u64>,
     runtime: &Runtime,
 ) {
+    let run = PackedRun::new(view);
     runtime.map_reduce(
         0..labels.len(),
         BATCH,
@@ -248,10 +279,14 @@ fn link_packed_lists<C: Cell>(
                 if skip == Some(labels[u].get()) {
                     continue;
                 }
-                let (start, end) = (offsets[u] as usize, offsets[u + 1] as usize);
+                let (start, end) = (offsets[u].at(), offsets[u + 1].at());
                 let s = start.saturating_add(first).min(end);
                 let t = start.saturating_add(last).min(end);
-                if t - s <= SAMPLED_NEIGHBOURS {
+                if let (Some(run), true) = (run, t - s <= SHORT) {
+                    for position in s..t {
+                        link(labels, u, run.get(position) as usize);
+                    }
+                } else if t - s <= SAMPLED_NEIGHBOURS {
                     for position in s..t {
                         link(labels, u, view.value(position) as usize);
                     }
@@ -285,44 +320,93 @@ fn most_sampled<C: Cell>(labels: &[C]) -> u64 {
         .map_or(0, |(label, _)| label)
 }
 
+/// The offsets of one direction as the kernel reads them: in place at 32 or 64 bits; bit-packed
+/// ones that fit 32 bits as one 32-bit copy (decoded in parallel, on huge pages for large
+/// graphs); else decoded once to `u64`s.
+enum Offsets<'a> {
+    Native32(&'a [u32]),
+    Native64(&'a [u64]),
+    Copy32(SmartArray),
+    Copy64(Vec<u64>),
+}
+
+impl<'a> Offsets<'a> {
+    fn of(array: &'a SmartArray) -> Offsets<'a> {
+        let view = array.local();
+        if let Some(values) = view.as_native::<u32>() {
+            Offsets::Native32(values)
+        } else if let Some(values) = view.as_native::<u64>() {
+            Offsets::Native64(values)
+        } else if let Some(copy) = cells::offsets_u32(array) {
+            Offsets::Copy32(copy)
+        } else {
+            Offsets::Copy64(array.to_vec())
+        }
+    }
+}
+
+/// Runs `$body` with `$slice` bound to the offsets of `$offsets` as a slice of `u32` or `u64`.
+macro_rules! with_offsets {
+    ($offsets:expr, |$slice:ident| $body:expr) => {
+        match &$offsets {
+            Offsets::Native32($slice) => $body,
+            Offsets::Native64($slice) => $body,
+            Offsets::Copy32(copy) => {
+                let $slice = cells::as_u32(copy);
+                $body
+            }
+            Offsets::Copy64(values) => {
+                let $slice = &values[..];
+                $body
+            }
+        }
+    };
+}
+
 /// Afforest's labels, and the component count and largest size.
 fn afforest<C: Cell>(graph: &Graph, labels: &[C], runtime: &Runtime) -> (u64, u64) {
     if labels.is_empty() {
         return (0, 0);
     }
-    let (mut forward_buffer, mut reverse_buffer) = (Vec::new(), Vec::new());
-    let offsets = cells::offsets(graph.begin(), &mut forward_buffer);
+    let forward = Offsets::of(graph.begin());
     let targets = Targets::of(graph.edge().local());
     // Both sampled neighbours of a vertex are linked in one pass and the trees compressed
     // once: the labels end the same as with a compression after each round, in one pass less.
-    match targets {
-        Targets::U32(ids) => link_sampled(labels, offsets, ids, runtime),
-        Targets::U64(ids) => link_sampled(labels, offsets, ids, runtime),
-        Targets::Packed(view) => link_sampled(labels, offsets, view, runtime),
-    }
-    compress(labels, runtime);
-    let largest = most_sampled(labels);
-    link_lists(
-        labels,
-        offsets,
-        targets,
-        (SAMPLED_NEIGHBOURS, usize::MAX),
-        Some(largest),
-        runtime,
-    );
+    let largest = with_offsets!(forward, |offsets| {
+        match targets {
+            Targets::U32(ids) => link_sampled(labels, offsets, ids, runtime),
+            Targets::U64(ids) => link_sampled(labels, offsets, ids, runtime),
+            Targets::Packed(view) => match PackedRun::new(view) {
+                Some(run) => link_sampled(labels, offsets, run, runtime),
+                None => link_sampled(labels, offsets, view, runtime),
+            },
+        }
+        compress(labels, runtime);
+        let largest = most_sampled(labels);
+        link_lists(
+            labels,
+            offsets,
+            targets,
+            (SAMPLED_NEIGHBOURS, usize::MAX),
+            Some(largest),
+            runtime,
+        );
+        largest
+    });
+    drop(forward);
     if graph.is_directed() {
         // An edge into a skipped vertex is only seen from its target's in-list.
         let incoming = graph.incoming();
-        let in_offsets = cells::offsets(incoming.offsets(), &mut reverse_buffer);
+        let reverse = Offsets::of(incoming.offsets());
         let in_targets = Targets::of(incoming.targets().local());
-        link_lists(
+        with_offsets!(reverse, |in_offsets| link_lists(
             labels,
             in_offsets,
             in_targets,
             (0, usize::MAX),
             Some(largest),
             runtime,
-        );
+        ));
     }
     compress_and_tally(labels, largest, runtime)
 }
@@ -444,25 +528,42 @@ fn components<C: Cell>(graph: &Graph) -> Result<Components> {
     } else {
         64
     };
-    if bits == cell_bits {
-        let mut labels = SmartArray::from_fn(n, &options, |v| v as u64)?;
-        if let Some((count, largest)) =
-            C::update(&mut labels, |cells| afforest(graph, cells, &runtime))
-        {
-            return Ok(Components {
-                labels,
-                count,
-                largest,
-            });
+    // The labels are linked in an array at the cells' width: the result itself when it is
+    // stored at that width, else scratch (one copy, OS-default placement) packed at the end.
+    // Either way filled in parallel where its pages belong (huge pages for large graphs, where
+    // a vector of cells would take one page fault per 4 KiB).
+    let in_place = bits == cell_bits;
+    let scratch = if in_place {
+        options.clone()
+    } else {
+        options
+            .clone()
+            .bits(cell_bits)
+            .placement(Placement::OsDefault)
+    };
+    let mut cells_array = SmartArray::from_fn(n, &scratch, |v| v as u64)?;
+    let linked = C::update(&mut cells_array, |cells| afforest(graph, cells, &runtime));
+    let (count, largest, labels) = match linked {
+        Some((count, largest)) if in_place => (count, largest, cells_array),
+        Some((count, largest)) => {
+            let labels = SmartArray::from_batches(n, &options, |range, out| {
+                let _ = cells_array.local().unpack(range.start, out);
+            })?;
+            (count, largest, labels)
         }
-    }
-    let vector: Vec<C> = cells::filled(n, &runtime, |v| v as u64);
-    let (count, largest) = afforest(graph, &vector, &runtime);
-    let labels = SmartArray::from_batches(n, &options, |range, out| {
-        for (slot, cell) in out.iter_mut().zip(&vector[range]) {
-            *slot = cell.get();
+        None => {
+            // Arrays not updatable as cells (a big-endian machine): a vector of cells.
+            drop(cells_array);
+            let vector: Vec<C> = cells::filled(n, &runtime, |v| v as u64);
+            let (count, largest) = afforest(graph, &vector, &runtime);
+            let labels = SmartArray::from_batches(n, &options, |range, out| {
+                for (slot, cell) in out.iter_mut().zip(&vector[range]) {
+                    *slot = cell.get();
+                }
+            })?;
+            (count, largest, labels)
         }
-    })?;
+    };
     Ok(Components {
         labels,
         count,
@@ -518,7 +619,12 @@ mod tests {
         (offsets, ids)
     }
 
-    fn sampled_labels<P: Positions>(n: usize, offsets: &[u64], ids: P, threads: usize) -> Vec<u64> {
+    fn sampled_labels<O: AsIndex, P: Positions>(
+        n: usize,
+        offsets: &[O],
+        ids: P,
+        threads: usize,
+    ) -> Vec<u64> {
         let runtime = Runtime::with_threads(threads).unwrap();
         let labels: Vec<AtomicU32> = (0..n as u32).map(AtomicU32::new).collect();
         link_sampled(&labels, offsets, ids, &runtime);
@@ -543,6 +649,87 @@ mod tests {
                     assert_eq!(u64_ids, expected, "{label}: u64 ids");
                     let packed_ids = sampled_labels(n, &offsets, packed.local(), threads);
                     assert_eq!(packed_ids, expected, "{label}: {bits}-bit ids");
+                    let run = PackedRun::new(packed.local()).unwrap();
+                    let run_ids = sampled_labels(n, &offsets, run, threads);
+                    assert_eq!(run_ids, expected, "{label}: {bits}-bit ids read singly");
+                    let narrow_offsets: Vec<u32> = offsets.iter().map(|&o| o as u32).collect();
+                    let by_u32 = sampled_labels(n, &narrow_offsets, run, threads);
+                    assert_eq!(by_u32, expected, "{label}: 32-bit offsets");
+                }
+            }
+        }
+    }
+
+    /// Labels after linking every list in full, read through `targets`, with offsets of type `O`.
+    fn linked_labels<O: AsIndex>(
+        n: usize,
+        offsets: &[O],
+        targets: Targets<'_>,
+        skip: Option<u64>,
+        threads: usize,
+    ) -> Vec<u64> {
+        let runtime = Runtime::with_threads(threads).unwrap();
+        let labels: Vec<AtomicU32> = (0..n as u32).map(AtomicU32::new).collect();
+        link_lists(&labels, offsets, targets, (0, usize::MAX), skip, &runtime);
+        compress(&labels, &runtime);
+        labels.iter().map(Cell::get).collect()
+    }
+
+    #[test]
+    fn full_lists_link_alike_through_every_reader_and_offset_width() {
+        // Lists of 0..=3 and 17 ids (above `SHORT`, so unpacked), and with `skip` set (the
+        // final pass) the packed lists go through the single reads and the exact unpack.
+        for n in [1usize, 2, 63, 64, 65, 1025] {
+            for last in [0, 1, 17] {
+                let (offsets, ids) = lists(n, last);
+                // Reference: a union-find over every edge.
+                let mut parent: Vec<usize> = (0..n).collect();
+                fn find(parent: &mut [usize], mut x: usize) -> usize {
+                    while parent[x] != x {
+                        x = parent[x];
+                    }
+                    x
+                }
+                for u in 0..n {
+                    for &v in &ids[offsets[u] as usize..offsets[u + 1] as usize] {
+                        let (a, b) = (find(&mut parent, u), find(&mut parent, v as usize));
+                        parent[a.max(b)] = a.min(b);
+                    }
+                }
+                let expected: Vec<u64> = (0..n).map(|v| find(&mut parent, v) as u64).collect();
+                let narrow_ids: Vec<u32> = ids.iter().map(|&v| v as u32).collect();
+                let narrow_offsets: Vec<u32> = offsets.iter().map(|&o| o as u32).collect();
+                let bits = 64 - (n as u64).leading_zeros().min(63);
+                let packed = SmartArray::from_slice(&ids, &ArrayOptions::new().bits(bits)).unwrap();
+                // A label no vertex carries: nothing is skipped, but the packed lists take
+                // the single-read path.
+                let never = Some(u64::from(u32::MAX) - 1);
+                for threads in [1, 3] {
+                    let label = format!("n {n}, last list {last}, {threads} threads");
+                    for skip in [None, never] {
+                        let direct =
+                            linked_labels(n, &offsets, Targets::U32(&narrow_ids), skip, threads);
+                        assert_eq!(direct, expected, "{label}, skip {skip:?}: u32 ids");
+                        let packed_64 = linked_labels(
+                            n,
+                            &offsets,
+                            Targets::Packed(packed.local()),
+                            skip,
+                            threads,
+                        );
+                        assert_eq!(packed_64, expected, "{label}, skip {skip:?}: packed ids");
+                        let packed_32 = linked_labels(
+                            n,
+                            &narrow_offsets,
+                            Targets::Packed(packed.local()),
+                            skip,
+                            threads,
+                        );
+                        assert_eq!(
+                            packed_32, expected,
+                            "{label}, skip {skip:?}: 32-bit offsets"
+                        );
+                    }
                 }
             }
         }
@@ -562,9 +749,15 @@ mod tests {
         assert_eq!(view.pair(1), Some([6, 7]));
         assert_eq!(view.pair(2), None);
         assert_eq!(view.pair(usize::MAX), None);
+        let run = PackedRun::new(view).unwrap();
+        assert_eq!(Positions::pair(run, 0), Some([5, 6]));
+        assert_eq!(Positions::pair(run, 1), Some([6, 7]));
+        assert_eq!(Positions::pair(run, 2), None);
+        assert_eq!(Positions::pair(run, usize::MAX), None);
         for position in [0, 2, 3, 1 << 40, usize::MAX] {
             Positions::prefetch(&ids[..], position);
             view.prefetch(position);
+            Positions::prefetch(run, position);
         }
         let empty: [u64; 0] = [];
         assert_eq!(Positions::pair(&empty[..], 0), None);
