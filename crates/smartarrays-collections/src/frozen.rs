@@ -618,6 +618,11 @@ impl<K: Key> FrozenSet<K> {
         self.map.memory_bytes()
     }
 
+    /// The map underneath (values are `()`).
+    pub(crate) fn as_map(&self) -> &FrozenMap<K, ()> {
+        &self.map
+    }
+
     /// Where the set's bytes go.
     pub fn memory_report(&self) -> FrozenReport {
         self.map.memory_report()

@@ -55,6 +55,13 @@
 //! spanning no more than the input's length) is counted in direct arrays instead, one share of
 //! the range per worker, with no hashing until the final tables are built.
 //!
+//! ## One read interface
+//! [`Lookup<K, V>`](Lookup) is the read side all five collections share (`len`, `get`,
+//! `contains_key`, `get_many`, `contains_many`, `memory_bytes`, a visit of every entry):
+//! [`Map`] and [`FrozenMap`] as themselves, [`Set`] and [`FrozenSet`] with `()` values, [`Bag`]
+//! with its counts. Code that only reads takes `&impl Lookup<K, V>` and serves every one of
+//! them at the speed of the direct calls.
+//!
 //! ## Concurrency model
 //! - **Reads** (`get`, `contains`, `get_many`, `iter`, reports) take `&self`: the collections are
 //!   `Sync`, and any number of threads read at once without locks or atomics (plain loads of
@@ -97,6 +104,7 @@ mod frozen;
 mod group;
 mod hash;
 mod key;
+mod lookup;
 mod map;
 mod report;
 mod set;
@@ -107,6 +115,7 @@ pub use bag::Bag;
 pub use error::{Error, Result};
 pub use frozen::{FrozenMap, FrozenReport, FrozenSet};
 pub use key::{Key, Value};
+pub use lookup::Lookup;
 pub use map::Map;
 pub use report::MemoryReport;
 pub use set::Set;

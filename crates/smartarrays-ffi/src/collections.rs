@@ -9,8 +9,9 @@
 use std::ffi::c_char;
 
 use smartarrays::{ArrayOptions, PlacementReport};
-use smartarrays_collections::{Bag, Map, Set, Value};
+use smartarrays_collections::{Bag, Map, Set};
 
+use crate::lookup::{lookup_contains_many, lookup_export, ReadHandle};
 use crate::ptr;
 use crate::status::{guard, FfiError, FfiResult, SaStatus};
 
@@ -125,12 +126,10 @@ fn placement_report_json(reports: &[PlacementReport]) -> FfiResult<String> {
 
 /// A collection handle: each keeps a map underneath (a set's values are `()`, a bag's are its
 /// counts), which answers for its size, memory and placement. The shared entry points
-/// (`sa_*_new`, `_free`, `_len`, `_memory_bytes`, the reports) are one generic body each.
-trait Handle: Sized {
-    /// The map's value type.
-    type Value: Value;
-    /// "map", "set" or "bag", for messages.
-    const NAME: &'static str;
+/// (`sa_*_new`, `_free`, `_len`, `_memory_bytes`, the reports) are one generic body each; the
+/// batched membership test and the export are shared with the frozen handles
+/// ([`ReadHandle`]).
+trait Handle: ReadHandle {
     /// An empty collection with these options.
     fn create(options: &ArrayOptions) -> smartarrays_collections::Result<Self>;
     /// The map underneath.
@@ -139,9 +138,16 @@ trait Handle: Sized {
     fn remove_key(&mut self, key: i64) -> bool;
 }
 
-impl Handle for SaMap {
+impl ReadHandle for SaMap {
     type Value = i64;
+    type Table = Map<i64, i64>;
     const NAME: &'static str = "map";
+    fn table(&self) -> &Map<i64, i64> {
+        &self.map
+    }
+}
+
+impl Handle for SaMap {
     fn create(options: &ArrayOptions) -> smartarrays_collections::Result<Self> {
         Ok(SaMap {
             map: Map::with_options(options)?,
@@ -155,9 +161,16 @@ impl Handle for SaMap {
     }
 }
 
-impl Handle for SaSet {
+impl ReadHandle for SaSet {
     type Value = ();
+    type Table = Set<i64>;
     const NAME: &'static str = "set";
+    fn table(&self) -> &Set<i64> {
+        &self.set
+    }
+}
+
+impl Handle for SaSet {
     fn create(options: &ArrayOptions) -> smartarrays_collections::Result<Self> {
         Ok(SaSet {
             set: Set::with_options(options)?,
@@ -171,9 +184,16 @@ impl Handle for SaSet {
     }
 }
 
-impl Handle for SaBag {
+impl ReadHandle for SaBag {
     type Value = u64;
+    type Table = Bag<i64>;
     const NAME: &'static str = "bag";
+    fn table(&self) -> &Bag<i64> {
+        &self.bag
+    }
+}
+
+impl Handle for SaBag {
     fn create(options: &ArrayOptions) -> smartarrays_collections::Result<Self> {
         Ok(SaBag {
             bag: Bag::with_options(options)?,
@@ -263,81 +283,6 @@ unsafe fn handle_remove_many<H: Handle>(
         // SAFETY: forwarded from the caller.
         unsafe { ptr::write_optional(removed, gone) };
         Ok(())
-    })
-}
-
-/// The body of every `sa_*_contains_many`: a batched membership test into a one-byte-per-key
-/// mask, with the number present written to `*hits` (may be NULL).
-///
-/// # Safety
-/// As for `sa_map_contains_many`, with a handle of type `H`.
-unsafe fn handle_contains_many<H: Handle>(
-    handle: *const H,
-    keys: *const i64,
-    count: usize,
-    out: *mut u8,
-    hits: *mut usize,
-) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let map = unsafe { handle_map(handle) }?;
-        // SAFETY: forwarded from the caller.
-        let keys = unsafe { ptr::slice(keys, count, "keys") }?;
-        // SAFETY: forwarded from the caller.
-        let out = unsafe { ptr::slice_mut(out, count, "out") }?;
-        let mut flags = vec![false; count];
-        let hit_count = map.contains_many(keys, &mut flags)?;
-        for (slot, flag) in out.iter_mut().zip(flags) {
-            *slot = u8::from(flag);
-        }
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_optional(hits, hit_count) };
-        Ok(())
-    })
-}
-
-/// The body of every `sa_*_export`: writes every (key, value) of the map underneath to the
-/// caller's buffers (`values` `None`: keys only) and the count to `*written`;
-/// `SA_STATUS_BUFFER_TOO_SMALL` (nothing written) when `capacity` is less than the length.
-///
-/// # Safety
-/// `handle` must be NULL or a live handle; `keys` (and `values` when given) must be valid for
-/// writing `capacity` values; `written` valid for writing.
-unsafe fn handle_export<H: Handle>(
-    handle: *const H,
-    keys: *mut i64,
-    values: Option<*mut H::Value>,
-    capacity: usize,
-    written: *mut usize,
-) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let map = unsafe { handle_map(handle) }?;
-        let len = map.len();
-        ptr::check_out(written, "written")?;
-        if capacity < len {
-            return Err(FfiError::new(
-                SaStatus::BufferTooSmall,
-                format!("the collection holds {len} entries but the buffers hold {capacity}"),
-            ));
-        }
-        // SAFETY: forwarded from the caller.
-        let keys = unsafe { ptr::slice_mut(keys, len, "keys") }?;
-        let mut values = match values {
-            // SAFETY: forwarded from the caller.
-            Some(values) => Some(unsafe { ptr::slice_mut(values, len, "values") }?),
-            None => None,
-        };
-        let mut count = 0;
-        for (i, (key, value)) in map.iter().take(len).enumerate() {
-            keys[i] = key;
-            if let Some(values) = values.as_deref_mut() {
-                values[i] = value;
-            }
-            count += 1;
-        }
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write(written, "written", count) }
     })
 }
 
@@ -718,7 +663,7 @@ pub unsafe extern "C" fn sa_map_contains_many(
     hits: *mut usize,
 ) -> SaStatus {
     // SAFETY: forwarded from the caller.
-    unsafe { handle_contains_many(map, keys, count, out, hits) }
+    unsafe { lookup_contains_many(map, keys, count, out, hits) }
 }
 
 /// Writes every (key, value) of the map, in no particular order, to `keys[0..n]` and
@@ -737,7 +682,7 @@ pub unsafe extern "C" fn sa_map_export(
     written: *mut usize,
 ) -> SaStatus {
     // SAFETY: forwarded from the caller.
-    unsafe { handle_export(map, keys, Some(values), capacity, written) }
+    unsafe { lookup_export(map, keys, Some(values), capacity, written) }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -930,7 +875,7 @@ pub unsafe extern "C" fn sa_set_contains_many(
     hits: *mut usize,
 ) -> SaStatus {
     // SAFETY: forwarded from the caller.
-    unsafe { handle_contains_many(set, keys, count, out, hits) }
+    unsafe { lookup_contains_many(set, keys, count, out, hits) }
 }
 
 /// Writes every key, in no particular order, to `keys[0..n]` and `n` to `*written`;
@@ -947,7 +892,7 @@ pub unsafe extern "C" fn sa_set_export(
     written: *mut usize,
 ) -> SaStatus {
     // SAFETY: forwarded from the caller.
-    unsafe { handle_export(set, keys, None, capacity, written) }
+    unsafe { lookup_export(set, keys, None, capacity, written) }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1178,5 +1123,5 @@ pub unsafe extern "C" fn sa_bag_export(
     written: *mut usize,
 ) -> SaStatus {
     // SAFETY: forwarded from the caller.
-    unsafe { handle_export(bag, keys, Some(counts), capacity, written) }
+    unsafe { lookup_export(bag, keys, Some(counts), capacity, written) }
 }

@@ -8,9 +8,10 @@
 
 use std::ffi::c_char;
 
-use smartarrays_collections::{Error as CollectionError, FrozenMap, Key, Value};
+use smartarrays_collections::{Error as CollectionError, FrozenMap, Key};
 
 use crate::collections::{SaMap, SaSet};
+use crate::lookup::{lookup_contains_many, lookup_export, ReadHandle};
 use crate::ptr;
 use crate::status::{guard, FfiError, FfiResult, SaStatus};
 
@@ -31,21 +32,26 @@ pub struct SaFrozenSet {
     pub(crate) set: FrozenMap<i64, ()>,
 }
 
-/// What the two handles share: a frozen map underneath (a set's values are `()`).
-trait Frozen: Sized {
-    /// The map's value type.
-    type Value: Value;
-    /// "frozen map" or "frozen set", for messages.
-    const NAME: &'static str;
+/// What the two handles share: a frozen map underneath (a set's values are `()`), which also
+/// answers their batched membership tests and exports ([`ReadHandle`], shared with the
+/// growable handles).
+trait Frozen: ReadHandle {
     /// Wraps a built map.
     fn wrap(map: FrozenMap<i64, Self::Value>) -> Self;
     /// The map underneath.
     fn map(&self) -> &FrozenMap<i64, Self::Value>;
 }
 
-impl Frozen for SaFrozenMap {
+impl ReadHandle for SaFrozenMap {
     type Value = i64;
+    type Table = FrozenMap<i64, i64>;
     const NAME: &'static str = "frozen map";
+    fn table(&self) -> &FrozenMap<i64, i64> {
+        &self.map
+    }
+}
+
+impl Frozen for SaFrozenMap {
     fn wrap(map: FrozenMap<i64, i64>) -> Self {
         SaFrozenMap { map }
     }
@@ -54,9 +60,16 @@ impl Frozen for SaFrozenMap {
     }
 }
 
-impl Frozen for SaFrozenSet {
+impl ReadHandle for SaFrozenSet {
     type Value = ();
+    type Table = FrozenMap<i64, ()>;
     const NAME: &'static str = "frozen set";
+    fn table(&self) -> &FrozenMap<i64, ()> {
+        &self.set
+    }
+}
+
+impl Frozen for SaFrozenSet {
     fn wrap(set: FrozenMap<i64, ()>) -> Self {
         SaFrozenSet { set }
     }
@@ -134,81 +147,6 @@ unsafe fn write_text<H: Frozen>(
         let text = text(unsafe { frozen_ref(handle) }?);
         // SAFETY: forwarded from the caller.
         unsafe { ptr::write_string(out, "out", text) }
-    })
-}
-
-/// The body of both `_contains_many`: a batched membership test into a one-byte-per-key mask,
-/// with the number present written to `*hits` (may be NULL).
-///
-/// # Safety
-/// As for `sa_frozen_map_contains_many`, with a handle of type `H`.
-unsafe fn frozen_contains_many<H: Frozen>(
-    handle: *const H,
-    keys: *const i64,
-    count: usize,
-    out: *mut u8,
-    hits: *mut usize,
-) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let map = unsafe { frozen_ref(handle) }?;
-        // SAFETY: forwarded from the caller.
-        let keys = unsafe { ptr::slice(keys, count, "keys") }?;
-        // SAFETY: forwarded from the caller.
-        let out = unsafe { ptr::slice_mut(out, count, "out") }?;
-        let mut flags = vec![false; count];
-        let hit_count = map.contains_many(keys, &mut flags)?;
-        for (slot, flag) in out.iter_mut().zip(flags) {
-            *slot = u8::from(flag);
-        }
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write_optional(hits, hit_count) };
-        Ok(())
-    })
-}
-
-/// The body of both `_export`: every (key, value) into the caller's buffers (`values` `None`:
-/// keys only) and the count to `*written`; `SA_STATUS_BUFFER_TOO_SMALL` (nothing written) when
-/// `capacity` is less than the length.
-///
-/// # Safety
-/// `handle` must be NULL or a live handle; `keys` (and `values` when given) must be valid for
-/// writing `capacity` values; `written` valid for writing.
-unsafe fn frozen_export<H: Frozen>(
-    handle: *const H,
-    keys: *mut i64,
-    values: Option<*mut H::Value>,
-    capacity: usize,
-    written: *mut usize,
-) -> SaStatus {
-    guard(|| {
-        // SAFETY: forwarded from the caller.
-        let map = unsafe { frozen_ref(handle) }?;
-        let len = map.len();
-        ptr::check_out(written, "written")?;
-        if capacity < len {
-            return Err(FfiError::new(
-                SaStatus::BufferTooSmall,
-                format!("the collection holds {len} entries but the buffers hold {capacity}"),
-            ));
-        }
-        // SAFETY: forwarded from the caller.
-        let keys = unsafe { ptr::slice_mut(keys, len, "keys") }?;
-        let mut values = match values {
-            // SAFETY: forwarded from the caller.
-            Some(values) => Some(unsafe { ptr::slice_mut(values, len, "values") }?),
-            None => None,
-        };
-        let mut count = 0;
-        for (i, (key, value)) in map.iter().take(len).enumerate() {
-            keys[i] = key;
-            if let Some(values) = values.as_deref_mut() {
-                values[i] = value;
-            }
-            count += 1;
-        }
-        // SAFETY: forwarded from the caller.
-        unsafe { ptr::write(written, "written", count) }
     })
 }
 
@@ -384,7 +322,7 @@ pub unsafe extern "C" fn sa_frozen_map_contains_many(
     hits: *mut usize,
 ) -> SaStatus {
     // SAFETY: forwarded from the caller.
-    unsafe { frozen_contains_many(map, keys, count, out, hits) }
+    unsafe { lookup_contains_many(map, keys, count, out, hits) }
 }
 
 /// Writes the bytes of memory the frozen map occupies (every replica, whole pages).
@@ -444,7 +382,7 @@ pub unsafe extern "C" fn sa_frozen_map_export(
     written: *mut usize,
 ) -> SaStatus {
     // SAFETY: forwarded from the caller.
-    unsafe { frozen_export(map, keys, Some(values), capacity, written) }
+    unsafe { lookup_export(map, keys, Some(values), capacity, written) }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -542,7 +480,7 @@ pub unsafe extern "C" fn sa_frozen_set_contains_many(
     hits: *mut usize,
 ) -> SaStatus {
     // SAFETY: forwarded from the caller.
-    unsafe { frozen_contains_many(set, keys, count, out, hits) }
+    unsafe { lookup_contains_many(set, keys, count, out, hits) }
 }
 
 /// Writes the bytes of memory the frozen set occupies (every replica, whole pages).
@@ -599,7 +537,7 @@ pub unsafe extern "C" fn sa_frozen_set_export(
     written: *mut usize,
 ) -> SaStatus {
     // SAFETY: forwarded from the caller.
-    unsafe { frozen_export(set, keys, None, capacity, written) }
+    unsafe { lookup_export(set, keys, None, capacity, written) }
 }
 
 #[cfg(test)]

@@ -48,6 +48,7 @@ pub mod frozen;
 pub mod graph;
 pub mod graph_csr;
 pub mod graph_weights;
+mod lookup;
 pub mod ptr;
 pub mod query;
 pub mod status;

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use foldhash::fast::FixedState;
 use smartarrays::{ArrayOptions, Runtime};
-use smartarrays_collections::{Bag, FrozenMap, Map};
+use smartarrays_collections::{Bag, FrozenMap, Lookup, Map};
 
 type Brown<K, V> = hashbrown::HashMap<K, V, FixedState>;
 
@@ -72,37 +72,15 @@ fn line(what: &str, ours: f64, base: f64, unit: &str, target: f64) -> String {
     )
 }
 
-/// The lookups both of our maps offer, so one timing routine measures either.
-trait Lookups {
-    fn get(&self, key: u32) -> Option<u32>;
-    fn contains_key(&self, key: u32) -> bool;
-    fn get_many(&self, keys: &[u32], out: &mut [Option<u32>]) -> usize;
-    fn contains_many(&self, keys: &[u32], out: &mut [bool]) -> usize;
-}
-
-macro_rules! lookups {
-    ($($map:ty),*) => {$(
-        impl Lookups for $map {
-            fn get(&self, key: u32) -> Option<u32> {
-                <$map>::get(self, key)
-            }
-            fn contains_key(&self, key: u32) -> bool {
-                <$map>::contains_key(self, key)
-            }
-            fn get_many(&self, keys: &[u32], out: &mut [Option<u32>]) -> usize {
-                <$map>::get_many(self, keys, out).expect("get_many")
-            }
-            fn contains_many(&self, keys: &[u32], out: &mut [bool]) -> usize {
-                <$map>::contains_many(self, keys, out).expect("contains_many")
-            }
-        }
-    )*};
-}
-lookups!(Map<u32, u32>, FrozenMap<u32, u32>);
-
 /// Best seconds of `runs` passes of: single hits over `probe`, batched hits (4096 keys a
-/// call), single misses over `misses`, batched misses.
-fn lookup_times(map: &impl Lookups, probe: &[u32], misses: &[u32], runs: usize) -> [f64; 4] {
+/// call), single misses over `misses`, batched misses. Either of our maps, growable or frozen,
+/// answers through the collections' [`Lookup`] trait.
+fn lookup_times(
+    map: &impl Lookup<u32, u32>,
+    probe: &[u32],
+    misses: &[u32],
+    runs: usize,
+) -> [f64; 4] {
     let hit = best(runs, || {
         probe
             .iter()
@@ -113,7 +91,8 @@ fn lookup_times(map: &impl Lookups, probe: &[u32], misses: &[u32], runs: usize) 
     let hit_many = best(runs, || {
         let mut sum = 0u64;
         for chunk in probe.chunks(4096) {
-            map.get_many(chunk, &mut found[..chunk.len()]);
+            map.get_many(chunk, &mut found[..chunk.len()])
+                .expect("get_many");
             sum += found[..chunk.len()]
                 .iter()
                 .map(|v| u64::from(v.unwrap_or(0)))
@@ -128,7 +107,10 @@ fn lookup_times(map: &impl Lookups, probe: &[u32], misses: &[u32], runs: usize) 
     let miss_many = best(runs, || {
         misses
             .chunks(4096)
-            .map(|chunk| map.contains_many(chunk, &mut present[..chunk.len()]))
+            .map(|chunk| {
+                map.contains_many(chunk, &mut present[..chunk.len()])
+                    .expect("contains_many")
+            })
             .sum::<usize>()
     });
     [hit, hit_many, miss, miss_many]

@@ -15,7 +15,7 @@ use pyo3::exceptions::{
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyList, PyString, PyTuple};
 use smartarrays::ArrayOptions;
-use smartarrays_collections::{Bag, Error, Key, Map, MemoryReport, Set, Value};
+use smartarrays_collections::{Bag, Error, Key, Lookup, Map, MemoryReport, Set, Value};
 
 use crate::buffer::{copy_u64_words, new_numpy_u64, numpy_from_words};
 use crate::frozen::{PyFrozenMap, PyFrozenSet};
@@ -341,22 +341,54 @@ fn sorted_items<'py>(
     )
 }
 
-/// `contains_many(keys)` of a map or set: a boolean mask of the keys present, probed with the
-/// GIL released.
-fn contains_mask<'py, V: Value>(
+/// `contains_many(keys)` of a map or set, growable or frozen: a boolean mask of the keys
+/// present, probed with the GIL released.
+pub(crate) fn contains_mask<'py, V: Value, L: Lookup<u64, V> + Sync>(
     py: Python<'py>,
     key_type: IntType,
-    map: &Map<u64, V>,
+    table: &L,
     keys: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let codes = key_type.codes(py, keys, "keys")?;
     let found = py
         .detach(|| {
             let mut out = vec![false; codes.len()];
-            map.contains_many(&codes, &mut out).map(|_| out)
+            table.contains_many(&codes, &mut out).map(|_| out)
         })
         .py_col()?;
     numpy_from_words(py, found.iter().map(|&f| u64::from(f)), "bool")
+}
+
+/// `get_many(keys, default=None)` of a map, growable or frozen, probed with the GIL released:
+/// with no default, `(values, found)` (values 0 where not found, and a boolean mask of the keys
+/// present); with a default (checked against the value dtype), the values with `default` where
+/// a key is absent.
+pub(crate) fn values_of_many<'py, L: Lookup<u64, u64> + Sync>(
+    py: Python<'py>,
+    key_type: IntType,
+    value_type: IntType,
+    map: &L,
+    keys: &Bound<'py, PyAny>,
+    default: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let codes = key_type.codes(py, keys, "keys")?;
+    let fill = default
+        .map(|d| value_type.strict_code(d, "default"))
+        .transpose()?;
+    let found = py
+        .detach(|| {
+            let mut out = vec![None; codes.len()];
+            map.get_many(&codes, &mut out).map(|_| out)
+        })
+        .py_col()?;
+    let zero = value_type.code(0).unwrap_or(0);
+    let values: Vec<u64> = found.iter().map(|v| v.or(fill).unwrap_or(zero)).collect();
+    let values = value_type.to_numpy(py, &values)?;
+    if fill.is_some() {
+        return Ok(values);
+    }
+    let mask = numpy_from_words(py, found.iter().map(|v| u64::from(v.is_some())), "bool")?;
+    Ok(PyTuple::new(py, [values, mask])?.into_any())
 }
 
 /// A hash map from integer keys to integer values (uint64 or int64 each) in compact, placed
@@ -630,25 +662,7 @@ impl PyMap {
         keys: &Bound<'py, PyAny>,
         default: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let codes = self.keys.codes(py, keys, "keys")?;
-        let fill = default
-            .map(|d| self.values.strict_code(d, "default"))
-            .transpose()?;
-        let map = &self.map;
-        let found = py
-            .detach(|| {
-                let mut out = vec![None; codes.len()];
-                map.get_many(&codes, &mut out).map(|_| out)
-            })
-            .py_col()?;
-        let zero = self.values.code(0).unwrap_or(0);
-        let values: Vec<u64> = found.iter().map(|v| v.or(fill).unwrap_or(zero)).collect();
-        let values = self.values.to_numpy(py, &values)?;
-        if fill.is_some() {
-            return Ok(values);
-        }
-        let mask = numpy_from_words(py, found.iter().map(|v| u64::from(v.is_some())), "bool")?;
-        Ok(PyTuple::new(py, [values, mask])?.into_any())
+        values_of_many(py, self.keys, self.values, &self.map, keys, default)
     }
 
     /// contains_many(keys) -> boolean mask of the keys present.
@@ -844,7 +858,7 @@ impl PySet {
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        contains_mask(py, self.keys, self.set.as_map(), keys)
+        contains_mask(py, self.keys, &self.set, keys)
     }
 
     /// remove(key) -> True when it was present.

@@ -10,8 +10,7 @@ use pyo3::types::{PyDict, PyTuple};
 use smartarrays::{ArrayOptions, Placement};
 use smartarrays_collections::{Error, FrozenMap, FrozenReport, FrozenSet};
 
-use crate::buffer::numpy_from_words;
-use crate::collections::{collection_error, options, IntType, IntoPyCollections};
+use crate::collections::{collection_error, contains_mask, options, values_of_many, IntType};
 
 /// A build error as the Python exception a caller expects: a key given twice is a ValueError
 /// naming the key as its dtype reads it.
@@ -193,25 +192,7 @@ impl PyFrozenMap {
         keys: &Bound<'py, PyAny>,
         default: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let codes = self.keys.codes(py, keys, "keys")?;
-        let fill = default
-            .map(|d| self.values.strict_code(d, "default"))
-            .transpose()?;
-        let map = &self.map;
-        let found = py
-            .detach(|| {
-                let mut out = vec![None; codes.len()];
-                map.get_many(&codes, &mut out).map(|_| out)
-            })
-            .py_col()?;
-        let zero = self.values.code(0).unwrap_or(0);
-        let values: Vec<u64> = found.iter().map(|v| v.or(fill).unwrap_or(zero)).collect();
-        let values = self.values.to_numpy(py, &values)?;
-        if fill.is_some() {
-            return Ok(values);
-        }
-        let mask = numpy_from_words(py, found.iter().map(|v| u64::from(v.is_some())), "bool")?;
-        Ok(PyTuple::new(py, [values, mask])?.into_any())
+        values_of_many(py, self.keys, self.values, &self.map, keys, default)
     }
 
     /// contains_many(keys) -> boolean mask of the keys present.
@@ -220,15 +201,7 @@ impl PyFrozenMap {
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let codes = self.keys.codes(py, keys, "keys")?;
-        let map = &self.map;
-        let found = py
-            .detach(|| {
-                let mut out = vec![false; codes.len()];
-                map.contains_many(&codes, &mut out).map(|_| out)
-            })
-            .py_col()?;
-        numpy_from_words(py, found.iter().map(|&f| u64::from(f)), "bool")
+        contains_mask(py, self.keys, &self.map, keys)
     }
 
     /// `(keys, values)`: numpy arrays of every entry, sorted by key.
@@ -381,15 +354,7 @@ impl PyFrozenSet {
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let codes = self.keys.codes(py, keys, "keys")?;
-        let set = &self.set;
-        let found = py
-            .detach(|| {
-                let mut out = vec![false; codes.len()];
-                set.contains_many(&codes, &mut out).map(|_| out)
-            })
-            .py_col()?;
-        numpy_from_words(py, found.iter().map(|&f| u64::from(f)), "bool")
+        contains_mask(py, self.keys, &self.set, keys)
     }
 
     /// The keys, sorted, as a numpy array.
