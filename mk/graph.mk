@@ -55,7 +55,7 @@ test-graph: setup-graph graph-cli
 	@echo "test-graph: networkx comparison"
 	@$(GRAPH_PY) crates/smartarrays-graph/scripts/compare_networkx.py $(GRAPH_BIN)
 	@echo "test-graph: 20 s fuzz run of the loaders"
-	@$(CARGO) run --quiet --release -p smartarrays-graph --example fuzz_loaders -- 20 $$RANDOM
+	@$(CARGO) run --quiet --release -p smartarrays-graph --features adapt --example fuzz_loaders -- 20 $$RANDOM
 
 demo-graph: graph-cli
 	@mkdir -p $(DEMO_DIR)
@@ -76,7 +76,7 @@ bench-graph-reload: graph-cli $(GRAPH_BENCH_FILE)
 	$(GRAPH_BIN) graph bench --graph $(GRAPH_BENCH_FILE) --threads 1,2 --repetitions 3 --json $(DEMO_DIR)/graph-bench-reload.json
 
 fuzz-graph:
-	$(CARGO) run --release -p smartarrays-graph --example fuzz_loaders -- $(GRAPH_FUZZ_SECONDS)
+	$(CARGO) run --release -p smartarrays-graph --features adapt --example fuzz_loaders -- $(GRAPH_FUZZ_SECONDS)
 
 GRAPH_LIBRARIES_SCALE ?= 22
 

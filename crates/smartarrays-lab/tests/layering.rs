@@ -16,6 +16,7 @@ use std::process::Command;
 /// Every workspace crate and the workspace crates it may depend on (normal and build
 /// dependencies; dev-dependencies are listed separately below).
 const ALLOWED: &[(&str, &[&str])] = &[
+    (FEATURE_UNIFICATION, &[]),
     ("smartarrays", &[]),
     ("smartarrays-adapt", &["smartarrays"]),
     ("smartarrays-graph", &["smartarrays", "smartarrays-adapt"]),
@@ -97,6 +98,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// The crate `cargo hakari` generates so that every build compiles each outside dependency with
+/// the same features (see `.config/hakari.toml`). It holds no code; every crate depends on it.
+const FEATURE_UNIFICATION: &str = "smartarrays-workspace-hack";
+
 /// Dev-dependencies may reach further down, never up into bindings or experiments.
 const DEV_FORBIDDEN: &[&str] = &[
     "smartarrays-ffi",
@@ -169,7 +174,7 @@ fn no_forbidden_dependency_edge_between_workspace_crates() {
                     ));
                 }
             }
-            if !ours.contains(target) {
+            if !ours.contains(target) || target == FEATURE_UNIFICATION {
                 continue;
             }
             let kind = dependency["kind"].as_str().unwrap_or("normal");
@@ -194,5 +199,31 @@ fn no_forbidden_dependency_edge_between_workspace_crates() {
         problems.is_empty(),
         "forbidden dependency edges:\n  {}",
         problems.join("\n  ")
+    );
+}
+
+/// A crate without the feature-unification dependency would build its outside dependencies with
+/// its own features, and every binary that uses it would compile them again: run
+/// `cargo hakari manage-deps` after adding a crate.
+#[test]
+fn every_crate_depends_on_the_feature_unification_crate() {
+    let metadata = metadata();
+    let missing: Vec<&str> = metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|package| package["name"] != FEATURE_UNIFICATION)
+        .filter(|package| {
+            !package["dependencies"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|d| d["name"] == FEATURE_UNIFICATION && d["kind"].is_null())
+        })
+        .map(|package| package["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "crates without a normal dependency on {FEATURE_UNIFICATION}: {missing:?}"
     );
 }
