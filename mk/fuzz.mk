@@ -3,7 +3,9 @@
 # -C passes / -C llvm-args), not cargo-fuzz's nightly -Z sanitizer flags; fuzz/ is its own
 # workspace, so the library build never links libFuzzer.
 #   make test-fuzz                    every target for FUZZ_SECONDS (default 20) each, in make test
-#   make fuzz FUZZ_SECONDS=600        the long run (10 minutes per target)
+#                                     (the `smoke` profile; the Python target on the release wheel)
+#   make fuzz FUZZ_SECONDS=600        the long run (10 minutes per target; `release` profile and
+#                                     the instrumented Python extension)
 #   make fuzz FUZZ_RUN=python_constructors FUZZ_SECONDS=600   one target only
 # The corpus grows in fuzz/corpus/<target>; a crash leaves fuzz/artifacts/<target>/crash-* and
 # fails the run.
@@ -13,13 +15,24 @@
 # (fuzz/.venv-python) and cargo target dir (fuzz/target/python), so the normal wheel and .venv
 # are untouched; the harness loads atheris's libFuzzer globally before importing it, so the
 # extension's SanitizerCoverage counters guide the fuzzer. Stamps make re-runs quick.
+#
+# make test keeps its fuzz step short to build: the Rust targets use the `smoke` profile
+# (fuzz/Cargo.toml: opt-level 1) and instrument only this repository's crates and the targets
+# (fuzz/rustc-coverage, a RUSTC_WRAPPER), so the outside dependencies compile plainly; the Python target
+# runs on the release wheel that test-python builds anyway, guided by Python coverage alone (the
+# harness's branches and the package's Python code, which atheris instruments). The long runs build both
+# instrumented at full optimisation.
 
 FUZZ_TARGETS := codec loaders c_abi encodings column_parts collections
 FUZZ_PY_TARGETS := python_constructors
 FUZZ_RUN ?= $(FUZZ_TARGETS) $(FUZZ_PY_TARGETS)
 FUZZ_SECONDS ?= 20
 FUZZ_TRIPLE := x86_64-unknown-linux-gnu
-FUZZ_BIN := fuzz/target/$(FUZZ_TRIPLE)/release
+# release (make fuzz, fuzz-minimize) or smoke (make test-fuzz); instrumented or plain: which
+# build of the Python extension the fuzz venv holds.
+FUZZ_PROFILE ?= release
+FUZZ_PY_EXTENSION ?= instrumented
+FUZZ_BIN := fuzz/target/$(FUZZ_TRIPLE)/$(FUZZ_PROFILE)
 FUZZ_RUSTFLAGS := --cfg fuzzing -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 	-Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 	-Cllvm-args=-sanitizer-coverage-trace-compares -Cdebug-assertions -Coverflow-checks
@@ -44,11 +57,14 @@ FUZZ_COMMAND = case $$target in \
 
 TEST_TARGETS += test-fuzz
 
-.PHONY: build-fuzz build-fuzz-python test-fuzz fuzz fuzz-minimize
+.PHONY: build-fuzz build-fuzz-python fuzz-python-plain fuzz-python-instrumented test-fuzz fuzz fuzz-run fuzz-minimize
 
 build-fuzz: setup-rust
-	@echo "build-fuzz: libFuzzer targets ($(FUZZ_TARGETS)) with stable coverage flags"
-	@cd fuzz && RUSTFLAGS="$(FUZZ_RUSTFLAGS)" $(CARGO) build --quiet --release --target $(FUZZ_TRIPLE)
+	@echo "build-fuzz: libFuzzer targets ($(FUZZ_TARGETS)) with stable coverage flags, profile $(FUZZ_PROFILE)"
+	@cd fuzz && if [ "$(FUZZ_PROFILE)" = smoke ]; then \
+		RUSTC_WRAPPER="$(CURDIR)/fuzz/rustc-coverage" FUZZ_COVERAGE_FLAGS="$(FUZZ_RUSTFLAGS)" \
+			$(CARGO) build --quiet --profile smoke --target $(FUZZ_TRIPLE); \
+	else RUSTFLAGS="$(FUZZ_RUSTFLAGS)" $(CARGO) build --quiet --profile $(FUZZ_PROFILE) --target $(FUZZ_TRIPLE); fi
 
 build-fuzz-python: setup-rust $(FUZZ_PY_BUILD_STAMP)
 
@@ -71,7 +87,23 @@ $(FUZZ_PY_BUILD_STAMP): $(FUZZ_PY_SETUP_STAMP) $(FUZZ_PY_SOURCES)
 		$(FUZZ_PY_TARGET_DIR)/wheels/smartarrays-*.whl
 	@touch $@
 
-test-fuzz fuzz: build-fuzz build-fuzz-python
+fuzz-python-instrumented: build-fuzz-python
+
+# The release wheel of build-python in the fuzz venv; the instrumented one must be reinstalled
+# before the next long run, so its stamp goes.
+fuzz-python-plain: $(FUZZ_PY_SETUP_STAMP) build-python
+	@echo "fuzz-python-plain: the release wheel ($(PY_WHEELS)) in $(FUZZ_PY_VENV)"
+	@rm -f $(FUZZ_PY_BUILD_STAMP)
+	@$(FUZZ_PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps \
+		$(PY_WHEELS)/smartarrays-*.whl
+
+test-fuzz:
+	@$(MAKE) --no-print-directory fuzz-run FUZZ_PROFILE=smoke FUZZ_PY_EXTENSION=plain
+
+fuzz:
+	@$(MAKE) --no-print-directory fuzz-run FUZZ_PROFILE=release FUZZ_PY_EXTENSION=instrumented
+
+fuzz-run: build-fuzz fuzz-python-$(FUZZ_PY_EXTENSION)
 	@for target in $(FUZZ_RUN); do \
 		$(FUZZ_COMMAND); \
 		mkdir -p fuzz/corpus/$$target fuzz/artifacts/$$target; \
@@ -83,10 +115,10 @@ test-fuzz fuzz: build-fuzz build-fuzz-python
 		grep -E "^(Done|stat::(number_of_executed_units|new_units_added))" fuzz/artifacts/$$target/last-run.log || true; \
 		if [ $$status != 0 ]; then \
 			tail -30 fuzz/artifacts/$$target/last-run.log >&2; \
-			echo "fuzz $$target: FAILED with status $$status (input in fuzz/artifacts/$$target)" >&2; exit 1; \
+			echo "fuzz $$target: FAILED with status $$status (input in fuzz/artifacts/$$target; reproduce: $$run INPUT)" >&2; exit 1; \
 		fi; \
 	done
-	@echo "fuzz: every target ($(FUZZ_RUN)) ran $(FUZZ_SECONDS) s without a crash"
+	@echo "fuzz: every target ($(FUZZ_RUN)) ran $(FUZZ_SECONDS) s without a crash ($(FUZZ_PROFILE) build, $(FUZZ_PY_EXTENSION) Python extension)"
 
 # Shrinks each corpus to the inputs that add coverage (run before committing a grown corpus).
 fuzz-minimize: build-fuzz build-fuzz-python

@@ -18,7 +18,9 @@ computed here, or raise one of the documented exception types (``TypeError``, ``
 else (a ``pyo3_runtime.PanicException``, a ``SystemError``, a wrong value, a crash) is a finding:
 it raises ``Finding`` and atheris stores the input under the artifact prefix.
 
-Native coverage: the extension is built with SanitizerCoverage (see mk/fuzz.mk); its
+Native coverage: for ``make fuzz`` the extension is built with SanitizerCoverage (see
+mk/fuzz.mk; ``make test-fuzz`` runs the plain release wheel, guided by Python coverage alone:
+the harness's branches and the package's Python code, which atheris instruments); its
 ``__sanitizer_cov_*`` symbols must resolve against a libFuzzer that is already loaded, so the
 harness loads atheris's built-in libFuzzer (``atheris.core_with_libfuzzer``) with
 ``RTLD_GLOBAL`` *before* importing smartarrays, and tells atheris to use that same copy.
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import array as pyarray
 import collections
+import inspect
 import math
 import operator
 import os
@@ -54,8 +57,10 @@ sys.setdlopenflags(_flags)
 
 import numpy as np  # noqa: E402
 
-import smartarrays as sa  # noqa: E402
-from smartarrays import _native  # noqa: E402
+# The package's Python code is instrumented too (and the harness's functions, in main).
+with atheris.instrument_imports(include=["smartarrays"]):
+    import smartarrays as sa  # noqa: E402
+    from smartarrays import _native  # noqa: E402
 
 ALLOWED = (TypeError, ValueError, IndexError, OverflowError, BufferError, MemoryError)
 U64 = 1 << 64
@@ -1433,6 +1438,12 @@ def main():
     # libFuzzer runs argv[0] through the shell for -merge=1 (and -fork): make it this
     # interpreter and this script, so that works however the harness was started.
     command = f"{shlex.quote(sys.executable)} {shlex.quote(os.path.abspath(__file__))}"
+    # The harness's own branches (which constructor, which operation, which edge case) guide the
+    # fuzzer too: alone when the extension is the plain release wheel (make test-fuzz), beside
+    # the extension's counters when it is instrumented.
+    for value in list(globals().values()):
+        if inspect.isfunction(value) and value.__module__ == __name__ and value is not main:
+            atheris.instrument_func(value)
     atheris.Setup([command] + sys.argv[1:], test_one_input, internal_libfuzzer=True)
     atheris.Fuzz()
 
