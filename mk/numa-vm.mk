@@ -1,13 +1,13 @@
 # numa-vm: placement proven page by page on a kernel that sees several NUMA nodes.
 #   make setup-numa-vm   install qemu/busybox and fetch the VM kernel (only when missing)
-#   make test-numa-vm    build crates/smartarrays-numa-tests statically and run it in a 2-node
+#   make test-numa-vm    build crates/smartarrays-numa-tests and run it in a 2-node
 #                        and a 4-node QEMU VM (tools/numa_vm.py, this repository's own VM runner)
 # The VM's shape is given to the test binary too, so it can check the topology exactly.
 
 NUMA_VM_RUNNER := $(CURDIR)/tools/numa_vm.py
-NUMA_VM_TARGET_DIR ?= $(CURDIR)/target/numa-vm
-NUMA_VM_TRIPLE := x86_64-unknown-linux-gnu
-NUMA_VM_BIN := $(NUMA_VM_TARGET_DIR)/$(NUMA_VM_TRIPLE)/release/smartarrays-numa-tests
+# The ordinary release build (it shares every dependency with the CLI and the libraries): the
+# runner takes the loader and shared libraries along and drops the debug info.
+NUMA_VM_BIN := $(CURDIR)/target/release/smartarrays-numa-tests
 NUMA_VM_TIMEOUT ?= 240
 # nodes:cpus-per-node:mib-per-node for each VM run
 NUMA_VM_SHAPES ?= 2:2:512 4:1:512
@@ -20,10 +20,8 @@ TEST_TARGETS += test-numa-vm
 setup-numa-vm:
 	@python3 "$(NUMA_VM_RUNNER)" setup
 
-# Without debug info: the binary travels in the VM's initramfs, which lives in the VM's memory.
 build-numa-vm: setup-rust
-	RUSTFLAGS="-C target-feature=+crt-static -C debuginfo=0" CARGO_TARGET_DIR="$(NUMA_VM_TARGET_DIR)" \
-		$(CARGO) build --release --quiet -p smartarrays-numa-tests --target $(NUMA_VM_TRIPLE)
+	$(CARGO) build --release --quiet -p smartarrays-numa-tests
 
 test-numa-vm: setup-numa-vm build-numa-vm
 	@# The runner must hand a failing program's status back, or a broken VM could pass silently.

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Run one static program inside a throw-away QEMU VM whose kernel sees several NUMA nodes.
+"""Run one program inside a throw-away QEMU VM whose kernel sees several NUMA nodes.
 
 This machine (and most CI machines) has a single NUMA node, so placement on several nodes can only
 be proven inside a VM. The VM has no disk: the kernel is Debian's stock kernel (extracted from the
 linux-image package, never installed), the root file system is an initramfs that this script
 writes itself (busybox for the shell and mount, plus the program under test), and the program's
-exit status comes back over the serial console.
+exit status comes back over the serial console. A dynamically linked program travels with its
+loader and the shared libraries `ldd` names, at the paths it names, and without its debug info
+(the initramfs lives in the VM's memory); a statically linked one travels alone.
 
     tools/numa_vm.py setup                          # install qemu + busybox, fetch the kernel once
     tools/numa_vm.py run -n 2 -c 2 -m 512 PROGRAM [ARGS...]
@@ -230,6 +232,47 @@ def shell_quote(word: str) -> str:
     return "'" + word.replace("'", "'\\''") + "'"
 
 
+def shared_libraries(program: Path) -> list[Path]:
+    """The loader and the shared libraries a dynamically linked program needs, as `ldd` finds
+    them on this machine (absolute paths; the VM gets each at the same path)."""
+    out = subprocess.run(["ldd", str(program)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if out.returncode != 0:
+        raise VmError(f"ldd {program} failed: {out.stderr.strip() or out.stdout.strip()}")
+    libraries = []
+    for line in out.stdout.splitlines():
+        line = line.strip()
+        if "=> not found" in line:
+            raise VmError(f"{program} needs {line.split()[0]}, which ldd cannot find")
+        # "libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)" or "/lib64/ld-linux-x86-64.so.2 (0x...)";
+        # the vDSO ("linux-vdso.so.1 (0x...)") has no file.
+        path = line.split("=>", 1)[1].split()[0] if "=>" in line else line.split()[0]
+        if path.startswith("/"):
+            libraries.append(Path(path))
+    return libraries
+
+
+def without_debug_info(program: Path) -> bytes:
+    """The program's bytes with its debug sections removed (objcopy), or as they are when
+    objcopy is missing."""
+    if not shutil.which("objcopy"):
+        return program.read_bytes()
+    with tempfile.TemporaryDirectory() as tmp:
+        stripped = Path(tmp) / program.name
+        run_quiet(["objcopy", "--strip-debug", str(program), str(stripped)])
+        return stripped.read_bytes()
+
+
+def add_file(archive: "Cpio", made: set[str], path: str, data: bytes, executable: bool) -> None:
+    """Adds `path` (relative, no leading slash) with the directories above it."""
+    parts = path.split("/")
+    for depth in range(1, len(parts)):
+        directory = "/".join(parts[:depth])
+        if directory not in made:
+            archive.directory(directory)
+            made.add(directory)
+    archive.file(path, data, executable=executable)
+
+
 def initramfs(program: Path, args: list[str], env: list[str], show_numa: bool) -> bytes:
     name = program.name
     lines = [
@@ -252,13 +295,21 @@ def initramfs(program: Path, args: list[str], env: list[str], show_numa: bool) -
         "poweroff -f",
     ]
     archive = Cpio()
-    for directory in ("bin", "proc", "sys", "dev", "tmp", "program"):
+    made = {"bin", "proc", "sys", "dev", "tmp", "program"}
+    for directory in sorted(made):
         archive.directory(directory)
     archive.file("bin/busybox", Path("/bin/busybox").read_bytes(), executable=True)
     for applet in APPLETS:
         archive.symlink(f"bin/{applet}", "busybox")
     archive.file("init", ("\n".join(lines) + "\n").encode(), executable=True)
-    archive.file(f"program/{name}", program.read_bytes(), executable=True)
+    if is_static_elf(program):
+        archive.file(f"program/{name}", program.read_bytes(), executable=True)
+    else:
+        # Real files at the paths ldd printed (symbolic links on the host resolved), so the
+        # loader finds them where the program's INTERP and its default search path say.
+        for library in shared_libraries(program):
+            add_file(archive, made, str(library).lstrip("/"), library.resolve().read_bytes(), True)
+        archive.file(f"program/{name}", without_debug_info(program), executable=True)
     return archive.finish()
 
 
@@ -341,11 +392,9 @@ def run(shape: argparse.Namespace) -> int:
     program = Path(shape.program)
     if not program.is_file() or not os.access(program, os.X_OK):
         raise VmError(f"{program} is not an executable file")
-    if not is_static_elf(program):
-        raise VmError(
-            f"{program} is not a statically linked ELF program; build it with "
-            '`RUSTFLAGS="-C target-feature=+crt-static"` and an explicit --target'
-        )
+    with open(program, "rb") as f:
+        if f.read(4) != b"\x7fELF":
+            raise VmError(f"{program} is not an ELF program")
     kernel = setup()
     with tempfile.TemporaryDirectory(dir=cache_dir()) as tmp:
         initrd = Path(tmp) / "initramfs.cpio"
@@ -388,7 +437,7 @@ def main(argv: list[str]) -> int:
     runner.add_argument("-t", "--timeout", type=positive, default=300, help="seconds (default 300)")
     runner.add_argument("-e", "--env", action="append", default=[], help="VAR=VALUE for the program")
     runner.add_argument("--show-numa", action="store_true", help="print each node's memory first")
-    runner.add_argument("program", help="a statically linked program")
+    runner.add_argument("program", help="an ELF program (static, or dynamic: its libraries go along)")
     runner.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
     options = parser.parse_args(argv)
     try:
