@@ -18,12 +18,14 @@ that is a whole program (it has its own `main`) is compiled as it stands.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import os
 import re
 import shlex
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 FENCE = re.compile(r"^```(\w*)\s*$")
@@ -111,30 +113,45 @@ def main() -> int:
         print(f"check-readme: {bin_dir}/smartarrays is missing: build it first", file=sys.stderr)
         return 2
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    ran = failed = 0
+    examples = []
     for path in options.files:
         for language, line, code in blocks(path.read_text()):
             native = language in ("c", "cpp") and options.library
             java = language == "java" and options.java_home and options.java_jar
+            runnable = language == "python" or native or java or (
+                language == "sh" and all(c.lstrip().startswith("smartarrays ") for c in commands(code))
+            )
+            if runnable:
+                examples.append((path, line, language, code))
+
+    def run(example: tuple[Path, int, str, str]) -> tuple[subprocess.CompletedProcess, float]:
+        """Compiles (C, C++, Java) and runs one example in a folder of its own."""
+        _, _, language, code = example
+        started = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix="readme-") as folder:
             if language == "python":
                 argv = [python, "-c", code]
-            elif language == "sh" and all(c.lstrip().startswith("smartarrays ") for c in commands(code)):
+            elif language == "sh":
                 argv = ["bash", "-euo", "pipefail", "-c", code]
-            elif native or java:
-                argv = None
+            elif language == "java":
+                argv = java_program(code, Path(folder), options)
             else:
-                continue
-            ran += 1
-            with tempfile.TemporaryDirectory(prefix="readme-") as folder:
-                if native:
-                    argv = compile_native(language, code, Path(folder), options)
-                elif java:
-                    argv = java_program(code, Path(folder), options)
-                result = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True, timeout=600)
+                argv = compile_native(language, code, Path(folder), options)
+            result = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True, timeout=600)
+        return result, time.monotonic() - started
+
+    # Two at a time: each example is one process in a folder of its own, and most are
+    # single-threaded.
+    failed = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        for (path, line, language, _), (result, seconds) in zip(examples, pool.map(run, examples)):
+            if seconds > 30:
+                print(f"check-readme: {path}:{line}: the {language} example took {seconds:.0f} s")
             if result.returncode != 0:
                 failed += 1
                 print(f"check-readme: {path}:{line}: the {language} example failed (exit {result.returncode}):", file=sys.stderr)
                 print(result.stdout[-2000:] + result.stderr[-4000:], file=sys.stderr)
+    ran = len(examples)
     print(f"check-readme: {ran - failed} of {ran} examples ran as written")
     return 1 if failed or ran == 0 else 0
 
