@@ -7,6 +7,7 @@
 #   make fuzz FUZZ_SECONDS=600        the long run (10 minutes per target; `release` profile and
 #                                     the instrumented Python extension)
 #   make fuzz FUZZ_RUN=python_constructors FUZZ_SECONDS=600   one target only
+#   FUZZ_JOBS=1                       one target at a time (default 2 at once)
 # The corpus grows in fuzz/corpus/<target>; a crash leaves fuzz/artifacts/<target>/crash-* and
 # fails the run.
 #
@@ -27,6 +28,8 @@ FUZZ_TARGETS := codec loaders c_abi encodings column_parts collections
 FUZZ_PY_TARGETS := python_constructors
 FUZZ_RUN ?= $(FUZZ_TARGETS) $(FUZZ_PY_TARGETS)
 FUZZ_SECONDS ?= 20
+# Targets fuzzed at once (each libFuzzer process is single-threaded).
+FUZZ_JOBS ?= 2
 FUZZ_TRIPLE := x86_64-unknown-linux-gnu
 # release (make fuzz, fuzz-minimize) or smoke (make test-fuzz); instrumented or plain: which
 # build of the Python extension the fuzz venv holds.
@@ -104,20 +107,20 @@ fuzz:
 	@$(MAKE) --no-print-directory fuzz-run FUZZ_PROFILE=release FUZZ_PY_EXTENSION=instrumented
 
 fuzz-run: build-fuzz fuzz-python-$(FUZZ_PY_EXTENSION)
-	@for target in $(FUZZ_RUN); do \
+	@printf '%s\n' $(FUZZ_RUN) | xargs -P $(FUZZ_JOBS) -I{} bash -c 'target={}; \
 		$(FUZZ_COMMAND); \
 		mkdir -p fuzz/corpus/$$target fuzz/artifacts/$$target; \
-		echo "== fuzz $$target for $(FUZZ_SECONDS) s"; \
 		status=0; \
 		$$run -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 -timeout=30 \
 			-print_final_stats=1 -artifact_prefix=fuzz/artifacts/$$target/ fuzz/corpus/$$target \
 			> fuzz/artifacts/$$target/last-run.log 2>&1 || status=$$?; \
-		grep -E "^(Done|stat::(number_of_executed_units|new_units_added))" fuzz/artifacts/$$target/last-run.log || true; \
+		{ echo "== fuzz $$target for $(FUZZ_SECONDS) s"; \
+		  grep -E "^(Done|stat::(number_of_executed_units|new_units_added))" fuzz/artifacts/$$target/last-run.log || true; }; \
 		if [ $$status != 0 ]; then \
 			tail -30 fuzz/artifacts/$$target/last-run.log >&2; \
-			echo "fuzz $$target: FAILED with status $$status (input in fuzz/artifacts/$$target; reproduce: $$run INPUT)" >&2; exit 1; \
-		fi; \
-	done
+			echo "fuzz $$target: FAILED with status $$status (input in fuzz/artifacts/$$target; reproduce: $$run INPUT)" >&2; \
+			exit 255; \
+		fi' || exit 1
 	@echo "fuzz: every target ($(FUZZ_RUN)) ran $(FUZZ_SECONDS) s without a crash ($(FUZZ_PROFILE) build, $(FUZZ_PY_EXTENSION) Python extension)"
 
 # Shrinks each corpus to the inputs that add coverage (run before committing a grown corpus).
