@@ -264,8 +264,9 @@ def test_pagerank_f32_contributions_agree_with_f64(gauss_seidel: bool) -> None:
     graph = sg.kronecker(10, edge_factor=8, seed=5)
     exact = graph.pagerank(tolerance=1e-4, gauss_seidel=gauss_seidel)
     single = graph.pagerank(tolerance=1e-4, gauss_seidel=gauss_seidel, contributions="f32")
-    # The ranks agree to within the tolerance (Gauss-Seidel's path depends on the threads).
-    assert np.abs(single - exact).sum() < 1e-4
+    # Each run stops within tolerance * d / (1 - d) of the fixed point (L1), so the two agree to
+    # within twice that; Gauss-Seidel on several threads stops at a different point each run.
+    assert np.abs(single - exact).sum() < 2 * 1e-4 * 0.85 / 0.15
     assert graph.prepare_degree_order() is True
     with pytest.raises(ValueError, match="expected f64 or f32"):
         graph.pagerank(contributions="f16")
