@@ -201,6 +201,7 @@ class Cpio:
     def __init__(self) -> None:
         self.out = io.BytesIO()
         self.inode = 1
+        self.directories: set[str] = set()
 
     def _entry(self, name: str, mode: int, data: bytes = b"") -> None:
         fields = [self.inode, mode, 0, 0, 1, 0, len(data), 0, 0, 0, 0, len(name) + 1, 0]
@@ -216,6 +217,16 @@ class Cpio:
 
     def directory(self, name: str) -> None:
         self._entry(name, stat.S_IFDIR | 0o755)
+        self.directories.add(name)
+
+    def file_with_parents(self, name: str, data: bytes, executable: bool = False) -> None:
+        """Adds `name` (relative) after whichever directories above it are not there yet."""
+        parts = name.split("/")
+        for depth in range(1, len(parts)):
+            parent = "/".join(parts[:depth])
+            if parent not in self.directories:
+                self.directory(parent)
+        self.file(name, data, executable)
 
     def file(self, name: str, data: bytes, executable: bool = False) -> None:
         self._entry(name, stat.S_IFREG | (0o755 if executable else 0o644), data)
@@ -262,17 +273,6 @@ def without_debug_info(program: Path) -> bytes:
         return stripped.read_bytes()
 
 
-def add_file(archive: "Cpio", made: set[str], path: str, data: bytes, executable: bool) -> None:
-    """Adds `path` (relative, no leading slash) with the directories above it."""
-    parts = path.split("/")
-    for depth in range(1, len(parts)):
-        directory = "/".join(parts[:depth])
-        if directory not in made:
-            archive.directory(directory)
-            made.add(directory)
-    archive.file(path, data, executable=executable)
-
-
 def initramfs(program: Path, args: list[str], env: list[str], show_numa: bool) -> bytes:
     name = program.name
     lines = [
@@ -295,8 +295,7 @@ def initramfs(program: Path, args: list[str], env: list[str], show_numa: bool) -
         "poweroff -f",
     ]
     archive = Cpio()
-    made = {"bin", "proc", "sys", "dev", "tmp", "program"}
-    for directory in sorted(made):
+    for directory in ("bin", "proc", "sys", "dev", "tmp", "program"):
         archive.directory(directory)
     archive.file("bin/busybox", Path("/bin/busybox").read_bytes(), executable=True)
     for applet in APPLETS:
@@ -308,7 +307,7 @@ def initramfs(program: Path, args: list[str], env: list[str], show_numa: bool) -
         # Real files at the paths ldd printed (symbolic links on the host resolved), so the
         # loader finds them where the program's INTERP and its default search path say.
         for library in shared_libraries(program):
-            add_file(archive, made, str(library).lstrip("/"), library.resolve().read_bytes(), True)
+            archive.file_with_parents(str(library).lstrip("/"), library.resolve().read_bytes(), True)
         archive.file(f"program/{name}", without_debug_info(program), executable=True)
     return archive.finish()
 
