@@ -449,7 +449,8 @@ impl Runtime {
 
     /// Runs `fold` over every batch of every part. Workers first claim batches of parts on their
     /// own node; with `steal`, they then help with other parts (parts with no node, or whose
-    /// node has no worker, are open to all). Batch boundaries are `part.start + k * batch`.
+    /// node has no worker, are open to all). Batch boundaries are `part.start + k * batch`. A
+    /// loop of a single batch runs on the calling thread (see [`Runtime::inline_part`]).
     pub(crate) fn run_parts<T: Send>(
         &self,
         parts: &[Part],
@@ -460,6 +461,14 @@ impl Runtime {
         combine: impl Fn(T, T) -> T,
     ) -> T {
         let batch = batch.max(1);
+        // An empty loop wakes no one: nothing to fold.
+        if parts.iter().all(|p| p.range.is_empty()) {
+            return identity();
+        }
+        if let Some((index, worker)) = self.inline_part(parts, batch) {
+            let part = parts[index].range.clone();
+            return fold(identity(), worker, index, part);
+        }
         let cursors: Vec<AtomicUsize> = parts
             .iter()
             .map(|p| AtomicUsize::new(p.range.start))
@@ -471,7 +480,7 @@ impl Runtime {
                     .is_none_or(|n| !self.workers.iter().any(|w| w.node == n))
             })
             .collect();
-        let results = self.on_each_worker(|worker| {
+        let body = |worker: &Worker| {
             let mut accumulator = identity();
             let own = parts
                 .iter()
@@ -498,8 +507,73 @@ impl Runtime {
                 }
             }
             accumulator
-        });
+        };
+        // With stealing, any worker may run any batch, so the loop does not wait for a worker
+        // that is slow to start (its CPU busy with another process): whichever workers are
+        // running take its shares. Without it each node's part waits for its own workers.
+        let results = if steal {
+            self.on_available_workers(body)
+        } else {
+            self.on_each_worker(body)
+        };
         results.into_iter().reduce(combine).unwrap_or_else(identity)
+    }
+
+    /// Runs `task` as many times as there are workers, each time on whichever worker takes it
+    /// first (a worker may run several while another has not started), and returns the results
+    /// in the order the tasks were handed out. The loops of [`Runtime::run_parts`] that let any
+    /// worker take any batch run their shares this way, so that a worker kept off its CPU by
+    /// another process delays nothing it has not started.
+    fn on_available_workers<R: Send>(&self, task: impl Fn(&Worker) -> R + Sync) -> Vec<R> {
+        let Some(pool) = self.threads_of_this_process() else {
+            return self.workers.iter().map(task).collect();
+        };
+        let mut results: Vec<Option<R>> = (0..self.workers.len()).map(|_| None).collect();
+        let task = &task;
+        pool.scope(|scope| {
+            for slot in results.iter_mut() {
+                scope.spawn(move |_| {
+                    let index = CURRENT_WORKER
+                        .with(|w| w.get())
+                        .map_or(0, |(index, _)| index);
+                    *slot = Some(task(&self.workers[index]));
+                });
+            }
+        });
+        results.into_iter().flatten().collect()
+    }
+}
+
+impl Runtime {
+    /// The one part of a loop that the calling thread runs itself, with the worker it runs as:
+    /// `Some` when the loop is a single batch (one non-empty part of at most `batch` indices)
+    /// whose node is the caller's (or any node, on a one-node machine). Handing such a loop to
+    /// the workers costs a wake-up and a wait for each of them, tens of microseconds when their
+    /// CPUs are idle and a scheduler time slice per loop when another process keeps one busy,
+    /// for work that takes less than that. A loop bound to another node keeps to that node's
+    /// workers, so its memory is still touched from there.
+    fn inline_part(&self, parts: &[Part], batch: usize) -> Option<(usize, &Worker)> {
+        let mut busy = parts
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !p.range.is_empty());
+        let (index, part) = busy.next()?;
+        if busy.next().is_some() || part.range.len() > batch {
+            return None;
+        }
+        let node = match part.node {
+            Some(node) if self.topology.nodes().len() > 1 => {
+                if self.topology.current_node() != Some(node) {
+                    return None;
+                }
+                Some(node)
+            }
+            node => node,
+        };
+        let worker = node
+            .and_then(|n| self.workers.iter().find(|w| w.node == n))
+            .unwrap_or(&self.workers[0]);
+        Some((index, worker))
     }
 }
 
@@ -568,6 +642,67 @@ mod tests {
             let seen = visits(&runtime, 10..500, 33);
             assert!(seen[..10].iter().all(|&c| c == 0) && seen[10..].iter().all(|&c| c == 1));
         }
+    }
+
+    #[test]
+    fn single_batch_loops_run_on_the_calling_thread_and_larger_ones_on_workers() {
+        for threads in [1, 2, 3] {
+            let runtime = Runtime::with_threads(threads).unwrap();
+            let caller = std::thread::current().id();
+            let runs_on = |len: usize, batch: usize| {
+                runtime.map_reduce(
+                    0..len,
+                    batch,
+                    Vec::new,
+                    |mut seen, worker, range| {
+                        seen.push((std::thread::current().id(), worker.index, range));
+                        seen
+                    },
+                    |mut a, b| {
+                        a.extend(b);
+                        a
+                    },
+                )
+            };
+            for (len, batch) in [(1, 64), (63, 64), (64, 64), (1, 1)] {
+                let seen = runs_on(len, batch);
+                assert_eq!(seen.len(), 1, "threads {threads} len {len}");
+                assert_eq!(seen[0].0, caller);
+                assert_eq!(seen[0].2, 0..len);
+                assert!(seen[0].1 < threads);
+            }
+            assert!(runs_on(0, 64).is_empty());
+            let seen = runs_on(65, 64);
+            assert_eq!(seen.len(), 2);
+            assert!(seen.iter().all(|(thread, ..)| *thread != caller));
+        }
+    }
+
+    #[test]
+    fn loops_finish_while_a_worker_is_held_up() {
+        // One worker sleeps inside a task of its own; a loop started meanwhile is run by the
+        // others and does not wait for it.
+        let runtime = Arc::new(Runtime::with_threads(3).unwrap());
+        let held = Arc::clone(&runtime);
+        let holder = std::thread::spawn(move || {
+            held.on_each_worker(|worker| {
+                if worker.index == 2 {
+                    std::thread::sleep(std::time::Duration::from_millis(1500));
+                }
+            })
+        });
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let started = std::time::Instant::now();
+        for _ in 0..10 {
+            let seen = visits(&runtime, 0..100_003, 1000);
+            assert!(seen.iter().all(|&c| c == 1));
+        }
+        let elapsed = started.elapsed();
+        holder.join().unwrap();
+        assert!(
+            elapsed < std::time::Duration::from_millis(1000),
+            "ten loops took {elapsed:?} while one worker was held"
+        );
     }
 
     #[test]
