@@ -201,6 +201,13 @@ impl Spin {
     }
 }
 
+/// Graphs with fewer edges than this are searched by the calling thread alone. Their rounds
+/// hold a few hundred edges at most, less work than the two barriers a parallel round waits
+/// at; and when another process keeps a worker's CPU busy, each barrier waits for that worker's
+/// next time slice (a 200-vertex graph took 0.9 ms a search on two workers against 0.05 ms on
+/// one, `docs/benchmarks.md`, "Small loops on the calling thread").
+const PARALLEL_EDGES: u64 = 1 << 16;
+
 /// Spins of a waiting worker before it yields its CPU.
 const SPINS: u32 = 1 << 14;
 
@@ -465,7 +472,7 @@ fn search_sliced<C: Cell>(
                         }
                     }
                 };
-                let together = if threads > 1 {
+                let together = if threads > 1 && graph.edges() >= PARALLEL_EDGES {
                     let spin = Spin::new(threads);
                     runtime.on_each_worker_together(|worker| region(worker.index, &spin))
                 } else {
