@@ -169,6 +169,37 @@ mod simd {
     }
 }
 
+/// Byte-addressed writes into a bucket, for the move's placements: one store a tag, one
+/// unaligned read-modify-write a payload of at most 57 bits. Little-endian only (where bit `o`
+/// of a bucket, bit `o % 64` of word `o / 64`, is bit `o % 8` of byte `o / 8`).
+#[cfg(target_endian = "little")]
+mod bytes {
+    use super::Bucket;
+
+    /// Sets byte `index` (below 64) of `bucket` to `byte`.
+    #[inline(always)]
+    pub(super) fn set_byte(bucket: &mut Bucket, index: usize, byte: u8) {
+        let index = index & 63;
+        // SAFETY: `index < 64`, inside the bucket's 64 bytes, which `bucket` borrows
+        // exclusively; a byte store has no alignment to keep.
+        unsafe { bucket.as_mut_ptr().cast::<u8>().add(index).write(byte) }
+    }
+
+    /// Ors `bits` into the 8 bytes of `bucket` from byte `index` (at most 56), read as a
+    /// little-endian word.
+    #[inline(always)]
+    pub(super) fn or_word_at(bucket: &mut Bucket, index: usize, bits: u64) {
+        let index = index.min(56);
+        // SAFETY: `index <= 56`, so the 8 bytes from it lie inside the bucket's 64, which
+        // `bucket` borrows exclusively; the read and write are unaligned ones, and every bit
+        // pattern is a valid `u64`.
+        unsafe {
+            let word = bucket.as_mut_ptr().cast::<u8>().add(index).cast::<u64>();
+            word.write_unaligned(word.read_unaligned() | bits);
+        }
+    }
+}
+
 impl Layout {
     /// The layout for `remainder_bits` (0..=57) and `value_bits` (0..=64).
     pub(crate) fn new(remainder_bits: u32, value_bits: u32) -> Layout {
@@ -275,6 +306,51 @@ impl Layout {
         (empty != 0).then(|| empty.trailing_zeros())
     }
 
+    /// [`Layout::first_empty`] of a layout of at most 16 slots, whose tags fill one vector
+    /// (the caller knows it).
+    #[inline(always)]
+    pub(crate) fn first_empty_narrow(&self, bucket: &Bucket) -> Option<u32> {
+        #[cfg(target_arch = "x86_64")]
+        let occupied = {
+            debug_assert_eq!(self.tag_vectors, 1);
+            simd::high_bits(bucket, 1)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let occupied = self.occupied(bucket);
+        let empty = !occupied & self.slot_mask;
+        (empty != 0).then(|| empty.trailing_zeros())
+    }
+
+    /// Whether a slot's payload, at any bit offset, lies within 8 bytes from the byte holding
+    /// its first bit: at most 57 bits (see [`Layout::head_from_bytes`]).
+    #[inline(always)]
+    pub(crate) fn slot_fits_bytes(&self) -> bool {
+        self.slot_bits <= 57
+    }
+
+    /// [`Layout::head`] of a layout whose slots fit 57 bits, from the bucket's bytes in
+    /// little-endian order followed by at least 8 more (see [`Layout::bytes_of`]): one
+    /// unaligned read from the byte holding the slot's first bit.
+    #[inline(always)]
+    pub(crate) fn head_from_bytes(&self, bytes: &[u8; 72], slot: u32) -> u64 {
+        debug_assert!(self.slot_fits_bytes());
+        let offset = self.payload(slot);
+        let byte = (offset / 8) as usize & 63;
+        let word: [u8; 8] = bytes[byte..byte + 8].try_into().unwrap_or([0; 8]);
+        (u64::from_le_bytes(word) >> (offset % 8)) & self.head_mask
+    }
+
+    /// A bucket's bytes in little-endian order (byte `i` the tag of slot `i`), then 8 zero
+    /// bytes, so that [`Layout::head_from_bytes`] reads any slot with one unaligned read.
+    #[inline(always)]
+    pub(crate) fn bytes_of(bucket: &Bucket) -> [u8; 72] {
+        let mut bytes = [0; 72];
+        for (chunk, word) in bytes.chunks_exact_mut(8).zip(bucket) {
+            chunk.copy_from_slice(&word.to_le_bytes());
+        }
+        bytes
+    }
+
     /// The tag byte of `slot`.
     #[inline(always)]
     pub(crate) fn tag(bucket: &Bucket, slot: u32) -> u8 {
@@ -320,6 +396,60 @@ impl Layout {
         } else {
             self.value(bucket, slot)
         }
+    }
+
+    /// Whether a slot's payload fits one word: then its head (see [`Layout::head`]) is the whole
+    /// slot, and [`Layout::head_value_word`] and [`Layout::fill_word`] apply.
+    #[inline(always)]
+    pub(crate) fn slot_fits_word(&self) -> bool {
+        self.slot_bits <= 64
+    }
+
+    /// The value of a slot from its head, for a layout whose slots fit a word.
+    #[inline(always)]
+    pub(crate) fn head_value_word(&self, head: u64) -> u64 {
+        debug_assert!(self.slot_fits_word());
+        head >> self.value_shift
+    }
+
+    /// The head of a slot holding `key_field` and `value`, for a layout whose slots fit a word.
+    #[inline(always)]
+    pub(crate) fn compose_word(&self, key_field: u64, value: u64) -> u64 {
+        debug_assert!(self.slot_fits_word());
+        // `value_shift` is `remainder_bits + 4`, at most 61: no shift overflows.
+        key_field | value << self.value_shift
+    }
+
+    /// [`Layout::fill`] of a layout whose slots fit a word, with the slot's whole payload as
+    /// one head (from [`Layout::compose_word`]).
+    #[cfg_attr(target_endian = "little", allow(dead_code))]
+    #[inline(always)]
+    pub(crate) fn fill_word(&self, bucket: &mut Bucket, slot: u32, tag: u8, head: u64) {
+        debug_assert!(self.slot_fits_word());
+        // The slot's tag byte and payload are zero.
+        bucket[(slot / 8) as usize] |= u64::from(tag) << ((slot % 8) * 8);
+        or_bits(bucket, self.payload(slot), head);
+    }
+
+    /// [`Layout::fill_word`] of a layout whose slots fit 57 bits (see
+    /// [`Layout::slot_fits_bytes`]): the tag one byte store, the payload one unaligned
+    /// read-modify-write of the 8 bytes from the byte holding its first bit (from byte 56 at
+    /// most: a payload ends by bit 504, so one starting in byte 57 or later ends within
+    /// those 8 bytes too).
+    #[inline(always)]
+    pub(crate) fn fill_bytes(&self, bucket: &mut Bucket, slot: u32, tag: u8, head: u64) {
+        debug_assert!(self.slot_fits_bytes());
+        #[cfg(target_endian = "little")]
+        {
+            bytes::set_byte(bucket, slot as usize, tag);
+            let offset = self.payload(slot) as usize;
+            let index = (offset / 8).min(56);
+            // Below 64: `offset % 8` (at most 7) plus 57 bits, or from byte 56 a payload that
+            // ends by bit 504.
+            bytes::or_word_at(bucket, index, head << (offset - 8 * index));
+        }
+        #[cfg(not(target_endian = "little"))]
+        self.fill_word(bucket, slot, tag, head);
     }
 
     /// The value of `slot`.

@@ -165,6 +165,62 @@ impl Recovery {
         // Wrapping only for (home, remainder) pairs no hash has (`h` would be `2^64`).
         q.wrapping_add(t).wrapping_add(u64::from(rest != 0))
     }
+
+    /// [`Recovery::next`] of a pair whose `s` is biased by `n - 1` (`s + n - 1`, below
+    /// `2n - 1`).
+    #[inline(always)]
+    fn next_biased(&self, (q, s): (u64, u64)) -> (u64, u64) {
+        let s = s + self.step_residue;
+        let q = q.wrapping_add(self.step_quotient);
+        if s >= 2 * self.buckets - 1 {
+            (q.wrapping_add(1), s - self.buckets)
+        } else {
+            (q, s)
+        }
+    }
+
+    /// Whether [`Recovery::mixed_narrow`] applies (a hash domain of at most 63 bits), and if so
+    /// its reciprocal and whether that is exact (see there).
+    fn narrow(&self) -> Option<(u64, bool)> {
+        if self.key_bits > 63 {
+            return None;
+        }
+        let n = u128::from(self.buckets);
+        // `x < 2^w + 2n`: exact when `x * n < 2^64` for every such `x`; `n >= 2` so that
+        // `ceil(2^64 / n)` fits a word.
+        let exact = n >= 2 && ((1u128 << self.key_bits) + 2 * n) * n <= 1 << 64;
+        Some(if exact {
+            ((1u128 << 64).div_ceil(n) as u64, true)
+        } else {
+            (self.reciprocal, false)
+        })
+    }
+
+    /// [`Recovery::mixed`] of a hash domain of at most 63 bits, with the reciprocal `m` of
+    /// [`Recovery::narrow`]. The ceiling is the floor of `x = s + remainder * 2^k + n - 1`,
+    /// below `2^w + 2n <= 2^63 + 2^41`, so `x` fits a word and no carry arises.
+    ///
+    /// `EXACT` (`m = ceil(2^64 / n)`, where `x * n < 2^64` for every `x`): `m * n = 2^64 + e`
+    /// with `e < n`, so `x * m / 2^64 = x / n + x * e / (n * 2^64)`, whose second term is below
+    /// `1 / n`; the high word of `x * m` is the floor of `x / n` itself.
+    ///
+    /// Else (`m = floor((2^64 - 1) / n)`, so `m * n >= 2^64 - n`): `x * m / 2^64 >= x / n -
+    /// x / 2^64 > x / n - 0.51`, so the high word `t` of `x * m` is the floor of `x / n` or one
+    /// less, and one conditional step corrects it.
+    ///
+    /// The pair's `s` comes biased by `n - 1` (see [`Recovery::next_biased`]) and the
+    /// remainder shifted up by `k`: `x` is their sum.
+    #[inline(always)]
+    fn mixed_narrow<const EXACT: bool>(&self, (q, s): (u64, u64), shifted: u64, m: u64) -> u64 {
+        let n = self.buckets;
+        let x = s + shifted;
+        let t = ((u128::from(x) * u128::from(m)) >> 64) as u64;
+        if EXACT {
+            q + t
+        } else {
+            q + t + u64::from(x - t * n >= n)
+        }
+    }
 }
 
 /// The hashing constants of a table: the half of it that [`Table::hash`] reads, apart from its
@@ -218,6 +274,15 @@ impl Hasher {
             (product >> 64) as u64,
             (product as u64) >> self.remainder_shift,
         )
+    }
+
+    /// The home bucket of a mixed code and the fraction `h * n mod 2^w` aligned to the top of
+    /// a word: the remainder is the fraction shifted down by `remainder_shift`, the tag's 7
+    /// bits are its top bits.
+    #[inline(always)]
+    fn home_and_fraction(&self, h: u64) -> (u64, u64) {
+        let product = u128::from(h << self.top_shift) * u128::from(self.buckets);
+        ((product >> 64) as u64, product as u64)
     }
 
     /// A key's home and remainder split into tag, payload remainder and filter bit.
@@ -1124,13 +1189,131 @@ impl Table {
         true
     }
 
-    /// The general move of [`Table::rebuild`]: every entry of replica 0 into `table` (fresh),
-    /// one at a time in bucket order; the bitwise or of the values moved, `None` when an entry
-    /// found no slot within reach of its home. A function of its own so that tests move a
-    /// table into any chosen target through the code growth runs (it costs 0.8 % more
-    /// instructions per 1e7-key single insert than the loop written in place: see
-    /// `docs/benchmarks.md`, `coll10`).
+    /// The move of [`Table::rebuild`]: every entry of replica 0 into `table` (fresh), one at a
+    /// time in bucket order; the bitwise or of the values moved, `None` when an entry found no
+    /// slot within reach of its home. A function of its own so that tests move a table into
+    /// any chosen target through the code growth runs.
+    ///
+    /// The common case, the same hash domain of at most 63 bits with slots of at most 57 bits
+    /// in both layouts, takes [`Table::move_fast`], else [`Table::move_general`]; both place
+    /// the same entries in the same order, so they build the same table.
     fn move_into(&self, table: &mut Table) -> Option<u64> {
+        let narrow = table.layout.slots <= 16;
+        match (self.fast_move(table), narrow) {
+            (Some((reciprocal, true)), true) => self.move_fast::<true, true>(table, reciprocal),
+            (Some((reciprocal, true)), false) => self.move_fast::<true, false>(table, reciprocal),
+            (Some((reciprocal, false)), true) => self.move_fast::<false, true>(table, reciprocal),
+            (Some((reciprocal, false)), false) => self.move_fast::<false, false>(table, reciprocal),
+            (None, _) => self.move_general(table),
+        }
+    }
+
+    /// Whether [`Table::move_fast`] moves this table into `table`, and if so the reciprocal
+    /// and exactness of its recovery (see [`Recovery::narrow`]).
+    fn fast_move(&self, table: &Table) -> Option<(u64, bool)> {
+        let fits = self.layout.slot_fits_bytes() && table.layout.slot_fits_bytes();
+        if !fits || table.key_bits != self.key_bits || self.buckets == 0 {
+            return None;
+        }
+        Recovery::new(self.key_bits, self.buckets, self.log).narrow()
+    }
+
+    /// [`Table::move_general`] for a move within the same hash domain of at most 63 bits
+    /// (see [`Recovery::mixed_narrow`]), both layouts with slots of at most 57 bits: each old
+    /// bucket is copied to bytes once, then one unaligned read decodes a slot's payload and
+    /// one byte load its tag; the mixed code carries over as it is (no remix), its quotient
+    /// takes one product (no loop); the new tag is the fraction's top 7 bits, and a
+    /// placement is one byte store and one unaligned read-modify-write
+    /// ([`Layout::fill_bytes`]). `EXACT`: the recovery's reciprocal is exact; `NARROW`: the
+    /// new layout's tags fill one vector. Every entry goes where [`Filler::place`] would put
+    /// it (entries whose home is full through [`Filler::place_displaced`] itself).
+    fn move_fast<const EXACT: bool, const NARROW: bool>(
+        &self,
+        table: &mut Table,
+        reciprocal: u64,
+    ) -> Option<u64> {
+        const RING: usize = (MAX_DISPLACEMENT + 1) as usize;
+        let recovery = Recovery::new(self.key_bits, self.buckets, self.log);
+        // Pairs `(q, s)` carry `s + n - 1` here (see [`Recovery::mixed_narrow`]).
+        let bias = self.buckets - 1;
+        let biased = |(q, s): (u64, u64)| (q, s + bias);
+        let old = self.layout;
+        let (remainder_bits, log) = (old.remainder_bits, self.log);
+        let stored_mask = low_mask(remainder_bits);
+        let displaced_mask = MAX_DISPLACEMENT << remainder_bits;
+        let hasher = table.hasher;
+        let mut filler = table.filler();
+        let new = *filler.layout;
+        let buckets = &mut *filler.buckets;
+        let filter: &mut [u64] = filler.filter.as_deref_mut().unwrap_or(&mut []);
+        let mut values = 0;
+        let mut ring = [(0u64, 0u64); RING];
+        let mut pair = biased((0, 0));
+        for (index, bucket) in self.buckets(0).iter().enumerate() {
+            ring[index % RING] = pair;
+            // The bucket as bytes: one load a tag, one unaligned read a payload.
+            let bytes = Layout::bytes_of(bucket);
+            let mut occupied = old.occupied(bucket);
+            while occupied != 0 {
+                let slot = occupied.trailing_zeros();
+                occupied &= occupied - 1;
+                let head = old.head_from_bytes(&bytes, slot);
+                let tag = u64::from(bytes[slot as usize & 63] & 0x7f);
+                let remainder = tag << remainder_bits | head & stored_mask;
+                let value = old.head_value_word(head);
+                values |= value;
+                // Most entries are in their home bucket, whose pair is at hand.
+                let home = if head & displaced_mask == 0 {
+                    pair
+                } else {
+                    let displacement = ((head & displaced_mask) >> remainder_bits) as usize;
+                    if displacement <= index {
+                        ring[(index - displacement) % RING]
+                    } else {
+                        let wrapped = index as u64 + self.buckets - displacement as u64;
+                        biased(recovery.base(wrapped))
+                    }
+                };
+                let h = recovery.mixed_narrow::<EXACT>(home, remainder << log, reciprocal);
+                let (target, fraction) = hasher.home_and_fraction(h);
+                let remainder = fraction >> hasher.remainder_shift;
+                // The tag is the top 7 bits of the remainder, whatever the widths.
+                let tag = 0x80 | (fraction >> (64 - TAG_BITS)) as u8;
+                let stored = remainder & hasher.stored_mask;
+                let slots = buckets.get_mut(target as usize)?;
+                let empty = if NARROW {
+                    new.first_empty_narrow(slots)
+                } else {
+                    new.first_empty(slots)
+                };
+                if let Some(slot) = empty {
+                    new.fill_bytes(slots, slot, tag, new.compose_word(stored, value));
+                    if let Some(word) = filter.get_mut(target as usize) {
+                        *word |= mark(remainder);
+                    }
+                } else {
+                    let hashed = Hashed {
+                        home: target,
+                        tag,
+                        stored,
+                        mark: mark(remainder),
+                    };
+                    let mut filler = Filler {
+                        layout: &new,
+                        buckets: &mut *buckets,
+                        filter: (!filter.is_empty()).then_some(&mut *filter),
+                    };
+                    filler.place_displaced(&hashed, value)?;
+                }
+            }
+            pair = recovery.next_biased(pair);
+        }
+        Some(values)
+    }
+
+    /// The general move (see [`Table::move_into`]): any hash domains (a remix when they
+    /// differ) and slot widths, through [`Table::each_mixed`] and [`Filler::place`].
+    fn move_general(&self, table: &mut Table) -> Option<u64> {
         let hasher = table.hasher;
         let mixer = (table.key_bits != self.key_bits).then_some(self.hasher.mixer);
         let mut filler = table.filler();
@@ -1445,11 +1628,27 @@ mod tests {
         let max = low_mask(key_bits - log);
         for &remainder in remainders {
             let remainder = remainder & max;
+            let expected = divided(key_bits, buckets, log, home, remainder);
             assert_eq!(
                 recovery.mixed(pair, remainder),
-                divided(key_bits, buckets, log, home, remainder),
+                expected,
                 "w {key_bits} n {buckets} home {home} remainder {remainder}"
             );
+            if let Some((m, exact)) = recovery.narrow() {
+                let biased = (pair.0, pair.1 + buckets - 1);
+                let shifted = remainder << log;
+                let narrow = if exact {
+                    recovery.mixed_narrow::<true>(biased, shifted, m)
+                } else {
+                    recovery.mixed_narrow::<false>(biased, shifted, m)
+                };
+                assert_eq!(narrow, expected, "narrow w {key_bits} n {buckets} {home}");
+                if home > 0 {
+                    let before = recovery.base(home - 1);
+                    let before = (before.0, before.1 + buckets - 1);
+                    assert_eq!(recovery.next_biased(before), biased, "biased step");
+                }
+            }
         }
     }
 
@@ -1862,6 +2061,66 @@ mod tests {
                 assert!(fitted >= 4, "{n} {key_bits} {value_bits}");
             }
         }
+    }
+
+    #[test]
+    fn the_fast_move_builds_the_table_the_general_move_builds() {
+        // Edge sizes and widths whose recovery is exact (narrow domains), corrected (63-bit
+        // keys, the widest the fast move takes) or not narrow at all (64-bit keys), each moved
+        // into the targets of the test above through `move_into` and through the general move:
+        // the same outcome, the same values' or, the same bucket and filter words.
+        let mut runs = [0usize; 3];
+        for &n in &[0u64, 1, 63, 64, 65, 1023, 1025, 40_000] {
+            for &(key_bits, value_bits) in &[
+                (32u32, 8u32),
+                (20, 0),
+                (47, 20),
+                (63, 8),
+                (56, 0),
+                (64, 2),
+                (24, 40),
+            ] {
+                let (old, _) = filled(n, key_bits, value_bits);
+                let count = old.bucket_count();
+                let step = lattice_step(count).unwrap();
+                let slots = u64::from(old.layout.slots);
+                let tight = (old.len as u64).div_ceil(slots).max(1);
+                let targets = [
+                    (step, old.key_bits, value_bits),
+                    (lattice_step(step).unwrap(), old.key_bits, value_bits),
+                    (count + 1, old.key_bits, value_bits),
+                    (count, (old.key_bits + 3).min(64), value_bits),
+                    (count * 3 / 2 + 1, old.key_bits, (value_bits + 9).min(64)),
+                    (tight, old.key_bits, value_bits),
+                    (tight + tight / 16 + 1, old.key_bits, value_bits),
+                ];
+                for (buckets, key_bits, value_bits) in targets {
+                    let Some((key_bits, layout)) =
+                        widths(buckets, key_bits, value_bits).filter(|_| buckets >= 1)
+                    else {
+                        continue;
+                    };
+                    let fresh = || {
+                        Table::allocate(Arc::clone(&old.storage), key_bits, buckets, layout)
+                            .unwrap()
+                    };
+                    let (mut fast, mut general) = (fresh(), fresh());
+                    runs[match old.fast_move(&fast) {
+                        Some((_, true)) => 0,
+                        Some((_, false)) => 1,
+                        None => 2,
+                    }] += 1;
+                    let moved = old.move_into(&mut fast);
+                    assert_eq!(moved, old.move_general(&mut general), "{n} {buckets}");
+                    if moved.is_some() {
+                        assert!(fast.replica_words(0) == general.replica_words(0), "{n}");
+                        let filters = |t: &Table| t.filter(0).to_vec();
+                        assert_eq!(filters(&fast), filters(&general), "{n} {buckets}");
+                    }
+                }
+            }
+        }
+        assert!(runs.iter().all(|&r| r >= 10), "{runs:?}");
     }
 
     #[test]
