@@ -79,8 +79,16 @@ fn prefetch_at<T>(values: &[T], index: usize) {
 trait Positions: Copy + Sync {
     /// The id at `position` (below the array's length).
     fn id(self, position: usize) -> usize;
+    /// How many ids there are.
+    fn count(self) -> usize;
     /// The first two ids from `position` on, when both exist.
-    fn pair(self, position: usize) -> Option<[usize; 2]>;
+    #[inline(always)]
+    fn pair(self, position: usize) -> Option<[usize; 2]> {
+        if position.checked_add(2)? > self.count() {
+            return None;
+        }
+        Some([self.id(position), self.id(position + 1)])
+    }
     /// Starts loading the line holding the id at `position` (a hint: any position is harmless).
     fn prefetch(self, position: usize);
 }
@@ -89,6 +97,10 @@ impl<I: AsIndex> Positions for &[I] {
     #[inline(always)]
     fn id(self, position: usize) -> usize {
         self[position].at()
+    }
+    #[inline(always)]
+    fn count(self) -> usize {
+        self.len()
     }
     #[inline(always)]
     fn pair(self, position: usize) -> Option<[usize; 2]> {
@@ -109,11 +121,8 @@ impl Positions for PackedRun<'_> {
         self.get(position) as usize
     }
     #[inline(always)]
-    fn pair(self, position: usize) -> Option<[usize; 2]> {
-        if position.checked_add(2)? > self.len() {
-            return None;
-        }
-        Some([self.id(position), self.id(position + 1)])
+    fn count(self) -> usize {
+        self.len()
     }
     #[inline(always)]
     fn prefetch(self, position: usize) {
@@ -128,11 +137,8 @@ impl Positions for ArrayView<'_> {
         self.value(position) as usize
     }
     #[inline(always)]
-    fn pair(self, position: usize) -> Option<[usize; 2]> {
-        if position.checked_add(2)? > self.len() {
-            return None;
-        }
-        Some([self.id(position), self.id(position + 1)])
+    fn count(self) -> usize {
+        self.len()
     }
     #[inline(always)]
     fn prefetch(self, position: usize) {
