@@ -2035,20 +2035,7 @@ mod tests {
         for &n in &[0u64, 1, 63, 64, 65, 1023, 1025, 40_000] {
             for &(key_bits, value_bits) in &[(32u32, 8u32), (20, 0), (64, 64), (47, 20)] {
                 let (old, reference) = filled(n, key_bits, value_bits);
-                let count = old.bucket_count();
-                let step = lattice_step(count).unwrap();
-                let slots = u64::from(old.layout.slots);
-                let tight = (old.len as u64).div_ceil(slots).max(1);
-                let mut targets = vec![
-                    (step, old.key_bits, value_bits),
-                    (lattice_step(step).unwrap(), old.key_bits, value_bits),
-                    (count + 1, old.key_bits, value_bits),
-                    (count, (old.key_bits + 3).min(64), value_bits),
-                    (count * 3 / 2 + 1, old.key_bits, (value_bits + 9).min(64)),
-                    (tight, old.key_bits, value_bits),
-                    (tight + tight / 16 + 1, old.key_bits, value_bits),
-                    (tight + tight / 8 + 1, old.key_bits, value_bits),
-                ];
+                let mut targets = move_targets(&old, value_bits);
                 targets.retain(|&(b, k, _)| b >= 1 && widths(b, k, value_bits).is_some());
                 let mut fitted = 0;
                 for (buckets, key_bits, value_bits) in targets {
@@ -2061,6 +2048,26 @@ mod tests {
                 assert!(fitted >= 4, "{n} {key_bits} {value_bits}");
             }
         }
+    }
+
+    /// (buckets, key bits, value bits) to move `old` into: the next lattice counts (one and
+    /// two steps), one more bucket, the same count with a wider hash domain (a remix), wider
+    /// values, and tight counts whose buckets fill and overflow (or do not fit at all).
+    fn move_targets(old: &Table, value_bits: u32) -> Vec<(u64, u32, u32)> {
+        let count = old.bucket_count();
+        let step = lattice_step(count).unwrap();
+        let slots = u64::from(old.layout.slots);
+        let tight = (old.len as u64).div_ceil(slots).max(1);
+        vec![
+            (step, old.key_bits, value_bits),
+            (lattice_step(step).unwrap(), old.key_bits, value_bits),
+            (count + 1, old.key_bits, value_bits),
+            (count, (old.key_bits + 3).min(64), value_bits),
+            (count * 3 / 2 + 1, old.key_bits, (value_bits + 9).min(64)),
+            (tight, old.key_bits, value_bits),
+            (tight + tight / 16 + 1, old.key_bits, value_bits),
+            (tight + tight / 8 + 1, old.key_bits, value_bits),
+        ]
     }
 
     #[test]
@@ -2081,20 +2088,7 @@ mod tests {
                 (24, 40),
             ] {
                 let (old, _) = filled(n, key_bits, value_bits);
-                let count = old.bucket_count();
-                let step = lattice_step(count).unwrap();
-                let slots = u64::from(old.layout.slots);
-                let tight = (old.len as u64).div_ceil(slots).max(1);
-                let targets = [
-                    (step, old.key_bits, value_bits),
-                    (lattice_step(step).unwrap(), old.key_bits, value_bits),
-                    (count + 1, old.key_bits, value_bits),
-                    (count, (old.key_bits + 3).min(64), value_bits),
-                    (count * 3 / 2 + 1, old.key_bits, (value_bits + 9).min(64)),
-                    (tight, old.key_bits, value_bits),
-                    (tight + tight / 16 + 1, old.key_bits, value_bits),
-                ];
-                for (buckets, key_bits, value_bits) in targets {
+                for (buckets, key_bits, value_bits) in move_targets(&old, value_bits) {
                     let Some((key_bits, layout)) =
                         widths(buckets, key_bits, value_bits).filter(|_| buckets >= 1)
                     else {
