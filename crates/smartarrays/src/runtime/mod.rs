@@ -542,9 +542,7 @@ impl Runtime {
         });
         results.into_iter().flatten().collect()
     }
-}
 
-impl Runtime {
     /// The one part of a loop that the calling thread runs itself, with the worker it runs as:
     /// `Some` when the loop is a single batch (one non-empty part of at most `batch` indices)
     /// whose node is the caller's (or any node, on a one-node machine). Handing such a loop to
