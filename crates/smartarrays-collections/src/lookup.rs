@@ -3,11 +3,14 @@
 //! `()`), so code that only reads is written once for all of them (the C and Python bindings'
 //! batched lookups and exports, the benchmarks).
 //!
-//! Every method forwards to the type's own (inherent) method of the same meaning and is marked
-//! `#[inline]`: a call through the trait in generic code does what the direct call does, at the
-//! same speed. The trait is object safe (`dyn Lookup<K, V>`) except for
-//! [`Lookup::for_each_entry`], which takes its visitor as a generic parameter so that visiting
-//! every entry costs no indirect call per entry.
+//! Every method forwards to the inherent method of the same meaning, of the type itself ([`Map`],
+//! [`FrozenMap`]) or of the map underneath ([`Set`], [`Bag`], [`FrozenSet`], which are thin
+//! wrappers), and is marked `#[inline]`: a call through the trait in generic code does what the
+//! direct call does, at the same speed. One macro, `forward_lookup!`, writes the five impls.
+//!
+//! The trait is object safe (`dyn Lookup<K, V>`) except for [`Lookup::for_each_entry`], which
+//! takes its visitor as a generic parameter so that visiting every entry costs no indirect call
+//! per entry.
 
 use crate::{Bag, FrozenMap, FrozenSet, Key, Map, Result, Set, Value};
 
@@ -85,177 +88,70 @@ pub trait Lookup<K: Key, V: Value> {
         Self: Sized;
 }
 
-impl<K: Key, V: Value> Lookup<K, V> for Map<K, V> {
-    #[inline]
-    fn len(&self) -> usize {
-        Map::len(self)
-    }
-    #[inline]
-    fn is_empty(&self) -> bool {
-        Map::is_empty(self)
-    }
-    #[inline]
-    fn get(&self, key: K) -> Option<V> {
-        Map::get(self, key)
-    }
-    #[inline]
-    fn contains_key(&self, key: K) -> bool {
-        Map::contains_key(self, key)
-    }
-    #[inline]
-    fn get_many(&self, keys: &[K], out: &mut [Option<V>]) -> Result<usize> {
-        Map::get_many(self, keys, out)
-    }
-    #[inline]
-    fn contains_many(&self, keys: &[K], out: &mut [bool]) -> Result<usize> {
-        Map::contains_many(self, keys, out)
-    }
-    #[inline]
-    fn memory_bytes(&self) -> usize {
-        Map::memory_bytes(self)
-    }
-    #[inline]
-    fn for_each_entry<F: FnMut(K, V)>(&self, mut visit: F) {
-        self.iter().for_each(|(key, value)| visit(key, value));
-    }
+/// Writes `impl Lookup<K, V>` for each collection listed, every method forwarding to the inherent
+/// method of the same name of the map type after `via`, called on the expression after it (the
+/// collection itself, named by the ident between the bars, or the map it wraps), with
+/// `for_each_entry` walking that map's `iter`. The impls carry no docs of their own, so rustdoc
+/// shows the trait's.
+///
+/// The map is named by a `let` of the caller's ident rather than a bare `self` in the expression,
+/// as a `self` written at the call site would not refer to the generated method's receiver
+/// (macro hygiene). Forwarding by `<Map<K, V>>::len(map)` rather than `map.len()` keeps every call
+/// visibly on the inherent method, never back into the trait.
+macro_rules! forward_lookup {
+    ($(
+        impl[$($generics:tt)*] Lookup<$k:ty, $v:ty> for $ty:ty,
+            via $map_ty:ty: |$this:ident| $map:expr;
+    )+) => {$(
+        impl<$($generics)*> Lookup<$k, $v> for $ty {
+            #[inline]
+            fn len(&self) -> usize {
+                let $this = self;
+                <$map_ty>::len($map)
+            }
+            #[inline]
+            fn is_empty(&self) -> bool {
+                let $this = self;
+                <$map_ty>::is_empty($map)
+            }
+            #[inline]
+            fn get(&self, key: $k) -> Option<$v> {
+                let $this = self;
+                <$map_ty>::get($map, key)
+            }
+            #[inline]
+            fn contains_key(&self, key: $k) -> bool {
+                let $this = self;
+                <$map_ty>::contains_key($map, key)
+            }
+            #[inline]
+            fn get_many(&self, keys: &[$k], out: &mut [Option<$v>]) -> Result<usize> {
+                let $this = self;
+                <$map_ty>::get_many($map, keys, out)
+            }
+            #[inline]
+            fn contains_many(&self, keys: &[$k], out: &mut [bool]) -> Result<usize> {
+                let $this = self;
+                <$map_ty>::contains_many($map, keys, out)
+            }
+            #[inline]
+            fn memory_bytes(&self) -> usize {
+                let $this = self;
+                <$map_ty>::memory_bytes($map)
+            }
+            #[inline]
+            fn for_each_entry<F: FnMut($k, $v)>(&self, mut visit: F) {
+                let $this = self;
+                <$map_ty>::iter($map).for_each(|(key, value)| visit(key, value));
+            }
+        }
+    )+};
 }
 
-impl<K: Key> Lookup<K, ()> for Set<K> {
-    #[inline]
-    fn len(&self) -> usize {
-        Set::len(self)
-    }
-    #[inline]
-    fn is_empty(&self) -> bool {
-        Set::is_empty(self)
-    }
-    #[inline]
-    fn get(&self, key: K) -> Option<()> {
-        self.as_map().get(key)
-    }
-    #[inline]
-    fn contains_key(&self, key: K) -> bool {
-        self.contains(key)
-    }
-    #[inline]
-    fn get_many(&self, keys: &[K], out: &mut [Option<()>]) -> Result<usize> {
-        self.as_map().get_many(keys, out)
-    }
-    #[inline]
-    fn contains_many(&self, keys: &[K], out: &mut [bool]) -> Result<usize> {
-        Set::contains_many(self, keys, out)
-    }
-    #[inline]
-    fn memory_bytes(&self) -> usize {
-        Set::memory_bytes(self)
-    }
-    #[inline]
-    fn for_each_entry<F: FnMut(K, ())>(&self, mut visit: F) {
-        self.iter().for_each(|key| visit(key, ()));
-    }
-}
-
-impl<K: Key> Lookup<K, u64> for Bag<K> {
-    #[inline]
-    fn len(&self) -> usize {
-        Bag::len(self)
-    }
-    #[inline]
-    fn is_empty(&self) -> bool {
-        Bag::is_empty(self)
-    }
-    #[inline]
-    fn get(&self, key: K) -> Option<u64> {
-        self.as_map().get(key)
-    }
-    #[inline]
-    fn contains_key(&self, key: K) -> bool {
-        self.as_map().contains_key(key)
-    }
-    #[inline]
-    fn get_many(&self, keys: &[K], out: &mut [Option<u64>]) -> Result<usize> {
-        self.as_map().get_many(keys, out)
-    }
-    #[inline]
-    fn contains_many(&self, keys: &[K], out: &mut [bool]) -> Result<usize> {
-        self.as_map().contains_many(keys, out)
-    }
-    #[inline]
-    fn memory_bytes(&self) -> usize {
-        Bag::memory_bytes(self)
-    }
-    #[inline]
-    fn for_each_entry<F: FnMut(K, u64)>(&self, mut visit: F) {
-        self.iter().for_each(|(key, count)| visit(key, count));
-    }
-}
-
-impl<K: Key, V: Value> Lookup<K, V> for FrozenMap<K, V> {
-    #[inline]
-    fn len(&self) -> usize {
-        FrozenMap::len(self)
-    }
-    #[inline]
-    fn is_empty(&self) -> bool {
-        FrozenMap::is_empty(self)
-    }
-    #[inline]
-    fn get(&self, key: K) -> Option<V> {
-        FrozenMap::get(self, key)
-    }
-    #[inline]
-    fn contains_key(&self, key: K) -> bool {
-        FrozenMap::contains_key(self, key)
-    }
-    #[inline]
-    fn get_many(&self, keys: &[K], out: &mut [Option<V>]) -> Result<usize> {
-        FrozenMap::get_many(self, keys, out)
-    }
-    #[inline]
-    fn contains_many(&self, keys: &[K], out: &mut [bool]) -> Result<usize> {
-        FrozenMap::contains_many(self, keys, out)
-    }
-    #[inline]
-    fn memory_bytes(&self) -> usize {
-        FrozenMap::memory_bytes(self)
-    }
-    #[inline]
-    fn for_each_entry<F: FnMut(K, V)>(&self, mut visit: F) {
-        self.iter().for_each(|(key, value)| visit(key, value));
-    }
-}
-
-impl<K: Key> Lookup<K, ()> for FrozenSet<K> {
-    #[inline]
-    fn len(&self) -> usize {
-        FrozenSet::len(self)
-    }
-    #[inline]
-    fn is_empty(&self) -> bool {
-        FrozenSet::is_empty(self)
-    }
-    #[inline]
-    fn get(&self, key: K) -> Option<()> {
-        self.as_map().get(key)
-    }
-    #[inline]
-    fn contains_key(&self, key: K) -> bool {
-        self.contains(key)
-    }
-    #[inline]
-    fn get_many(&self, keys: &[K], out: &mut [Option<()>]) -> Result<usize> {
-        self.as_map().get_many(keys, out)
-    }
-    #[inline]
-    fn contains_many(&self, keys: &[K], out: &mut [bool]) -> Result<usize> {
-        FrozenSet::contains_many(self, keys, out)
-    }
-    #[inline]
-    fn memory_bytes(&self) -> usize {
-        FrozenSet::memory_bytes(self)
-    }
-    #[inline]
-    fn for_each_entry<F: FnMut(K, ())>(&self, mut visit: F) {
-        self.iter().for_each(|key| visit(key, ()));
-    }
+forward_lookup! {
+    impl[K: Key, V: Value] Lookup<K, V> for Map<K, V>, via Map<K, V>: |map| map;
+    impl[K: Key, V: Value] Lookup<K, V> for FrozenMap<K, V>, via FrozenMap<K, V>: |map| map;
+    impl[K: Key] Lookup<K, ()> for Set<K>, via Map<K, ()>: |set| set.as_map();
+    impl[K: Key] Lookup<K, u64> for Bag<K>, via Map<K, u64>: |bag| bag.as_map();
+    impl[K: Key] Lookup<K, ()> for FrozenSet<K>, via FrozenMap<K, ()>: |set| set.as_map();
 }
