@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 FENCE = re.compile(r"^```(\w*)\s*$")
 
@@ -97,6 +98,29 @@ def java_program(code: str, folder: Path, options: argparse.Namespace) -> list[s
             str(folder / "Example.java")]
 
 
+# Given the example's own (empty) folder, writes what it needs there and returns the command
+# line that runs it.
+Launch = Callable[[Path], list[str]]
+
+
+def launcher(language: str, code: str, python: str, options: argparse.Namespace) -> Launch | None:
+    """How a block of `language` runs, or None when it is not an example this run can run.
+
+    The one place a block's language is looked at: which blocks count as examples (Python;
+    `sh` of `smartarrays` commands only; C, C++ and Java only with their library, headers, JDK
+    and jar given) and how each kind is built and started.
+    """
+    if language == "python":
+        return lambda folder: [python, "-c", code]
+    if language == "sh" and all(c.lstrip().startswith("smartarrays ") for c in commands(code)):
+        return lambda folder: ["bash", "-euo", "pipefail", "-c", code]
+    if language in ("c", "cpp") and options.library:
+        return lambda folder: compile_native(language, code, folder, options)
+    if language == "java" and options.java_home and options.java_jar:
+        return lambda folder: java_program(code, folder, options)
+    return None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--python", required=True, help="interpreter with smartarrays installed")
@@ -116,27 +140,16 @@ def main() -> int:
     examples = []
     for path in options.files:
         for language, line, code in blocks(path.read_text()):
-            native = language in ("c", "cpp") and options.library
-            java = language == "java" and options.java_home and options.java_jar
-            runnable = language == "python" or native or java or (
-                language == "sh" and all(c.lstrip().startswith("smartarrays ") for c in commands(code))
-            )
-            if runnable:
-                examples.append((path, line, language, code))
+            launch = launcher(language, code, python, options)
+            if launch is not None:
+                examples.append((path, line, language, launch))
 
-    def run(example: tuple[Path, int, str, str]) -> tuple[subprocess.CompletedProcess, float]:
+    def run(example: tuple[Path, int, str, Launch]) -> tuple[subprocess.CompletedProcess, float]:
         """Compiles (C, C++, Java) and runs one example in a folder of its own."""
-        _, _, language, code = example
+        _, _, _, launch = example
         started = time.monotonic()
         with tempfile.TemporaryDirectory(prefix="readme-") as folder:
-            if language == "python":
-                argv = [python, "-c", code]
-            elif language == "sh":
-                argv = ["bash", "-euo", "pipefail", "-c", code]
-            elif language == "java":
-                argv = java_program(code, Path(folder), options)
-            else:
-                argv = compile_native(language, code, Path(folder), options)
+            argv = launch(Path(folder))
             result = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True, timeout=600)
         return result, time.monotonic() - started
 
