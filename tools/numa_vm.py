@@ -31,6 +31,7 @@ import re
 import selectors
 import shutil
 import stat
+import struct
 import subprocess
 import sys
 import tarfile
@@ -41,6 +42,8 @@ from pathlib import Path
 EXIT_TIMEOUT = 124
 EXIT_VM_FAILED = 125
 EXIT_MARKER = "smartarrays-numa-vm-exit="
+# The program header type of a dynamic program's loader (ELF `PT_INTERP`).
+PT_INTERP = 3
 # Busybox applets the init script uses.
 APPLETS = ("sh", "mount", "sync", "poweroff", "cat", "sed")
 DEBIAN_PACKAGES = {
@@ -74,14 +77,34 @@ def run_quiet(argv: list[str], **kwargs) -> subprocess.CompletedProcess:
 # ---- host packages -------------------------------------------------------------------------
 
 
-def is_static_elf(path: Path) -> bool:
-    """True when `path` is an ELF file with no program interpreter (statically linked)."""
+def elf_is_static(path: Path) -> bool | None:
+    """Whether the ELF file at `path` is statically linked (no program interpreter, `PT_INTERP`,
+    among its program headers); None when it is not an ELF file at all. One read of the ELF
+    header and of the program header table it points to. A header or table cut short counts
+    as not static, so such a file goes the dynamic way and `ldd` says what is wrong with it."""
     with open(path, "rb") as f:
-        head = f.read(4)
-    if head != b"\x7fELF":
+        header = f.read(64)
+        if header[:4] != b"\x7fELF":
+            return None
+        wide = header[4] == 2  # ELFCLASS64; 1 is ELFCLASS32
+        order = ">" if header[5] == 2 else "<"  # ELFDATA2MSB, else ELFDATA2LSB
+        # e_phoff, then e_phentsize and e_phnum: offsets 32 and 54 (64-bit), 28 and 42 (32-bit)
+        phoff_at, phoff_format, counts_at = (32, "Q", 54) if wide else (28, "I", 42)
+        if len(header) < counts_at + 4:
+            return False
+        (phoff,) = struct.unpack_from(order + phoff_format, header, phoff_at)
+        entry_size, entries = struct.unpack_from(order + "HH", header, counts_at)
+        if entries == 0:
+            return True  # no program headers at all (an object file): no interpreter either
+        if entry_size < 4:
+            return False
+        f.seek(phoff)
+        table = f.read(entry_size * entries)
+    if len(table) < entry_size * entries:
         return False
-    out = subprocess.run(["readelf", "-l", str(path)], stdout=subprocess.PIPE, text=True, check=False)
-    return out.returncode == 0 and "INTERP" not in out.stdout
+    # p_type is the first 4 bytes of every entry, in either class.
+    types = (struct.unpack_from(order + "I", table, i * entry_size)[0] for i in range(entries))
+    return PT_INTERP not in types
 
 
 def missing_packages() -> list[str]:
@@ -91,7 +114,7 @@ def missing_packages() -> list[str]:
         if not found:
             missing.append(package)
     busybox = Path("/bin/busybox")
-    if busybox.exists() and not is_static_elf(busybox) and "busybox-static" not in missing:
+    if busybox.exists() and not elf_is_static(busybox) and "busybox-static" not in missing:
         missing.append("busybox-static")
     return missing
 
@@ -184,7 +207,7 @@ def setup() -> Path:
     missing = missing_packages()
     if missing:
         install_packages(missing)
-    if not is_static_elf(Path("/bin/busybox")):
+    if not elf_is_static(Path("/bin/busybox")):
         raise VmError("/bin/busybox is not statically linked (install busybox-static)")
     kernel = cached_kernel() or fetch_kernel()
     if not kernel.is_file():
@@ -273,7 +296,7 @@ def without_debug_info(program: Path) -> bytes:
         return stripped.read_bytes()
 
 
-def initramfs(program: Path, args: list[str], env: list[str], show_numa: bool) -> bytes:
+def initramfs(program: Path, static: bool, args: list[str], env: list[str], show_numa: bool) -> bytes:
     name = program.name
     lines = [
         "#!/bin/sh",
@@ -301,7 +324,7 @@ def initramfs(program: Path, args: list[str], env: list[str], show_numa: bool) -
     for applet in APPLETS:
         archive.symlink(f"bin/{applet}", "busybox")
     archive.file("init", ("\n".join(lines) + "\n").encode(), executable=True)
-    if is_static_elf(program):
+    if static:
         archive.file(f"program/{name}", program.read_bytes(), executable=True)
     else:
         # Real files at the paths ldd printed (symbolic links on the host resolved), so the
@@ -391,13 +414,13 @@ def run(shape: argparse.Namespace) -> int:
     program = Path(shape.program)
     if not program.is_file() or not os.access(program, os.X_OK):
         raise VmError(f"{program} is not an executable file")
-    with open(program, "rb") as f:
-        if f.read(4) != b"\x7fELF":
-            raise VmError(f"{program} is not an ELF program")
+    static = elf_is_static(program)
+    if static is None:
+        raise VmError(f"{program} is not an ELF program")
     kernel = setup()
     with tempfile.TemporaryDirectory(dir=cache_dir()) as tmp:
         initrd = Path(tmp) / "initramfs.cpio"
-        initrd.write_bytes(initramfs(program, shape.args, shape.env, shape.show_numa))
+        initrd.write_bytes(initramfs(program, static, shape.args, shape.env, shape.show_numa))
         # Software emulation is tried twice: a VM that ends without the program's status (the
         # guest kernel failed to boot on a loaded host) is booted once more before giving up.
         accels = ["kvm", "tcg", "tcg"] if kvm_usable() else ["tcg", "tcg"]
