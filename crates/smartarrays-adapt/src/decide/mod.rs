@@ -163,6 +163,19 @@ impl Advisor {
         context.profile.compute_seconds_at(widths, &self.costs) + context.extra_compute
     }
 
+    /// The calibrated model's estimate of a run with each array at its `(placement, bits)` of
+    /// `configs`.
+    fn estimate_at(&self, context: &Context, configs: &[(Placement, u32)]) -> Result<Estimate> {
+        let widths: Vec<u32> = configs.iter().map(|c| c.1).collect();
+        model::estimate(
+            &self.machine,
+            &context.profile.threads,
+            &context.profile.loads(configs),
+            self.compute(context, &widths),
+            &context.scales,
+        )
+    }
+
     fn context<'a>(&self, profile: &'a WorkloadProfile) -> Result<(Context<'a>, Calibration)> {
         let calibration = self.calibrate(profile)?;
         let context = Context {
@@ -234,15 +247,8 @@ impl Advisor {
         placement: Placement,
         compressed: bool,
     ) -> Result<Candidate> {
+        let estimate = self.estimate_at(context, &configs)?;
         let widths: Vec<u32> = configs.iter().map(|c| c.1).collect();
-        let compute = self.compute(context, &widths);
-        let estimate = model::estimate(
-            &self.machine,
-            &context.profile.threads,
-            &context.profile.loads(&configs),
-            compute,
-            &context.scales,
-        )?;
         let memory_bytes = context
             .profile
             .arrays
@@ -397,16 +403,7 @@ impl Advisor {
 
     /// Fraction of the profiled run the cores would spend waiting on random-read latency.
     fn random_pressure(&self, context: &Context) -> Result<f64> {
-        let configs = context.profile.profiled_configs();
-        let widths: Vec<u32> = configs.iter().map(|c| c.1).collect();
-        let compute = self.compute(context, &widths);
-        let estimate = model::estimate(
-            &self.machine,
-            &context.profile.threads,
-            &context.profile.loads(&configs),
-            compute,
-            &context.scales,
-        )?;
+        let estimate = self.estimate_at(context, &context.profile.profiled_configs())?;
         Ok(estimate
             .utilisation
             .iter()
