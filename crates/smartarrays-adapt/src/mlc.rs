@@ -173,41 +173,47 @@ pub fn this_machine(
     let topology = Topology::discover()?;
     let key = fingerprint(&topology);
     let machine_path = machine_cache_path(cache_dir, &key);
-    let cached_machine = if remeasure {
-        None
-    } else {
-        MachineDescription::load(&machine_path)
-            .ok()
-            .filter(|m| m.fingerprint == key)
-    };
-    let machine_cached = cached_machine.is_some();
-    let mut machine = match cached_machine {
-        Some(machine) => machine,
-        None => {
-            let machine = measure_machine(mlc)?;
-            machine.save(&machine_path)?;
-            machine
-        }
-    };
+    let (mut machine, machine_cached) = cached_or_measured(
+        remeasure,
+        || {
+            MachineDescription::load(&machine_path)
+                .ok()
+                .filter(|m| m.fingerprint == key)
+        },
+        || measure_machine(mlc),
+        |machine| machine.save(&machine_path),
+    )?;
     machine.refresh_free_memory();
     let costs_path = costs_cache_path(cache_dir, &key);
-    let cached_costs = if remeasure {
-        None
-    } else {
-        CostProfile::load(&costs_path)
-            .ok()
-            .filter(|c| c.fingerprint == key)
-    };
-    let costs_cached = cached_costs.is_some();
-    let costs = match cached_costs {
-        Some(costs) => costs,
-        None => {
-            let costs = CostProfile::measure(&key, cost_settings)?;
-            costs.save(&costs_path)?;
-            costs
-        }
-    };
+    let (costs, costs_cached) = cached_or_measured(
+        remeasure,
+        || {
+            CostProfile::load(&costs_path)
+                .ok()
+                .filter(|c| c.fingerprint == key)
+        },
+        || CostProfile::measure(&key, cost_settings),
+        |costs| costs.save(&costs_path),
+    )?;
     Ok((machine, costs, machine_cached, costs_cached))
+}
+
+/// What `load` finds in the cache (unless `remeasure`), else what `measure` gives, handed to
+/// `save` for next time; and whether it came from the cache.
+fn cached_or_measured<T>(
+    remeasure: bool,
+    load: impl FnOnce() -> Option<T>,
+    measure: impl FnOnce() -> Result<T>,
+    save: impl FnOnce(&T) -> Result<()>,
+) -> Result<(T, bool)> {
+    if !remeasure {
+        if let Some(cached) = load() {
+            return Ok((cached, true));
+        }
+    }
+    let measured = measure()?;
+    save(&measured)?;
+    Ok((measured, false))
 }
 
 fn node_runtime_workers(runtime: &Runtime, node: usize) -> usize {
@@ -462,6 +468,17 @@ mod tests {
         assert!(machine_cached && costs_cached);
         assert_eq!(again.links, machine.links);
         assert_eq!(again_costs, costs);
+        let (_, _, machine_cached, costs_cached) = this_machine(
+            dir.path(),
+            true,
+            &MlcSettings::quick(),
+            &CostSettings::quick(),
+        )
+        .unwrap();
+        assert!(
+            !machine_cached && !costs_cached,
+            "remeasure measures both again"
+        );
         std::fs::write(
             machine_cache_path(dir.path(), &machine.fingerprint),
             "{broken",
