@@ -352,6 +352,75 @@ impl Filler<'_> {
     }
 }
 
+/// The growth move's fast loop compiled twice: portably, and for BMI1 and BMI2 (`shlx` and
+/// `shrx` shift by any register, so the loop's shift counts need not go through `cl`;
+/// `tzcnt` and `blsr` scan the occupied slots), chosen once per move at run time. The build
+/// targets baseline x86-64, so the portable copy runs on every CPU; both copies are the same
+/// source, so they build the same table.
+mod isa {
+    use super::Table;
+
+    /// Which copy of the fast move runs.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub(super) enum Isa {
+        /// Compiled for the build's target (baseline x86-64: no BMI).
+        Portable,
+        /// Compiled for BMI1 and BMI2; only chosen on a CPU that has both.
+        Bmi2,
+    }
+
+    impl Isa {
+        /// The best copy this CPU runs (the detection is cached by the standard library).
+        #[inline]
+        pub(super) fn detected() -> Isa {
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("bmi1") && std::is_x86_feature_detected!("bmi2") {
+                return Isa::Bmi2;
+            }
+            Isa::Portable
+        }
+    }
+
+    /// [`Table::move_fast_any`] through the copy `isa` names, or the portable one where the
+    /// CPU does not have its instructions (so a test can ask for either anywhere).
+    pub(super) fn move_fast(
+        old: &Table,
+        table: &mut Table,
+        reciprocal: u64,
+        exact: bool,
+        isa: Isa,
+    ) -> Option<u64> {
+        #[cfg(target_arch = "x86_64")]
+        if isa == Isa::Bmi2 && Isa::detected() == Isa::Bmi2 {
+            // SAFETY: `move_fast_bmi2` is compiled for BMI1 and BMI2, and this CPU has both
+            // (just checked); it is otherwise an ordinary safe function.
+            return unsafe { move_fast_bmi2(old, table, reciprocal, exact) };
+        }
+        let _ = isa;
+        move_fast_portable(old, table, reciprocal, exact)
+    }
+
+    /// The portable copy: baseline x86-64 (or whatever the target is) only.
+    #[inline(never)]
+    fn move_fast_portable(
+        old: &Table,
+        table: &mut Table,
+        reciprocal: u64,
+        exact: bool,
+    ) -> Option<u64> {
+        old.move_fast_any(table, reciprocal, exact)
+    }
+
+    /// The BMI1 and BMI2 copy: the same source as [`move_fast_portable`], compiled for those
+    /// instructions (every function it inlines too); the caller checks the CPU first.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi1,bmi2")]
+    #[inline(never)]
+    fn move_fast_bmi2(old: &Table, table: &mut Table, reciprocal: u64, exact: bool) -> Option<u64> {
+        old.move_fast_any(table, reciprocal, exact)
+    }
+}
+
 /// Most slots per bucket of a table that keeps a filter word per bucket: with more, a word's
 /// 64 bits would be too full to turn many absent keys away.
 const FILTER_MAX_SLOTS: u32 = 16;
@@ -1196,15 +1265,31 @@ impl Table {
     ///
     /// The common case, the same hash domain of at most 63 bits with slots of at most 57 bits
     /// in both layouts, takes [`Table::move_fast`], else [`Table::move_general`]; both place
-    /// the same entries in the same order, so they build the same table.
+    /// the same entries in the same order, so they build the same table. The fast move runs
+    /// as compiled for BMI1 and BMI2 when the CPU has them (see [`isa`]), else portably.
     fn move_into(&self, table: &mut Table) -> Option<u64> {
+        self.move_into_on(table, isa::Isa::detected())
+    }
+
+    /// [`Table::move_into`] with the fast move's code chosen by `copy` (the tests run each).
+    fn move_into_on(&self, table: &mut Table, copy: isa::Isa) -> Option<u64> {
+        match self.fast_move(table) {
+            Some((reciprocal, exact)) => isa::move_fast(self, table, reciprocal, exact, copy),
+            None => self.move_general(table),
+        }
+    }
+
+    /// [`Table::move_fast`] at the exactness and tag width chosen at run time: one copy of
+    /// the loop for each, inlined into the caller (a portable function, or one compiled for
+    /// more instructions, see [`isa`]).
+    #[inline(always)]
+    fn move_fast_any(&self, table: &mut Table, reciprocal: u64, exact: bool) -> Option<u64> {
         let narrow = table.layout.slots <= 16;
-        match (self.fast_move(table), narrow) {
-            (Some((reciprocal, true)), true) => self.move_fast::<true, true>(table, reciprocal),
-            (Some((reciprocal, true)), false) => self.move_fast::<true, false>(table, reciprocal),
-            (Some((reciprocal, false)), true) => self.move_fast::<false, true>(table, reciprocal),
-            (Some((reciprocal, false)), false) => self.move_fast::<false, false>(table, reciprocal),
-            (None, _) => self.move_general(table),
+        match (exact, narrow) {
+            (true, true) => self.move_fast::<true, true>(table, reciprocal),
+            (true, false) => self.move_fast::<true, false>(table, reciprocal),
+            (false, true) => self.move_fast::<false, true>(table, reciprocal),
+            (false, false) => self.move_fast::<false, false>(table, reciprocal),
         }
     }
 
@@ -1227,6 +1312,7 @@ impl Table {
     /// ([`Layout::fill_bytes`]). `EXACT`: the recovery's reciprocal is exact; `NARROW`: the
     /// new layout's tags fill one vector. Every entry goes where [`Filler::place`] would put
     /// it (entries whose home is full through [`Filler::place_displaced`] itself).
+    #[inline(always)]
     fn move_fast<const EXACT: bool, const NARROW: bool>(
         &self,
         table: &mut Table,
@@ -2104,12 +2190,18 @@ mod tests {
                         Some((_, false)) => 1,
                         None => 2,
                     }] += 1;
-                    let moved = old.move_into(&mut fast);
+                    // The portable copy of the fast move even where the CPU has BMI2, and
+                    // the BMI2 copy where it does (else the portable one again).
+                    let moved = old.move_into_on(&mut fast, isa::Isa::Portable);
                     assert_eq!(moved, old.move_general(&mut general), "{n} {buckets}");
+                    let mut bmi2 = fresh();
+                    assert_eq!(old.move_into_on(&mut bmi2, isa::Isa::Bmi2), moved, "{n}");
                     if moved.is_some() {
-                        assert!(fast.replica_words(0) == general.replica_words(0), "{n}");
                         let filters = |t: &Table| t.filter(0).to_vec();
-                        assert_eq!(filters(&fast), filters(&general), "{n} {buckets}");
+                        for table in [&fast, &bmi2] {
+                            assert!(table.replica_words(0) == general.replica_words(0), "{n}");
+                            assert_eq!(filters(table), filters(&general), "{n} {buckets}");
+                        }
                     }
                 }
             }
