@@ -314,9 +314,23 @@ impl Filler<'_> {
         let home = hashed.home as usize;
         // The home bucket first, on its own: most entries land there, with no loop state.
         let bucket = self.buckets.get_mut(home)?;
-        if let Some(slot) = layout.first_empty(bucket) {
-            layout.fill(bucket, slot, hashed.tag, hashed.stored, value);
-            if let Some(word) = self.filter.as_mut().and_then(|f| f.get_mut(home)) {
+        // A home with a filter word is a table of at most 16 slots a bucket, whose tags fill
+        // one vector: no dispatch on the vector count.
+        let filter = self.filter.as_mut().and_then(|f| f.get_mut(home));
+        let empty = if filter.is_some() {
+            layout.first_empty_narrow(bucket)
+        } else {
+            layout.first_empty(bucket)
+        };
+        if let Some(slot) = empty {
+            if layout.slot_fits_bytes() {
+                // One byte store and one unaligned read-modify-write, as the growth move.
+                let head = layout.compose_word(hashed.stored, value);
+                layout.fill_bytes(bucket, slot, hashed.tag, head);
+            } else {
+                layout.fill(bucket, slot, hashed.tag, hashed.stored, value);
+            }
+            if let Some(word) = filter {
                 *word |= hashed.mark;
             }
             return Some(0);
