@@ -1126,7 +1126,73 @@ impl Table {
 
     /// Sets the value of a present or absent code: returns the previous value. `present` gives
     /// the new value from the old one (an error leaves the table unchanged).
+    ///
+    /// A new key that fits its home bucket as the table is ([`Table::insert_at_home`]) is
+    /// placed inline, with no call; everything else goes to [`Table::upsert_probed`].
+    #[inline(always)]
     pub(crate) fn upsert(
+        &mut self,
+        code: u64,
+        absent: u64,
+        present: impl FnOnce(u64) -> Result<u64>,
+    ) -> Result<Option<u64>> {
+        if self.insert_at_home(code, absent) {
+            return Ok(None);
+        }
+        self.upsert_probed(code, absent, present)
+    }
+
+    /// Places `code` with `value` in its home bucket when that is all it takes: the key is
+    /// inside the hash domain, the value fits, the table is below its load limit and has one
+    /// replica with its first page written, the home's filter word rules the key out (a
+    /// clear bit means absent: bits are never cleared) and the home has a free slot of at
+    /// most 57 bits. The slot, bits and filter word are those [`Table::place`] would write;
+    /// `false` (nothing changed) for anything else. No call on the way, so a single insert
+    /// that lands here saves no registers.
+    #[inline(always)]
+    fn insert_at_home(&mut self, code: u64, value: u64) -> bool {
+        let room = (self.len as u64) < self.limit && value <= self.layout.max_value();
+        if !room || !self.fits_key(code) || self.untouched || self.regions.len() != 1 {
+            return false;
+        }
+        let hashed = self.hash(code);
+        // The bucket and the filter word at once: a new key reads both.
+        self.prefetch(0, &hashed);
+        let layout = self.layout;
+        let home = hashed.home as usize;
+        let (Some(filter), Some(region)) = (self.filters.first_mut(), self.regions.first_mut())
+        else {
+            return false;
+        };
+        let Some(word) = filter.words_mut().get_mut(home) else {
+            return false;
+        };
+        if *word & hashed.mark != 0 || !layout.slot_fits_bytes() {
+            return false;
+        }
+        let Some(bucket) = region.words_mut().as_chunks_mut::<8>().0.get_mut(home) else {
+            return false;
+        };
+        // A table with a filter has at most 16 slots a bucket: one tag vector.
+        let Some(slot) = layout.first_empty_narrow(bucket) else {
+            return false;
+        };
+        layout.fill_bytes(
+            bucket,
+            slot,
+            hashed.tag,
+            layout.compose_word(hashed.stored, value),
+        );
+        *word |= hashed.mark;
+        self.len += 1;
+        self.values_seen |= value;
+        true
+    }
+
+    /// [`Table::upsert`] by a probe: a present key, or a new one that needs more than its
+    /// home bucket as it is (a displaced slot, a growth, a widening, replicas).
+    #[inline(never)]
+    fn upsert_probed(
         &mut self,
         code: u64,
         absent: u64,
@@ -2221,6 +2287,47 @@ mod tests {
             }
         }
         assert!(runs.iter().all(|&r| r >= 10), "{runs:?}");
+    }
+
+    #[test]
+    fn inserts_at_home_build_the_table_the_probed_path_builds() {
+        // The same single inserts (new keys and repeats, values widening as they come) into
+        // one table through `insert_at_home` first, as `upsert` does, and into another through
+        // the probed path alone: the same answers, bucket words and filter words. Widths with
+        // a filter and slots that fit 57 bits (where it applies), and ones where it does not.
+        let mut checked = 0;
+        for &(key_bits, value_bits) in &[(32u32, 8u32), (20, 0), (47, 20), (64, 64), (24, 40)] {
+            let storage = crate::map::storage_of(&smartarrays::ArrayOptions::new()).unwrap();
+            let mut at_home = Table::empty(Arc::clone(&storage));
+            let mut probed = Table::empty(storage);
+            let top = low_mask(key_bits);
+            let mut placed = 0;
+            for i in 0..20_000u64 {
+                let code = scattered(i % 15_000) & top;
+                let value = scattered(i + 7) & low_mask(value_bits);
+                let set = |_| Ok(value);
+                let expected = probed.upsert_probed(code, value, set).unwrap();
+                if at_home.insert_at_home(code, value) {
+                    placed += 1;
+                    assert_eq!(expected, None, "{code}");
+                } else {
+                    assert_eq!(at_home.upsert_probed(code, value, set).unwrap(), expected);
+                }
+            }
+            assert_eq!(at_home.len(), probed.len());
+            assert_eq!(at_home.values_seen, probed.values_seen);
+            assert!(
+                at_home.replica_words(0) == probed.replica_words(0),
+                "{key_bits}"
+            );
+            assert_eq!(at_home.filter(0).to_vec(), probed.filter(0).to_vec());
+            // Tables of more than 16 slots a bucket have no filter: every insert probes.
+            if !at_home.filters.is_empty() && at_home.layout.slot_fits_bytes() {
+                assert!(placed > 10_000, "{key_bits} {value_bits}: {placed}");
+                checked += 1;
+            }
+        }
+        assert!(checked >= 2, "{checked}");
     }
 
     #[test]
