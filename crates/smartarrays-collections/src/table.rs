@@ -314,9 +314,23 @@ impl Filler<'_> {
         let home = hashed.home as usize;
         // The home bucket first, on its own: most entries land there, with no loop state.
         let bucket = self.buckets.get_mut(home)?;
-        if let Some(slot) = layout.first_empty(bucket) {
-            layout.fill(bucket, slot, hashed.tag, hashed.stored, value);
-            if let Some(word) = self.filter.as_mut().and_then(|f| f.get_mut(home)) {
+        // A home with a filter word is a table of at most 16 slots a bucket, whose tags fill
+        // one vector: no dispatch on the vector count.
+        let filter = self.filter.as_mut().and_then(|f| f.get_mut(home));
+        let empty = if filter.is_some() {
+            layout.first_empty_narrow(bucket)
+        } else {
+            layout.first_empty(bucket)
+        };
+        if let Some(slot) = empty {
+            if layout.slot_fits_bytes() {
+                // One byte store and one unaligned read-modify-write, as the growth move.
+                let head = layout.compose_word(hashed.stored, value);
+                layout.fill_bytes(bucket, slot, hashed.tag, head);
+            } else {
+                layout.fill(bucket, slot, hashed.tag, hashed.stored, value);
+            }
+            if let Some(word) = filter {
                 *word |= hashed.mark;
             }
             return Some(0);
@@ -349,6 +363,75 @@ impl Filler<'_> {
             index = if index + 1 == count { 0 } else { index + 1 };
         }
         None
+    }
+}
+
+/// The growth move's fast loop compiled twice: portably, and for BMI1 and BMI2 (`shlx` and
+/// `shrx` shift by any register, so the loop's shift counts need not go through `cl`;
+/// `tzcnt` and `blsr` scan the occupied slots), chosen once per move at run time. The build
+/// targets baseline x86-64, so the portable copy runs on every CPU; both copies are the same
+/// source, so they build the same table.
+mod isa {
+    use super::Table;
+
+    /// Which copy of the fast move runs.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub(super) enum Isa {
+        /// Compiled for the build's target (baseline x86-64: no BMI).
+        Portable,
+        /// Compiled for BMI1 and BMI2; only chosen on a CPU that has both.
+        Bmi2,
+    }
+
+    impl Isa {
+        /// The best copy this CPU runs (the detection is cached by the standard library).
+        #[inline]
+        pub(super) fn detected() -> Isa {
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("bmi1") && std::is_x86_feature_detected!("bmi2") {
+                return Isa::Bmi2;
+            }
+            Isa::Portable
+        }
+    }
+
+    /// [`Table::move_fast_any`] through the copy `isa` names, or the portable one where the
+    /// CPU does not have its instructions (so a test can ask for either anywhere).
+    pub(super) fn move_fast(
+        old: &Table,
+        table: &mut Table,
+        reciprocal: u64,
+        exact: bool,
+        isa: Isa,
+    ) -> Option<u64> {
+        #[cfg(target_arch = "x86_64")]
+        if isa == Isa::Bmi2 && Isa::detected() == Isa::Bmi2 {
+            // SAFETY: `move_fast_bmi2` is compiled for BMI1 and BMI2, and this CPU has both
+            // (just checked); it is otherwise an ordinary safe function.
+            return unsafe { move_fast_bmi2(old, table, reciprocal, exact) };
+        }
+        let _ = isa;
+        move_fast_portable(old, table, reciprocal, exact)
+    }
+
+    /// The portable copy: baseline x86-64 (or whatever the target is) only.
+    #[inline(never)]
+    fn move_fast_portable(
+        old: &Table,
+        table: &mut Table,
+        reciprocal: u64,
+        exact: bool,
+    ) -> Option<u64> {
+        old.move_fast_any(table, reciprocal, exact)
+    }
+
+    /// The BMI1 and BMI2 copy: the same source as [`move_fast_portable`], compiled for those
+    /// instructions (every function it inlines too); the caller checks the CPU first.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi1,bmi2")]
+    #[inline(never)]
+    fn move_fast_bmi2(old: &Table, table: &mut Table, reciprocal: u64, exact: bool) -> Option<u64> {
+        old.move_fast_any(table, reciprocal, exact)
     }
 }
 
@@ -1043,7 +1126,73 @@ impl Table {
 
     /// Sets the value of a present or absent code: returns the previous value. `present` gives
     /// the new value from the old one (an error leaves the table unchanged).
+    ///
+    /// A new key that fits its home bucket as the table is ([`Table::insert_at_home`]) is
+    /// placed inline, with no call; everything else goes to [`Table::upsert_probed`].
+    #[inline(always)]
     pub(crate) fn upsert(
+        &mut self,
+        code: u64,
+        absent: u64,
+        present: impl FnOnce(u64) -> Result<u64>,
+    ) -> Result<Option<u64>> {
+        if self.insert_at_home(code, absent) {
+            return Ok(None);
+        }
+        self.upsert_probed(code, absent, present)
+    }
+
+    /// Places `code` with `value` in its home bucket when that is all it takes: the key is
+    /// inside the hash domain, the value fits, the table is below its load limit and has one
+    /// replica with its first page written, the home's filter word rules the key out (a
+    /// clear bit means absent: bits are never cleared) and the home has a free slot of at
+    /// most 57 bits. The slot, bits and filter word are those [`Table::place`] would write;
+    /// `false` (nothing changed) for anything else. No call on the way, so a single insert
+    /// that lands here saves no registers.
+    #[inline(always)]
+    fn insert_at_home(&mut self, code: u64, value: u64) -> bool {
+        let room = (self.len as u64) < self.limit && value <= self.layout.max_value();
+        if !room || !self.fits_key(code) || self.untouched || self.regions.len() != 1 {
+            return false;
+        }
+        let hashed = self.hash(code);
+        // The bucket and the filter word at once: a new key reads both.
+        self.prefetch(0, &hashed);
+        let layout = self.layout;
+        let home = hashed.home as usize;
+        let (Some(filter), Some(region)) = (self.filters.first_mut(), self.regions.first_mut())
+        else {
+            return false;
+        };
+        let Some(word) = filter.words_mut().get_mut(home) else {
+            return false;
+        };
+        if *word & hashed.mark != 0 || !layout.slot_fits_bytes() {
+            return false;
+        }
+        let Some(bucket) = region.words_mut().as_chunks_mut::<8>().0.get_mut(home) else {
+            return false;
+        };
+        // A table with a filter has at most 16 slots a bucket: one tag vector.
+        let Some(slot) = layout.first_empty_narrow(bucket) else {
+            return false;
+        };
+        layout.fill_bytes(
+            bucket,
+            slot,
+            hashed.tag,
+            layout.compose_word(hashed.stored, value),
+        );
+        *word |= hashed.mark;
+        self.len += 1;
+        self.values_seen |= value;
+        true
+    }
+
+    /// [`Table::upsert`] by a probe: a present key, or a new one that needs more than its
+    /// home bucket as it is (a displaced slot, a growth, a widening, replicas).
+    #[inline(never)]
+    fn upsert_probed(
         &mut self,
         code: u64,
         absent: u64,
@@ -1196,15 +1345,31 @@ impl Table {
     ///
     /// The common case, the same hash domain of at most 63 bits with slots of at most 57 bits
     /// in both layouts, takes [`Table::move_fast`], else [`Table::move_general`]; both place
-    /// the same entries in the same order, so they build the same table.
+    /// the same entries in the same order, so they build the same table. The fast move runs
+    /// as compiled for BMI1 and BMI2 when the CPU has them (see [`isa`]), else portably.
     fn move_into(&self, table: &mut Table) -> Option<u64> {
+        self.move_into_on(table, isa::Isa::detected())
+    }
+
+    /// [`Table::move_into`] with the fast move's code chosen by `copy` (the tests run each).
+    fn move_into_on(&self, table: &mut Table, copy: isa::Isa) -> Option<u64> {
+        match self.fast_move(table) {
+            Some((reciprocal, exact)) => isa::move_fast(self, table, reciprocal, exact, copy),
+            None => self.move_general(table),
+        }
+    }
+
+    /// [`Table::move_fast`] at the exactness and tag width chosen at run time: one copy of
+    /// the loop for each, inlined into the caller (a portable function, or one compiled for
+    /// more instructions, see [`isa`]).
+    #[inline(always)]
+    fn move_fast_any(&self, table: &mut Table, reciprocal: u64, exact: bool) -> Option<u64> {
         let narrow = table.layout.slots <= 16;
-        match (self.fast_move(table), narrow) {
-            (Some((reciprocal, true)), true) => self.move_fast::<true, true>(table, reciprocal),
-            (Some((reciprocal, true)), false) => self.move_fast::<true, false>(table, reciprocal),
-            (Some((reciprocal, false)), true) => self.move_fast::<false, true>(table, reciprocal),
-            (Some((reciprocal, false)), false) => self.move_fast::<false, false>(table, reciprocal),
-            (None, _) => self.move_general(table),
+        match (exact, narrow) {
+            (true, true) => self.move_fast::<true, true>(table, reciprocal),
+            (true, false) => self.move_fast::<true, false>(table, reciprocal),
+            (false, true) => self.move_fast::<false, true>(table, reciprocal),
+            (false, false) => self.move_fast::<false, false>(table, reciprocal),
         }
     }
 
@@ -1227,6 +1392,7 @@ impl Table {
     /// ([`Layout::fill_bytes`]). `EXACT`: the recovery's reciprocal is exact; `NARROW`: the
     /// new layout's tags fill one vector. Every entry goes where [`Filler::place`] would put
     /// it (entries whose home is full through [`Filler::place_displaced`] itself).
+    #[inline(always)]
     fn move_fast<const EXACT: bool, const NARROW: bool>(
         &self,
         table: &mut Table,
@@ -2104,17 +2270,64 @@ mod tests {
                         Some((_, false)) => 1,
                         None => 2,
                     }] += 1;
-                    let moved = old.move_into(&mut fast);
+                    // The portable copy of the fast move even where the CPU has BMI2, and
+                    // the BMI2 copy where it does (else the portable one again).
+                    let moved = old.move_into_on(&mut fast, isa::Isa::Portable);
                     assert_eq!(moved, old.move_general(&mut general), "{n} {buckets}");
+                    let mut bmi2 = fresh();
+                    assert_eq!(old.move_into_on(&mut bmi2, isa::Isa::Bmi2), moved, "{n}");
                     if moved.is_some() {
-                        assert!(fast.replica_words(0) == general.replica_words(0), "{n}");
                         let filters = |t: &Table| t.filter(0).to_vec();
-                        assert_eq!(filters(&fast), filters(&general), "{n} {buckets}");
+                        for table in [&fast, &bmi2] {
+                            assert!(table.replica_words(0) == general.replica_words(0), "{n}");
+                            assert_eq!(filters(table), filters(&general), "{n} {buckets}");
+                        }
                     }
                 }
             }
         }
         assert!(runs.iter().all(|&r| r >= 10), "{runs:?}");
+    }
+
+    #[test]
+    fn inserts_at_home_build_the_table_the_probed_path_builds() {
+        // The same single inserts (new keys and repeats, values widening as they come) into
+        // one table through `insert_at_home` first, as `upsert` does, and into another through
+        // the probed path alone: the same answers, bucket words and filter words. Widths with
+        // a filter and slots that fit 57 bits (where it applies), and ones where it does not.
+        let mut checked = 0;
+        for &(key_bits, value_bits) in &[(32u32, 8u32), (20, 0), (47, 20), (64, 64), (24, 40)] {
+            let storage = crate::map::storage_of(&smartarrays::ArrayOptions::new()).unwrap();
+            let mut at_home = Table::empty(Arc::clone(&storage));
+            let mut probed = Table::empty(storage);
+            let top = low_mask(key_bits);
+            let mut placed = 0;
+            for i in 0..20_000u64 {
+                let code = scattered(i % 15_000) & top;
+                let value = scattered(i + 7) & low_mask(value_bits);
+                let set = |_| Ok(value);
+                let expected = probed.upsert_probed(code, value, set).unwrap();
+                if at_home.insert_at_home(code, value) {
+                    placed += 1;
+                    assert_eq!(expected, None, "{code}");
+                } else {
+                    assert_eq!(at_home.upsert_probed(code, value, set).unwrap(), expected);
+                }
+            }
+            assert_eq!(at_home.len(), probed.len());
+            assert_eq!(at_home.values_seen, probed.values_seen);
+            assert!(
+                at_home.replica_words(0) == probed.replica_words(0),
+                "{key_bits}"
+            );
+            assert_eq!(at_home.filter(0).to_vec(), probed.filter(0).to_vec());
+            // Tables of more than 16 slots a bucket have no filter: every insert probes.
+            if !at_home.filters.is_empty() && at_home.layout.slot_fits_bytes() {
+                assert!(placed > 10_000, "{key_bits} {value_bits}: {placed}");
+                checked += 1;
+            }
+        }
+        assert!(checked >= 2, "{checked}");
     }
 
     #[test]
