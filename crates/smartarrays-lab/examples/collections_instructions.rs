@@ -13,7 +13,7 @@
 use std::hint::black_box;
 
 use foldhash::fast::FixedState;
-use smartarrays_collections::{Dictionary, Map};
+use smartarrays_collections::{Dictionary, FrozenMap, Map};
 
 type Brown = hashbrown::HashMap<u64, u64, FixedState>;
 
@@ -28,6 +28,12 @@ fn scatter32(mut x: u32) -> u32 {
 /// One lookup of ours, kept out of line so its instructions can be read on their own.
 #[inline(never)]
 fn ours_get(map: &Map<u64, u64>, key: u64) -> Option<u64> {
+    map.get(key)
+}
+
+/// One lookup of the frozen map's, out of line like [`ours_get`].
+#[inline(never)]
+fn frozen_get(map: &FrozenMap<u64, u64>, key: u64) -> Option<u64> {
     map.get(key)
 }
 
@@ -64,6 +70,13 @@ fn main() {
             let mut map: Map<u64, u64> = Map::new().expect("map");
             map.insert_many(&keys, &values).expect("insert");
             probes.iter().map(|&k| ours_get(&map, k).unwrap_or(1)).sum()
+        }
+        "frozen-hit" | "frozen-miss" => {
+            let map: FrozenMap<u64, u64> = FrozenMap::from_pairs(&keys, &values).expect("freeze");
+            probes
+                .iter()
+                .map(|&k| frozen_get(&map, k).unwrap_or(1))
+                .sum()
         }
         "brown-hit" | "brown-miss" => {
             let map: Brown = keys.iter().copied().zip(values.iter().copied()).collect();
