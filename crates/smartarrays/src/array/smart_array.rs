@@ -393,6 +393,21 @@ impl SmartArray {
         self.replica(self.local_replica_index())
     }
 
+    /// The packed words of the replica local to the calling thread: [`SmartArray::local`]'s
+    /// [`ArrayView::packed_words`] without building a view, for a collection that keeps its own
+    /// layout in a 64-bit smart array and reads it on every lookup.
+    ///
+    /// # Example
+    /// ```
+    /// use smartarrays::{ArrayOptions, SmartArray};
+    /// let array = SmartArray::from_slice(&[7, 8, 9], &ArrayOptions::new().bits(64)).unwrap();
+    /// assert_eq!(&array.local_words()[..3], &[7, 8, 9]);
+    /// ```
+    #[inline]
+    pub fn local_words(&self) -> &[u64] {
+        self.regions[self.local_replica_index()].words()
+    }
+
     /// The view a runtime worker should read.
     pub fn for_worker(&self, worker: &Worker) -> ArrayView<'_> {
         self.replica(self.replica_index_for_node(Some(worker.node)))

@@ -76,6 +76,7 @@ impl Region {
     }
 
     /// The words as a slice.
+    #[inline]
     pub fn words(&self) -> &[u64] {
         // SAFETY: the mapping is live for as long as `self`, page aligned (so aligned for u64),
         // at least `words * 8` bytes long, zero-initialised by the kernel, and only mutated
