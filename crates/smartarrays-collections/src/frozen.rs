@@ -32,10 +32,10 @@ use crate::{Error, Key, Map, Result, Value};
 const BLOCK: u64 = 64;
 /// Records a short bucket's branch-free scan reads.
 const SHORT: u64 = 8;
-/// Words a short bucket's scan reads when records are at most 64 bits: [`SHORT`] records from
-/// bit 63 of a word at the latest end by bit 575 (`63 + 8 * 64`), and each read takes the
-/// word after its field's first.
-const SCAN_WORDS: usize = 10;
+/// Words a short bucket's scan reads: [`SHORT`] records of at most 128 bits from bit 63 of a
+/// word at the latest end by bit 1087 (`63 + 8 * 128`), and each read takes the word after
+/// its field's first (a field starts by bit 1023, so its pair is words 15 and 16 at most).
+const SCAN_WORDS: usize = 18;
 /// Twice the distance, in keys, between the stages of the batched lookups.
 const WINDOW: usize = 32;
 
@@ -161,8 +161,8 @@ impl Shape {
     }
 
     /// The value code of the entry with `remainder` among the first `count` (at most
-    /// `RECORDS`, at most [`SHORT`]) records of at most 64 bits from bit `position`, compared
-    /// without a branch on their contents.
+    /// `RECORDS`, at most [`SHORT`]) records from bit `position`, compared without a branch on
+    /// their contents.
     #[inline(always)]
     fn scan_window<const RECORDS: u64>(
         &self,
@@ -171,8 +171,8 @@ impl Shape {
         count: u64,
         remainder: u64,
     ) -> Option<u64> {
-        // The records lie in `SCAN_WORDS` words (bits `position % 64` up to 575), taken as one
-        // array: one bound checked, and every read below indexes it within its length.
+        // The records lie in `SCAN_WORDS` words (bits `position % 64` up to 1087), taken as
+        // one array: one bound checked, and every read below indexes it within its length.
         let first = (position / 64) as usize;
         let window: &[u64; SCAN_WORDS] = words[first..first + SCAN_WORDS]
             .try_into()
@@ -206,7 +206,7 @@ impl Shape {
     fn scan(&self, words: &[u64], start: u64, end: u64, remainder: u64) -> Option<u64> {
         let mut position = self.records + start * self.record_bits;
         let count = end - start;
-        if count <= SHORT && self.record_bits <= 64 {
+        if count <= SHORT {
             // Most buckets hold at most 4 entries (2-4 on average): those compare 4 records,
             // the rest 8 (a branch mispredicted for 4-18 % of lookups, against 4 records'
             // reads for every one).
@@ -215,20 +215,6 @@ impl Shape {
             } else {
                 self.scan_window::<SHORT>(words, position, count, remainder)
             };
-        }
-        if count <= SHORT {
-            let mut at = u64::MAX;
-            for j in 0..SHORT {
-                let found = field_at(words, position, self.remainder_mask);
-                at = if found == remainder && j < count {
-                    position
-                } else {
-                    at
-                };
-                position += self.record_bits;
-            }
-            return (at != u64::MAX)
-                .then(|| field_at(words, at + u64::from(self.remainder_bits), self.value_mask));
         }
         for _ in start..end {
             let found = field_at(words, position, self.remainder_mask);
@@ -374,9 +360,9 @@ impl<K: Key, V: Value> FrozenMap<K, V> {
             .checked_mul(record_bits)
             .and_then(|r| r.checked_add(records))
             .ok_or_else(too_large)?;
-        // Padding: a short bucket's scan reads `SHORT` records from its start, and every field
-        // read takes two words.
-        let padding = ((SHORT * record_bits).div_ceil(64) + 2).max(SCAN_WORDS as u64);
+        // Padding: a short bucket's scan reads `SCAN_WORDS` words from its first record's word
+        // (an empty last bucket's is the word after the records).
+        let padding = SCAN_WORDS as u64;
         let word_count = usize::try_from(total.div_ceil(64) + padding).map_err(|_| too_large())?;
         let mut words = vec![0u64; word_count];
         let shape = Shape {
