@@ -118,6 +118,55 @@ fn value_widths_from_zero_to_sixty_four() {
 }
 
 #[test]
+fn every_record_width_from_remainder_and_value_widths() {
+    // Key domains of 1 to 64 bits against values of 0 to 64: records (remainder and value)
+    // from 0 to 128 bits wide, every short-bucket scan's record step among them.
+    for key_bits in [1u32, 2, 3, 5, 8, 13, 21, 31, 32, 33, 47, 57, 58, 63, 64] {
+        let top = u64::MAX >> (64 - key_bits);
+        let n = (top.min(60) + 1) as usize;
+        let mut keys: Vec<u64> = (0..n as u64 - 1)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) & top)
+            .filter(|&k| k != top)
+            .collect();
+        keys.push(top);
+        for value_bits in 0..=64u32 {
+            let vtop = if value_bits == 0 {
+                0
+            } else {
+                u64::MAX >> (64 - value_bits)
+            };
+            let values: Vec<u64> = (0..keys.len() as u64)
+                .map(|i| {
+                    if i == 0 {
+                        vtop
+                    } else {
+                        i.wrapping_mul(0x2545_f491) & vtop
+                    }
+                })
+                .collect();
+            let map = FrozenMap::from_pairs(&keys, &values).unwrap();
+            let report = map.memory_report();
+            assert_eq!(report.key_bits, key_bits);
+            assert_eq!(report.value_bits, value_bits);
+            let reference: HashMap<u64, u64> =
+                keys.iter().copied().zip(values.iter().copied()).collect();
+            let probes: Vec<u64> = (0..64u64)
+                .map(|i| i.wrapping_mul(0x1234_5677_89ab_cdef) & top)
+                .chain([top.wrapping_add(1), u64::MAX])
+                .collect();
+            for k in keys.iter().chain(&probes) {
+                assert_eq!(map.get(*k), reference.get(k).copied(), "{report} key {k}");
+            }
+            let mut out = vec![None; probes.len()];
+            map.get_many(&probes, &mut out).unwrap();
+            for (k, got) in probes.iter().zip(&out) {
+                assert_eq!(*got, reference.get(k).copied(), "{report} key {k}");
+            }
+        }
+    }
+}
+
+#[test]
 fn keys_at_the_domain_ends_and_just_outside_the_stored_range() {
     // u64 keys up to u64::MAX (a 64-bit domain).
     let keys = vec![0u64, 1, u64::MAX, u64::MAX - 1, 1 << 63];
