@@ -413,29 +413,73 @@ fn options_like(like: &SmartArray, runtime: &Arc<smartarrays::Runtime>) -> Array
         .runtime(Arc::clone(runtime))
 }
 
-/// Calls `emit(list_start, list)` for the new vertices whose lists overlap `range` of the new
-/// entries, in order, each `list` being the new vertex's original list (ids not yet renamed),
-/// starting at new position `list_start`.
-fn for_lists_in(
-    range: std::ops::Range<usize>,
+/// Lists longer than this are rewritten once, before the array is filled, rather than in
+/// every fill step they overlap (the fill asks for 1024 values at a time, and a hub's list
+/// can hold millions).
+const LONG_LIST: usize = 1024;
+
+/// Scratch buffers of a list rewrite.
+#[derive(Default)]
+struct Scratch {
+    ids: Vec<u64>,
+    values: Vec<u64>,
+    pairs: Vec<(u64, u64)>,
+}
+
+/// An array of `len` values laid out by the new lists (`offsets` in new ids), like `like`
+/// (width, placement): `list(w, scratch, out)` writes new vertex `w`'s values to `out`.
+fn rewrite_lists(
+    like: &SmartArray,
     offsets: &[u64],
-    old_offsets: &ArrayView<'_>,
-    ids: &VertexIds,
-    mut emit: impl FnMut(usize, usize, usize),
-) {
-    // The new vertex whose list holds `range.start`: the last one starting at or before it.
+    runtime: &Arc<smartarrays::Runtime>,
+    list: impl Fn(usize, &mut Scratch, &mut Vec<u64>) + Sync,
+) -> Result<SmartArray> {
     let n = offsets.len() - 1;
-    let mut w = offsets[..n]
-        .partition_point(|&o| o as usize <= range.start)
-        .saturating_sub(1);
-    while w < n && (offsets[w] as usize) < range.end {
-        let (start, end) = (offsets[w] as usize, offsets[w + 1] as usize);
-        if end > start {
-            let original = ids.original_of[w] as usize;
-            emit(start, old_offsets.value(original) as usize, end - start);
-        }
-        w += 1;
-    }
+    let long: Vec<usize> = (0..n)
+        .filter(|&w| (offsets[w + 1] - offsets[w]) as usize > LONG_LIST)
+        .collect();
+    let mut rewritten: Vec<(usize, Vec<u64>)> = runtime.map_reduce(
+        0..long.len(),
+        1,
+        Vec::new,
+        |mut done, _, range| {
+            let mut scratch = Scratch::default();
+            for &w in &long[range] {
+                let mut out = Vec::new();
+                list(w, &mut scratch, &mut out);
+                done.push((w, out));
+            }
+            done
+        },
+        |mut a, mut b| {
+            a.append(&mut b);
+            a
+        },
+    );
+    rewritten.sort_unstable_by_key(|entry| entry.0);
+    let array =
+        SmartArray::from_batches(like.len(), &options_like(like, runtime), |range, out| {
+            let mut scratch = Scratch::default();
+            let mut values = Vec::new();
+            // The new vertex whose list holds `range.start`: the last one starting at or before it.
+            let mut w = offsets[..n]
+                .partition_point(|&o| o as usize <= range.start)
+                .saturating_sub(1);
+            while w < n && (offsets[w] as usize) < range.end {
+                let (start, end) = (offsets[w] as usize, offsets[w + 1] as usize);
+                if end - start > LONG_LIST {
+                    if let Ok(at) = rewritten.binary_search_by_key(&w, |entry| entry.0) {
+                        copy_overlap(&range, start, &rewritten[at].1, out);
+                    }
+                } else if end > start {
+                    values.clear();
+                    list(w, &mut scratch, &mut values);
+                    copy_overlap(&range, start, &values, out);
+                }
+                w += 1;
+            }
+        })?;
+    Ok(array)
 }
 
 /// The lists of one direction in new ids, each sorted, at the input's widths and placements.
@@ -448,29 +492,24 @@ fn relabel_csr(csr: &Csr, ids: &VertexIds, runtime: &Arc<smartarrays::Runtime>) 
         &options_like(csr.offsets(), runtime),
         |r, out| out.copy_from_slice(&offsets[r]),
     )?;
-    let targets = SmartArray::from_batches(
-        csr.targets().len(),
-        &options_like(csr.targets(), runtime),
-        |range, out| {
-            let mut list = Vec::new();
-            for_lists_in(
-                range.clone(),
-                &offsets,
-                &old_offsets,
-                ids,
-                |start, old_start, len| {
-                    list.resize(len, 0);
-                    // Inside the array: the old offsets are those of a valid graph.
-                    let _ = old_targets.unpack(old_start, &mut list);
-                    for id in &mut list {
-                        *id = ids.new_of[*id as usize];
-                    }
-                    list.sort_unstable();
-                    copy_overlap(&range, start, &list, out);
-                },
-            );
-        },
-    )?;
+    // The renaming reads the map at random: in 32 bits it takes half the cache.
+    let narrow: Option<Vec<u32>> = u32::try_from(ids.len())
+        .is_ok()
+        .then(|| ids.new_of.iter().map(|&id| id as u32).collect());
+    let targets = rewrite_lists(csr.targets(), &offsets, runtime, |w, _, out| {
+        let v = ids.original_of[w] as usize;
+        let (start, end) = (old_offsets.value(v), old_offsets.value(v + 1));
+        out.resize((end - start) as usize, 0);
+        // Inside the array: the old offsets are those of a valid graph.
+        let _ = old_targets.unpack(start as usize, out);
+        match &narrow {
+            Some(new_of) => out
+                .iter_mut()
+                .for_each(|id| *id = u64::from(new_of[*id as usize])),
+            None => out.iter_mut().for_each(|id| *id = ids.new_of[*id as usize]),
+        }
+        out.sort_unstable();
+    })?;
     Ok(Csr {
         offsets: new_offsets,
         targets,
@@ -500,35 +539,30 @@ fn relabel_weights(
     let old_offsets = graph.begin().local();
     let old_targets = graph.edge().local();
     let old_weights = weights.array().local();
-    let runtime = graph.runtime();
-    let array = SmartArray::from_batches(
-        weights.len(),
-        &options_like(weights.array(), runtime),
-        |range, out| {
-            let (mut targets, mut values, mut pairs) = (Vec::new(), Vec::new(), Vec::new());
-            for_lists_in(
-                range.clone(),
-                &offsets,
-                &old_offsets,
-                ids,
-                |start, old_start, len| {
-                    targets.resize(len, 0);
-                    values.resize(len, 0);
-                    let _ = old_targets.unpack(old_start, &mut targets);
-                    let _ = old_weights.unpack(old_start, &mut values);
-                    pairs.clear();
-                    pairs.extend(
-                        targets
-                            .iter()
-                            .zip(&values)
-                            .map(|(&t, &w)| (ids.new_of[t as usize], w)),
-                    );
-                    pairs.sort_unstable();
-                    values.clear();
-                    values.extend(pairs.iter().map(|p| p.1));
-                    copy_overlap(&range, start, &values, out);
-                },
+    let array = rewrite_lists(
+        weights.array(),
+        &offsets,
+        graph.runtime(),
+        |w, scratch, out| {
+            let v = ids.original_of[w] as usize;
+            let (start, end) = (
+                old_offsets.value(v) as usize,
+                old_offsets.value(v + 1) as usize,
             );
+            scratch.ids.resize(end - start, 0);
+            scratch.values.resize(end - start, 0);
+            let _ = old_targets.unpack(start, &mut scratch.ids);
+            let _ = old_weights.unpack(start, &mut scratch.values);
+            scratch.pairs.clear();
+            scratch.pairs.extend(
+                scratch
+                    .ids
+                    .iter()
+                    .zip(&scratch.values)
+                    .map(|(&t, &weight)| (ids.new_of[t as usize], weight)),
+            );
+            scratch.pairs.sort_unstable();
+            out.extend(scratch.pairs.iter().map(|p| p.1));
         },
     )?;
     EdgeWeights::from_array(&reordered.graph, array)
