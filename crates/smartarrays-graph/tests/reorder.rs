@@ -1,5 +1,5 @@
 //! Relabelling by degree (`reorder_by_degree`) is exact: on generated and hand-made graphs
-//! (Kronecker, uniform, a path, a star, isolated vertices, 0/1/2 vertices, duplicates and
+//! (Kronecker, uniform, a path, a star, a hub of 3000 neighbours, isolated vertices, 0/1/2 vertices, duplicates and
 //! self-loops), every kernel run on the relabelled graph and mapped back with `VertexIds`
 //! equals the kernel on the input graph (BFS levels exact and parents valid, CC labels exact,
 //! PageRank within tolerance, SSSP distances exact, BC within 1e-9 relative, TC and degrees
@@ -10,10 +10,10 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use smartarrays::Runtime;
 use smartarrays_graph::{
-    bc, bfs, build, connected_components, degree_centrality, generate, pagerank,
+    bc, bfs, build, build_weighted, connected_components, degree_centrality, generate, pagerank,
     pagerank_gauss_seidel, reorder_by_degree, reorder_by_degree_weighted, sssp, tc, BcOptions,
     BcSources, EdgeList, EdgeWeights, Graph, GraphOptions, Keep, PageRankOptions, Precision,
-    SsspOptions, TcOrder, Variant, VertexIds,
+    SsspOptions, TcOrder, Variant, VertexIds, WeightedEdges,
 };
 
 fn runtimes() -> Vec<Arc<Runtime>> {
@@ -43,6 +43,13 @@ fn graphs() -> Vec<(String, EdgeList)> {
     out.push(("directed path".into(), EdgeList::from_pairs(21, true, path)));
     let star: Vec<[u32; 2]> = (0..15).map(|v| [v, 15]).collect();
     out.push(("star".into(), EdgeList::from_pairs(16, false, star)));
+    // A hub of 3000 neighbours: longer than the lists the relabelling rewrites ahead of the
+    // fill (1024), with duplicates so its weights must follow their edges.
+    let mut hub: Vec<[u32; 2]> = (1..3000).map(|v| [v, 0]).collect();
+    hub.extend((1..1500).map(|v| [0, 3000 - v]));
+    hub.extend((1..2999).map(|v| [v, v + 1]));
+    out.push(("hub".into(), EdgeList::from_pairs(3000, false, hub.clone())));
+    out.push(("directed hub".into(), EdgeList::from_pairs(3000, true, hub)));
     let mut isolated = EdgeList::from_pairs(10, false, vec![[2, 5], [5, 7], [3, 4]]);
     isolated.set_vertices(12).unwrap();
     out.push(("isolated".into(), isolated));
@@ -400,5 +407,33 @@ proptest! {
         let expected = bfs(&graph, 0).unwrap().levels.to_vec();
         let got = bfs(&reordered.graph, reordered.ids.to_new(0).unwrap()).unwrap().levels.to_vec();
         prop_assert_eq!(reordered.ids.results_to_original(&got).unwrap(), expected);
+    }
+}
+
+#[test]
+fn loaded_weights_of_repeated_edges_follow_their_edges() {
+    // A hub of 2000 neighbours, each edge given twice with different weights.
+    let mut edges = WeightedEdges::new(true);
+    for v in 1..2000u64 {
+        edges.push(0, v, (v % 7 + 1) as u32);
+        edges.push(0, v, (v % 5 + 10) as u32);
+        edges.push(v, (v * 7) % 2000, (v % 3 + 1) as u32);
+    }
+    let (graph, weights) = build_weighted(edges, &GraphOptions::default()).unwrap();
+    let (reordered, new_weights) = reorder_by_degree_weighted(&graph, &weights).unwrap();
+    let ids = &reordered.ids;
+    for v in 0..graph.vertices() as u64 {
+        let mut expected: Vec<(u64, u64)> = weights
+            .out_edges(&graph, v)
+            .unwrap()
+            .into_iter()
+            .map(|(t, w)| (ids.to_new(t).unwrap(), w))
+            .collect();
+        expected.sort_unstable();
+        let w = ids.to_new(v).unwrap();
+        assert_eq!(
+            new_weights.out_edges(&reordered.graph, w).unwrap(),
+            expected
+        );
     }
 }
