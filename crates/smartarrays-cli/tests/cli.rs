@@ -768,3 +768,170 @@ fn sql_reads_tables_from_parquet_csv_and_saved_files() {
     assert!(err.contains("unknown file kind"), "{err}");
     std::fs::remove_dir_all(&directory).ok();
 }
+
+#[test]
+fn graph_kernels_in_degree_order_print_the_input_order_results() {
+    let directory =
+        std::env::temp_dir().join(format!("smartarrays-cli-order-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let graph = directory.join("k.el");
+    let graph_path = graph.to_str().unwrap();
+    let (ok, _, err) = smartarrays(&[
+        "graph",
+        "generate",
+        "--scale",
+        "9",
+        "--edge-factor",
+        "8",
+        "-o",
+        graph_path,
+    ]);
+    assert!(ok, "{err}");
+    // Exact kernels: the CSV of every vertex's value is the same byte for byte.
+    for (kernel, extra) in [
+        ("bfs", vec!["--source", "5"]),
+        ("components", vec![]),
+        ("degree", vec![]),
+        ("sssp", vec!["--source", "5", "--verify"]),
+        ("bc", vec!["--samples", "3", "--seed", "2"]),
+    ] {
+        let run = |order: &str| {
+            let mut arguments = vec![
+                "graph",
+                kernel,
+                graph_path,
+                "--undirected",
+                "--all",
+                "--format",
+                "csv",
+                "--vertex-order",
+                order,
+            ];
+            arguments.extend(&extra);
+            let (ok, out, err) = smartarrays(&arguments);
+            assert!(ok, "{kernel} {order}: {err}");
+            (out, err)
+        };
+        let (input, _) = run("input");
+        let (degree, note) = run("degree");
+        assert!(note.contains("relabelled by degree"), "{note}");
+        if kernel == "bc" {
+            // Sums of floating-point dependencies: equal to rounding.
+            for (a, b) in input.lines().zip(degree.lines()).skip(1) {
+                let value = |line: &str| line.split(',').nth(1).unwrap().parse::<f64>().unwrap();
+                assert!((value(a) - value(b)).abs() <= 1e-9 * value(a).abs().max(1.0));
+            }
+        } else {
+            assert_eq!(input, degree, "{kernel}");
+        }
+    }
+    // PageRank: the same ranks to the tolerance.
+    let ranks = |order: &str| {
+        let (ok, out, err) = smartarrays(&[
+            "graph",
+            "pagerank",
+            graph_path,
+            "--undirected",
+            "--all",
+            "--format",
+            "csv",
+            "--precision",
+            "f64",
+            "--tolerance",
+            "1e-12",
+            "--vertex-order",
+            order,
+        ]);
+        assert!(ok, "{err}");
+        out.lines()
+            .skip(1)
+            .map(|line| line.split(',').nth(1).unwrap().parse::<f64>().unwrap())
+            .collect::<Vec<f64>>()
+    };
+    for (a, b) in ranks("input").iter().zip(ranks("degree")) {
+        assert!((a - b).abs() < 1e-10);
+    }
+    // Triangles: the same count.
+    let triangles = |order: &str| {
+        let (ok, out, err) = smartarrays(&[
+            "graph",
+            "tc",
+            graph_path,
+            "--undirected",
+            "--format",
+            "csv",
+            "--vertex-order",
+            order,
+        ]);
+        assert!(ok, "{err}");
+        out.lines()
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(triangles("input"), triangles("degree"));
+    // Convert: the relabelled graph and its id map.
+    let written = directory.join("k.deg.sag");
+    let map = directory.join("k.map");
+    let (ok, _, err) = smartarrays(&[
+        "graph",
+        "convert",
+        graph_path,
+        "--undirected",
+        "--vertex-order",
+        "degree",
+        "-o",
+        written.to_str().unwrap(),
+        "--id-map",
+        map.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let map = std::fs::read_to_string(&map).unwrap();
+    let mut new_ids: Vec<u64> = map
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let mut parts = line.split(' ');
+            assert_eq!(parts.next().unwrap(), i.to_string());
+            parts.next().unwrap().parse().unwrap()
+        })
+        .collect();
+    let n = new_ids.len();
+    new_ids.sort_unstable();
+    assert_eq!(new_ids, (0..n as u64).collect::<Vec<_>>());
+    // The relabelled file has the same components, counted the same.
+    let count = |file: &str| {
+        let (ok, out, err) = smartarrays(&[
+            "graph",
+            "components",
+            file,
+            "--undirected",
+            "--format",
+            "json",
+        ]);
+        assert!(ok, "{err}");
+        let value: serde_json::Value = serde_json::from_str(&out).unwrap();
+        value["count"].as_u64().unwrap()
+    };
+    assert_eq!(count(graph_path), count(written.to_str().unwrap()));
+    // Bad values are refused.
+    let (ok, _, err) = smartarrays(&["graph", "bfs", graph_path, "--vertex-order", "random"]);
+    assert!(!ok && err.contains("expected input or degree"), "{err}");
+    let (ok, _, err) = smartarrays(&[
+        "graph",
+        "convert",
+        graph_path,
+        "-o",
+        written.to_str().unwrap(),
+        "--id-map",
+        "x.map",
+    ]);
+    assert!(
+        !ok && err.contains("--id-map needs --vertex-order degree"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&directory).ok();
+}

@@ -14,6 +14,8 @@
 //! - Algorithms: [`degree_centrality`] (and [`degree_centrality_into`], in place), [`pagerank`]
 //!   (and [`pagerank_gauss_seidel`]), [`bfs`], [`connected_components`], [`sssp`]
 //!   (delta-stepping, on [`EdgeWeights`]), [`bc`] (Brandes) and [`tc`] (triangles).
+//! - [`reorder_by_degree`]: the graph relabelled by decreasing degree, with the [`VertexIds`]
+//!   map that takes sources in and results back to the input's ids.
 //! - [`WeightedEdges`], [`build_weighted`], [`EdgeWeights::generate`]: weighted graphs (weights
 //!   loaded by [`io::read_weighted_edges`] or generated).
 //!
@@ -46,6 +48,7 @@ mod options;
 mod packed_run;
 mod progress;
 mod pull_x86;
+mod reorder;
 mod weights;
 
 pub use algo::bc::{bc, BcOptions, BcResult, BcSources};
@@ -64,6 +67,7 @@ pub use error::{GraphError, Result};
 pub use graph::{ArrayMemory, Csr, Graph, MemoryReport, VariantMemory};
 pub use options::{ArrayClass, GraphOptions, Keep, Variant, Width};
 pub use progress::{Progress, ProgressReporter, Stage};
+pub use reorder::{relabel, reorder_by_degree, reorder_by_degree_weighted, Reordered, VertexIds};
 pub use weights::{build_weighted, generated_weight, EdgeWeights, WeightedEdges};
 
 /// The README's example, compiled and run as a doctest so it stays true.

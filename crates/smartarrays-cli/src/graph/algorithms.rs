@@ -10,16 +10,19 @@ use smartarrays_graph::{
     Dangling, PageRankOptions, Precision,
 };
 
-use super::report::{emit, graph_json};
+use super::report::{emit, graph_json, order_json};
+use super::storage::{to_graph, to_input};
 use super::{BfsArgs, CliResult, CommonArgs, PageRankArgs};
 
 pub(super) fn run_degree(args: &CommonArgs) -> CliResult {
     let (graph, load) = args.storage.load(&args.input)?;
+    let (graph, ids) = args.order.apply(graph)?;
     let started = Instant::now();
     let degrees = degree_centrality(&graph)?;
     let seconds = started.elapsed().as_secs_f64();
-    let values: Vec<Option<u64>> = degrees.iter().map(Some).collect();
-    let summary = json!({"algorithm": "degree", "graph": graph_json(&graph, load), "seconds": seconds, "bits": degrees.bits()});
+    let values: Vec<Option<u64>> = to_input(ids.as_ref(), degrees.iter().map(Some).collect())?;
+    let mut summary = json!({"algorithm": "degree", "graph": graph_json(&graph, load), "seconds": seconds, "bits": degrees.bits()});
+    order_json(&mut summary, ids.as_ref());
     let text = format!(
         "degree centrality of {} vertices in {seconds:.4} s ({} bits per value)\n",
         graph.vertices(),
@@ -37,6 +40,7 @@ pub(super) fn run_degree(args: &CommonArgs) -> CliResult {
 
 pub(super) fn run_pagerank(args: &PageRankArgs) -> CliResult {
     let (graph, load) = args.common.storage.load(&args.common.input)?;
+    let (graph, ids) = args.common.order.apply(graph)?;
     let dangling = args.dangling.parse::<Dangling>()?;
     let options = PageRankOptions {
         damping: args.damping,
@@ -86,8 +90,11 @@ pub(super) fn run_pagerank(args: &PageRankArgs) -> CliResult {
         );
     }
     let per_iteration = seconds / summary.iterations.max(1) as f64;
-    let ranks: Vec<Option<f64>> = result.ranks.to_vec().into_iter().map(Some).collect();
-    let json_summary = json!({
+    let ranks: Vec<Option<f64>> = to_input(
+        ids.as_ref(),
+        result.ranks.to_vec().into_iter().map(Some).collect(),
+    )?;
+    let mut json_summary = json!({
         "algorithm": "pagerank",
         "method": method,
         "graph": graph_json(&graph, load),
@@ -102,6 +109,7 @@ pub(super) fn run_pagerank(args: &PageRankArgs) -> CliResult {
         "prepare_seconds": prepare_seconds,
         "history": summary.history,
     });
+    order_json(&mut json_summary, ids.as_ref());
     let text = format!(
         "PageRank ({method}{}): {} iterations, {} (change {:.3e}), {seconds:.3} s, {:.4} s per iteration, {:.0} M edges/s\n",
         if prepared {
@@ -130,13 +138,18 @@ pub(super) fn run_pagerank(args: &PageRankArgs) -> CliResult {
 
 pub(super) fn run_bfs(args: &BfsArgs) -> CliResult {
     let (graph, load) = args.common.storage.load(&args.common.input)?;
+    let (graph, ids) = args.common.order.apply(graph)?;
+    let source = to_graph(ids.as_ref(), args.source)?;
     let started = Instant::now();
-    let result = bfs(&graph, args.source)?;
+    let result = bfs(&graph, source)?;
     let seconds = started.elapsed().as_secs_f64();
-    let levels: Vec<Option<u64>> = (0..graph.vertices() as u64)
-        .map(|v| result.level(v))
-        .collect();
-    let summary = json!({
+    let levels: Vec<Option<u64>> = to_input(
+        ids.as_ref(),
+        (0..graph.vertices() as u64)
+            .map(|v| result.level(v))
+            .collect(),
+    )?;
+    let mut summary = json!({
         "algorithm": "bfs",
         "graph": graph_json(&graph, load),
         "source": args.source,
@@ -146,6 +159,7 @@ pub(super) fn run_bfs(args: &BfsArgs) -> CliResult {
         "bottom_up_steps": result.steps.1,
         "seconds": seconds,
     });
+    order_json(&mut summary, ids.as_ref());
     let text = format!(
         "BFS from {}: reached {} of {} vertices, depth {}, {} top-down + {} bottom-up steps, {seconds:.4} s\n",
         args.source,
@@ -168,17 +182,24 @@ pub(super) fn run_bfs(args: &BfsArgs) -> CliResult {
 
 pub(super) fn run_components(args: &CommonArgs) -> CliResult {
     let (graph, load) = args.storage.load(&args.input)?;
+    let (graph, ids) = args.order.apply(graph)?;
     let started = Instant::now();
     let components = connected_components(&graph)?;
     let seconds = started.elapsed().as_secs_f64();
-    let labels: Vec<Option<u64>> = components.labels.iter().map(Some).collect();
-    let summary = json!({
+    // Labels are the smallest vertex id of the component: recomputed in the input's ids.
+    let labels = match &ids {
+        Some(ids) => ids.labels_to_original(&components.labels.to_vec())?,
+        None => components.labels.to_vec(),
+    };
+    let labels: Vec<Option<u64>> = labels.into_iter().map(Some).collect();
+    let mut summary = json!({
         "algorithm": "components",
         "graph": graph_json(&graph, load),
         "count": components.count,
         "largest": components.largest,
         "seconds": seconds,
     });
+    order_json(&mut summary, ids.as_ref());
     let text = format!(
         "{} weakly connected components, the largest with {} vertices, {seconds:.4} s\n",
         components.count, components.largest

@@ -1,13 +1,15 @@
 //! `graph generate` (uniform random or Graph500 Kronecker, written as an edge list, Matrix
 //! Market or the binary format) and `graph convert` (between those formats, or to a weighted
-//! edge list with `--write-weights`).
+//! edge list with `--write-weights`), optionally relabelled by degree (`--vertex-order degree`,
+//! with the id map written by `--id-map`).
 
+use std::io::Write as _;
 use std::time::Instant;
 
 use smartarrays_graph::io::{self, Format};
-use smartarrays_graph::{build, generate, Keep};
+use smartarrays_graph::{build, generate, Keep, VertexIds};
 
-use super::{CliResult, ConvertArgs, GenerateArgs};
+use super::{CliResult, ConvertArgs, GenerateArgs, OrderArgs};
 
 pub(super) fn run_generate(args: &GenerateArgs) -> CliResult {
     let options = args.storage.options()?;
@@ -71,8 +73,13 @@ pub(super) fn run_generate(args: &GenerateArgs) -> CliResult {
 }
 
 pub(super) fn run_convert(args: &ConvertArgs) -> CliResult {
+    let order = OrderArgs {
+        vertex_order: args.vertex_order.clone(),
+    };
     if args.write_weights {
         let (graph, weights, seconds) = args.storage.load_weighted(&args.input, &args.weights)?;
+        let (graph, weights, ids) = order.apply_weighted(graph, weights)?;
+        write_id_map(args, ids.as_ref())?;
         let started = Instant::now();
         let binary = match args.output_format.parse::<Format>()? {
             Format::Auto => io::detect_format(&args.output, &[]) == Format::Binary,
@@ -96,6 +103,8 @@ pub(super) fn run_convert(args: &ConvertArgs) -> CliResult {
         return Ok(());
     }
     let (graph, seconds) = args.storage.load(&args.input)?;
+    let (graph, ids) = order.apply(graph)?;
+    write_id_map(args, ids.as_ref())?;
     let started = Instant::now();
     io::save_graph(&graph, &args.output, args.output_format.parse::<Format>()?)?;
     eprintln!(
@@ -104,6 +113,25 @@ pub(super) fn run_convert(args: &ConvertArgs) -> CliResult {
         graph.edges(),
         args.output.display(),
         started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Writes the id map to `--id-map` when asked: one line `original new` per input vertex.
+fn write_id_map(args: &ConvertArgs, ids: Option<&VertexIds>) -> CliResult {
+    let (Some(path), Some(ids)) = (&args.id_map, ids) else {
+        return Ok(());
+    };
+    let file = std::fs::File::create(path)?;
+    let mut out = std::io::BufWriter::new(file);
+    for (original, new) in ids.new_ids().iter().enumerate() {
+        writeln!(out, "{original} {new}")?;
+    }
+    out.flush()?;
+    eprintln!(
+        "wrote the id map ({} vertices) to {}",
+        ids.len(),
+        path.display()
     );
     Ok(())
 }

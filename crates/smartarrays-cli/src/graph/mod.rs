@@ -127,6 +127,16 @@ pub struct OutputArgs {
     output: Option<PathBuf>,
 }
 
+/// The vertex order an analysis runs in.
+#[derive(Args, Clone, Debug)]
+pub struct OrderArgs {
+    /// Vertex order to run in: input (the file's ids) or degree (relabelled in memory after the
+    /// load by decreasing degree, out + in when directed, ties by id; the time it takes is
+    /// printed). Sources are given and results printed in the input's ids either way.
+    #[arg(long, default_value = "input")]
+    vertex_order: String,
+}
+
 /// Input, storage and output.
 #[derive(Args, Clone, Debug)]
 pub struct CommonArgs {
@@ -134,6 +144,8 @@ pub struct CommonArgs {
     input: PathBuf,
     #[command(flatten)]
     storage: StorageArgs,
+    #[command(flatten)]
+    order: OrderArgs,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -189,6 +201,14 @@ pub struct ConvertArgs {
     weights: WeightArgs,
     #[command(flatten)]
     storage: StorageArgs,
+    /// Vertex order of the written graph: input, or degree (relabelled by decreasing degree,
+    /// out + in when directed, ties by input id; weights follow their edges).
+    #[arg(long, default_value = "input")]
+    vertex_order: String,
+    /// With --vertex-order degree: also write the id map to this text file, one line
+    /// `original new` per vertex of the input, in input id order.
+    #[arg(long)]
+    id_map: Option<PathBuf>,
 }
 
 /// `graph pagerank`.
@@ -283,6 +303,8 @@ pub struct TcArgs {
     input: PathBuf,
     #[command(flatten)]
     storage: StorageArgs,
+    #[command(flatten)]
+    vertex_order: OrderArgs,
     /// Which vertex of a triangle counts it: degree (then id; the default) or id.
     #[arg(long, default_value = "degree")]
     order: String,
@@ -379,7 +401,16 @@ fn check_outputs(command: &GraphCommand) -> CliResult {
     };
     match command {
         GraphCommand::Generate(args) => check_output_path(&args.output, "--output"),
-        GraphCommand::Convert(args) => check_output_path(&args.output, "--output"),
+        GraphCommand::Convert(args) => {
+            check_output_path(&args.output, "--output")?;
+            match &args.id_map {
+                Some(_) if args.vertex_order != "degree" => {
+                    Err("--id-map needs --vertex-order degree".into())
+                }
+                Some(path) => check_output_path(path, "--id-map"),
+                None => Ok(()),
+            }
+        }
         GraphCommand::Stats(args) | GraphCommand::Degree(args) | GraphCommand::Components(args) => {
             listing(&args.output)
         }

@@ -22,8 +22,18 @@ pub(super) fn graph_json(graph: &Graph, load_seconds: f64) -> Value {
     })
 }
 
+/// Adds the vertex order to a result's JSON summary when the run was relabelled (so the
+/// default output stays as it was).
+pub(super) fn order_json(summary: &mut Value, ids: Option<&smartarrays_graph::VertexIds>) {
+    if ids.is_some() {
+        summary["vertex_order"] = json!("degree");
+        summary["ids"] = json!("input");
+    }
+}
+
 pub(super) fn run_stats(args: &CommonArgs) -> CliResult {
     let (graph, seconds) = args.storage.load(&args.input)?;
+    let (graph, _) = args.order.apply(graph)?;
     let report = graph.memory_report();
     let text = match args.output.format {
         OutputFormat::Json => {

@@ -9,10 +9,79 @@ use std::time::Instant;
 use smartarrays::{Placement, Runtime};
 use smartarrays_graph::io::{self, Format, TextOptions};
 use smartarrays_graph::{
-    build_weighted, EdgeWeights, Graph, GraphOptions, Keep, Progress, Variant, Width,
+    build_weighted, reorder_by_degree, reorder_by_degree_weighted, EdgeWeights, Graph,
+    GraphOptions, Keep, Progress, Variant, VertexIds, Width,
 };
 
-use super::{CliResult, StorageArgs, WeightArgs};
+use super::{CliResult, OrderArgs, StorageArgs, WeightArgs};
+
+impl OrderArgs {
+    /// Whether the degree order is asked for (an unknown order is an error).
+    pub(super) fn by_degree(&self) -> CliResult<bool> {
+        by_degree(&self.vertex_order)
+    }
+
+    /// `graph` in the asked order: as it is, or relabelled by degree (the input graph freed),
+    /// with the id map; says on stderr how long the relabelling took.
+    pub(super) fn apply(&self, graph: Graph) -> CliResult<(Graph, Option<VertexIds>)> {
+        if !self.by_degree()? {
+            return Ok((graph, None));
+        }
+        let started = Instant::now();
+        let reordered = reorder_by_degree(&graph)?;
+        drop(graph);
+        note_reordered(started);
+        Ok((reordered.graph, Some(reordered.ids)))
+    }
+
+    /// [`OrderArgs::apply`] for a graph and its weights (each weight follows its edge).
+    pub(super) fn apply_weighted(
+        &self,
+        graph: Graph,
+        weights: EdgeWeights,
+    ) -> CliResult<(Graph, EdgeWeights, Option<VertexIds>)> {
+        if !self.by_degree()? {
+            return Ok((graph, weights, None));
+        }
+        let started = Instant::now();
+        let (reordered, weights) = reorder_by_degree_weighted(&graph, &weights)?;
+        drop(graph);
+        note_reordered(started);
+        Ok((reordered.graph, weights, Some(reordered.ids)))
+    }
+}
+
+/// Whether `order` (a `--vertex-order` value) is `degree`.
+pub(super) fn by_degree(order: &str) -> CliResult<bool> {
+    match order {
+        "input" => Ok(false),
+        "degree" => Ok(true),
+        other => Err(format!("--vertex-order {other:?}: expected input or degree").into()),
+    }
+}
+
+fn note_reordered(started: Instant) {
+    eprintln!(
+        "relabelled by degree in {:.3} s; vertex ids in results are the input's",
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// `values` of a relabelled graph back in the input's order (unchanged without a map).
+pub(super) fn to_input<T: Copy>(ids: Option<&VertexIds>, values: Vec<T>) -> CliResult<Vec<T>> {
+    Ok(match ids {
+        Some(ids) => ids.results_to_original(&values)?,
+        None => values,
+    })
+}
+
+/// An input vertex id in the graph's ids.
+pub(super) fn to_graph(ids: Option<&VertexIds>, v: u64) -> CliResult<u64> {
+    Ok(match ids {
+        Some(ids) => ids.to_new(v)?,
+        None => v,
+    })
+}
 
 impl StorageArgs {
     pub(super) fn options(&self) -> CliResult<GraphOptions> {

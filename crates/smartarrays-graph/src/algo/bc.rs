@@ -44,6 +44,23 @@ pub enum BcSources {
     List(Vec<u64>),
 }
 
+impl BcSources {
+    /// The source vertices these settings name on `graph`, in order (a sample is drawn as
+    /// [`bc`] draws it): to run on a relabelled graph the sources an input graph would use.
+    ///
+    /// # Example
+    /// ```
+    /// use smartarrays_graph::{build, generate, BcSources, GraphOptions};
+    /// let graph = build(generate::kronecker(6, 8, 1, false)?, &GraphOptions::default())?;
+    /// let sources = BcSources::Sample { count: 3, seed: 1 }.resolve(&graph)?;
+    /// assert_eq!(sources.len(), 3);
+    /// # Ok::<(), smartarrays_graph::GraphError>(())
+    /// ```
+    pub fn resolve(&self, graph: &Graph) -> Result<Vec<u64>> {
+        pick_sources(graph, self)
+    }
+}
+
 /// Betweenness settings.
 #[derive(Clone, Debug, Serialize)]
 pub struct BcOptions {
