@@ -825,3 +825,54 @@ fn sssp_distances_at_the_cell_width_boundary_are_exact() {
         assert_eq!(result.max_distance, 3 * w);
     }
 }
+
+/// A hub whose list alone is longer than the most entries a PageRank batch decodes for the
+/// gather (2^18): that batch takes the windowed path, the others the gather, and Jacobi with
+/// `f32` cells in degree order still gives the vertex order's ranks bit for bit, packed (V+E)
+/// and not (U); Gauss-Seidel in both cell orders agrees to its tolerance.
+#[test]
+fn pagerank_batches_longer_than_the_decode_cap() {
+    let leaves: u32 = (1 << 18) + 4099;
+    let mut pairs: Vec<[u32; 2]> = (1..=leaves).map(|leaf| [0, leaf]).collect();
+    // A path through some of the leaves, so ranks differ from a plain star's.
+    pairs.extend((1..leaves).step_by(7).map(|leaf| [leaf, leaf + 1]));
+    for variant in [Variant::U, Variant::VE] {
+        let graph = build(
+            EdgeList::from_pairs(u64::from(leaves) + 1, false, pairs.clone()),
+            &GraphOptions::variant(variant),
+        )
+        .unwrap();
+        let run = |cell_order, gauss_seidel: bool| {
+            let options = PageRankOptions {
+                tolerance: 1e-7,
+                contributions: Precision::F32,
+                cell_order,
+                ..PageRankOptions::default()
+            };
+            let result = if gauss_seidel {
+                pagerank_gauss_seidel(&graph, &options, |_| {}).unwrap()
+            } else {
+                pagerank(&graph, &options, |_| {}).unwrap()
+            };
+            assert_eq!(result.summary.cell_order, cell_order, "{variant:?}");
+            result.ranks.to_vec()
+        };
+        let by_degree = run(CellOrder::Degree, false);
+        assert_eq!(
+            by_degree,
+            run(CellOrder::Vertex, false),
+            "{variant:?} Jacobi"
+        );
+        let (a, b) = (run(CellOrder::Degree, true), run(CellOrder::Vertex, true));
+        let apart: f64 = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).sum();
+        assert!(
+            apart < 1e-5,
+            "{variant:?} Gauss-Seidel orders {apart} apart"
+        );
+        let from_jacobi: f64 = a.iter().zip(&by_degree).map(|(x, y)| (x - y).abs()).sum();
+        assert!(
+            from_jacobi < 1e-4,
+            "{variant:?} Gauss-Seidel {from_jacobi} from Jacobi"
+        );
+    }
+}

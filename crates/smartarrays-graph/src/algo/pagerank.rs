@@ -1242,6 +1242,12 @@ unsafe fn sweep_batch<const PREFETCH: bool, const SPREAD: bool, W: EdgeWindow, S
     totals
 }
 
+/// The most list entries a batch decodes for the AVX2 gather: 3 MiB of buffers (8 + 4 bytes an
+/// entry). A batch of 2048 vertices in input order holds tens of thousands of entries; in
+/// degree order (see `reorder`) the first batches hold the hubs, tens of millions of entries,
+/// whose buffers would leave the caches each sweep, so those batches take the windowed path.
+const NARROW_ENTRIES: u64 = 1 << 18;
+
 /// A batch's packed lists decoded to 32-bit ids (for the AVX2 gather), with its offsets
 /// rebased to them.
 #[derive(Default)]
@@ -1270,16 +1276,17 @@ impl Narrowed {
     }
 
     /// The lists `offsets` spans in `view`, as 32-bit ids and rebased offsets; `None` when the
-    /// ids are wider than 32 bits or the range is not in the view.
+    /// ids are wider than 32 bits, the lists hold more than [`NARROW_ENTRIES`] entries or the
+    /// range is not in the view.
     fn of<'s>(
         &'s mut self,
         view: smartarrays::ArrayView<'_>,
         offsets: &[u64],
     ) -> Option<(&'s [u32], &'s [u64])> {
-        if view.bits() > 32 {
+        let (start, end) = (offsets[0], offsets[offsets.len() - 1]);
+        if view.bits() > 32 || end - start > NARROW_ENTRIES {
             return None;
         }
-        let (start, end) = (offsets[0], offsets[offsets.len() - 1]);
         self.wide.resize((end - start) as usize, 0);
         view.unpack(start as usize, &mut self.wide).ok()?;
         self.ids.clear();
