@@ -65,29 +65,34 @@ impl DegreeOrder {
     }
 }
 
-/// `(cell_of, vertex_of)`: positions by decreasing degree through a counting sort (ties in
-/// vertex order), and their inverse.
-fn degree_ranks(degrees: &[u64]) -> (Vec<u32>, Vec<u32>) {
+/// `(rank_of, vertex_of)`: every vertex's position by decreasing degree through a counting
+/// sort (stable, so ties keep their vertex order), and the inverse, as ids of type `T` (the
+/// caller has checked that `degrees.len()` ids fit `T`). Used by the cell order here and by the
+/// relabelling (`crate::reorder`).
+pub(crate) fn degree_ranks<T: Copy + Default + TryFrom<usize>>(
+    degrees: &[u64],
+) -> (Vec<T>, Vec<T>) {
     let n = degrees.len();
     let largest = degrees.iter().copied().max().unwrap_or(0);
     // Degrees are at most the edge count; one counter per distinct degree up to the largest
     // (bounded by `n` in a simple graph, by the edges in a multigraph).
-    let mut starts = vec![0u32; largest as usize + 2];
+    let mut starts = vec![0usize; largest as usize + 2];
     for &d in degrees {
         starts[(largest - d) as usize + 1] += 1;
     }
     for i in 1..starts.len() {
         starts[i] += starts[i - 1];
     }
-    let mut cell_of = vec![0u32; n];
-    let mut vertex_of = vec![0u32; n];
+    let id = |x: usize| T::try_from(x).ok().expect("the caller checked the ids fit");
+    let mut rank_of = vec![T::default(); n];
+    let mut vertex_of = vec![T::default(); n];
     for (v, &d) in degrees.iter().enumerate() {
         let slot = &mut starts[(largest - d) as usize];
-        cell_of[v] = *slot;
-        vertex_of[*slot as usize] = v as u32;
+        rank_of[v] = id(*slot);
+        vertex_of[*slot] = id(v);
         *slot += 1;
     }
-    (cell_of, vertex_of)
+    (rank_of, vertex_of)
 }
 
 #[cfg(test)]
@@ -96,10 +101,10 @@ mod tests {
 
     #[test]
     fn degree_ranks_sort_by_decreasing_degree_keeping_ties_in_order() {
-        let (cell_of, vertex_of) = degree_ranks(&[1, 5, 0, 5, 2]);
+        let (cell_of, vertex_of) = degree_ranks::<u32>(&[1, 5, 0, 5, 2]);
         assert_eq!(vertex_of, vec![1, 3, 4, 0, 2]);
         assert_eq!(cell_of, vec![3, 0, 4, 1, 2]);
-        assert_eq!(degree_ranks(&[]), (vec![], vec![]));
-        assert_eq!(degree_ranks(&[0]), (vec![0], vec![0]));
+        assert_eq!(degree_ranks::<u32>(&[]), (vec![], vec![]));
+        assert_eq!(degree_ranks::<u32>(&[0]), (vec![0], vec![0]));
     }
 }

@@ -70,26 +70,7 @@ impl VertexIds {
 
     /// The map that sorts vertices by decreasing `degrees[v]`, ties by `v`.
     fn from_degrees(degrees: &[u64]) -> VertexIds {
-        let n = degrees.len();
-        let largest = degrees.iter().copied().max().unwrap_or(0);
-        // Counting sort by `largest - degree` (stable, so ties keep their id order). Degrees
-        // are at most twice the stored entries, and the counters take one word each: no more
-        // than the graph's own lists.
-        let mut starts = vec![0u64; largest as usize + 2];
-        for &d in degrees {
-            starts[(largest - d) as usize + 1] += 1;
-        }
-        for i in 1..starts.len() {
-            starts[i] += starts[i - 1];
-        }
-        let mut new_of = vec![0u64; n];
-        let mut original_of = vec![0u64; n];
-        for (v, &d) in degrees.iter().enumerate() {
-            let slot = &mut starts[(largest - d) as usize];
-            new_of[v] = *slot;
-            original_of[*slot as usize] = v as u64;
-            *slot += 1;
-        }
+        let (new_of, original_of) = crate::degree_order::degree_ranks::<u64>(degrees);
         VertexIds {
             new_of,
             original_of,
