@@ -473,10 +473,7 @@ fn relabel_csr(csr: &Csr, ids: &VertexIds, runtime: &Arc<smartarrays::Runtime>) 
         &options_like(csr.offsets(), runtime),
         |r, out| out.copy_from_slice(&offsets[r]),
     )?;
-    // The renaming reads the map at random: in 32 bits it takes half the cache.
-    let narrow: Option<Vec<u32>> = u32::try_from(ids.len())
-        .is_ok()
-        .then(|| ids.new_of.iter().map(|&id| id as u32).collect());
+    let narrow = narrow_new_ids(ids);
     let targets = rewrite_lists(csr.targets(), &offsets, runtime, |w, _, out| {
         let v = ids.original_of[w] as usize;
         let (start, end) = (old_offsets.value(v), old_offsets.value(v + 1));
@@ -496,6 +493,14 @@ fn relabel_csr(csr: &Csr, ids: &VertexIds, runtime: &Arc<smartarrays::Runtime>) 
         targets,
         self_loops: csr.self_loops,
     })
+}
+
+/// The new id of every original vertex in 32 bits, when every id fits: the renaming reads the
+/// map at random, and in 32 bits it takes half the cache.
+fn narrow_new_ids(ids: &VertexIds) -> Option<Vec<u32>> {
+    u32::try_from(ids.len())
+        .is_ok()
+        .then(|| ids.new_of.iter().map(|&id| id as u32).collect())
 }
 
 /// Copies the part of `list` (whose first entry is at position `start`) inside `range` into
@@ -520,6 +525,9 @@ fn relabel_weights(
     let old_offsets = graph.begin().local();
     let old_targets = graph.edge().local();
     let old_weights = weights.array().local();
+    // With 32-bit new ids and weights of at most 32 bits, a (new target, weight) pair sorts as
+    // one u64 key (target in the high half), in the same order as the pair.
+    let narrow = narrow_new_ids(ids).filter(|_| weights.array().bits() <= 32);
     let array = rewrite_lists(
         weights.array(),
         &offsets,
@@ -534,6 +542,14 @@ fn relabel_weights(
             scratch.values.resize(end - start, 0);
             let _ = old_targets.unpack(start, &mut scratch.ids);
             let _ = old_weights.unpack(start, &mut scratch.values);
+            if let Some(new_of) = &narrow {
+                for (key, &weight) in scratch.ids.iter_mut().zip(&scratch.values) {
+                    *key = u64::from(new_of[*key as usize]) << 32 | weight;
+                }
+                scratch.ids.sort_unstable();
+                out.extend(scratch.ids.iter().map(|&key| key & u64::from(u32::MAX)));
+                return;
+            }
             scratch.pairs.clear();
             scratch.pairs.extend(
                 scratch

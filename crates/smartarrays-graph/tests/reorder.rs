@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use smartarrays::Runtime;
+use smartarrays::{ArrayOptions, Runtime, SmartArray};
 use smartarrays_graph::{
     bc, bfs, build, build_weighted, connected_components, degree_centrality, generate, pagerank,
     pagerank_gauss_seidel, reorder_by_degree, reorder_by_degree_weighted, sssp, tc, BcOptions,
@@ -435,5 +435,45 @@ fn loaded_weights_of_repeated_edges_follow_their_edges() {
             new_weights.out_edges(&reordered.graph, w).unwrap(),
             expected
         );
+    }
+}
+
+/// Weights at the edges of the two sort paths: 32-bit weights (one packed key per entry, up to
+/// `u32::MAX`) and wider ones (sorted as pairs), each on a hub whose repeated edges carry
+/// different weights.
+#[test]
+fn weights_of_32_bits_and_wider_follow_their_edges() {
+    let mut pairs = Vec::new();
+    for v in 1..1500u32 {
+        pairs.push([0, v]);
+        pairs.push([0, v]);
+        pairs.push([v, (v * 11) % 1500]);
+    }
+    let graph = build(
+        EdgeList::from_pairs(1500, true, pairs),
+        &GraphOptions::default(),
+    )
+    .unwrap();
+    let entries = graph.edges() as usize;
+    for top in [u64::from(u32::MAX), u64::MAX] {
+        // Weights counting down from `top`, so entries of one list and target differ.
+        let values: Vec<u64> = (0..entries as u64).map(|i| top - i * 3).collect();
+        let array = SmartArray::from_slice(&values, &ArrayOptions::new()).unwrap();
+        let weights = EdgeWeights::from_array(&graph, array).unwrap();
+        let (reordered, new_weights) = reorder_by_degree_weighted(&graph, &weights).unwrap();
+        let ids = &reordered.ids;
+        for v in 0..graph.vertices() as u64 {
+            let mut expected: Vec<(u64, u64)> = weights
+                .out_edges(&graph, v)
+                .unwrap()
+                .into_iter()
+                .map(|(t, w)| (ids.to_new(t).unwrap(), w))
+                .collect();
+            expected.sort_unstable();
+            let got = new_weights
+                .out_edges(&reordered.graph, ids.to_new(v).unwrap())
+                .unwrap();
+            assert_eq!(got, expected, "vertex {v}, top weight {top}");
+        }
     }
 }
