@@ -18,7 +18,7 @@ FFI_CMAKE_ARGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -Dsmartarrays_DIR="$(CURDIR)/
 # the longest first. The runtime gets one worker there (SMARTARRAYS_THREADS=1): handing each
 # round between two workers under valgrind made test_graph_sssp take 5 minutes instead of 23 s.
 # The tests' own threads still race, and ctest has run every test with the default workers.
-FFI_VALGRIND_TESTS := test_graph_sssp test_query test_graph_csr test_smartarrays test_columns test_collections \
+FFI_VALGRIND_TESTS := test_graph_sssp test_query test_graph_csr test_graph_reorder test_smartarrays test_columns test_collections \
 	test_frozen test_graph test_graph_options
 FFI_VALGRIND := SMARTARRAYS_THREADS=1 valgrind -q --leak-check=full --show-leak-kinds=definite,indirect \
 	--errors-for-leak-kinds=definite,indirect --error-exitcode=9

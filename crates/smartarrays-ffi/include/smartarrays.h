@@ -2611,6 +2611,74 @@ SaStatus sa_graph_from_csr(const uint64_t *offsets,
                            SaGraph **out);
 
 /**
+ * Relabels `graph` by decreasing degree (out-degree plus in-degree when directed, the list
+ * length when undirected; equal degrees keep their input order) into a new graph `*out` with
+ * the same vertices, edges, self-loops, repeats, array widths and placement. A weighted graph's
+ * weights move with their edges, so `sa_graph_sssp` on the new graph gives the same distances.
+ * Writes the id map to the caller buffers (each may be NULL when not wanted; each holds `len`
+ * values, at least the vertex count, else `SA_STATUS_BUFFER_TOO_SMALL`):
+ * `original_ids[w]` is the input id of new vertex `w`, and `new_ids[v]` the new id of input
+ * vertex `v`.
+ *
+ * Run the algorithms on `*out` from `new_ids[source]`, then index with the map to read the
+ * results in input order: `levels_in_input_order[v] = levels[new_ids[v]]` (likewise
+ * distances, ranks, scores); BFS parents with `sa_graph_parents_to_original`, component
+ * labels with `sa_graph_labels_to_original`. Triangle counts need nothing.
+ *
+ * ```c
+ * SaGraph *fast = NULL;
+ * uint64_t *new_ids = malloc(n * sizeof(uint64_t));
+ * sa_graph_reorder_by_degree(graph, &fast, new_ids, NULL, n);
+ * sa_graph_bfs(fast, new_ids[source], levels, NULL, n);  // levels[new_ids[v]] is v's level
+ * ```
+ *
+ * Ownership: the buffers stay the caller's; on success `*out` is a new graph the caller owns
+ * (free with `sa_graph_free`); on failure nothing is written. Thread-safe; the input graph
+ * is only read.
+ *
+ * # Safety
+ * `graph` must be NULL or a live handle; `out` valid for writing a pointer; `new_ids` and
+ * `original_ids` NULL or valid for writing `len` values.
+ */
+SaStatus sa_graph_reorder_by_degree(const SaGraph *graph,
+                                    SaGraph **out,
+                                    uint64_t *new_ids,
+                                    uint64_t *original_ids,
+                                    size_t len);
+
+/**
+ * BFS parents of a relabelled graph (`parents`, indexed by new id, holding new ids, -1 for
+ * vertices not reached, as `sa_graph_bfs` writes them) in input order and input ids:
+ * `out[v]` is the input id of the parent of input vertex `v`, -1 where not reached. `new_ids`
+ * is the map `sa_graph_reorder_by_degree` wrote (`len` values, a permutation of `0..len`,
+ * else `SA_STATUS_INVALID_ARGUMENT`); a parent that is not a vertex is
+ * `SA_STATUS_INVALID_ARGUMENT`. `out` must not overlap `parents`. Thread-safe.
+ *
+ * # Safety
+ * `new_ids` and `parents` must point to `len` readable values, `out` to `len` writable ones.
+ */
+SaStatus sa_graph_parents_to_original(const uint64_t *new_ids,
+                                      const int64_t *parents,
+                                      size_t len,
+                                      int64_t *out);
+
+/**
+ * Component labels of a relabelled graph (`labels`, indexed by new id, any label below `len`,
+ * as `sa_graph_connected_components` writes them) as the input graph's labels: `out[v]` is
+ * the smallest input id of input vertex `v`'s component, what `sa_graph_connected_components`
+ * gives on the input graph. `new_ids` as for `sa_graph_parents_to_original`; a label that is
+ * not a vertex id is `SA_STATUS_INVALID_ARGUMENT`. `out` may be `labels` itself (in place).
+ * Thread-safe.
+ *
+ * # Safety
+ * `new_ids` and `labels` must point to `len` readable values, `out` to `len` writable ones.
+ */
+SaStatus sa_graph_labels_to_original(const uint64_t *new_ids,
+                                     const uint64_t *labels,
+                                     size_t len,
+                                     uint64_t *out);
+
+/**
  * Creates a weighted graph from `len` edges `sources[i] -> targets[i]` of weight `weights[i]`
  * (both ends of an undirected edge, with the same weight, when `directed` is false), as
  * `sa_graph_from_edges` does otherwise: vertices are `0..vertices` (0 = one past the largest

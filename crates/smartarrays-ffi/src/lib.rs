@@ -23,6 +23,7 @@
 //! [`graph`](mod@graph) (graphs and algorithms of `smartarrays-graph`: `SaGraph`),
 //! [`graph_csr`] (`sa_graph_from_csr`: graphs from CSR offset and neighbour arrays),
 //! [`graph_weights`] (edge weights and `sa_graph_sssp`: weighted graphs and shortest paths),
+//! [`graph_reorder`] (`sa_graph_reorder_by_degree`: vertices relabelled by degree, and the id map),
 //! [`query`] (tables and SQL of `smartarrays-query`: `SaCatalog`, `sa_query` with an Arrow C
 //! stream result).
 //!
@@ -47,6 +48,7 @@ pub mod float;
 pub mod frozen;
 pub mod graph;
 pub mod graph_csr;
+pub mod graph_reorder;
 pub mod graph_weights;
 mod lookup;
 pub mod ptr;
@@ -62,6 +64,7 @@ pub use float::*;
 pub use frozen::*;
 pub use graph::*;
 pub use graph_csr::*;
+pub use graph_reorder::*;
 pub use graph_weights::*;
 pub use query::*;
 pub use status::SaStatus;

@@ -32,6 +32,7 @@ pub mod column;
 pub mod errors;
 pub mod frozen;
 pub mod graph;
+pub mod graph_reorder;
 pub mod info;
 pub mod input;
 pub mod jobs;

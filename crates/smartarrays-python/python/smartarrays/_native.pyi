@@ -28,6 +28,7 @@ __all__ = [
     "SmartArray",
     "SmartArrayIterator",
     "SmartTable",
+    "VertexIds",
     "array",
     "column",
     "zeros",
@@ -844,10 +845,60 @@ class Graph:
         """Writes the graph in the format the extension names (``.sag``, ``.mtx``, ``.wel``, else an edge list)."""
     def with_generated_weights(self, seed: int) -> Graph:
         """The same graph with seeded edge weights in 1..255 (GAPBS's convention), for ``sssp``."""
+    def reorder_by_degree(self) -> tuple[Graph, VertexIds]:
+        """The graph relabelled by decreasing degree, and the id map: ``(graph, ids)``.
+
+        Relabel once, run many kernels from ``ids.to_new(source)``, map the results back.
+
+        >>> import smartarrays as sa
+        >>> g = sa.graph.from_edges([3, 3, 3], [0, 1, 2])  # a star around vertex 3
+        >>> fast, ids = g.reorder_by_degree()
+        >>> ids.original_ids().tolist()  # the hub first, the leaves in their order
+        [3, 0, 1, 2]
+        >>> levels, parents = fast.bfs(ids.to_new(0))
+        >>> ids.results_to_original(levels).tolist(), ids.parents_to_original(parents).tolist()
+        ([0, 2, 2, 1], [0, 3, 3, 0])
+        """
     def edges(self) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
         """Every edge as ``(sources, targets)``; an undirected edge once."""
     def to_networkx(self) -> Any:
         """A networkx ``Graph`` or ``DiGraph`` with the same vertices and edges."""
+
+@final
+class VertexIds:
+    """The map between a graph's original vertex ids and those of its relabelled copy (from
+    ``Graph.reorder_by_degree``): vertex ``to_new(v)`` of the relabelled graph is vertex ``v``.
+
+    >>> import smartarrays as sa
+    >>> ids = sa.VertexIds.from_new_ids([2, 0, 1])
+    >>> ids.to_new(0), ids.to_original(0), ids.original_ids().tolist()
+    (2, 1, [1, 2, 0])
+    >>> ids.results_to_original([10.0, 20.0, 30.0]).tolist()
+    [30.0, 10.0, 20.0]
+    >>> ids.labels_to_original([0, 1, 0]).tolist()  # new 0 and 2 (originals 1 and 0) together
+    [0, 0, 2]
+    """
+
+    @staticmethod
+    def from_new_ids(new_ids: npt.ArrayLike) -> VertexIds:
+        """The map from every original vertex's new id (a permutation, else ValueError)."""
+    def __len__(self) -> int: ...
+    def new_ids(self) -> npt.NDArray[np.uint64]:
+        """The new id of every original vertex (indexed by original id)."""
+    def original_ids(self) -> npt.NDArray[np.uint64]:
+        """The original id of every new vertex (indexed by new id)."""
+    def to_new(self, v: int) -> int:
+        """The new id of original vertex ``v`` (IndexError when not a vertex)."""
+    def to_original(self, v: int) -> int:
+        """The original id of new vertex ``v`` (IndexError when not a vertex)."""
+    def results_to_original(self, values: npt.ArrayLike) -> npt.NDArray[Any]:
+        """Per-vertex results of the relabelled graph in original order: ``values[new_ids()]``."""
+    def results_to_new(self, values: npt.ArrayLike) -> npt.NDArray[Any]:
+        """Per-vertex values in original order in the relabelled order: ``values[original_ids()]``."""
+    def parents_to_original(self, parents: npt.ArrayLike) -> npt.NDArray[np.int64]:
+        """BFS parents of the relabelled graph in original order and ids (-1 stays -1)."""
+    def labels_to_original(self, labels: npt.ArrayLike) -> npt.NDArray[np.uint64]:
+        """Component labels of the relabelled graph as the input's: the smallest original id."""
 
 def graph_from_edges(
     sources: npt.ArrayLike,

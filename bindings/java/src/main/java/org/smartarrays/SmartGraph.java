@@ -716,6 +716,59 @@ public final class SmartGraph implements AutoCloseable {
         }
     }
 
+    // Vertex relabelling by degree (sa_graph_reorder_by_degree).
+
+    /** The downcall of {@code sa_graph_reorder_by_degree}, looked up on first use. */
+    private static final class ReorderCall {
+        static final MethodHandle REORDER = Native.lookup("sa_graph_reorder_by_degree",
+                FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
+    }
+
+    /**
+     * A graph relabelled by {@link #reorderByDegree()} and its id map; closing it closes the graph.
+     *
+     * @param graph the relabelled graph: its vertex {@code ids.toNew(v)} is vertex {@code v} of the input
+     * @param ids the map between the input's ids and the relabelled graph's
+     */
+    public record Reordered(SmartGraph graph, VertexIds ids) implements AutoCloseable {
+        /** Closes the relabelled graph. */
+        @Override
+        public void close() {
+            graph.close();
+        }
+    }
+
+    /**
+     * The graph relabelled by decreasing degree (out + in when directed; equal degrees keep their
+     * order), with the id map. The kernels run faster on it for skewed graphs, and the relabelling
+     * costs about as much as a few kernel runs: relabel once, run many kernels from
+     * {@code ids.toNew(source)}, and read the results back with {@link VertexIds#resultsToOriginal},
+     * {@link VertexIds#parentsToOriginal} (BFS parents) or {@link VertexIds#labelsToOriginal}
+     * (component labels). Edge weights move with their edges. This graph stays open.
+     *
+     * <pre>{@code
+     * try (SmartGraph g = SmartGraph.kronecker(10, 16, 1, false, Placement.osDefault());
+     *         SmartGraph.Reordered fast = g.reorderByDegree()) {
+     *     long[] levels = fast.ids().resultsToOriginal(fast.graph().bfs(fast.ids().toNew(0)).levels());
+     *     long[] labels = fast.ids().labelsToOriginal(fast.graph().connectedComponents());
+     * }
+     * }</pre>
+     *
+     * @return the relabelled graph (the caller closes it) and the id map
+     */
+    public Reordered reorderByDegree() {
+        int n = perVertex();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ADDRESS);
+            MemorySegment newIds = arena.allocate(JAVA_LONG, Math.max(1, n));
+            int status = (int) ReorderCall.REORDER.invokeExact(handle.get(), out, newIds, MemorySegment.NULL, (long) n);
+            SmartGraph graph = new SmartGraph(NativeHandle.created(status, out));
+            return new Reordered(graph, VertexIds.fromNewIds(newIds.asSlice(0, 8L * n).toArray(JAVA_LONG)));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
     /** @return whether {@link #close()} has run */
     public boolean isClosed() {
         return handle.isClosed();
