@@ -420,20 +420,30 @@ fn loaded_weights_of_repeated_edges_follow_their_edges() {
         edges.push(v, (v * 7) % 2000, (v % 3 + 1) as u32);
     }
     let (graph, weights) = build_weighted(edges, &GraphOptions::default()).unwrap();
-    let (reordered, new_weights) = reorder_by_degree_weighted(&graph, &weights).unwrap();
+    assert_weights_follow_their_edges(&graph, &weights);
+}
+
+/// Relabels weighted `graph` and checks that every vertex's (new target, weight) list is its
+/// input list renamed and sorted by (target, weight).
+fn assert_weights_follow_their_edges(graph: &Graph, weights: &EdgeWeights) {
+    let (reordered, new_weights) = reorder_by_degree_weighted(graph, weights).unwrap();
     let ids = &reordered.ids;
     for v in 0..graph.vertices() as u64 {
         let mut expected: Vec<(u64, u64)> = weights
-            .out_edges(&graph, v)
+            .out_edges(graph, v)
             .unwrap()
             .into_iter()
             .map(|(t, w)| (ids.to_new(t).unwrap(), w))
             .collect();
         expected.sort_unstable();
-        let w = ids.to_new(v).unwrap();
+        let got = new_weights
+            .out_edges(&reordered.graph, ids.to_new(v).unwrap())
+            .unwrap();
         assert_eq!(
-            new_weights.out_edges(&reordered.graph, w).unwrap(),
-            expected
+            got,
+            expected,
+            "vertex {v}, weights of {} bits",
+            weights.array().bits()
         );
     }
 }
@@ -460,20 +470,10 @@ fn weights_of_32_bits_and_wider_follow_their_edges() {
         let values: Vec<u64> = (0..entries as u64).map(|i| top - i * 3).collect();
         let array = SmartArray::from_slice(&values, &ArrayOptions::new()).unwrap();
         let weights = EdgeWeights::from_array(&graph, array).unwrap();
-        let (reordered, new_weights) = reorder_by_degree_weighted(&graph, &weights).unwrap();
-        let ids = &reordered.ids;
-        for v in 0..graph.vertices() as u64 {
-            let mut expected: Vec<(u64, u64)> = weights
-                .out_edges(&graph, v)
-                .unwrap()
-                .into_iter()
-                .map(|(t, w)| (ids.to_new(t).unwrap(), w))
-                .collect();
-            expected.sort_unstable();
-            let got = new_weights
-                .out_edges(&reordered.graph, ids.to_new(v).unwrap())
-                .unwrap();
-            assert_eq!(got, expected, "vertex {v}, top weight {top}");
-        }
+        assert_eq!(
+            weights.array().bits(),
+            if top == u64::MAX { 64 } else { 32 }
+        );
+        assert_weights_follow_their_edges(&graph, &weights);
     }
 }
