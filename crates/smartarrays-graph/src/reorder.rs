@@ -190,6 +190,35 @@ impl VertexIds {
             .collect()
     }
 
+    /// BFS parents of the relabelled graph (`parents` of a [`crate::BfsResult`], indexed by new
+    /// id, all ones at the array's width where unreached) in original order and original ids,
+    /// `None` where unreached: the name the C, Python and Java bindings use for this
+    /// translation ([`VertexIds::ids_to_original`] with the unreached marker).
+    ///
+    /// # Example
+    /// ```
+    /// use smartarrays_graph::{bfs, build, generate, reorder_by_degree, GraphOptions};
+    /// let graph = build(generate::kronecker(7, 4, 1, false)?, &GraphOptions::default())?;
+    /// let reordered = reorder_by_degree(&graph)?;
+    /// let result = bfs(&reordered.graph, reordered.ids.to_new(0)?)?;
+    /// let parents = reordered.ids.parents_to_original(&result.parents)?;
+    /// assert_eq!(parents[0], Some(0)); // the source is its own parent
+    /// let expected = bfs(&graph, 0)?;
+    /// for (v, parent) in parents.iter().enumerate() {
+    ///     // Trees may differ; reached vertices and levels do not.
+    ///     assert_eq!(parent.is_some(), expected.parent(v as u64).is_some());
+    /// }
+    /// # Ok::<(), smartarrays_graph::GraphError>(())
+    /// ```
+    pub fn parents_to_original(&self, parents: &SmartArray) -> Result<Vec<Option<u64>>> {
+        let unreached = smartarrays::codec::max_value(parents.bits());
+        let mapped = self.ids_to_original(&parents.to_vec(), Some(unreached))?;
+        Ok(mapped
+            .into_iter()
+            .map(|parent| (parent != unreached).then_some(parent))
+            .collect())
+    }
+
     /// Component labels of the relabelled graph (indexed by new id, any label below the vertex
     /// count) as labels in original order whose value is the smallest original id of the
     /// component: the contract of [`crate::connected_components`] on the input graph.
